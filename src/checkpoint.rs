@@ -1,0 +1,229 @@
+//! The checkpoint cycle: one completed node becomes a metadata commit (the updated `run.json`
+//! and the stage's files, written by editing the previous tree) and a run commit (the
+//! worktree's files) that names it in its trailers. Both branches move in one compare-and-swap
+//! transaction, so a concurrent checkpoint of the same run either wins whole or loses whole.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::git::{Excludes, RefEdit, Repo};
+use crate::message;
+use crate::node::{NodeId, StageStatus};
+use crate::record::{Checkpoint, RunRecord, StageRecord, StatusKind, pretty};
+use crate::run::{self, RUN_JSON, RunState};
+use crate::store::RunDir;
+use crate::time::Timestamp;
+
+#[derive(Clone, Debug)]
+pub struct CheckpointRequest {
+    pub node: NodeId,
+    pub status: StageStatus,
+    pub next: Option<NodeId>,
+    pub context: Vec<(String, Value)>,
+    pub attachments: Vec<(String, Vec<u8>)>,
+}
+
+/// What a checkpoint recorded, as `checkpoint --json` prints it.
+#[derive(Clone, Debug, Serialize)]
+pub struct Checkpointed {
+    pub run_id: String,
+    pub node_id: String,
+    pub visit: u64,
+    pub ordinal: usize,
+    pub completed: usize,
+    pub run_commit: String,
+    pub meta_commit: String,
+    #[serde(skip)]
+    pub warnings: Vec<String>,
+}
+
+/// Parses `KEY=JSON` from `--context`.
+pub fn parse_context(arg: &str) -> Result<(String, Value)> {
+    let (key, json) = arg
+        .split_once('=')
+        .filter(|(key, _)| !key.is_empty())
+        .ok_or_else(|| Error::Usage(format!("--context {arg:?} is not KEY=JSON")))?;
+    let value = serde_json::from_str(json)
+        .map_err(|err| Error::Usage(format!("--context {key}: the value is not valid JSON ({err})")))?;
+    Ok((key.to_owned(), value))
+}
+
+/// Checks the name an attachment gets inside the stage folder.
+pub fn check_attachment_name(name: &str) -> Result<()> {
+    let valid = !name.is_empty()
+        && name.len() <= 128
+        && !name.starts_with('.')
+        && name != "status.json"
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c));
+    if valid {
+        Ok(())
+    } else {
+        Err(Error::Usage(format!(
+            "invalid attachment name {name:?}: use a file name of A-Z a-z 0-9 _ - . other than status.json"
+        )))
+    }
+}
+
+pub fn checkpoint(
+    repo: &Repo,
+    worktree: &Repo,
+    state: &RunState,
+    config: &Config,
+    request: &CheckpointRequest,
+    run_dir: Option<&RunDir>,
+) -> Result<Checkpointed> {
+    let kind = state.record.status.kind;
+    if kind.is_terminal() || kind == StatusKind::Archived {
+        return Err(Error::Failed(format!(
+            "run {} is {}; only a running run takes checkpoints",
+            state.id,
+            kind.as_str()
+        )));
+    }
+    let previous = state.linked_checkpoint(repo)?.unwrap_or_default();
+    let node = request.node.as_str();
+    let visit = previous.node_visits.get(node).copied().unwrap_or(0) + 1;
+    let completed = previous.completed_nodes.len() + 1;
+    let stage = format!("{node}@{visit}");
+    let now = Timestamp::now();
+
+    let snapshot = worktree.snapshot(state.run_tip, &Excludes::new(&config.exclude_globs))?;
+
+    let record = next_record(&previous, request, visit, now, snapshot.tree.to_string());
+    let mut run_json = state.record.clone();
+    run_json.checkpoint = Some(record.clone());
+    let stage_record = StageRecord {
+        node_id: node.to_owned(),
+        visit,
+        status: request.status,
+        timestamp: now.rfc3339(),
+        next_node_id: request.next.as_ref().map(ToString::to_string),
+        files: request.attachments.iter().map(|(name, _)| name.clone()).collect(),
+        skipped_files: Vec::new(),
+    };
+
+    let mut stage_tree = repo.edit_tree(repo.empty_tree())?;
+    stage_tree.put_file("status.json", &pretty(&stage_record))?;
+    for (name, data) in &request.attachments {
+        stage_tree.put_file(name, data)?;
+    }
+    let stage_tree = stage_tree.write()?;
+    let mut meta_tree = repo.edit_tree(state.meta_tree)?;
+    meta_tree.put_file(RUN_JSON, &run_json.to_json())?;
+    meta_tree.put_tree(&format!("stages/{stage}"), stage_tree)?;
+    let meta_tree = meta_tree.write()?;
+    let meta_subject = format!("checkpoint {stage} ({})", request.status);
+    let meta_commit = repo.write_commit(
+        meta_tree,
+        &[state.meta_tip],
+        &message::meta_commit(&meta_subject, &state.id, Some(&stage)),
+        &config.identity,
+    )?;
+    let run_message =
+        message::run_commit(&state.id, &request.node, request.status, completed, &meta_commit.to_string());
+    let run_commit = repo.write_commit(snapshot.tree, &[state.run_tip], &run_message, &config.identity)?;
+
+    repo.update_refs(
+        &[
+            RefEdit::Update { name: run::meta_branch(&state.id), old: state.meta_tip, new: meta_commit },
+            RefEdit::Update { name: run::run_branch(&state.id), old: state.run_tip, new: run_commit },
+        ],
+        &format!("fabro: checkpoint {stage}"),
+        &config.identity,
+    )?;
+
+    // The checkpoint is durable now; what follows keeps caches and the run directory current.
+    let mut outcome = Checkpointed {
+        run_id: state.id.to_string(),
+        node_id: node.to_owned(),
+        visit,
+        ordinal: completed,
+        completed,
+        run_commit: run_commit.to_string(),
+        meta_commit: meta_commit.to_string(),
+        warnings: Vec::new(),
+    };
+    if let Err(err) = snapshot.write_index() {
+        outcome.warnings.push(format!("{err}; `git status` in the worktree may show stale entries"));
+    }
+    if let Some(dir) = run_dir {
+        if let Err(err) = record_locally(dir, &run_json, &record, &stage_record, request, &outcome) {
+            outcome.warnings.push(format!("the run directory was not updated: {err}"));
+        }
+    }
+    Ok(outcome)
+}
+
+fn next_record(
+    previous: &Checkpoint,
+    request: &CheckpointRequest,
+    visit: u64,
+    now: Timestamp,
+    tree: String,
+) -> Checkpoint {
+    let node = request.node.to_string();
+    let mut record = previous.clone();
+    record.timestamp = now.rfc3339();
+    record.current_node = node.clone();
+    record.next_node_id = request.next.as_ref().map(ToString::to_string);
+    record.completed_nodes.push(node.clone());
+    record.node_visits.insert(node.clone(), visit);
+    record.node_outcomes.insert(node, json!({ "status": request.status.as_str() }));
+    for (key, value) in &request.context {
+        record.context_values.insert(key.clone(), value.clone());
+    }
+    record.git_tree_sha = Some(tree);
+    record
+}
+
+fn record_locally(
+    dir: &RunDir,
+    run_json: &RunRecord,
+    record: &Checkpoint,
+    stage: &StageRecord,
+    request: &CheckpointRequest,
+    outcome: &Checkpointed,
+) -> Result<()> {
+    let node_dir = RunDir::node_dir(&outcome.node_id, outcome.visit);
+    dir.write(&format!("{node_dir}/status.json"), &pretty(stage))?;
+    for (name, data) in &request.attachments {
+        dir.write(&format!("{node_dir}/{name}"), data)?;
+    }
+    let mut latest = serde_json::to_value(record).unwrap_or(Value::Null);
+    if let Value::Object(map) = &mut latest {
+        map.insert("git_commit_sha".into(), outcome.run_commit.clone().into());
+        map.insert("meta_commit_sha".into(), outcome.meta_commit.clone().into());
+    }
+    dir.write_json("checkpoint.json", &latest)?;
+    dir.append_event(&json!({
+        "event": "checkpoint.completed",
+        "timestamp": record.timestamp,
+        "run_id": outcome.run_id,
+        "node_id": outcome.node_id,
+        "visit": outcome.visit,
+        "status": stage.status,
+        "completed": outcome.completed,
+        "run_commit": outcome.run_commit,
+        "meta_commit": outcome.meta_commit,
+    }))?;
+    dir.write_json("live.json", &live(run_json, Some(outcome)))
+}
+
+/// `live.json`: the run's state at its latest event.
+pub fn live(record: &RunRecord, last: Option<&Checkpointed>) -> Value {
+    let checkpoint = record.checkpoint.as_ref();
+    let mut live = BTreeMap::new();
+    live.insert("run_id", json!(record.run_id));
+    live.insert("status", json!(record.status.kind));
+    live.insert("updated_at", json!(Timestamp::now().rfc3339()));
+    live.insert("completed", json!(record.completed()));
+    live.insert("current_node", json!(checkpoint.map(|c| &c.current_node)));
+    live.insert("next_node_id", json!(checkpoint.and_then(|c| c.next_node_id.as_ref())));
+    live.insert("run_commit", json!(last.map(|l| &l.run_commit)));
+    live.insert("meta_commit", json!(last.map(|l| &l.meta_commit)));
+    json!(live)
+}

@@ -1,0 +1,62 @@
+use anyhow::Result;
+
+use super::{Ctx, output};
+use crate::config::Config;
+use crate::error::Error;
+use crate::finish::{FinishRequest, finish};
+use crate::record::StatusKind;
+use crate::run::{self, RunState};
+
+/// Finish a run: record its conclusion and remove its worktree
+///
+/// Writes the `finalize run` metadata commit with the conclusion, writes conclusion.json and
+/// final.patch (base to final commit) into the run directory, and removes the worktree unless
+/// --keep-worktree is given or it holds changes that no checkpoint has. Running it again
+/// completes an interrupted finish.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory)
+    #[arg(long, value_name = "RUN")]
+    run: Option<String>,
+    /// How the run ended
+    #[arg(long, value_name = "STATUS", default_value = "succeeded", value_parser = ["succeeded", "failed"])]
+    status: String,
+    /// Why it ended (recorded as the failure reason of a failed run)
+    #[arg(long, value_name = "TEXT")]
+    reason: Option<String>,
+    /// Keep the worktree
+    #[arg(long)]
+    keep_worktree: bool,
+    /// Print a JSON object describing the conclusion
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
+    let id = ctx.run_id(args.run.as_deref())?;
+    let state = RunState::load(&ctx.repo, &id)?;
+    let status = if args.status == "failed" { StatusKind::Failed } else { StatusKind::Succeeded };
+    let request = FinishRequest { status, reason: args.reason, keep_worktree: args.keep_worktree };
+    let worktree = ctx.repo.worktree_on(&run::run_branch(&id))?.filter(|w| w.exists);
+    let run_dir = ctx.run_dir(&id, worktree.as_ref().map(|w| w.path.as_path()));
+    let config = Config::resolve(&ctx.repo, &ctx.home, ctx.run_settings(&state, run_dir.as_ref())?.as_ref())?;
+    let worktree_repo = worktree.as_ref().map(|w| crate::git::Repo::open(&w.path)).transpose()?;
+    let finished = finish(
+        &ctx.repo,
+        &state,
+        &config,
+        &request,
+        run_dir.as_ref(),
+        worktree_repo.as_ref().zip(worktree.as_ref().map(|w| w.path.as_path())),
+    )
+    .map_err(Error::from)?;
+    for warning in &finished.warnings {
+        output::warn(warning);
+    }
+    if args.json {
+        output::json(&finished)
+    } else {
+        output::note(format!("finished run {} as {}", finished.run_id, finished.status.as_str()));
+        Ok(())
+    }
+}

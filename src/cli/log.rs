@@ -1,0 +1,58 @@
+use anyhow::Result;
+
+use super::{Ctx, output};
+use crate::run::RunState;
+use crate::timeline::{Entry, timeline};
+
+/// Show a run's timeline, rebuilt from the run branch's trailers
+///
+/// Walks the run branch by first parent and lists every commit that carries a
+/// Fabro-Checkpoint trailer, oldest first. A fork lists the checkpoints it inherited from its
+/// source first. Works from git alone, on any clone.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory)
+    run: Option<String>,
+    /// Print a JSON array
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
+    let id = ctx.run_id(args.run.as_deref())?;
+    let state = RunState::load(&ctx.repo, &id)?;
+    let entries = timeline(&ctx.repo, &state)?;
+    if args.json { output::json(&entries) } else { print(&entries, id.as_str()) }
+}
+
+/// The human timeline; the RUN column appears only when a fork inherited entries.
+pub fn print(entries: &[Entry], run: &str) -> Result<()> {
+    if entries.is_empty() {
+        output::note(format!("run {run} has no checkpoints yet"));
+        return Ok(());
+    }
+    let mixed = entries.iter().any(|e| e.run_id != run);
+    let mut header = vec!["#", "STAGE", "STATUS", "DONE", "COMMIT", "META", "TIME"];
+    if mixed {
+        header.insert(1, "RUN");
+    }
+    let rows: Vec<Vec<String>> = entries
+        .iter()
+        .map(|e| {
+            let mut row = vec![
+                format!("@{}", e.ordinal),
+                format!("{}@{}", e.node_id, e.visit),
+                e.status.clone(),
+                e.completed.to_string(),
+                output::short(&e.run_commit).to_owned(),
+                output::short(&e.meta_commit).to_owned(),
+                e.timestamp.replace('T', " ").trim_end_matches(".000Z").to_owned(),
+            ];
+            if mixed {
+                row.insert(1, e.run_id.get(..8).unwrap_or(&e.run_id).to_owned());
+            }
+            row
+        })
+        .collect();
+    output::table(&header, &rows)
+}

@@ -1,0 +1,118 @@
+//! The `git fabro` command line: one file per command, each an `Args` struct whose doc comment
+//! is its help text and a `run` function that resolves arguments, calls one domain function and
+//! renders the result. Shared plumbing (opening the repository, finding a run's worktree and
+//! directory, output) lives here and in `output.rs`.
+
+mod checkpoint;
+mod finish;
+mod log;
+pub mod output;
+mod ps;
+mod show;
+mod start;
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use clap::{CommandFactory, Parser, Subcommand};
+
+use crate::config::{RUN_FILE, Settings, fabro_home};
+use crate::error::Error;
+use crate::git::Repo;
+use crate::run::{self, RunState};
+use crate::run_id::RunId;
+use crate::store::RunDir;
+
+/// Checkpoint workflow and agent runs in git: one commit per completed node on a run branch,
+/// execution state on an orphan metadata branch, timelines rebuilt from commit trailers.
+#[derive(Debug, Parser)]
+#[command(name = "git-fabro", bin_name = "git fabro", version, max_term_width = 100)]
+pub struct Cli {
+    /// Run as if git-fabro was started in DIR instead of the current directory
+    #[arg(short = 'C', value_name = "DIR", global = true)]
+    pub directory: Option<PathBuf>,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    Start(start::Args),
+    Checkpoint(checkpoint::Args),
+    Finish(finish::Args),
+    Log(log::Args),
+    Ps(ps::Args),
+    Show(show::Args),
+}
+
+/// The clap definition, the one source of help, man pages and completions.
+pub fn command() -> clap::Command {
+    Cli::command()
+}
+
+pub fn run(cli: Cli) -> Result<()> {
+    let ctx = || Ctx::open(cli.directory.as_deref());
+    match cli.command {
+        Command::Start(args) => start::run(&ctx()?, args),
+        Command::Checkpoint(args) => checkpoint::run(&ctx()?, args),
+        Command::Finish(args) => finish::run(&ctx()?, args),
+        Command::Log(args) => log::run(&ctx()?, args),
+        Command::Ps(args) => ps::run(&ctx()?, args),
+        Command::Show(args) => show::run(&ctx()?, args),
+    }
+}
+
+/// What every command works with: the repository and the fabro home.
+pub struct Ctx {
+    pub repo: Repo,
+    pub home: PathBuf,
+}
+
+impl Ctx {
+    fn open(directory: Option<&Path>) -> Result<Ctx> {
+        let dir = match directory {
+            Some(dir) => dir.to_owned(),
+            None => std::env::current_dir().map_err(Error::io("cannot read the current directory"))?,
+        };
+        Ok(Ctx { repo: Repo::discover(&dir)?, home: fabro_home() })
+    }
+
+    /// The run named by a RUN argument, or the current run when there is none.
+    pub fn run_id(&self, explicit: Option<&str>) -> Result<RunId> {
+        Ok(run::current(&self.repo, explicit)?)
+    }
+
+    /// Calls `f` with the repository of the run's worktree and its path.
+    pub fn with_worktree<T>(&self, id: &RunId, f: impl FnOnce(&Repo, &Path) -> Result<T>) -> Result<T> {
+        let branch = run::run_branch(id);
+        if self.repo.head_branch().as_deref() == Some(branch.as_str()) {
+            if let Some(path) = self.repo.workdir() {
+                return f(&self.repo, path);
+            }
+        }
+        let worktree = self.repo.worktree_on(&branch)?.filter(|w| w.exists).ok_or_else(|| {
+            Error::Failed(format!("run {id} has no worktree on this machine; `git fabro resume {id}` recreates it"))
+        })?;
+        f(&Repo::open(&worktree.path)?, &worktree.path)
+    }
+
+    /// The run's local directory, if this machine has one.
+    pub fn run_dir(&self, id: &RunId, worktree: Option<&Path>) -> Option<RunDir> {
+        RunDir::locate(&self.home, id, worktree)
+    }
+
+    /// The run's `run.toml`: the run directory's copy, else the one on the metadata branch.
+    pub fn run_settings(&self, state: &RunState, run_dir: Option<&RunDir>) -> Result<Option<Settings>> {
+        if let Some(path) = run_dir.map(|d| d.path.join(RUN_FILE)).filter(|p| p.is_file()) {
+            return Ok(Some(Settings::load(&path)?));
+        }
+        match self.repo.blob_at(state.meta_tree, RUN_FILE)? {
+            Some(bytes) => {
+                let origin = format!("run.toml of run {}", state.id);
+                Ok(Some(Settings::parse(&String::from_utf8_lossy(&bytes), Path::new(&origin))?))
+            }
+            None => Ok(None),
+        }
+    }
+}

@@ -1,0 +1,62 @@
+use std::path::PathBuf;
+
+use anyhow::Result;
+
+use super::{Ctx, output};
+use crate::error::Error;
+use crate::start::{StartRequest, start};
+
+/// Start a run: create its run and metadata branches, run directory and worktree
+///
+/// Mints a run id, creates `fabro/run/<id>` at the base commit and the orphan
+/// `fabro/meta/<id>` whose `init run` commit holds `run.json`, creates the run directory and
+/// checks out a linked worktree on the run branch in `<run dir>/worktree`. Prints the run id.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// What the run is for, recorded in run.json
+    #[arg(long, value_name = "TEXT")]
+    goal: Option<String>,
+    /// Workflow source to store as graph.fabro (its sha256 guards resumes)
+    #[arg(long, value_name = "FILE")]
+    workflow: Option<PathBuf>,
+    /// A label recorded in run.json (repeatable)
+    #[arg(long = "label", value_name = "K=V", value_parser = parse_label)]
+    labels: Vec<(String, String)>,
+    /// Commit the run branch starts at
+    #[arg(long, value_name = "REV", default_value = "HEAD", hide_default_value = true)]
+    base: String,
+    /// Run directory to use instead of <fabro home>/runs/<date>-<id>
+    #[arg(long, value_name = "DIR")]
+    run_dir: Option<PathBuf>,
+    /// run.toml for this run ([checkpoint] exclude_globs, [git.author])
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Print a JSON object instead of the run id
+    #[arg(long)]
+    json: bool,
+}
+
+fn parse_label(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((key, value)) if !key.is_empty() => Ok((key.to_owned(), value.to_owned())),
+        _ => Err(format!("{text:?} is not K=V")),
+    }
+}
+
+pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
+    let request = StartRequest {
+        goal: args.goal,
+        workflow: args.workflow,
+        labels: args.labels,
+        base: (args.base != "HEAD").then_some(args.base),
+        run_dir: args.run_dir,
+        config: args.config,
+    };
+    let started = start(&ctx.repo, &ctx.home, &request).map_err(Error::from)?;
+    if args.json {
+        output::json(&started)
+    } else {
+        output::note(format!("started run {} in {}", started.run_id, started.worktree.display()));
+        output::line(&started.run_id)
+    }
+}

@@ -1,0 +1,129 @@
+//! Configuration: `settings.toml` in the fabro home, `run.toml` per run, and `fabro.*` keys in
+//! git config. One precedence everywhere: flags > run.toml > settings.toml > git config >
+//! defaults. TOML files are parsed strictly, so a typo is an error with the file and line
+//! rather than a setting that silently does nothing.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::error::{Error, Result};
+use crate::git::{Identity, Repo};
+
+pub const SETTINGS_FILE: &str = "settings.toml";
+pub const RUN_FILE: &str = "run.toml";
+pub const AUTHOR_NAME_KEY: &str = "fabro.author.name";
+pub const AUTHOR_EMAIL_KEY: &str = "fabro.author.email";
+pub const DEFAULT_AUTHOR_NAME: &str = "Fabro";
+pub const DEFAULT_AUTHOR_EMAIL: &str = "noreply@fabro.sh";
+
+/// The fabro home: `$FABRO_HOME`, else `~/.fabro`.
+pub fn fabro_home() -> PathBuf {
+    if let Some(home) = std::env::var_os("FABRO_HOME").filter(|h| !h.is_empty()) {
+        return PathBuf::from(home);
+    }
+    let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("."));
+    home.join(".fabro")
+}
+
+/// The shape shared by `settings.toml` and `run.toml`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    #[serde(default)]
+    pub checkpoint: CheckpointSettings,
+    #[serde(default)]
+    pub git: GitSettings,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckpointSettings {
+    /// Gitignore-style patterns never staged into run commits.
+    pub exclude_globs: Option<Vec<String>>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GitSettings {
+    pub author: Option<AuthorSettings>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AuthorSettings {
+    pub name: Option<String>,
+    pub email: Option<String>,
+}
+
+impl Settings {
+    /// Parses TOML text; `origin` names the file in error messages.
+    pub fn parse(text: &str, origin: &Path) -> Result<Settings> {
+        toml::from_str(text).map_err(|err| {
+            Error::Usage(format!("{}: {}", origin.display(), err.to_string().trim_end()))
+        })
+    }
+
+    /// Reads a TOML file; a missing file is empty settings.
+    pub fn load(path: &Path) -> Result<Settings> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => Settings::parse(&text, path),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(Settings::default()),
+            Err(err) => Err(Error::io(format!("cannot read {}", path.display()))(err)),
+        }
+    }
+}
+
+/// The settings a command works with, once every layer is applied.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub identity: Identity,
+    pub exclude_globs: Vec<String>,
+}
+
+impl Config {
+    /// Layers `run` (the run's `run.toml`, if any) over `settings.toml` over git config.
+    pub fn resolve(repo: &Repo, home: &Path, run: Option<&Settings>) -> Result<Config> {
+        let settings = Settings::load(&home.join(SETTINGS_FILE))?;
+        let layers = [run, Some(&settings)];
+        let author = |pick: fn(&AuthorSettings) -> Option<&String>| {
+            layers.iter().flatten().find_map(|s| s.git.author.as_ref().and_then(pick).cloned())
+        };
+        let name = author(|a| a.name.as_ref())
+            .or_else(|| repo.config_string(AUTHOR_NAME_KEY))
+            .unwrap_or_else(|| DEFAULT_AUTHOR_NAME.to_owned());
+        let email = author(|a| a.email.as_ref())
+            .or_else(|| repo.config_string(AUTHOR_EMAIL_KEY))
+            .unwrap_or_else(|| DEFAULT_AUTHOR_EMAIL.to_owned());
+        // The run's list replaces the settings list (FORMAT.md), it does not extend it.
+        let exclude_globs =
+            layers.iter().flatten().find_map(|s| s.checkpoint.exclude_globs.clone()).unwrap_or_default();
+        Ok(Config { identity: Identity { name, email }, exclude_globs })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Settings;
+    use std::path::Path;
+
+    #[test]
+    fn unknown_keys_and_bad_toml_name_file_and_line() {
+        let err = Settings::parse("[checkpoint]\nexclude_glob = []\n", Path::new("run.toml")).unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("run.toml") && text.contains("line 2"), "{text}");
+        let err = Settings::parse("[checkpoint\n", Path::new("settings.toml")).unwrap_err();
+        assert!(err.to_string().contains("line 1"), "{err}");
+    }
+
+    #[test]
+    fn reads_exclude_globs_and_author() {
+        let s = Settings::parse(
+            "[checkpoint]\nexclude_globs = [\"*.log\"]\n[git.author]\nname = \"Bot\"\n",
+            Path::new("run.toml"),
+        )
+        .unwrap();
+        assert_eq!(s.checkpoint.exclude_globs.unwrap(), vec!["*.log".to_owned()]);
+        assert_eq!(s.git.author.unwrap().name.as_deref(), Some("Bot"));
+    }
+}

@@ -1,0 +1,94 @@
+//! The domain's errors: each variant says what went wrong in the user's terms, carries the
+//! hint that helps, and maps to one of FORMAT.md's exit codes.
+
+use std::path::PathBuf;
+
+/// Exit codes of FORMAT.md.
+pub mod exit {
+    pub const FAILED: u8 = 1;
+    pub const USAGE: u8 = 2;
+    pub const CONFLICT: u8 = 3;
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("{0}")]
+    Usage(String),
+    #[error("invalid node id {id:?}: {reason}")]
+    InvalidNodeId { id: String, reason: &'static str },
+    #[error("unknown status {0:?}; valid statuses: succeeded, partially_succeeded, failed, skipped")]
+    UnknownStatus(String),
+    #[error("no run matches {0:?}")]
+    RunNotFound(String),
+    #[error("run prefix {prefix:?} is ambiguous; it matches {}", candidates.join(", "))]
+    AmbiguousRun { prefix: String, candidates: Vec<String> },
+    #[error("no run given and none found from --run, $FABRO_RUN_ID or the current directory")]
+    NoCurrentRun,
+    #[error("{0}")]
+    TargetNotFound(String),
+    #[error("{0}")]
+    AmbiguousTarget(String),
+    #[error("not a git repository: {}", .0.display())]
+    NotARepository(PathBuf),
+    #[error("{0}")]
+    Conflict(String),
+    #[error("{0}")]
+    Corrupt(String),
+    #[error("{0}")]
+    Failed(String),
+    #[error("{context}: {source}")]
+    Io { context: String, source: std::io::Error },
+    #[error("{0:#}")]
+    Git(#[from] gix::Error),
+}
+
+impl Error {
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Error::Usage(_)
+            | Error::InvalidNodeId { .. }
+            | Error::UnknownStatus(_)
+            | Error::RunNotFound(_)
+            | Error::AmbiguousRun { .. }
+            | Error::NoCurrentRun
+            | Error::TargetNotFound(_)
+            | Error::AmbiguousTarget(_)
+            | Error::NotARepository(_) => exit::USAGE,
+            Error::Conflict(_) => exit::CONFLICT,
+            Error::Git(err) if err.is_conflict() => exit::CONFLICT,
+            _ => exit::FAILED,
+        }
+    }
+
+    /// A next step for the user, printed as `hint: ...` under the error.
+    pub fn hint(&self) -> Option<String> {
+        Some(match self {
+            Error::InvalidNodeId { .. } => {
+                "a node id is 1 to 128 characters of A-Z a-z 0-9 _ - . starting with a letter, digit or _"
+                    .into()
+            }
+            Error::RunNotFound(_) | Error::AmbiguousRun { .. } => {
+                "list runs with `git fabro ps --all`".into()
+            }
+            Error::NoCurrentRun => {
+                "pass --run RUN, set FABRO_RUN_ID, or run the command inside a run's worktree".into()
+            }
+            Error::TargetNotFound(_) | Error::AmbiguousTarget(_) => {
+                "list the run's checkpoints with `git fabro log RUN`".into()
+            }
+            Error::NotARepository(_) => "run it inside a git repository, or pass -C DIR".into(),
+            Error::Conflict(_) => "another git-fabro process changed the run at the same time; retry".into(),
+            Error::Git(err) if err.is_conflict() => {
+                "another process holds or moved the same refs; retry".into()
+            }
+            _ => return None,
+        })
+    }
+
+    pub fn io(context: impl Into<String>) -> impl FnOnce(std::io::Error) -> Error {
+        let context = context.into();
+        move |source| Error::Io { context, source }
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

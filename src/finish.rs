@@ -1,0 +1,142 @@
+//! Finishing a run: the `finalize run` metadata commit with the conclusion, the conclusion and
+//! final patch in the run directory, and the worktree removed when nothing in it would be lost.
+//! Running it again after an interruption completes the local steps without a second commit.
+
+use std::path::Path;
+
+use serde::Serialize;
+use serde_json::json;
+
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::git::{Excludes, RefEdit, Repo};
+use crate::message;
+use crate::record::{Conclusion, Status, StatusKind};
+use crate::run::{self, RUN_JSON, RunState};
+use crate::store::RunDir;
+use crate::time::Timestamp;
+
+#[derive(Clone, Debug)]
+pub struct FinishRequest {
+    pub status: StatusKind,
+    pub reason: Option<String>,
+    pub keep_worktree: bool,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Finished {
+    pub run_id: String,
+    pub status: StatusKind,
+    pub duration_ms: u64,
+    pub meta_commit: String,
+    pub final_git_commit_sha: String,
+    pub worktree_removed: bool,
+    #[serde(skip)]
+    pub warnings: Vec<String>,
+}
+
+pub fn finish(
+    repo: &Repo,
+    state: &RunState,
+    config: &Config,
+    request: &FinishRequest,
+    run_dir: Option<&RunDir>,
+    worktree: Option<(&Repo, &Path)>,
+) -> Result<Finished> {
+    let (conclusion, meta_commit) = match (&state.record.status.kind, &state.record.conclusion) {
+        (kind, Some(conclusion)) if *kind == request.status => (conclusion.clone(), state.meta_tip),
+        (StatusKind::Running | StatusKind::Submitted, _) => finalize(repo, state, config, request)?,
+        (kind, _) => {
+            return Err(Error::Failed(format!(
+                "run {} is already {}; it cannot finish as {}",
+                state.id,
+                kind.as_str(),
+                request.status.as_str()
+            )));
+        }
+    };
+    let mut finished = Finished {
+        run_id: state.id.to_string(),
+        status: conclusion.status,
+        duration_ms: conclusion.duration_ms,
+        meta_commit: meta_commit.to_string(),
+        final_git_commit_sha: state.run_tip.to_string(),
+        worktree_removed: false,
+        warnings: Vec::new(),
+    };
+    if let Some(dir) = run_dir {
+        if let Err(err) = record_locally(repo, state, dir, &conclusion) {
+            finished.warnings.push(format!("the run directory was not updated: {err}"));
+        }
+    }
+    if let (Some((worktree, path)), false) = (worktree, request.keep_worktree) {
+        let snapshot = worktree.snapshot(state.run_tip, &Excludes::new(&config.exclude_globs))?;
+        if snapshot.tree == repo.commit_tree(state.run_tip)? {
+            repo.remove_worktree(path)?;
+            finished.worktree_removed = true;
+        } else {
+            finished.warnings.push(format!(
+                "kept the worktree at {}: it has changes that no checkpoint holds; checkpoint them or remove it with `git worktree remove --force`",
+                path.display()
+            ));
+        }
+    }
+    Ok(finished)
+}
+
+/// Writes the `finalize run` commit; the run branch is part of the same transaction, so the
+/// conclusion's final commit really is the branch's tip.
+fn finalize(
+    repo: &Repo,
+    state: &RunState,
+    config: &Config,
+    request: &FinishRequest,
+) -> Result<(Conclusion, crate::git::ObjectId)> {
+    let now = Timestamp::now();
+    let started = Timestamp::parse_rfc3339(&state.record.start.start_time).unwrap_or(now);
+    let conclusion = Conclusion {
+        timestamp: now.rfc3339(),
+        status: request.status,
+        duration_ms: u64::try_from(now.millis - started.millis).unwrap_or(0),
+        failure_reason: request.reason.clone().filter(|_| request.status == StatusKind::Failed),
+        final_git_commit_sha: Some(state.run_tip.to_string()),
+        extra: Default::default(),
+    };
+    let mut record = state.record.clone();
+    record.status = Status::new(request.status, request.reason.clone());
+    record.conclusion = Some(conclusion.clone());
+    let mut tree = repo.edit_tree(state.meta_tree)?;
+    tree.put_file(RUN_JSON, &record.to_json())?;
+    let tree = tree.write()?;
+    let subject = format!("finalize run ({})", request.status.as_str());
+    let commit =
+        repo.write_commit(tree, &[state.meta_tip], &message::meta_commit(&subject, &state.id, None), &config.identity)?;
+    repo.update_refs(
+        &[
+            RefEdit::Update { name: run::meta_branch(&state.id), old: state.meta_tip, new: commit },
+            RefEdit::Update { name: run::run_branch(&state.id), old: state.run_tip, new: state.run_tip },
+        ],
+        "fabro: finalize run",
+        &config.identity,
+    )?;
+    Ok((conclusion, commit))
+}
+
+fn record_locally(repo: &Repo, state: &RunState, dir: &RunDir, conclusion: &Conclusion) -> Result<()> {
+    dir.write_json("conclusion.json", conclusion)?;
+    let base = crate::git::ObjectId::from_hex(state.record.start.base_sha.as_bytes())
+        .map_err(|_| Error::Corrupt(format!("run {} has a malformed base_sha", state.id)))?;
+    let patch = repo.diff_trees(repo.commit_tree(base)?, repo.commit_tree(state.run_tip)?)?;
+    dir.write("final.patch", &patch)?;
+    dir.append_event(&json!({
+        "event": "run.finished",
+        "timestamp": conclusion.timestamp,
+        "run_id": state.id.as_str(),
+        "status": conclusion.status,
+        "final_git_commit_sha": conclusion.final_git_commit_sha,
+    }))?;
+    let mut record = state.record.clone();
+    record.status = Status::new(conclusion.status, conclusion.failure_reason.clone());
+    record.conclusion = Some(conclusion.clone());
+    dir.write_json("live.json", &crate::checkpoint::live(&record, None))
+}

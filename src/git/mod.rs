@@ -1,0 +1,100 @@
+//! The only door to git. Everything that reads or writes objects, refs, trees, worktrees or
+//! config goes through `Repo`, which wraps gix; the domain modules never see gix types beyond
+//! `ObjectId`. Keeping gix behind this door confines its frequent API changes to one folder.
+
+mod diff;
+mod history;
+mod objects;
+mod refs;
+mod snapshot;
+mod tree;
+mod worktree;
+
+use std::path::{Path, PathBuf};
+
+pub use diff::FileStat;
+pub use gix::ObjectId;
+pub use history::{CommitInfo, FirstParentWalk};
+pub use objects::{Identity, TreeEntry};
+pub use refs::RefEdit;
+pub use snapshot::{Excludes, Snapshot};
+pub use tree::TreeEdit;
+pub use worktree::Worktree;
+
+use crate::error::{Error, Result};
+
+pub struct Repo {
+    repo: gix::Repository,
+}
+
+impl Repo {
+    /// Finds the repository that contains `dir`, as git does from a working directory.
+    pub fn discover(dir: &Path) -> Result<Repo> {
+        let repo = gix::discover(dir).map_err(|_| Error::NotARepository(dir.to_owned()))?;
+        Repo::checked(repo)
+    }
+
+    /// Opens the repository or linked worktree whose work tree or git dir is `path`.
+    pub fn open(path: &Path) -> Result<Repo> {
+        let repo = gix::open(path).map_err(|_| Error::NotARepository(path.to_owned()))?;
+        Repo::checked(repo)
+    }
+
+    fn checked(repo: gix::Repository) -> Result<Repo> {
+        let storage = repo.config_snapshot().string("extensions.refStorage");
+        if storage.is_some_and(|s| s.to_string() != "files") {
+            return Err(Error::Failed(
+                "this repository keeps its refs in reftable, which git-fabro cannot update safely yet".into(),
+            ));
+        }
+        Ok(Repo { repo })
+    }
+
+    /// The work tree of this repository or linked worktree, if it has one.
+    pub fn workdir(&self) -> Option<&Path> {
+        self.repo.workdir()
+    }
+
+    /// The git dir shared by the main worktree and all linked worktrees.
+    pub fn common_dir(&self) -> PathBuf {
+        absolute(self.repo.common_dir())
+    }
+
+    /// The main worktree's directory, or the common git dir of a bare repository.
+    pub fn main_path(&self) -> PathBuf {
+        match self.repo.main_repo() {
+            Ok(main) => main.workdir().map_or_else(|| absolute(main.git_dir()), absolute),
+            Err(_) => self.common_dir(),
+        }
+    }
+
+    /// The full name of the branch `HEAD` points at, if any.
+    pub fn head_branch(&self) -> Option<String> {
+        self.repo.head_name().ok().flatten().map(|name| name.as_bstr().to_string())
+    }
+
+    /// Resolves a revision such as `HEAD`, a branch or a sha prefix to a commit.
+    pub fn resolve_commit(&self, rev: &str) -> Result<ObjectId> {
+        let id = self
+            .repo
+            .rev_parse_single(rev)
+            .map_err(|_| Error::Usage(format!("cannot resolve {rev:?} to a commit")))?;
+        let object = id.object().map_err(|_| Error::Usage(format!("cannot resolve {rev:?} to a commit")))?;
+        let commit = object
+            .peel_to_commit()
+            .map_err(|_| Error::Usage(format!("{rev:?} does not name a commit")))?;
+        Ok(commit.id)
+    }
+
+    pub fn config_string(&self, key: &str) -> Option<String> {
+        self.repo.config_snapshot().string(key).map(|v| v.to_string())
+    }
+
+    pub fn object_exists(&self, id: ObjectId) -> bool {
+        self.repo.has_object(id)
+    }
+}
+
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_owned())
+}

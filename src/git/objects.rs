@@ -1,0 +1,117 @@
+//! Blobs, commits and tree reads. Commits are written as plain objects, never through a
+//! porcelain path, so no hook runs and nothing is signed.
+
+use gix::bstr::ByteSlice;
+
+use super::{ObjectId, Repo};
+use crate::error::{Error, Result};
+use crate::time::Timestamp;
+
+/// The author and committer of git-fabro's commits.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Identity {
+    pub name: String,
+    pub email: String,
+}
+
+impl Identity {
+    pub(super) fn signature(&self, when: Timestamp) -> gix::actor::Signature {
+        gix::actor::Signature {
+            name: self.name.as_str().into(),
+            email: self.email.as_str().into(),
+            time: gix::date::Time { seconds: when.seconds(), offset: 0 },
+        }
+    }
+}
+
+/// One entry of a tree listing.
+#[derive(Clone, Debug)]
+pub struct TreeEntry {
+    pub name: String,
+    pub id: ObjectId,
+    pub is_tree: bool,
+}
+
+impl Repo {
+    pub fn write_blob(&self, data: &[u8]) -> Result<ObjectId> {
+        Ok(self.repo.write_blob(data)?.detach())
+    }
+
+    pub fn write_commit(
+        &self,
+        tree: ObjectId,
+        parents: &[ObjectId],
+        message: &str,
+        who: &Identity,
+    ) -> Result<ObjectId> {
+        let signature = who.signature(Timestamp::now());
+        let commit = gix::objs::Commit {
+            tree,
+            parents: parents.iter().copied().collect(),
+            author: signature.clone(),
+            committer: signature,
+            encoding: None,
+            message: message.into(),
+            extra_headers: Vec::new(),
+        };
+        Ok(self.repo.write_object(&commit)?.detach())
+    }
+
+    pub fn empty_tree(&self) -> ObjectId {
+        ObjectId::empty_tree(self.repo.object_hash())
+    }
+
+    /// The tree of a commit.
+    pub fn commit_tree(&self, commit: ObjectId) -> Result<ObjectId> {
+        Ok(self.repo.find_commit(commit)?.tree_id()?.detach())
+    }
+
+    /// The blob at `path` (slash-separated) inside `tree`, or `None` when there is none.
+    pub fn blob_at(&self, tree: ObjectId, path: &str) -> Result<Option<Vec<u8>>> {
+        let tree = self.repo.find_tree(tree)?;
+        let Some(entry) = tree.lookup_entry_by_path(path)? else {
+            return Ok(None);
+        };
+        if !entry.mode().is_blob() {
+            return Ok(None);
+        }
+        Ok(Some(self.repo.find_blob(entry.object_id())?.data.clone()))
+    }
+
+    /// The id of the entry at `path` inside `tree`, if it exists.
+    pub fn entry_at(&self, tree: ObjectId, path: &str) -> Result<Option<ObjectId>> {
+        let tree = self.repo.find_tree(tree)?;
+        Ok(tree.lookup_entry_by_path(path)?.map(|e| e.object_id()))
+    }
+
+    /// The entries of the tree `id`, in git's order.
+    pub fn list_tree(&self, id: ObjectId) -> Result<Vec<TreeEntry>> {
+        let tree = self.repo.find_tree(id)?;
+        let decoded = tree.decode()?;
+        Ok(decoded
+            .entries
+            .iter()
+            .map(|e| TreeEntry {
+                name: e.filename.to_str_lossy().into_owned(),
+                id: e.oid.to_owned(),
+                is_tree: e.mode.is_tree(),
+            })
+            .collect())
+    }
+
+    pub fn read_blob(&self, id: ObjectId) -> Result<Vec<u8>> {
+        Ok(self.repo.find_blob(id)?.data.clone())
+    }
+
+    /// Resolves a hex prefix (4 or more characters) to the one object it names.
+    pub fn expand_prefix(&self, hex: &str) -> Result<Option<ObjectId>> {
+        let Ok(prefix) = gix::hash::Prefix::from_hex(hex) else {
+            return Ok(None);
+        };
+        match self.repo.objects.lookup_prefix(prefix, None) {
+            Ok(Some(Ok(id))) => Ok(Some(id)),
+            Ok(Some(Err(()))) => Err(Error::AmbiguousTarget(format!("{hex} names more than one object"))),
+            _ => Ok(None),
+        }
+    }
+}

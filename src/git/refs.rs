@@ -1,0 +1,91 @@
+//! Ref moves, all compare-and-swap (FORMAT.md, rule 3): a ref is created only if absent and
+//! updated or deleted only if it still holds the value that was read. Several edits go in one
+//! transaction, so a checkpoint moves its metadata and run branches together or not at all.
+
+use gix::refs::{
+    FullName, Target,
+    transaction::{Change, LogChange, PreviousValue, RefLog},
+};
+
+use super::{Identity, ObjectId, Repo};
+use crate::error::{Error, Result};
+use crate::time::Timestamp;
+
+/// One compare-and-swap edit of a ref.
+#[derive(Clone, Debug)]
+pub enum RefEdit {
+    Create { name: String, new: ObjectId },
+    Update { name: String, old: ObjectId, new: ObjectId },
+    Delete { name: String, old: ObjectId },
+}
+
+impl RefEdit {
+    fn name(&self) -> &str {
+        match self {
+            RefEdit::Create { name, .. } | RefEdit::Update { name, .. } | RefEdit::Delete { name, .. } => name,
+        }
+    }
+}
+
+impl Repo {
+    /// The commit a ref points at, or `None` when it does not exist.
+    pub fn ref_target(&self, name: &str) -> Result<Option<ObjectId>> {
+        Ok(self.repo.try_find_reference(name)?.and_then(|r| r.target().try_id().map(ToOwned::to_owned)))
+    }
+
+    /// Every ref under `prefix` (which ends with `/`), as `(name after the prefix, target)`.
+    pub fn refs_under(&self, prefix: &str) -> Result<Vec<(String, ObjectId)>> {
+        let platform = self.repo.references()?;
+        let mut out = Vec::new();
+        for reference in platform.prefixed(prefix)? {
+            let Ok(reference) = reference else { continue };
+            let target = reference.target();
+            let Some(id) = target.try_id().map(ToOwned::to_owned) else { continue };
+            let name = reference.name().as_bstr().to_string();
+            if let Some(rest) = name.strip_prefix(prefix) {
+                out.push((rest.to_owned(), id));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Applies `edits` as one transaction. A ref that moved, appeared or is locked by another
+    /// process makes the whole transaction fail with a conflict that names it.
+    pub fn update_refs(&self, edits: &[RefEdit], reflog: &str, who: &Identity) -> Result<()> {
+        let mut gix_edits = Vec::with_capacity(edits.len());
+        for edit in edits {
+            let log = LogChange { mode: RefLog::AndReference, force_create_reflog: false, message: reflog.into() };
+            let change = match edit {
+                RefEdit::Create { new, .. } => Change::Update {
+                    log,
+                    expected: PreviousValue::MustNotExist,
+                    new: Target::Object(*new),
+                },
+                RefEdit::Update { old, new, .. } => Change::Update {
+                    log,
+                    expected: PreviousValue::MustExistAndMatch(Target::Object(*old)),
+                    new: Target::Object(*new),
+                },
+                RefEdit::Delete { old, .. } => Change::Delete {
+                    expected: PreviousValue::MustExistAndMatch(Target::Object(*old)),
+                    log: RefLog::AndReference,
+                },
+            };
+            let name = FullName::try_from(edit.name())
+                .map_err(|_| Error::Failed(format!("invalid ref name {:?}", edit.name())))?;
+            gix_edits.push(gix::refs::transaction::RefEdit { change, name, deref: false });
+        }
+        let signature = who.signature(Timestamp::now());
+        let mut time = gix::date::parse::TimeBuf::default();
+        self.repo.edit_references_as(gix_edits, Some(signature.to_ref(&mut time))).map_err(|err| {
+            let text = format!("{err:#}");
+            if err.is_conflict() || text.contains("lock") {
+                let names: Vec<&str> = edits.iter().map(RefEdit::name).collect();
+                Error::Conflict(format!("{} changed while this command ran ({text})", names.join(" and ")))
+            } else {
+                Error::Git(err)
+            }
+        })?;
+        Ok(())
+    }
+}

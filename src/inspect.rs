@@ -1,0 +1,116 @@
+//! Read-only views of runs: the list of every run (for `ps`) and one checkpoint in full (for
+//! `show`). Both read git alone, so they work when run directories are gone.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::error::Result;
+use crate::git::{ObjectId, Repo};
+use crate::message::Trailers;
+use crate::record::{Checkpoint, StatusKind};
+use crate::run::{self, read_record};
+use crate::timeline::Entry;
+
+/// One row of `ps`.
+#[derive(Clone, Debug, Serialize)]
+pub struct RunSummary {
+    pub run_id: String,
+    pub status: StatusKind,
+    pub workflow_name: Option<String>,
+    pub goal: Option<String>,
+    pub completed: usize,
+    pub start_time: String,
+    pub run_branch: String,
+    pub meta_branch: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub worktree: Option<String>,
+}
+
+/// Every run, newest first; archived runs only when `all`.
+pub fn list_runs(repo: &Repo, all: bool) -> Result<Vec<RunSummary>> {
+    let worktrees: HashMap<String, String> = repo
+        .worktrees()?
+        .into_iter()
+        .filter(|w| w.exists)
+        .filter_map(|w| Some((w.branch?, w.path.display().to_string())))
+        .collect();
+    let mut out = Vec::new();
+    for (id, meta_tip) in run::list(repo)?.into_iter().rev() {
+        let record = read_record(repo, repo.commit_tree(meta_tip)?, &meta_tip.to_string())?;
+        if record.status.kind == StatusKind::Archived && !all {
+            continue;
+        }
+        // The run branch's newest trailer is the truth about completed nodes.
+        let completed = match repo.ref_target(&run::run_branch(&id))? {
+            Some(tip) => Trailers::parse(&repo.commit_info(tip)?.message).completed.unwrap_or(record.completed()),
+            None => record.completed(),
+        };
+        out.push(RunSummary {
+            run_id: id.to_string(),
+            status: record.status.kind,
+            workflow_name: record.spec.workflow_name,
+            goal: record.spec.goal,
+            completed,
+            start_time: record.start.start_time,
+            run_branch: record.start.run_branch,
+            meta_branch: record.start.meta_branch,
+            worktree: worktrees.get(&run::run_branch(&id)).cloned(),
+        });
+    }
+    Ok(out)
+}
+
+/// One checkpoint in full: its timeline entry, its record and its stage's files.
+#[derive(Clone, Debug, Serialize)]
+pub struct CheckpointDetail {
+    #[serde(flatten)]
+    pub entry: Entry,
+    pub git_commit_sha: String,
+    pub record: Option<Checkpoint>,
+    pub stage: Option<Stage>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Stage {
+    pub path: String,
+    pub status: Option<Value>,
+    pub files: Vec<StageFile>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct StageFile {
+    pub name: String,
+    pub blob: String,
+    pub size: usize,
+}
+
+pub fn checkpoint_detail(repo: &Repo, entry: &Entry) -> Result<CheckpointDetail> {
+    let meta = ObjectId::from_hex(entry.meta_commit.as_bytes()).ok().filter(|id| repo.object_exists(*id));
+    let (record, stage) = match meta {
+        Some(meta) => {
+            let tree = repo.commit_tree(meta)?;
+            let record = read_record(repo, tree, &entry.meta_commit)?.checkpoint;
+            let path = format!("stages/{}@{}", entry.node_id, entry.visit);
+            let stage = match repo.entry_at(tree, &path)? {
+                Some(stage_tree) => {
+                    let mut files = Vec::new();
+                    let mut status = None;
+                    for file in repo.list_tree(stage_tree)?.into_iter().filter(|f| !f.is_tree) {
+                        let data = repo.read_blob(file.id)?;
+                        if file.name == "status.json" {
+                            status = serde_json::from_slice(&data).ok();
+                        }
+                        files.push(StageFile { name: file.name, blob: file.id.to_string(), size: data.len() });
+                    }
+                    Some(Stage { path, status, files })
+                }
+                None => None,
+            };
+            (record, stage)
+        }
+        None => (None, None),
+    };
+    Ok(CheckpointDetail { git_commit_sha: entry.run_commit.clone(), entry: entry.clone(), record, stage })
+}

@@ -1,0 +1,27 @@
+//! git-fabro checkpoints workflow runs in git.
+//!
+//! A run has two branches. The run branch `fabro/run/<id>` holds the work product, one commit
+//! per completed node; the orphan metadata branch `fabro/meta/<id>` holds the execution state
+//! (`run.json`, the workflow graph, one folder per stage). Each run commit names its metadata
+//! commit in a `Fabro-Checkpoint` trailer, so a timeline is rebuilt from git alone on any clone.
+//!
+//! `git` is the only door to the repository; the other modules are plain functions over typed
+//! data, and `cli` turns them into the `git fabro` command.
+
+pub mod checkpoint;
+pub mod cli;
+pub mod config;
+pub mod error;
+pub mod finish;
+pub mod git;
+pub mod inspect;
+pub mod message;
+pub mod node;
+pub mod record;
+pub mod run;
+pub mod run_id;
+pub mod start;
+pub mod store;
+pub mod target;
+pub mod time;
+pub mod timeline;

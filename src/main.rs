@@ -1,0 +1,41 @@
+use std::process::ExitCode;
+
+use clap::Parser;
+use git_fabro::cli::{self, Cli};
+use git_fabro::error::{Error, exit};
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            let _ = err.print();
+            return ExitCode::from(if err.use_stderr() { exit::USAGE } else { 0 });
+        }
+    };
+    match cli::run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => report(&err),
+    }
+}
+
+/// Prints `error: ...` and a `hint: ...` where one helps, and picks FORMAT.md's exit code.
+fn report(err: &anyhow::Error) -> ExitCode {
+    // `git fabro log | head -1` closes the pipe early; that is not a failure.
+    if err.chain().any(is_broken_pipe) {
+        return ExitCode::SUCCESS;
+    }
+    let domain = err.chain().find_map(|cause| cause.downcast_ref::<Error>());
+    eprintln!("error: {err:#}");
+    if let Some(hint) = domain.and_then(Error::hint) {
+        eprintln!("hint: {hint}");
+    }
+    ExitCode::from(domain.map_or(exit::FAILED, Error::exit_code))
+}
+
+fn is_broken_pipe(cause: &(dyn std::error::Error + 'static)) -> bool {
+    let kind = cause
+        .downcast_ref::<std::io::Error>()
+        .map(std::io::Error::kind)
+        .or_else(|| cause.downcast_ref::<serde_json::Error>().and_then(serde_json::Error::io_error_kind));
+    kind == Some(std::io::ErrorKind::BrokenPipe)
+}

@@ -1,0 +1,121 @@
+//! Commit messages of FORMAT.md: the run commit's subject and trailer block, written byte for
+//! byte, and a trailer parser that reads the last paragraph the way `git interpret-trailers`
+//! does, so that timelines can be rebuilt from any clone.
+
+use crate::node::{NodeId, StageStatus};
+use crate::run_id::RunId;
+
+pub const RUN: &str = "Fabro-Run";
+pub const COMPLETED: &str = "Fabro-Completed";
+pub const CHECKPOINT: &str = "Fabro-Checkpoint";
+pub const STAGE: &str = "Fabro-Stage";
+
+/// `fabro(<RUN_ID>): <node> (<status>)` and the three trailers, as FORMAT.md prints them.
+pub fn run_commit(run: &RunId, node: &NodeId, status: StageStatus, completed: usize, meta_commit: &str) -> String {
+    format!(
+        "fabro({run}): {node} ({status})\n\n{RUN}: {run}\n{COMPLETED}: {completed}\n{CHECKPOINT}: {meta_commit}\n"
+    )
+}
+
+/// A metadata commit: the subject starts with one of `init run`, `checkpoint`, `finalize run`.
+pub fn meta_commit(subject: &str, run: &RunId, stage: Option<&str>) -> String {
+    let mut message = format!("{subject}\n\n{RUN}: {run}\n");
+    if let Some(stage) = stage {
+        message.push_str(&format!("{STAGE}: {stage}\n"));
+    }
+    message
+}
+
+/// The `Fabro-*` trailers of one commit message.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Trailers {
+    pub run: Option<String>,
+    pub completed: Option<usize>,
+    pub checkpoint: Option<String>,
+    pub stage: Option<String>,
+}
+
+impl Trailers {
+    /// Reads the last paragraph of `message` if every line of it is a `Token: value` trailer
+    /// (or a folded continuation), as git does for a trailer block.
+    pub fn parse(message: &[u8]) -> Trailers {
+        let mut trailers = Trailers::default();
+        let text = String::from_utf8_lossy(message);
+        let body = text.trim_end_matches(['\n', '\r', ' ', '\t']);
+        let Some(block) = body.rsplit_once("\n\n").map(|(_, last)| last) else {
+            return trailers;
+        };
+        let mut entries: Vec<(String, String)> = Vec::new();
+        for line in block.lines() {
+            if line.starts_with([' ', '\t']) {
+                match entries.last_mut() {
+                    Some((_, value)) => {
+                        value.push(' ');
+                        value.push_str(line.trim());
+                    }
+                    None => return Trailers::default(),
+                }
+            } else if let Some((token, value)) = line.split_once(':') {
+                let token = token.trim_end();
+                if token.is_empty() || !token.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
+                    return Trailers::default();
+                }
+                entries.push((token.to_owned(), value.trim().to_owned()));
+            } else {
+                return Trailers::default();
+            }
+        }
+        for (token, value) in entries {
+            match token.to_ascii_lowercase().as_str() {
+                "fabro-run" => trailers.run = Some(value),
+                "fabro-completed" => trailers.completed = value.parse().ok(),
+                "fabro-checkpoint" => trailers.checkpoint = Some(value),
+                "fabro-stage" => trailers.stage = Some(value),
+                _ => {}
+            }
+        }
+        trailers
+    }
+}
+
+/// Splits a run commit subject `fabro(<id>): <node> (<status>)` into node and status.
+pub fn parse_subject(message: &[u8]) -> Option<(String, String)> {
+    let subject = message.split(|b| *b == b'\n').next()?;
+    let subject = std::str::from_utf8(subject).ok()?;
+    let rest = subject.strip_prefix("fabro(")?;
+    let (_, rest) = rest.split_once("): ")?;
+    let (node, status) = rest.rsplit_once(" (")?;
+    Some((node.to_owned(), status.strip_suffix(')')?.to_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_commit_messages_parse_back() {
+        let run = RunId::mint();
+        let node = NodeId::parse("plan").unwrap();
+        let sha = "0123456789012345678901234567890123456789";
+        let message = run_commit(&run, &node, StageStatus::Succeeded, 3, sha);
+        let trailers = Trailers::parse(message.as_bytes());
+        assert_eq!(trailers.run.as_deref(), Some(run.as_str()));
+        assert_eq!(trailers.completed, Some(3));
+        assert_eq!(trailers.checkpoint.as_deref(), Some(sha));
+        assert_eq!(parse_subject(message.as_bytes()), Some(("plan".into(), "succeeded".into())));
+    }
+
+    #[test]
+    fn a_footer_after_the_block_hides_the_trailers() {
+        let message = "fabro(X): a (succeeded)\n\nFabro-Run: X\n\nGenerated with Fabro\n";
+        assert_eq!(Trailers::parse(message.as_bytes()), Trailers::default());
+        assert_eq!(Trailers::parse(b"subject only\n"), Trailers::default());
+    }
+
+    #[test]
+    fn folded_values_are_unfolded() {
+        let trailers = Trailers::parse(b"s\n\nFabro-Stage: plan\n  @2\nFabro-Run: R\n");
+        assert_eq!(trailers.stage.as_deref(), Some("plan @2"));
+        assert_eq!(trailers.run.as_deref(), Some("R"));
+    }
+}

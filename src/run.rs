@@ -1,0 +1,141 @@
+//! A run as git stores it: its two branches, how a user names it, and the state read back from
+//! its refs. A run exists exactly when its metadata branch does.
+
+use crate::error::{Error, Result};
+use crate::git::{ObjectId, Repo};
+use crate::message::Trailers;
+use crate::record::{Checkpoint, RunRecord};
+use crate::run_id::RunId;
+
+pub const RUN_BRANCH_PREFIX: &str = "refs/heads/fabro/run/";
+pub const META_BRANCH_PREFIX: &str = "refs/heads/fabro/meta/";
+pub const RUN_JSON: &str = "run.json";
+pub const GRAPH_FILE: &str = "graph.fabro";
+
+pub fn run_branch(id: &RunId) -> String {
+    format!("{RUN_BRANCH_PREFIX}{id}")
+}
+
+pub fn meta_branch(id: &RunId) -> String {
+    format!("{META_BRANCH_PREFIX}{id}")
+}
+
+/// Every run in the repository, oldest first (ULIDs sort by time).
+pub fn list(repo: &Repo) -> Result<Vec<(RunId, ObjectId)>> {
+    let mut runs: Vec<_> = repo
+        .refs_under(META_BRANCH_PREFIX)?
+        .into_iter()
+        .filter_map(|(name, tip)| RunId::parse(&name).ok().map(|id| (id, tip)))
+        .collect();
+    runs.sort();
+    Ok(runs)
+}
+
+/// Resolves what a user typed (a full id or a prefix of at least four characters).
+pub fn resolve(repo: &Repo, text: &str) -> Result<RunId> {
+    if let Ok(id) = RunId::parse(&text.to_ascii_uppercase()) {
+        if repo.ref_target(&meta_branch(&id))?.is_some() {
+            return Ok(id);
+        }
+        return Err(Error::RunNotFound(text.to_owned()));
+    }
+    let prefix = RunId::prefix(text)?;
+    let mut matches: Vec<RunId> =
+        list(repo)?.into_iter().map(|(id, _)| id).filter(|id| id.as_str().starts_with(&prefix)).collect();
+    match matches.len() {
+        0 => Err(Error::RunNotFound(text.to_owned())),
+        1 => Ok(matches.remove(0)),
+        _ => Err(Error::AmbiguousRun {
+            prefix: text.to_owned(),
+            candidates: matches.iter().map(ToString::to_string).collect(),
+        }),
+    }
+}
+
+/// The run a command without a RUN argument works on: `--run`, else `$FABRO_RUN_ID`, else the
+/// run whose worktree holds the current directory.
+pub fn current(repo: &Repo, explicit: Option<&str>) -> Result<RunId> {
+    if let Some(text) = explicit {
+        return resolve(repo, text);
+    }
+    if let Some(text) = std::env::var("FABRO_RUN_ID").ok().filter(|t| !t.is_empty()) {
+        return resolve(repo, &text);
+    }
+    let id = repo
+        .head_branch()
+        .and_then(|branch| branch.strip_prefix(RUN_BRANCH_PREFIX).map(ToOwned::to_owned))
+        .ok_or(Error::NoCurrentRun)?;
+    resolve(repo, &id)
+}
+
+/// A run's refs and the record at the tip of its metadata branch.
+#[derive(Clone, Debug)]
+pub struct RunState {
+    pub id: RunId,
+    pub run_tip: ObjectId,
+    pub meta_tip: ObjectId,
+    pub meta_tree: ObjectId,
+    pub record: RunRecord,
+}
+
+impl RunState {
+    pub fn load(repo: &Repo, id: &RunId) -> Result<RunState> {
+        let meta_tip = repo.ref_target(&meta_branch(id))?.ok_or_else(|| Error::RunNotFound(id.to_string()))?;
+        let run_tip = repo.ref_target(&run_branch(id))?.ok_or_else(|| {
+            Error::Corrupt(format!("run {id} has a metadata branch but no run branch {}", run_branch(id)))
+        })?;
+        let meta_tree = repo.commit_tree(meta_tip)?;
+        let record = read_record(repo, meta_tree, &meta_tip.to_string())?;
+        Ok(RunState { id: id.clone(), run_tip, meta_tip, meta_tree, record })
+    }
+
+    /// The checkpoint record the next checkpoint builds on.
+    ///
+    /// It comes from the metadata commit named by the run branch's latest own checkpoint, not
+    /// blindly from the metadata tip: a process killed between writing its metadata commit and
+    /// moving the run branch must not leave a node counted that no run commit records.
+    pub fn linked_checkpoint(&self, repo: &Repo) -> Result<Option<Checkpoint>> {
+        let base = self.record.start.base_sha.as_str();
+        for commit in repo.first_parents(self.run_tip) {
+            let commit = commit?;
+            let trailers = Trailers::parse(&commit.message);
+            if let Some(meta) = trailers.checkpoint {
+                if trailers.run.as_deref() != Some(self.id.as_str()) {
+                    break; // inherited from a fork's source: the root record carries it
+                }
+                if meta == self.meta_tip.to_string() {
+                    return Ok(self.record.checkpoint.clone());
+                }
+                let meta = ObjectId::from_hex(meta.as_bytes())
+                    .map_err(|_| Error::Corrupt(format!("commit {} has a malformed Fabro-Checkpoint", commit.id)))?;
+                let tree = repo.commit_tree(meta)?;
+                return Ok(read_record(repo, tree, &meta.to_string())?.checkpoint);
+            }
+            if commit.id.to_string() == base {
+                break;
+            }
+        }
+        self.root_checkpoint(repo)
+    }
+
+    /// The checkpoint record of the metadata branch's root commit (carried over by a fork).
+    fn root_checkpoint(&self, repo: &Repo) -> Result<Option<Checkpoint>> {
+        let mut root = self.meta_tip;
+        for commit in repo.first_parents(self.meta_tip) {
+            root = commit?.id;
+        }
+        if root == self.meta_tip {
+            return Ok(self.record.checkpoint.clone());
+        }
+        let tree = repo.commit_tree(root)?;
+        Ok(read_record(repo, tree, &root.to_string())?.checkpoint)
+    }
+}
+
+/// Reads and checks `run.json` from a metadata tree.
+pub fn read_record(repo: &Repo, meta_tree: ObjectId, origin: &str) -> Result<RunRecord> {
+    let bytes = repo
+        .blob_at(meta_tree, RUN_JSON)?
+        .ok_or_else(|| Error::Corrupt(format!("metadata commit {origin} has no run.json")))?;
+    RunRecord::from_json(&bytes, origin)
+}

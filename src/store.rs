@@ -1,0 +1,138 @@
+//! The local run directory (FORMAT.md, Local run directory): a working area beside git that
+//! holds the worktree and files engines like to tail. Git stays the durable store: everything
+//! here can be rebuilt from the run's refs, so writes here are atomic but best-effort once the
+//! refs have moved.
+
+use std::fs::{self, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::record::{RunRecord, pretty};
+use crate::run_id::RunId;
+use crate::time::Timestamp;
+
+pub const MANIFEST: &str = "manifest.json";
+pub const WORKTREE_DIR: &str = "worktree";
+
+/// `manifest.json`: what the run is, for tools that look at the directory alone.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Manifest {
+    pub run_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workflow_name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub goal: Option<String>,
+    pub start_time: String,
+    pub run_branch: String,
+    pub meta_branch: String,
+    pub base_sha: String,
+    #[serde(default)]
+    pub labels: std::collections::BTreeMap<String, String>,
+    pub repository: String,
+}
+
+impl Manifest {
+    pub fn new(record: &RunRecord, repository: &Path) -> Manifest {
+        Manifest {
+            run_id: record.run_id.clone(),
+            workflow_name: record.spec.workflow_name.clone(),
+            goal: record.spec.goal.clone(),
+            start_time: record.start.start_time.clone(),
+            run_branch: record.start.run_branch.clone(),
+            meta_branch: record.start.meta_branch.clone(),
+            base_sha: record.start.base_sha.clone(),
+            labels: record.spec.labels.clone(),
+            repository: repository.display().to_string(),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct RunDir {
+    pub path: PathBuf,
+}
+
+impl RunDir {
+    /// `<home>/runs/<YYYYMMDD>-<RUN_ID>`.
+    pub fn default_path(home: &Path, id: &RunId, started: Timestamp) -> PathBuf {
+        home.join("runs").join(format!("{}-{id}", started.yyyymmdd()))
+    }
+
+    /// Finds an existing run directory: next to the run's worktree, else under the home.
+    pub fn locate(home: &Path, id: &RunId, worktree: Option<&Path>) -> Option<RunDir> {
+        if let Some(parent) = worktree.and_then(Path::parent) {
+            if parent.join(MANIFEST).is_file() {
+                return Some(RunDir { path: parent.to_owned() });
+            }
+        }
+        let suffix = format!("-{id}");
+        fs::read_dir(home.join("runs"))
+            .ok()?
+            .flatten()
+            .find(|entry| entry.file_name().to_string_lossy().ends_with(&suffix))
+            .map(|entry| RunDir { path: entry.path() })
+    }
+
+    /// Creates the directory; an existing one must be empty, so no other run's files are mixed in.
+    pub fn create(path: &Path) -> Result<RunDir> {
+        if path.exists() && fs::read_dir(path).map(|mut d| d.next().is_some()).unwrap_or(true) {
+            return Err(Error::Usage(format!("run directory {} already exists and is not empty", path.display())));
+        }
+        fs::create_dir_all(path).map_err(Error::io(format!("cannot create {}", path.display())))?;
+        let path = fs::canonicalize(path).map_err(Error::io(format!("cannot resolve {}", path.display())))?;
+        Ok(RunDir { path })
+    }
+
+    pub fn worktree(&self) -> PathBuf {
+        self.path.join(WORKTREE_DIR)
+    }
+
+    /// Writes `name` atomically (a temporary file renamed into place).
+    pub fn write(&self, name: &str, data: &[u8]) -> Result<()> {
+        let target = self.path.join(name);
+        if let Some(parent) = target.parent() {
+            fs::create_dir_all(parent).map_err(Error::io(format!("cannot create {}", parent.display())))?;
+        }
+        let temp = target.with_file_name(format!(".{}.tmp-{}", file_name(&target), std::process::id()));
+        let write = || -> std::io::Result<()> {
+            let mut file = fs::File::create(&temp)?;
+            file.write_all(data)?;
+            file.sync_data()?;
+            fs::rename(&temp, &target)
+        };
+        write().map_err(|err| {
+            let _ = fs::remove_file(&temp);
+            Error::io(format!("cannot write {}", target.display()))(err)
+        })
+    }
+
+    pub fn write_json(&self, name: &str, value: &impl Serialize) -> Result<()> {
+        self.write(name, &pretty(value))
+    }
+
+    /// Appends one event to `progress.jsonl` as a single line (one `write` with `O_APPEND`, so
+    /// concurrent writers do not interleave within a line).
+    pub fn append_event(&self, event: &serde_json::Value) -> Result<()> {
+        let path = self.path.join("progress.jsonl");
+        let mut line = serde_json::to_vec(event).unwrap_or_default();
+        line.push(b'\n');
+        OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .and_then(|mut f| f.write_all(&line))
+            .map_err(Error::io(format!("cannot append to {}", path.display())))
+    }
+
+    /// `nodes/<node>` for the first visit, `nodes/<node>-visit_<N>` after.
+    pub fn node_dir(node: &str, visit: u64) -> String {
+        if visit <= 1 { format!("nodes/{node}") } else { format!("nodes/{node}-visit_{visit}") }
+    }
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+}
