@@ -47,8 +47,11 @@ pub fn parse_context(arg: &str) -> Result<(String, Value)> {
         .split_once('=')
         .filter(|(key, _)| !key.is_empty())
         .ok_or_else(|| Error::Usage(format!("--context {arg:?} is not KEY=JSON")))?;
-    let value = serde_json::from_str(json)
-        .map_err(|err| Error::Usage(format!("--context {key}: the value is not valid JSON ({err})")))?;
+    let value = serde_json::from_str(json).map_err(|err| {
+        Error::Usage(format!(
+            "--context {key}: the value is not valid JSON ({err})"
+        ))
+    })?;
     Ok((key.to_owned(), value))
 }
 
@@ -58,7 +61,9 @@ pub fn check_attachment_name(name: &str) -> Result<()> {
         && name.len() <= 128
         && !name.starts_with('.')
         && name != "status.json"
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c));
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c));
     if valid {
         Ok(())
     } else {
@@ -102,7 +107,11 @@ pub fn checkpoint(
         status: request.status,
         timestamp: now.rfc3339(),
         next_node_id: request.next.as_ref().map(ToString::to_string),
-        files: request.attachments.iter().map(|(name, _)| name.clone()).collect(),
+        files: request
+            .attachments
+            .iter()
+            .map(|(name, _)| name.clone())
+            .collect(),
         skipped_files: Vec::new(),
     };
 
@@ -123,14 +132,32 @@ pub fn checkpoint(
         &message::meta_commit(&meta_subject, &state.id, Some(&stage)),
         &config.identity,
     )?;
-    let run_message =
-        message::run_commit(&state.id, &request.node, request.status, completed, &meta_commit.to_string());
-    let run_commit = repo.write_commit(snapshot.tree, &[state.run_tip], &run_message, &config.identity)?;
+    let run_message = message::run_commit(
+        &state.id,
+        &request.node,
+        request.status,
+        completed,
+        &meta_commit.to_string(),
+    );
+    let run_commit = repo.write_commit(
+        snapshot.tree,
+        &[state.run_tip],
+        &run_message,
+        &config.identity,
+    )?;
 
     repo.update_refs(
         &[
-            RefEdit::Update { name: run::meta_branch(&state.id), old: state.meta_tip, new: meta_commit },
-            RefEdit::Update { name: run::run_branch(&state.id), old: state.run_tip, new: run_commit },
+            RefEdit::Update {
+                name: run::meta_branch(&state.id),
+                old: state.meta_tip,
+                new: meta_commit,
+            },
+            RefEdit::Update {
+                name: run::run_branch(&state.id),
+                old: state.run_tip,
+                new: run_commit,
+            },
         ],
         &format!("fabro: checkpoint {stage}"),
         &config.identity,
@@ -148,12 +175,16 @@ pub fn checkpoint(
         warnings: Vec::new(),
     };
     if let Err(err) = snapshot.write_index() {
-        outcome.warnings.push(format!("{err}; `git status` in the worktree may show stale entries"));
+        outcome.warnings.push(format!(
+            "{err}; `git status` in the worktree may show stale entries"
+        ));
     }
-    if let Some(dir) = run_dir {
-        if let Err(err) = record_locally(dir, &run_json, &record, &stage_record, request, &outcome) {
-            outcome.warnings.push(format!("the run directory was not updated: {err}"));
-        }
+    if let Some(dir) = run_dir
+        && let Err(err) = record_locally(dir, &run_json, &record, &stage_record, request, &outcome)
+    {
+        outcome
+            .warnings
+            .push(format!("the run directory was not updated: {err}"));
     }
     Ok(outcome)
 }
@@ -172,7 +203,9 @@ fn next_record(
     record.next_node_id = request.next.as_ref().map(ToString::to_string);
     record.completed_nodes.push(node.clone());
     record.node_visits.insert(node.clone(), visit);
-    record.node_outcomes.insert(node, json!({ "status": request.status.as_str() }));
+    record
+        .node_outcomes
+        .insert(node, json!({ "status": request.status.as_str() }));
     for (key, value) in &request.context {
         record.context_values.insert(key.clone(), value.clone());
     }
@@ -222,7 +255,10 @@ pub fn live(record: &RunRecord, last: Option<&Checkpointed>) -> Value {
     live.insert("updated_at", json!(Timestamp::now().rfc3339()));
     live.insert("completed", json!(record.completed()));
     live.insert("current_node", json!(checkpoint.map(|c| &c.current_node)));
-    live.insert("next_node_id", json!(checkpoint.and_then(|c| c.next_node_id.as_ref())));
+    live.insert(
+        "next_node_id",
+        json!(checkpoint.and_then(|c| c.next_node_id.as_ref())),
+    );
     live.insert("run_commit", json!(last.map(|l| &l.run_commit)));
     live.insert("meta_commit", json!(last.map(|l| &l.meta_commit)));
     json!(live)

@@ -22,7 +22,9 @@ pub fn fabro_home() -> PathBuf {
     if let Some(home) = std::env::var_os("FABRO_HOME").filter(|h| !h.is_empty()) {
         return PathBuf::from(home);
     }
-    let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("."));
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("."));
     home.join(".fabro")
 }
 
@@ -60,7 +62,11 @@ impl Settings {
     /// Parses TOML text; `origin` names the file in error messages.
     pub fn parse(text: &str, origin: &Path) -> Result<Settings> {
         toml::from_str(text).map_err(|err| {
-            Error::Usage(format!("{}: {}", origin.display(), err.to_string().trim_end()))
+            Error::Usage(format!(
+                "{}: {}",
+                origin.display(),
+                err.to_string().trim_end()
+            ))
         })
     }
 
@@ -87,7 +93,10 @@ impl Config {
         let settings = Settings::load(&home.join(SETTINGS_FILE))?;
         let layers = [run, Some(&settings)];
         let author = |pick: fn(&AuthorSettings) -> Option<&String>| {
-            layers.iter().flatten().find_map(|s| s.git.author.as_ref().and_then(pick).cloned())
+            layers
+                .iter()
+                .flatten()
+                .find_map(|s| s.git.author.as_ref().and_then(pick).cloned())
         };
         let name = author(|a| a.name.as_ref())
             .or_else(|| repo.config_string(AUTHOR_NAME_KEY))
@@ -96,9 +105,15 @@ impl Config {
             .or_else(|| repo.config_string(AUTHOR_EMAIL_KEY))
             .unwrap_or_else(|| DEFAULT_AUTHOR_EMAIL.to_owned());
         // The run's list replaces the settings list (FORMAT.md), it does not extend it.
-        let exclude_globs =
-            layers.iter().flatten().find_map(|s| s.checkpoint.exclude_globs.clone()).unwrap_or_default();
-        Ok(Config { identity: Identity { name, email }, exclude_globs })
+        let exclude_globs = layers
+            .iter()
+            .flatten()
+            .find_map(|s| s.checkpoint.exclude_globs.clone())
+            .unwrap_or_default();
+        Ok(Config {
+            identity: Identity { name, email },
+            exclude_globs,
+        })
     }
 }
 
@@ -109,9 +124,13 @@ mod tests {
 
     #[test]
     fn unknown_keys_and_bad_toml_name_file_and_line() {
-        let err = Settings::parse("[checkpoint]\nexclude_glob = []\n", Path::new("run.toml")).unwrap_err();
+        let err = Settings::parse("[checkpoint]\nexclude_glob = []\n", Path::new("run.toml"))
+            .unwrap_err();
         let text = err.to_string();
-        assert!(text.contains("run.toml") && text.contains("line 2"), "{text}");
+        assert!(
+            text.contains("run.toml") && text.contains("line 2"),
+            "{text}"
+        );
         let err = Settings::parse("[checkpoint\n", Path::new("settings.toml")).unwrap_err();
         assert!(err.to_string().contains("line 1"), "{err}");
     }
@@ -123,7 +142,10 @@ mod tests {
             Path::new("run.toml"),
         )
         .unwrap();
-        assert_eq!(s.checkpoint.exclude_globs.unwrap(), vec!["*.log".to_owned()]);
+        assert_eq!(
+            s.checkpoint.exclude_globs.unwrap(),
+            vec!["*.log".to_owned()]
+        );
         assert_eq!(s.git.author.unwrap().name.as_deref(), Some("Bot"));
     }
 }

@@ -16,12 +16,17 @@ pub enum Error {
     Usage(String),
     #[error("invalid node id {id:?}: {reason}")]
     InvalidNodeId { id: String, reason: &'static str },
-    #[error("unknown status {0:?}; valid statuses: succeeded, partially_succeeded, failed, skipped")]
+    #[error(
+        "unknown status {0:?}; valid statuses: succeeded, partially_succeeded, failed, skipped"
+    )]
     UnknownStatus(String),
     #[error("no run matches {0:?}")]
     RunNotFound(String),
     #[error("run prefix {prefix:?} is ambiguous; it matches {}", candidates.join(", "))]
-    AmbiguousRun { prefix: String, candidates: Vec<String> },
+    AmbiguousRun {
+        prefix: String,
+        candidates: Vec<String>,
+    },
     #[error("no run given and none found from --run, $FABRO_RUN_ID or the current directory")]
     NoCurrentRun,
     #[error("{0}")]
@@ -37,8 +42,11 @@ pub enum Error {
     #[error("{0}")]
     Failed(String),
     #[error("{context}: {source}")]
-    Io { context: String, source: std::io::Error },
-    #[error("{0:#}")]
+    Io {
+        context: String,
+        source: std::io::Error,
+    },
+    #[error("{}", crate::git::describe(.0))]
     Git(#[from] gix::Error),
 }
 
@@ -53,7 +61,8 @@ impl Error {
             | Error::NoCurrentRun
             | Error::TargetNotFound(_)
             | Error::AmbiguousTarget(_)
-            | Error::NotARepository(_) => exit::USAGE,
+            | Error::NotARepository(_)
+            | Error::Corrupt(_) => exit::USAGE,
             Error::Conflict(_) => exit::CONFLICT,
             Error::Git(err) if err.is_conflict() => exit::CONFLICT,
             _ => exit::FAILED,

@@ -64,10 +64,12 @@ pub fn finish(
         worktree_removed: false,
         warnings: Vec::new(),
     };
-    if let Some(dir) = run_dir {
-        if let Err(err) = record_locally(repo, state, dir, &conclusion) {
-            finished.warnings.push(format!("the run directory was not updated: {err}"));
-        }
+    if let Some(dir) = run_dir
+        && let Err(err) = record_locally(repo, state, dir, &conclusion)
+    {
+        finished
+            .warnings
+            .push(format!("the run directory was not updated: {err}"));
     }
     if let (Some((worktree, path)), false) = (worktree, request.keep_worktree) {
         let snapshot = worktree.snapshot(state.run_tip, &Excludes::new(&config.exclude_globs))?;
@@ -98,7 +100,10 @@ fn finalize(
         timestamp: now.rfc3339(),
         status: request.status,
         duration_ms: u64::try_from(now.millis - started.millis).unwrap_or(0),
-        failure_reason: request.reason.clone().filter(|_| request.status == StatusKind::Failed),
+        failure_reason: request
+            .reason
+            .clone()
+            .filter(|_| request.status == StatusKind::Failed),
         final_git_commit_sha: Some(state.run_tip.to_string()),
         extra: Default::default(),
     };
@@ -109,12 +114,24 @@ fn finalize(
     tree.put_file(RUN_JSON, &record.to_json())?;
     let tree = tree.write()?;
     let subject = format!("finalize run ({})", request.status.as_str());
-    let commit =
-        repo.write_commit(tree, &[state.meta_tip], &message::meta_commit(&subject, &state.id, None), &config.identity)?;
+    let commit = repo.write_commit(
+        tree,
+        &[state.meta_tip],
+        &message::meta_commit(&subject, &state.id, None),
+        &config.identity,
+    )?;
     repo.update_refs(
         &[
-            RefEdit::Update { name: run::meta_branch(&state.id), old: state.meta_tip, new: commit },
-            RefEdit::Update { name: run::run_branch(&state.id), old: state.run_tip, new: state.run_tip },
+            RefEdit::Update {
+                name: run::meta_branch(&state.id),
+                old: state.meta_tip,
+                new: commit,
+            },
+            RefEdit::Update {
+                name: run::run_branch(&state.id),
+                old: state.run_tip,
+                new: state.run_tip,
+            },
         ],
         "fabro: finalize run",
         &config.identity,
@@ -122,7 +139,12 @@ fn finalize(
     Ok((conclusion, commit))
 }
 
-fn record_locally(repo: &Repo, state: &RunState, dir: &RunDir, conclusion: &Conclusion) -> Result<()> {
+fn record_locally(
+    repo: &Repo,
+    state: &RunState,
+    dir: &RunDir,
+    conclusion: &Conclusion,
+) -> Result<()> {
     dir.write_json("conclusion.json", conclusion)?;
     let base = crate::git::ObjectId::from_hex(state.record.start.base_sha.as_bytes())
         .map_err(|_| Error::Corrupt(format!("run {} has a malformed base_sha", state.id)))?;

@@ -44,7 +44,9 @@ pub fn list_runs(repo: &Repo, all: bool) -> Result<Vec<RunSummary>> {
         }
         // The run branch's newest trailer is the truth about completed nodes.
         let completed = match repo.ref_target(&run::run_branch(&id))? {
-            Some(tip) => Trailers::parse(&repo.commit_info(tip)?.message).completed.unwrap_or(record.completed()),
+            Some(tip) => Trailers::parse(&repo.commit_info(tip)?.message)
+                .completed
+                .unwrap_or(record.completed()),
             None => record.completed(),
         };
         out.push(RunSummary {
@@ -87,7 +89,9 @@ pub struct StageFile {
 }
 
 pub fn checkpoint_detail(repo: &Repo, entry: &Entry) -> Result<CheckpointDetail> {
-    let meta = ObjectId::from_hex(entry.meta_commit.as_bytes()).ok().filter(|id| repo.object_exists(*id));
+    let meta = ObjectId::from_hex(entry.meta_commit.as_bytes())
+        .ok()
+        .filter(|id| repo.object_exists(*id));
     let (record, stage) = match meta {
         Some(meta) => {
             let tree = repo.commit_tree(meta)?;
@@ -97,14 +101,26 @@ pub fn checkpoint_detail(repo: &Repo, entry: &Entry) -> Result<CheckpointDetail>
                 Some(stage_tree) => {
                     let mut files = Vec::new();
                     let mut status = None;
-                    for file in repo.list_tree(stage_tree)?.into_iter().filter(|f| !f.is_tree) {
+                    for file in repo
+                        .list_tree(stage_tree)?
+                        .into_iter()
+                        .filter(|f| !f.is_tree)
+                    {
                         let data = repo.read_blob(file.id)?;
                         if file.name == "status.json" {
                             status = serde_json::from_slice(&data).ok();
                         }
-                        files.push(StageFile { name: file.name, blob: file.id.to_string(), size: data.len() });
+                        files.push(StageFile {
+                            name: file.name,
+                            blob: file.id.to_string(),
+                            size: data.len(),
+                        });
                     }
-                    Some(Stage { path, status, files })
+                    Some(Stage {
+                        path,
+                        status,
+                        files,
+                    })
                 }
                 None => None,
             };
@@ -112,5 +128,10 @@ pub fn checkpoint_detail(repo: &Repo, entry: &Entry) -> Result<CheckpointDetail>
         }
         None => (None, None),
     };
-    Ok(CheckpointDetail { git_commit_sha: entry.run_commit.clone(), entry: entry.clone(), record, stage })
+    Ok(CheckpointDetail {
+        git_commit_sha: entry.run_commit.clone(),
+        entry: entry.clone(),
+        record,
+        stage,
+    })
 }

@@ -25,7 +25,11 @@ fn report(err: &anyhow::Error) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let domain = err.chain().find_map(|cause| cause.downcast_ref::<Error>());
-    eprintln!("error: {err:#}");
+    match domain {
+        // A domain error's message already includes what its causes add.
+        Some(domain) => eprintln!("error: {domain}"),
+        None => eprintln!("error: {err:#}"),
+    }
     if let Some(hint) = domain.and_then(Error::hint) {
         eprintln!("hint: {hint}");
     }
@@ -36,6 +40,10 @@ fn is_broken_pipe(cause: &(dyn std::error::Error + 'static)) -> bool {
     let kind = cause
         .downcast_ref::<std::io::Error>()
         .map(std::io::Error::kind)
-        .or_else(|| cause.downcast_ref::<serde_json::Error>().and_then(serde_json::Error::io_error_kind));
+        .or_else(|| {
+            cause
+                .downcast_ref::<serde_json::Error>()
+                .and_then(serde_json::Error::io_error_kind)
+        });
     kind == Some(std::io::ErrorKind::BrokenPipe)
 }

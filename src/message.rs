@@ -11,7 +11,13 @@ pub const CHECKPOINT: &str = "Fabro-Checkpoint";
 pub const STAGE: &str = "Fabro-Stage";
 
 /// `fabro(<RUN_ID>): <node> (<status>)` and the three trailers, as FORMAT.md prints them.
-pub fn run_commit(run: &RunId, node: &NodeId, status: StageStatus, completed: usize, meta_commit: &str) -> String {
+pub fn run_commit(
+    run: &RunId,
+    node: &NodeId,
+    status: StageStatus,
+    completed: usize,
+    meta_commit: &str,
+) -> String {
     format!(
         "fabro({run}): {node} ({status})\n\n{RUN}: {run}\n{COMPLETED}: {completed}\n{CHECKPOINT}: {meta_commit}\n"
     )
@@ -57,7 +63,8 @@ impl Trailers {
                 }
             } else if let Some((token, value)) = line.split_once(':') {
                 let token = token.trim_end();
-                if token.is_empty() || !token.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
+                if token.is_empty() || !token.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+                {
                     return Trailers::default();
                 }
                 entries.push((token.to_owned(), value.trim().to_owned()));
@@ -102,7 +109,10 @@ mod tests {
         assert_eq!(trailers.run.as_deref(), Some(run.as_str()));
         assert_eq!(trailers.completed, Some(3));
         assert_eq!(trailers.checkpoint.as_deref(), Some(sha));
-        assert_eq!(parse_subject(message.as_bytes()), Some(("plan".into(), "succeeded".into())));
+        assert_eq!(
+            parse_subject(message.as_bytes()),
+            Some(("plan".into(), "succeeded".into()))
+        );
     }
 
     #[test]

@@ -12,7 +12,12 @@ pub struct NodeId(String);
 
 impl NodeId {
     pub fn parse(text: &str) -> Result<NodeId> {
-        let invalid = |reason| Err(Error::InvalidNodeId { id: text.to_owned(), reason });
+        let invalid = |reason| {
+            Err(Error::InvalidNodeId {
+                id: text.to_owned(),
+                reason,
+            })
+        };
         let Some(first) = text.chars().next() else {
             return invalid("it is empty");
         };
@@ -22,7 +27,10 @@ impl NodeId {
         if !(first.is_ascii_alphanumeric() || first == '_') {
             return invalid("it must start with a letter, digit or _");
         }
-        if let Some(bad) = text.chars().find(|c| !(c.is_ascii_alphanumeric() || "_-.".contains(*c))) {
+        if let Some(bad) = text
+            .chars()
+            .find(|c| !(c.is_ascii_alphanumeric() || "_-.".contains(*c)))
+        {
             return Err(Error::InvalidNodeId {
                 id: text.to_owned(),
                 reason: if bad == '/' {
@@ -101,14 +109,28 @@ mod tests {
             assert!(NodeId::parse(good).is_ok(), "{good}");
         }
         let long = "x".repeat(129);
-        for bad in ["", "../x", "a/b", "a b", "a\nb", ".hidden", "-x", "a@1", "a..b", long.as_str()] {
+        for bad in [
+            "",
+            "../x",
+            "a/b",
+            "a b",
+            "a\nb",
+            ".hidden",
+            "-x",
+            "a@1",
+            "a..b",
+            long.as_str(),
+        ] {
             assert!(NodeId::parse(bad).is_err(), "{bad:?}");
         }
     }
 
     #[test]
     fn statuses_accept_aliases() {
-        assert_eq!(StageStatus::parse("success").unwrap(), StageStatus::Succeeded);
+        assert_eq!(
+            StageStatus::parse("success").unwrap(),
+            StageStatus::Succeeded
+        );
         assert_eq!(StageStatus::parse("error").unwrap(), StageStatus::Failed);
         assert!(StageStatus::parse("done").is_err());
     }

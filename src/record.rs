@@ -92,7 +92,10 @@ impl StatusKind {
     }
 
     pub fn is_terminal(self) -> bool {
-        matches!(self, StatusKind::Succeeded | StatusKind::Failed | StatusKind::Dead)
+        matches!(
+            self,
+            StatusKind::Succeeded | StatusKind::Failed | StatusKind::Dead
+        )
     }
 }
 
@@ -107,7 +110,11 @@ pub struct Status {
 
 impl Status {
     pub fn new(kind: StatusKind, reason: Option<String>) -> Status {
-        Status { kind, reason, extra: Extra::new() }
+        Status {
+            kind,
+            reason,
+            extra: Extra::new(),
+        }
     }
 }
 
@@ -169,8 +176,9 @@ pub struct StageRecord {
 impl RunRecord {
     /// Reads `run.json` as found on a metadata branch, refusing formats this version does not know.
     pub fn from_json(bytes: &[u8], origin: &str) -> Result<RunRecord> {
-        let value: Value = serde_json::from_slice(bytes)
-            .map_err(|err| Error::Corrupt(format!("run.json at {origin} is not valid JSON: {err}")))?;
+        let value: Value = serde_json::from_slice(bytes).map_err(|err| {
+            Error::Corrupt(format!("run.json at {origin} is not valid JSON: {err}"))
+        })?;
         match value.get("format").and_then(Value::as_u64) {
             Some(f) if f == u64::from(FORMAT) => {}
             Some(f) => {
@@ -178,10 +186,17 @@ impl RunRecord {
                     "run.json at {origin} has format {f}, but this git-fabro reads format {FORMAT}; upgrade git-fabro"
                 )));
             }
-            None => return Err(Error::Corrupt(format!("run.json at {origin} has no format field"))),
+            None => {
+                return Err(Error::Corrupt(format!(
+                    "run.json at {origin} has no format field"
+                )));
+            }
         }
-        serde_json::from_value(value)
-            .map_err(|err| Error::Corrupt(format!("run.json at {origin} does not match format {FORMAT}: {err}")))
+        serde_json::from_value(value).map_err(|err| {
+            Error::Corrupt(format!(
+                "run.json at {origin} does not match format {FORMAT}: {err}"
+            ))
+        })
     }
 
     pub fn to_json(&self) -> Vec<u8> {
@@ -190,7 +205,9 @@ impl RunRecord {
 
     /// The number of nodes completed so far, fork inheritance included.
     pub fn completed(&self) -> usize {
-        self.checkpoint.as_ref().map_or(0, |c| c.completed_nodes.len())
+        self.checkpoint
+            .as_ref()
+            .map_or(0, |c| c.completed_nodes.len())
     }
 }
 
@@ -207,8 +224,13 @@ mod tests {
 
     #[test]
     fn unknown_formats_are_refused_by_name() {
-        let err = RunRecord::from_json(br#"{"format": 2}"#, "abc").unwrap_err().to_string();
-        assert!(err.contains("format 2") && err.contains("format 1"), "{err}");
+        let err = RunRecord::from_json(br#"{"format": 2}"#, "abc")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("format 2") && err.contains("format 1"),
+            "{err}"
+        );
         assert!(RunRecord::from_json(b"{not json", "abc").is_err());
     }
 }

@@ -40,8 +40,11 @@ pub fn resolve(repo: &Repo, text: &str) -> Result<RunId> {
         return Err(Error::RunNotFound(text.to_owned()));
     }
     let prefix = RunId::prefix(text)?;
-    let mut matches: Vec<RunId> =
-        list(repo)?.into_iter().map(|(id, _)| id).filter(|id| id.as_str().starts_with(&prefix)).collect();
+    let mut matches: Vec<RunId> = list(repo)?
+        .into_iter()
+        .map(|(id, _)| id)
+        .filter(|id| id.as_str().starts_with(&prefix))
+        .collect();
     match matches.len() {
         0 => Err(Error::RunNotFound(text.to_owned())),
         1 => Ok(matches.remove(0)),
@@ -63,7 +66,11 @@ pub fn current(repo: &Repo, explicit: Option<&str>) -> Result<RunId> {
     }
     let id = repo
         .head_branch()
-        .and_then(|branch| branch.strip_prefix(RUN_BRANCH_PREFIX).map(ToOwned::to_owned))
+        .and_then(|branch| {
+            branch
+                .strip_prefix(RUN_BRANCH_PREFIX)
+                .map(ToOwned::to_owned)
+        })
         .ok_or(Error::NoCurrentRun)?;
     resolve(repo, &id)
 }
@@ -80,13 +87,24 @@ pub struct RunState {
 
 impl RunState {
     pub fn load(repo: &Repo, id: &RunId) -> Result<RunState> {
-        let meta_tip = repo.ref_target(&meta_branch(id))?.ok_or_else(|| Error::RunNotFound(id.to_string()))?;
+        let meta_tip = repo
+            .ref_target(&meta_branch(id))?
+            .ok_or_else(|| Error::RunNotFound(id.to_string()))?;
         let run_tip = repo.ref_target(&run_branch(id))?.ok_or_else(|| {
-            Error::Corrupt(format!("run {id} has a metadata branch but no run branch {}", run_branch(id)))
+            Error::Corrupt(format!(
+                "run {id} has a metadata branch but no run branch {}",
+                run_branch(id)
+            ))
         })?;
         let meta_tree = repo.commit_tree(meta_tip)?;
         let record = read_record(repo, meta_tree, &meta_tip.to_string())?;
-        Ok(RunState { id: id.clone(), run_tip, meta_tip, meta_tree, record })
+        Ok(RunState {
+            id: id.clone(),
+            run_tip,
+            meta_tip,
+            meta_tree,
+            record,
+        })
     }
 
     /// The checkpoint record the next checkpoint builds on.
@@ -103,15 +121,19 @@ impl RunState {
                 if trailers.run.as_deref() != Some(self.id.as_str()) {
                     break; // inherited from a fork's source: the root record carries it
                 }
-                if meta == self.meta_tip.to_string() {
+                if meta == self.meta_tip {
                     return Ok(self.record.checkpoint.clone());
                 }
-                let meta = ObjectId::from_hex(meta.as_bytes())
-                    .map_err(|_| Error::Corrupt(format!("commit {} has a malformed Fabro-Checkpoint", commit.id)))?;
+                let meta = ObjectId::from_hex(meta.as_bytes()).map_err(|_| {
+                    Error::Corrupt(format!(
+                        "commit {} has a malformed Fabro-Checkpoint",
+                        commit.id
+                    ))
+                })?;
                 let tree = repo.commit_tree(meta)?;
                 return Ok(read_record(repo, tree, &meta.to_string())?.checkpoint);
             }
-            if commit.id.to_string() == base {
+            if commit.id == base {
                 break;
             }
         }

@@ -10,7 +10,9 @@ pub const MIN_PREFIX: usize = 4;
 const LEN: usize = 26;
 const ALPHABET: &str = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 #[serde(try_from = "String", into = "String")]
 pub struct RunId(String);
 
@@ -24,14 +26,19 @@ impl RunId {
         if text.len() == LEN && text.chars().all(|c| ALPHABET.contains(c)) {
             Ok(RunId(text.to_owned()))
         } else {
-            Err(Error::Usage(format!("{text:?} is not a run id (26 characters of Crockford base32)")))
+            Err(Error::Usage(format!(
+                "{text:?} is not a run id (26 characters of Crockford base32)"
+            )))
         }
     }
 
     /// Normalises what a user typed into the upper-case prefix to look for.
     pub fn prefix(text: &str) -> Result<String> {
         let upper = text.to_ascii_uppercase();
-        if upper.len() < MIN_PREFIX || upper.len() > LEN || !upper.chars().all(|c| ALPHABET.contains(c)) {
+        if upper.len() < MIN_PREFIX
+            || upper.len() > LEN
+            || !upper.chars().all(|c| ALPHABET.contains(c))
+        {
             return Err(Error::RunNotFound(text.to_owned()));
         }
         Ok(upper)

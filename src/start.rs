@@ -39,14 +39,23 @@ pub struct Started {
 
 /// Reads a workflow file: its bytes, its name (the file stem) and their SHA-256.
 pub fn read_workflow(path: &Path) -> Result<(Vec<u8>, String, String)> {
-    let source = std::fs::read(path).map_err(Error::io(format!("cannot read workflow {}", path.display())))?;
-    let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let source = std::fs::read(path).map_err(Error::io(format!(
+        "cannot read workflow {}",
+        path.display()
+    )))?;
+    let name = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let sha = sha256_hex(&source);
     Ok((source, name, sha))
 }
 
 pub fn sha256_hex(data: &[u8]) -> String {
-    Sha256::digest(data).iter().map(|b| format!("{b:02x}")).collect()
+    Sha256::digest(data)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 pub fn start(repo: &Repo, home: &Path, request: &StartRequest) -> Result<Started> {
@@ -64,14 +73,21 @@ pub fn start(repo: &Repo, home: &Path, request: &StartRequest) -> Result<Started
     for (key, value) in &request.labels {
         labels.insert(key.clone(), value.clone());
     }
-    let base = repo.resolve_commit(request.base.as_deref().unwrap_or("HEAD")).map_err(|err| match request.base {
-        None => Error::Usage("HEAD does not name a commit yet; make a first commit or pass --base REV".into()),
-        Some(_) => err,
-    })?;
+    let base = repo
+        .resolve_commit(request.base.as_deref().unwrap_or("HEAD"))
+        .map_err(|err| match request.base {
+            None => Error::Usage(
+                "HEAD does not name a commit yet; make a first commit or pass --base REV".into(),
+            ),
+            Some(_) => err,
+        })?;
 
     let id = RunId::mint();
     let now = Timestamp::now();
-    let settings = run_toml.as_deref().map(|t| Settings::parse(t, Path::new(RUN_FILE))).transpose()?;
+    let settings = run_toml
+        .as_deref()
+        .map(|t| Settings::parse(t, Path::new(RUN_FILE)))
+        .transpose()?;
     let config = Config::resolve(repo, home, settings.as_ref())?;
     let record = RunRecord {
         format: FORMAT,
@@ -81,7 +97,9 @@ pub fn start(repo: &Repo, home: &Path, request: &StartRequest) -> Result<Started
             goal: request.goal.clone(),
             labels,
             graph_sha256: workflow.as_ref().map(|(_, _, sha)| sha.clone()),
-            origin_url: repo.config_string("remote.origin.url").map(|url| redact_url(&url)),
+            origin_url: repo
+                .config_string("remote.origin.url")
+                .map(|url| redact_url(&url)),
             ..Spec::default()
         },
         start: Start {
@@ -107,19 +125,38 @@ pub fn start(repo: &Repo, home: &Path, request: &StartRequest) -> Result<Started
         tree.put_file(RUN_FILE, text.as_bytes())?;
     }
     let tree = tree.write()?;
-    let init = repo.write_commit(tree, &[], &message::meta_commit("init run", &id, None), &config.identity)?;
+    let init = repo.write_commit(
+        tree,
+        &[],
+        &message::meta_commit("init run", &id, None),
+        &config.identity,
+    )?;
 
-    let run_dir = RunDir::create(&request.run_dir.clone().unwrap_or_else(|| RunDir::default_path(home, &id, now)))?;
+    let run_dir = RunDir::create(
+        &request
+            .run_dir
+            .clone()
+            .unwrap_or_else(|| RunDir::default_path(home, &id, now)),
+    )?;
     let created = [
-        RefEdit::Create { name: run::meta_branch(&id), new: init },
-        RefEdit::Create { name: run::run_branch(&id), new: base },
+        RefEdit::Create {
+            name: run::meta_branch(&id),
+            new: init,
+        },
+        RefEdit::Create {
+            name: run::run_branch(&id),
+            new: base,
+        },
     ];
     if let Err(err) = repo.update_refs(&created, "fabro: start run", &config.identity) {
         let _ = std::fs::remove_dir_all(&run_dir.path);
         return Err(err);
     }
     let finish_local = || -> Result<()> {
-        run_dir.write_json(crate::store::MANIFEST, &Manifest::new(&record, &repo.main_path()))?;
+        run_dir.write_json(
+            crate::store::MANIFEST,
+            &Manifest::new(&record, &repo.main_path()),
+        )?;
         if let Some((source, _, _)) = &workflow {
             run_dir.write(GRAPH_FILE, source)?;
         }
@@ -130,7 +167,7 @@ pub fn start(repo: &Repo, home: &Path, request: &StartRequest) -> Result<Started
             "event": "run.started", "timestamp": now.rfc3339(), "run_id": id.as_str(), "base_sha": base.to_string(),
         }))?;
         run_dir.write_json("live.json", &crate::checkpoint::live(&record, None))?;
-        repo.add_worktree(&run_dir.worktree(), &run::run_branch(&id))
+        repo.add_worktree(&run_dir.worktree(), &run::run_branch(&id), &config.identity)
     };
     if let Err(err) = finish_local() {
         undo(repo, &id, init, base, &config);
@@ -150,8 +187,14 @@ pub fn start(repo: &Repo, home: &Path, request: &StartRequest) -> Result<Started
 /// Deletes the refs a failed start created, if nobody moved them since.
 fn undo(repo: &Repo, id: &RunId, init: ObjectId, base: ObjectId, config: &Config) {
     let edits = [
-        RefEdit::Delete { name: run::meta_branch(id), old: init },
-        RefEdit::Delete { name: run::run_branch(id), old: base },
+        RefEdit::Delete {
+            name: run::meta_branch(id),
+            old: init,
+        },
+        RefEdit::Delete {
+            name: run::run_branch(id),
+            old: base,
+        },
     ];
     let _ = repo.update_refs(&edits, "fabro: undo failed start", &config.identity);
 }
@@ -179,8 +222,14 @@ mod tests {
 
     #[test]
     fn credentials_never_reach_a_record() {
-        assert_eq!(redact_url("https://x:secret@github.com/o/r.git"), "https://github.com/o/r.git");
-        assert_eq!(redact_url("git@github.com:o/r.git"), "git@github.com:o/r.git");
+        assert_eq!(
+            redact_url("https://x:secret@github.com/o/r.git"),
+            "https://github.com/o/r.git"
+        );
+        assert_eq!(
+            redact_url("git@github.com:o/r.git"),
+            "git@github.com:o/r.git"
+        );
         assert_eq!(redact_url("/srv/git/r.git"), "/srv/git/r.git");
     }
 }

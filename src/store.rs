@@ -58,15 +58,18 @@ pub struct RunDir {
 impl RunDir {
     /// `<home>/runs/<YYYYMMDD>-<RUN_ID>`.
     pub fn default_path(home: &Path, id: &RunId, started: Timestamp) -> PathBuf {
-        home.join("runs").join(format!("{}-{id}", started.yyyymmdd()))
+        home.join("runs")
+            .join(format!("{}-{id}", started.yyyymmdd()))
     }
 
     /// Finds an existing run directory: next to the run's worktree, else under the home.
     pub fn locate(home: &Path, id: &RunId, worktree: Option<&Path>) -> Option<RunDir> {
-        if let Some(parent) = worktree.and_then(Path::parent) {
-            if parent.join(MANIFEST).is_file() {
-                return Some(RunDir { path: parent.to_owned() });
-            }
+        if let Some(parent) = worktree.and_then(Path::parent)
+            && parent.join(MANIFEST).is_file()
+        {
+            return Some(RunDir {
+                path: parent.to_owned(),
+            });
         }
         let suffix = format!("-{id}");
         fs::read_dir(home.join("runs"))
@@ -78,11 +81,19 @@ impl RunDir {
 
     /// Creates the directory; an existing one must be empty, so no other run's files are mixed in.
     pub fn create(path: &Path) -> Result<RunDir> {
-        if path.exists() && fs::read_dir(path).map(|mut d| d.next().is_some()).unwrap_or(true) {
-            return Err(Error::Usage(format!("run directory {} already exists and is not empty", path.display())));
+        if path.exists()
+            && fs::read_dir(path)
+                .map(|mut d| d.next().is_some())
+                .unwrap_or(true)
+        {
+            return Err(Error::Usage(format!(
+                "run directory {} already exists and is not empty",
+                path.display()
+            )));
         }
         fs::create_dir_all(path).map_err(Error::io(format!("cannot create {}", path.display())))?;
-        let path = fs::canonicalize(path).map_err(Error::io(format!("cannot resolve {}", path.display())))?;
+        let path = fs::canonicalize(path)
+            .map_err(Error::io(format!("cannot resolve {}", path.display())))?;
         Ok(RunDir { path })
     }
 
@@ -94,9 +105,14 @@ impl RunDir {
     pub fn write(&self, name: &str, data: &[u8]) -> Result<()> {
         let target = self.path.join(name);
         if let Some(parent) = target.parent() {
-            fs::create_dir_all(parent).map_err(Error::io(format!("cannot create {}", parent.display())))?;
+            fs::create_dir_all(parent)
+                .map_err(Error::io(format!("cannot create {}", parent.display())))?;
         }
-        let temp = target.with_file_name(format!(".{}.tmp-{}", file_name(&target), std::process::id()));
+        let temp = target.with_file_name(format!(
+            ".{}.tmp-{}",
+            file_name(&target),
+            std::process::id()
+        ));
         let write = || -> std::io::Result<()> {
             let mut file = fs::File::create(&temp)?;
             file.write_all(data)?;
@@ -129,10 +145,16 @@ impl RunDir {
 
     /// `nodes/<node>` for the first visit, `nodes/<node>-visit_<N>` after.
     pub fn node_dir(node: &str, visit: u64) -> String {
-        if visit <= 1 { format!("nodes/{node}") } else { format!("nodes/{node}-visit_{visit}") }
+        if visit <= 1 {
+            format!("nodes/{node}")
+        } else {
+            format!("nodes/{node}-visit_{visit}")
+        }
     }
 }
 
 fn file_name(path: &Path) -> String {
-    path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }

@@ -14,10 +14,21 @@ pub enum Target {
 
 impl Target {
     pub fn parse(text: Option<&str>) -> Result<Target> {
-        let Some(text) = text else { return Ok(Target::Latest) };
-        let bad = || Error::Usage(format!("{text:?} is not a target (@N, NODE, NODE@V or a sha prefix)"));
+        let Some(text) = text else {
+            return Ok(Target::Latest);
+        };
+        let bad = || {
+            Error::Usage(format!(
+                "{text:?} is not a target (@N, NODE, NODE@V or a sha prefix)"
+            ))
+        };
         if let Some(n) = text.strip_prefix('@') {
-            return n.parse().ok().filter(|n| *n > 0).map(Target::Ordinal).ok_or_else(bad);
+            return n
+                .parse()
+                .ok()
+                .filter(|n| *n > 0)
+                .map(Target::Ordinal)
+                .ok_or_else(bad);
         }
         if let Some((node, visit)) = text.rsplit_once('@') {
             let visit = visit.parse().ok().filter(|v| *v > 0).ok_or_else(bad)?;
@@ -34,16 +45,18 @@ impl Target {
         let matches: Vec<&Entry> = match self {
             Target::Latest => timeline.last().into_iter().collect(),
             Target::Ordinal(n) => timeline.get(n - 1).into_iter().collect(),
-            Target::NodeVisit(node, visit) => {
-                timeline.iter().filter(|e| &e.node_id == node && e.visit == *visit).collect()
-            }
+            Target::NodeVisit(node, visit) => timeline
+                .iter()
+                .filter(|e| &e.node_id == node && e.visit == *visit)
+                .collect(),
             Target::NodeOrSha(text) => {
                 let latest_visit = timeline.iter().rev().find(|e| &e.node_id == text);
                 let lower = text.to_ascii_lowercase();
                 let is_sha = lower.len() >= 7 && lower.chars().all(|c| c.is_ascii_hexdigit());
-                let by_sha = timeline
-                    .iter()
-                    .filter(|e| is_sha && (e.run_commit.starts_with(&lower) || e.meta_commit.starts_with(&lower)));
+                let by_sha = timeline.iter().filter(|e| {
+                    is_sha
+                        && (e.run_commit.starts_with(&lower) || e.meta_commit.starts_with(&lower))
+                });
                 let mut all: Vec<&Entry> = latest_visit.into_iter().chain(by_sha).collect();
                 all.dedup_by_key(|e| e.ordinal);
                 all
@@ -51,13 +64,21 @@ impl Target {
         };
         match matches.as_slice() {
             [one] => Ok(one),
-            [] if timeline.is_empty() => Err(Error::TargetNotFound(format!("run {run} has no checkpoints yet"))),
-            [] => Err(Error::TargetNotFound(format!("no checkpoint of run {run} matches {}", self.describe()))),
+            [] if timeline.is_empty() => Err(Error::TargetNotFound(format!(
+                "run {run} has no checkpoints yet"
+            ))),
+            [] => Err(Error::TargetNotFound(format!(
+                "no checkpoint of run {run} matches {}",
+                self.describe()
+            ))),
             many => Err(Error::AmbiguousTarget(format!(
                 "{} matches {} checkpoints of run {run}: {}",
                 self.describe(),
                 many.len(),
-                many.iter().map(|e| format!("@{}", e.ordinal)).collect::<Vec<_>>().join(", ")
+                many.iter()
+                    .map(|e| format!("@{}", e.ordinal))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ))),
         }
     }
@@ -93,8 +114,17 @@ mod tests {
 
     #[test]
     fn every_target_form_resolves() {
-        let t = vec![entry(1, "plan", 1, "a1"), entry(2, "code", 1, "b2"), entry(3, "plan", 2, "c3")];
-        let pick = |text: Option<&str>| Target::parse(text).unwrap().resolve(&t, "R").map(|e| e.ordinal);
+        let t = vec![
+            entry(1, "plan", 1, "a1"),
+            entry(2, "code", 1, "b2"),
+            entry(3, "plan", 2, "c3"),
+        ];
+        let pick = |text: Option<&str>| {
+            Target::parse(text)
+                .unwrap()
+                .resolve(&t, "R")
+                .map(|e| e.ordinal)
+        };
         assert_eq!(pick(None).unwrap(), 3);
         assert_eq!(pick(Some("@2")).unwrap(), 2);
         assert_eq!(pick(Some("plan")).unwrap(), 3);
@@ -102,7 +132,10 @@ mod tests {
         assert_eq!(pick(Some("b2b2b2b")).unwrap(), 2);
         assert!(pick(Some("@4")).is_err());
         assert!(pick(Some("review")).is_err());
-        assert!(pick(Some("fffffff")).is_err(), "matches every meta commit: ambiguous");
+        assert!(
+            pick(Some("fffffff")).is_err(),
+            "matches every meta commit: ambiguous"
+        );
         assert!(Target::parse(Some("@0")).is_err());
         assert!(Target::parse(Some("plan@x")).is_err());
     }

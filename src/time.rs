@@ -11,12 +11,18 @@ pub struct Timestamp {
 
 impl Timestamp {
     pub fn now() -> Timestamp {
-        let since = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or(Duration::ZERO);
-        Timestamp { millis: since.as_millis() as i64 }
+        let since = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or(Duration::ZERO);
+        Timestamp {
+            millis: since.as_millis() as i64,
+        }
     }
 
     pub fn from_seconds(seconds: i64) -> Timestamp {
-        Timestamp { millis: seconds * 1000 }
+        Timestamp {
+            millis: seconds * 1000,
+        }
     }
 
     pub fn seconds(self) -> i64 {
@@ -47,7 +53,9 @@ impl Timestamp {
         let year: i64 = parts.next()?.parse().ok()?;
         let month: i64 = parts.next()?.parse().ok()?;
         let day: i64 = parts.next()?.parse().ok()?;
-        let time = time.strip_suffix(['Z', 'z']).or_else(|| time.strip_suffix("+00:00"))?;
+        let time = time
+            .strip_suffix(['Z', 'z'])
+            .or_else(|| time.strip_suffix("+00:00"))?;
         let (hms, fraction) = time.split_once('.').unwrap_or((time, ""));
         let mut hms = hms.splitn(3, ':');
         let h: i64 = hms.next()?.parse().ok()?;
@@ -61,7 +69,9 @@ impl Timestamp {
             Some(digits) => format!("{digits:0<3}").parse::<i64>().ok()?,
         };
         let days = days_from_civil(year, month, day);
-        Some(Timestamp { millis: ((days * 86_400) + h * 3600 + m * 60 + s) * 1000 + ms })
+        Some(Timestamp {
+            millis: ((days * 86_400) + h * 3600 + m * 60 + s) * 1000 + ms,
+        })
     }
 
     fn civil(self) -> (String, i64) {
@@ -100,7 +110,9 @@ mod tests {
 
     #[test]
     fn round_trips_through_rfc3339() {
-        let t = Timestamp { millis: 1_795_239_327_123 };
+        let t = Timestamp {
+            millis: 1_795_239_327_123,
+        };
         let text = t.rfc3339();
         assert_eq!(text, "2026-11-21T05:35:27.123Z");
         assert_eq!(Timestamp::parse_rfc3339(&text), Some(t));

@@ -35,27 +35,35 @@ pub fn timeline(repo: &Repo, state: &RunState) -> Result<Vec<Entry>> {
     for commit in repo.first_parents(state.run_tip) {
         let commit = commit?;
         let trailers = Trailers::parse(&commit.message);
-        if let (Some(meta_commit), Some(run_id)) = (trailers.checkpoint.clone(), trailers.run.clone()) {
+        if let (Some(meta_commit), Some(run_id)) =
+            (trailers.checkpoint.clone(), trailers.run.clone())
+        {
             let (node_id, status) = message::parse_subject(&commit.message).ok_or_else(|| {
-                Error::Corrupt(format!("run commit {} has Fabro trailers but no fabro(...) subject", commit.id))
+                Error::Corrupt(format!(
+                    "run commit {} has Fabro trailers but no fabro(...) subject",
+                    commit.id
+                ))
             })?;
             let completed = trailers.completed.unwrap_or(0);
             // The newest checkpoint's count says how many entries the timeline has, which is
             // where the walk stops, also inside a fork's inherited history.
             expected.get_or_insert(completed);
-            newest_first.push((trailers, Entry {
-                ordinal: 0,
-                run_id,
-                node_id,
-                visit: 0,
-                status,
-                completed,
-                run_commit: commit.id.to_string(),
-                meta_commit,
-                timestamp: Timestamp::from_seconds(commit.time).rfc3339(),
-            }));
+            newest_first.push((
+                trailers,
+                Entry {
+                    ordinal: 0,
+                    run_id,
+                    node_id,
+                    visit: 0,
+                    status,
+                    completed,
+                    run_commit: commit.id.to_string(),
+                    meta_commit,
+                    timestamp: Timestamp::from_seconds(commit.time).rfc3339(),
+                },
+            ));
         }
-        if expected.is_some_and(|n| newest_first.len() >= n) || (!forked && commit.id.to_string() == base) {
+        if expected.is_some_and(|n| newest_first.len() >= n) || (!forked && commit.id == base) {
             break;
         }
     }

@@ -47,13 +47,28 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     let state = RunState::load(&ctx.repo, &id)?;
     let done = ctx.with_worktree(&id, |worktree, path| {
         let run_dir = ctx.run_dir(&id, Some(path));
-        let config = Config::resolve(&ctx.repo, &ctx.home, ctx.run_settings(&state, run_dir.as_ref())?.as_ref())?;
-        Ok(checkpoint(&ctx.repo, worktree, &state, &config, &request, run_dir.as_ref())?)
+        let config = Config::resolve(
+            &ctx.repo,
+            &ctx.home,
+            ctx.run_settings(&state, run_dir.as_ref())?.as_ref(),
+        )?;
+        Ok(checkpoint(
+            &ctx.repo,
+            worktree,
+            &state,
+            &config,
+            &request,
+            run_dir.as_ref(),
+        )?)
     })?;
     for warning in &done.warnings {
         output::warn(warning);
     }
-    if args.json { output::json(&done) } else { output::line(&done.run_commit) }
+    if args.json {
+        output::json(&done)
+    } else {
+        output::line(&done.run_commit)
+    }
 }
 
 /// Checks every argument before anything is read from or written to the repository.
@@ -61,15 +76,26 @@ fn request(args: &Args) -> Result<CheckpointRequest, Error> {
     let node = NodeId::parse(&args.node)?;
     let status = StageStatus::parse(&args.status)?;
     let next = args.next.as_deref().map(NodeId::parse).transpose()?;
-    let context = args.context.iter().map(|c| parse_context(c)).collect::<Result<_, _>>()?;
+    let context = args
+        .context
+        .iter()
+        .map(|c| parse_context(c))
+        .collect::<Result<_, _>>()?;
     let mut attachments = Vec::new();
     for arg in &args.attach {
-        let (name, path) =
-            arg.split_once('=').ok_or_else(|| Error::Usage(format!("--attach {arg:?} is not NAME=PATH")))?;
+        let (name, path) = arg
+            .split_once('=')
+            .ok_or_else(|| Error::Usage(format!("--attach {arg:?} is not NAME=PATH")))?;
         check_attachment_name(name)?;
         let data = std::fs::read(PathBuf::from(path))
             .map_err(|err| Error::Usage(format!("--attach {name}: cannot read {path}: {err}")))?;
         attachments.push((name.to_owned(), data));
     }
-    Ok(CheckpointRequest { node, status, next, context, attachments })
+    Ok(CheckpointRequest {
+        node,
+        status,
+        next,
+        context,
+        attachments,
+    })
 }

@@ -2,7 +2,6 @@ use anyhow::Result;
 
 use super::{Ctx, output};
 use crate::config::Config;
-use crate::error::Error;
 use crate::finish::{FinishRequest, finish};
 use crate::record::StatusKind;
 use crate::run::{self, RunState};
@@ -35,28 +34,51 @@ pub struct Args {
 pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     let id = ctx.run_id(args.run.as_deref())?;
     let state = RunState::load(&ctx.repo, &id)?;
-    let status = if args.status == "failed" { StatusKind::Failed } else { StatusKind::Succeeded };
-    let request = FinishRequest { status, reason: args.reason, keep_worktree: args.keep_worktree };
-    let worktree = ctx.repo.worktree_on(&run::run_branch(&id))?.filter(|w| w.exists);
+    let status = if args.status == "failed" {
+        StatusKind::Failed
+    } else {
+        StatusKind::Succeeded
+    };
+    let request = FinishRequest {
+        status,
+        reason: args.reason,
+        keep_worktree: args.keep_worktree,
+    };
+    let worktree = ctx
+        .repo
+        .worktree_on(&run::run_branch(&id))?
+        .filter(|w| w.exists);
     let run_dir = ctx.run_dir(&id, worktree.as_ref().map(|w| w.path.as_path()));
-    let config = Config::resolve(&ctx.repo, &ctx.home, ctx.run_settings(&state, run_dir.as_ref())?.as_ref())?;
-    let worktree_repo = worktree.as_ref().map(|w| crate::git::Repo::open(&w.path)).transpose()?;
+    let config = Config::resolve(
+        &ctx.repo,
+        &ctx.home,
+        ctx.run_settings(&state, run_dir.as_ref())?.as_ref(),
+    )?;
+    let worktree_repo = worktree
+        .as_ref()
+        .map(|w| crate::git::Repo::open(&w.path))
+        .transpose()?;
     let finished = finish(
         &ctx.repo,
         &state,
         &config,
         &request,
         run_dir.as_ref(),
-        worktree_repo.as_ref().zip(worktree.as_ref().map(|w| w.path.as_path())),
-    )
-    .map_err(Error::from)?;
+        worktree_repo
+            .as_ref()
+            .zip(worktree.as_ref().map(|w| w.path.as_path())),
+    )?;
     for warning in &finished.warnings {
         output::warn(warning);
     }
     if args.json {
         output::json(&finished)
     } else {
-        output::note(format!("finished run {} as {}", finished.run_id, finished.status.as_str()));
+        output::note(format!(
+            "finished run {} as {}",
+            finished.run_id,
+            finished.status.as_str()
+        ));
         Ok(())
     }
 }

@@ -22,7 +22,11 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     let id = ctx.run_id(args.run.as_deref())?;
     let state = RunState::load(&ctx.repo, &id)?;
     let entries = timeline(&ctx.repo, &state)?;
-    if args.json { output::json(&entries) } else { print(&entries, id.as_str()) }
+    if args.json {
+        output::json(&entries)
+    } else {
+        print(&entries, id.as_str())
+    }
 }
 
 /// The human timeline; the RUN column appears only when a fork inherited entries.
@@ -46,7 +50,10 @@ pub fn print(entries: &[Entry], run: &str) -> Result<()> {
                 e.completed.to_string(),
                 output::short(&e.run_commit).to_owned(),
                 output::short(&e.meta_commit).to_owned(),
-                e.timestamp.replace('T', " ").trim_end_matches(".000Z").to_owned(),
+                e.timestamp
+                    .replace('T', " ")
+                    .trim_end_matches(".000Z")
+                    .to_owned(),
             ];
             if mixed {
                 row.insert(1, e.run_id.get(..8).unwrap_or(&e.run_id).to_owned());

@@ -26,7 +26,12 @@ use crate::store::RunDir;
 /// Checkpoint workflow and agent runs in git: one commit per completed node on a run branch,
 /// execution state on an orphan metadata branch, timelines rebuilt from commit trailers.
 #[derive(Debug, Parser)]
-#[command(name = "git-fabro", bin_name = "git fabro", version, max_term_width = 100)]
+#[command(
+    name = "git-fabro",
+    bin_name = "git fabro",
+    version,
+    max_term_width = 100
+)]
 pub struct Cli {
     /// Run as if git-fabro was started in DIR instead of the current directory
     #[arg(short = 'C', value_name = "DIR", global = true)]
@@ -73,9 +78,14 @@ impl Ctx {
     fn open(directory: Option<&Path>) -> Result<Ctx> {
         let dir = match directory {
             Some(dir) => dir.to_owned(),
-            None => std::env::current_dir().map_err(Error::io("cannot read the current directory"))?,
+            None => {
+                std::env::current_dir().map_err(Error::io("cannot read the current directory"))?
+            }
         };
-        Ok(Ctx { repo: Repo::discover(&dir)?, home: fabro_home() })
+        Ok(Ctx {
+            repo: Repo::discover(&dir)?,
+            home: fabro_home(),
+        })
     }
 
     /// The run named by a RUN argument, or the current run when there is none.
@@ -84,16 +94,26 @@ impl Ctx {
     }
 
     /// Calls `f` with the repository of the run's worktree and its path.
-    pub fn with_worktree<T>(&self, id: &RunId, f: impl FnOnce(&Repo, &Path) -> Result<T>) -> Result<T> {
+    pub fn with_worktree<T>(
+        &self,
+        id: &RunId,
+        f: impl FnOnce(&Repo, &Path) -> Result<T>,
+    ) -> Result<T> {
         let branch = run::run_branch(id);
-        if self.repo.head_branch().as_deref() == Some(branch.as_str()) {
-            if let Some(path) = self.repo.workdir() {
-                return f(&self.repo, path);
-            }
+        if self.repo.head_branch().as_deref() == Some(branch.as_str())
+            && let Some(path) = self.repo.workdir()
+        {
+            return f(&self.repo, path);
         }
-        let worktree = self.repo.worktree_on(&branch)?.filter(|w| w.exists).ok_or_else(|| {
-            Error::Failed(format!("run {id} has no worktree on this machine; `git fabro resume {id}` recreates it"))
-        })?;
+        let worktree = self
+            .repo
+            .worktree_on(&branch)?
+            .filter(|w| w.exists)
+            .ok_or_else(|| {
+                Error::Failed(format!(
+                    "run {id} has no worktree on this machine; `git fabro resume {id}` recreates it"
+                ))
+            })?;
         f(&Repo::open(&worktree.path)?, &worktree.path)
     }
 
@@ -103,14 +123,24 @@ impl Ctx {
     }
 
     /// The run's `run.toml`: the run directory's copy, else the one on the metadata branch.
-    pub fn run_settings(&self, state: &RunState, run_dir: Option<&RunDir>) -> Result<Option<Settings>> {
-        if let Some(path) = run_dir.map(|d| d.path.join(RUN_FILE)).filter(|p| p.is_file()) {
+    pub fn run_settings(
+        &self,
+        state: &RunState,
+        run_dir: Option<&RunDir>,
+    ) -> Result<Option<Settings>> {
+        if let Some(path) = run_dir
+            .map(|d| d.path.join(RUN_FILE))
+            .filter(|p| p.is_file())
+        {
             return Ok(Some(Settings::load(&path)?));
         }
         match self.repo.blob_at(state.meta_tree, RUN_FILE)? {
             Some(bytes) => {
                 let origin = format!("run.toml of run {}", state.id);
-                Ok(Some(Settings::parse(&String::from_utf8_lossy(&bytes), Path::new(&origin))?))
+                Ok(Some(Settings::parse(
+                    &String::from_utf8_lossy(&bytes),
+                    Path::new(&origin),
+                )?))
             }
             None => Ok(None),
         }

@@ -33,11 +33,17 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
                 r.run_id.get(..8).unwrap_or(&r.run_id).to_owned(),
                 r.status.as_str().to_owned(),
                 r.completed.to_string(),
-                r.start_time.get(..16).unwrap_or(&r.start_time).replace('T', " "),
+                r.start_time
+                    .get(..16)
+                    .unwrap_or(&r.start_time)
+                    .replace('T', " "),
                 r.workflow_name.clone().unwrap_or_else(|| "-".into()),
                 r.goal.clone().unwrap_or_default(),
             ]
         })
         .collect();
-    output::table(&["RUN", "STATUS", "DONE", "STARTED", "WORKFLOW", "GOAL"], &rows)
+    output::table(
+        &["RUN", "STATUS", "DONE", "STARTED", "WORKFLOW", "GOAL"],
+        &rows,
+    )
 }

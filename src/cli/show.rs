@@ -37,12 +37,19 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     let entries = timeline(&ctx.repo, &state)?;
     let entry = target.resolve(&entries, id.as_str())?;
     let detail = checkpoint_detail(&ctx.repo, entry)?;
-    if args.json { output::json(&detail) } else { print(&detail) }
+    if args.json {
+        output::json(&detail)
+    } else {
+        print(&detail)
+    }
 }
 
 fn print(detail: &CheckpointDetail) -> Result<()> {
     let e = &detail.entry;
-    output::line(format!("checkpoint @{} {}@{} ({}) of run {}", e.ordinal, e.node_id, e.visit, e.status, e.run_id))?;
+    output::line(format!(
+        "checkpoint @{} {}@{} ({}) of run {}",
+        e.ordinal, e.node_id, e.visit, e.status, e.run_id
+    ))?;
     output::line(format!("run commit   {}", e.run_commit))?;
     output::line(format!("meta commit  {}", e.meta_commit))?;
     output::line(format!("time         {}", e.timestamp))?;
@@ -52,13 +59,21 @@ fn print(detail: &CheckpointDetail) -> Result<()> {
             output::line(format!("next node    {next}"))?;
         }
         if !record.context_values.is_empty() {
-            output::line(format!("context      {}", serde_json::to_string(&record.context_values)?))?;
+            output::line(format!(
+                "context      {}",
+                serde_json::to_string(&record.context_values)?
+            ))?;
         }
     }
     if let Some(stage) = &detail.stage {
         output::line(format!("stage        {}", stage.path))?;
         for file in &stage.files {
-            output::line(format!("  {:<24} {:>8} bytes  {}", file.name, file.size, output::short(&file.blob)))?;
+            output::line(format!(
+                "  {:<24} {:>8} bytes  {}",
+                file.name,
+                file.size,
+                output::short(&file.blob)
+            ))?;
         }
     }
     Ok(())

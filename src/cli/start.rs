@@ -3,7 +3,6 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 use super::{Ctx, output};
-use crate::error::Error;
 use crate::start::{StartRequest, start};
 
 /// Start a run: create its run and metadata branches, run directory and worktree
@@ -23,7 +22,12 @@ pub struct Args {
     #[arg(long = "label", value_name = "K=V", value_parser = parse_label)]
     labels: Vec<(String, String)>,
     /// Commit the run branch starts at
-    #[arg(long, value_name = "REV", default_value = "HEAD", hide_default_value = true)]
+    #[arg(
+        long,
+        value_name = "REV",
+        default_value = "HEAD",
+        hide_default_value = true
+    )]
     base: String,
     /// Run directory to use instead of <fabro home>/runs/<date>-<id>
     #[arg(long, value_name = "DIR")]
@@ -52,11 +56,15 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         run_dir: args.run_dir,
         config: args.config,
     };
-    let started = start(&ctx.repo, &ctx.home, &request).map_err(Error::from)?;
+    let started = start(&ctx.repo, &ctx.home, &request)?;
     if args.json {
         output::json(&started)
     } else {
-        output::note(format!("started run {} in {}", started.run_id, started.worktree.display()));
+        output::note(format!(
+            "started run {} in {}",
+            started.run_id,
+            started.worktree.display()
+        ));
         output::line(&started.run_id)
     }
 }

@@ -106,17 +106,17 @@ impl Repo {
             // becomes a directory arrives as a deletion plus additions, as git shows it.
             let (path, before, after) = match change {
                 Change::Addition {
-                    entry_mode,
+                    entry_mode: m,
                     oid,
                     path,
                     ..
-                } => (path, None, Some((oid, entry_mode.kind()))),
+                } => (path, None, Some((oid, m.kind()))),
                 Change::Deletion {
-                    entry_mode,
+                    entry_mode: m,
                     oid,
                     path,
                     ..
-                } => (path, Some((oid, entry_mode.kind())), None),
+                } => (path, Some((oid, m.kind())), None),
                 Change::Modification {
                     previous_entry_mode,
                     previous_oid,
@@ -153,21 +153,16 @@ impl Repo {
     fn write_patch(&self, out: &mut Vec<u8>, path: &[u8], before: Side, after: Side) -> Result<()> {
         let (a_label, b_label) = (quote_label("a/", path), quote_label("b/", path));
         push_line(out, &[b"diff --git ", &a_label, b" ", &b_label]);
-        match (before, after) {
-            (None, Some((_, kind))) => {
-                push_line(out, &[format!("new file mode {}", mode(kind)).as_bytes()])
-            }
-            (Some((_, kind)), None) => push_line(
-                out,
-                &[format!("deleted file mode {}", mode(kind)).as_bytes()],
-            ),
+        let modes = match (before, after) {
+            (None, Some((_, kind))) => format!("new file mode {}", mode(kind)),
+            (Some((_, kind)), None) => format!("deleted file mode {}", mode(kind)),
             (Some((_, a)), Some((_, b))) if a != b => {
-                push_line(
-                    out,
-                    &[format!("old mode {}\nnew mode {}", mode(a), mode(b)).as_bytes()],
-                );
+                format!("old mode {}\nnew mode {}", mode(a), mode(b))
             }
-            _ => {}
+            _ => String::new(),
+        };
+        if !modes.is_empty() {
+            push_line(out, &[modes.as_bytes()]);
         }
         let null = ObjectId::null(self.repo.object_hash());
         let (a_id, b_id) = (before.map_or(null, |s| s.0), after.map_or(null, |s| s.0));
@@ -187,16 +182,8 @@ impl Repo {
         }
         push_line(out, &[index.as_bytes()]);
 
-        let minus = if before.is_some() {
-            a_label
-        } else {
-            b"/dev/null".to_vec()
-        };
-        let plus = if after.is_some() {
-            b_label
-        } else {
-            b"/dev/null".to_vec()
-        };
+        let or_null = |side: Side, label| side.map_or(b"/dev/null".to_vec(), |_| label);
+        let (minus, plus) = (or_null(before, a_label), or_null(after, b_label));
         let (a, b) = (self.content(before)?, self.content(after)?);
         if is_binary(&a) || is_binary(&b) {
             push_line(
@@ -222,13 +209,7 @@ impl Repo {
         // No hunks (an empty file created or deleted) means no `---`/`+++` either, as in git.
         if !hunks.is_empty() {
             // git ends a label containing a space with a tab, so that tools can find its end.
-            let tab = |label: &[u8]| {
-                if label.contains(&b' ') {
-                    &b"\t"[..]
-                } else {
-                    b""
-                }
-            };
+            let tab = |label: &[u8]| &b"\t"[..usize::from(label.contains(&b' '))];
             push_line(out, &[b"--- ", &minus, tab(&minus)]);
             push_line(out, &[b"+++ ", &plus, tab(&plus)]);
             out.extend_from_slice(&hunks);
@@ -349,7 +330,7 @@ fn mode(kind: EntryKind) -> String {
 /// `prefix` + `path`, C-quoted as a whole when the path needs it, the way git quotes names
 /// with `core.quotePath` at its default: control characters, `"`, `\` and non-ASCII bytes.
 fn quote_label(prefix: &str, path: &[u8]) -> Vec<u8> {
-    let needs_quote = |c: u8| c < 0x20 || c >= 0x7f || c == b'"' || c == b'\\';
+    let needs_quote = |c: u8| !(0x20..0x7f).contains(&c) || c == b'"' || c == b'\\';
     let mut label = prefix.as_bytes().to_vec();
     if !path.iter().any(|&c| needs_quote(c)) {
         label.extend_from_slice(path);
@@ -358,13 +339,8 @@ fn quote_label(prefix: &str, path: &[u8]) -> Vec<u8> {
     label.insert(0, b'"');
     for &c in path {
         match c {
-            b'\x07' => label.extend_from_slice(b"\\a"),
-            b'\x08' => label.extend_from_slice(b"\\b"),
-            b'\t' => label.extend_from_slice(b"\\t"),
-            b'\n' => label.extend_from_slice(b"\\n"),
-            b'\x0b' => label.extend_from_slice(b"\\v"),
-            b'\x0c' => label.extend_from_slice(b"\\f"),
-            b'\r' => label.extend_from_slice(b"\\r"),
+            // \a \b \t \n \v \f \r are bytes 7 to 13.
+            7..=13 => label.extend_from_slice(&[b'\\', b"abtnvfr"[usize::from(c - 7)]]),
             b'"' | b'\\' => label.extend_from_slice(&[b'\\', c]),
             c if needs_quote(c) => label.extend_from_slice(format!("\\{c:03o}").as_bytes()),
             c => label.push(c),
@@ -474,7 +450,7 @@ mod tests {
     }
 
     fn numbered(lines: std::ops::Range<usize>) -> String {
-        lines.map(|i| format!("line {i}\n")).collect()
+        lines.map(|i| format!("    line {i}\n")).collect()
     }
 
     #[test]
@@ -544,7 +520,9 @@ mod tests {
         fx.write("loses", "a\nb\n");
         fx.write("neither", "a\nb");
         fx.write("new-no-eol", "x");
+        fx.write("crlf", "Header\r\none\r\ntwo\r\nthree\r\nfour\r\nfive\r\n");
         let old = fx.tree();
+        fx.write("crlf", "Header\r\none\r\ntwo\r\nthree\r\nfour\r\n5\r\n");
         fx.write("gains", "a\nb\n");
         fx.write("loses", "a\nb");
         fx.write("neither", "a\nc");
@@ -567,7 +545,7 @@ mod tests {
         let old = fx.tree();
         let changed = text
             .replace("line 2\n", "line two\n")
-            .replace("line 12\n", "")
+            .replace("    line 12\n", "")
             .replace("line 16\n", "line 16\nextra\n")
             .replace("line 40\n", "line forty\n")
             .replace("line 75\n", "line 75 changed\n")
@@ -620,12 +598,14 @@ mod tests {
         fx.write("t\u{e4}st", "a\n");
         fx.write("quote\"back\\slash", "a\n");
         fx.write("tab\there", "a\n");
+        fx.write("ctrl\u{1}\u{7f}", "a\n");
         let old = fx.tree();
         for path in [
             "with space.txt",
             "t\u{e4}st",
             "quote\"back\\slash",
             "tab\there",
+            "ctrl\u{1}\u{7f}",
         ] {
             fx.write(path, "b\n");
         }

@@ -30,7 +30,10 @@ impl Repo {
 
     /// Walks `tip` and its first parents, newest first.
     pub fn first_parents(&self, tip: ObjectId) -> FirstParentWalk<'_> {
-        FirstParentWalk { repo: self, next: Some(tip) }
+        FirstParentWalk {
+            repo: self,
+            next: Some(tip),
+        }
     }
 }
 

@@ -42,7 +42,7 @@ impl Repo {
 
     fn checked(repo: gix::Repository) -> Result<Repo> {
         let storage = repo.config_snapshot().string("extensions.refStorage");
-        if storage.is_some_and(|s| s.to_string() != "files") {
+        if storage.is_some_and(|s| s != "files") {
             return Err(Error::Failed(
                 "this repository keeps its refs in reftable, which git-fabro cannot update safely yet".into(),
             ));
@@ -63,14 +63,20 @@ impl Repo {
     /// The main worktree's directory, or the common git dir of a bare repository.
     pub fn main_path(&self) -> PathBuf {
         match self.repo.main_repo() {
-            Ok(main) => main.workdir().map_or_else(|| absolute(main.git_dir()), absolute),
+            Ok(main) => main
+                .workdir()
+                .map_or_else(|| absolute(main.git_dir()), absolute),
             Err(_) => self.common_dir(),
         }
     }
 
     /// The full name of the branch `HEAD` points at, if any.
     pub fn head_branch(&self) -> Option<String> {
-        self.repo.head_name().ok().flatten().map(|name| name.as_bstr().to_string())
+        self.repo
+            .head_name()
+            .ok()
+            .flatten()
+            .map(|name| name.as_bstr().to_string())
     }
 
     /// Resolves a revision such as `HEAD`, a branch or a sha prefix to a commit.
@@ -79,7 +85,9 @@ impl Repo {
             .repo
             .rev_parse_single(rev)
             .map_err(|_| Error::Usage(format!("cannot resolve {rev:?} to a commit")))?;
-        let object = id.object().map_err(|_| Error::Usage(format!("cannot resolve {rev:?} to a commit")))?;
+        let object = id
+            .object()
+            .map_err(|_| Error::Usage(format!("cannot resolve {rev:?} to a commit")))?;
         let commit = object
             .peel_to_commit()
             .map_err(|_| Error::Usage(format!("{rev:?} does not name a commit")))?;
@@ -87,12 +95,29 @@ impl Repo {
     }
 
     pub fn config_string(&self, key: &str) -> Option<String> {
-        self.repo.config_snapshot().string(key).map(|v| v.to_string())
+        self.repo
+            .config_snapshot()
+            .string(key)
+            .map(|v| v.to_string())
     }
 
     pub fn object_exists(&self, id: ObjectId) -> bool {
         self.repo.has_object(id)
     }
+}
+
+/// An error and its causes on one line, each cause once (gix repeats context in its chains).
+pub(crate) fn describe(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut next = Some(err);
+    while let Some(cause) = next {
+        let text = cause.to_string();
+        if !text.is_empty() && !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+        next = cause.source();
+    }
+    parts.join(": ")
 }
 
 fn absolute(path: &Path) -> PathBuf {

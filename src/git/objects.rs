@@ -19,7 +19,10 @@ impl Identity {
         gix::actor::Signature {
             name: self.name.as_str().into(),
             email: self.email.as_str().into(),
-            time: gix::date::Time { seconds: when.seconds(), offset: 0 },
+            time: gix::date::Time {
+                seconds: when.seconds(),
+                offset: 0,
+            },
         }
     }
 }
@@ -110,7 +113,9 @@ impl Repo {
         };
         match self.repo.objects.lookup_prefix(prefix, None) {
             Ok(Some(Ok(id))) => Ok(Some(id)),
-            Ok(Some(Err(()))) => Err(Error::AmbiguousTarget(format!("{hex} names more than one object"))),
+            Ok(Some(Err(()))) => Err(Error::AmbiguousTarget(format!(
+                "{hex} names more than one object"
+            ))),
             _ => Ok(None),
         }
     }

@@ -14,15 +14,27 @@ use crate::time::Timestamp;
 /// One compare-and-swap edit of a ref.
 #[derive(Clone, Debug)]
 pub enum RefEdit {
-    Create { name: String, new: ObjectId },
-    Update { name: String, old: ObjectId, new: ObjectId },
-    Delete { name: String, old: ObjectId },
+    Create {
+        name: String,
+        new: ObjectId,
+    },
+    Update {
+        name: String,
+        old: ObjectId,
+        new: ObjectId,
+    },
+    Delete {
+        name: String,
+        old: ObjectId,
+    },
 }
 
 impl RefEdit {
     fn name(&self) -> &str {
         match self {
-            RefEdit::Create { name, .. } | RefEdit::Update { name, .. } | RefEdit::Delete { name, .. } => name,
+            RefEdit::Create { name, .. }
+            | RefEdit::Update { name, .. }
+            | RefEdit::Delete { name, .. } => name,
         }
     }
 }
@@ -30,7 +42,10 @@ impl RefEdit {
 impl Repo {
     /// The commit a ref points at, or `None` when it does not exist.
     pub fn ref_target(&self, name: &str) -> Result<Option<ObjectId>> {
-        Ok(self.repo.try_find_reference(name)?.and_then(|r| r.target().try_id().map(ToOwned::to_owned)))
+        Ok(self
+            .repo
+            .try_find_reference(name)?
+            .and_then(|r| r.target().try_id().map(ToOwned::to_owned)))
     }
 
     /// Every ref under `prefix` (which ends with `/`), as `(name after the prefix, target)`.
@@ -40,7 +55,9 @@ impl Repo {
         for reference in platform.prefixed(prefix)? {
             let Ok(reference) = reference else { continue };
             let target = reference.target();
-            let Some(id) = target.try_id().map(ToOwned::to_owned) else { continue };
+            let Some(id) = target.try_id().map(ToOwned::to_owned) else {
+                continue;
+            };
             let name = reference.name().as_bstr().to_string();
             if let Some(rest) = name.strip_prefix(prefix) {
                 out.push((rest.to_owned(), id));
@@ -54,7 +71,11 @@ impl Repo {
     pub fn update_refs(&self, edits: &[RefEdit], reflog: &str, who: &Identity) -> Result<()> {
         let mut gix_edits = Vec::with_capacity(edits.len());
         for edit in edits {
-            let log = LogChange { mode: RefLog::AndReference, force_create_reflog: false, message: reflog.into() };
+            let log = LogChange {
+                mode: RefLog::AndReference,
+                force_create_reflog: false,
+                message: reflog.into(),
+            };
             let change = match edit {
                 RefEdit::Create { new, .. } => Change::Update {
                     log,
@@ -73,19 +94,28 @@ impl Repo {
             };
             let name = FullName::try_from(edit.name())
                 .map_err(|_| Error::Failed(format!("invalid ref name {:?}", edit.name())))?;
-            gix_edits.push(gix::refs::transaction::RefEdit { change, name, deref: false });
+            gix_edits.push(gix::refs::transaction::RefEdit {
+                change,
+                name,
+                deref: false,
+            });
         }
         let signature = who.signature(Timestamp::now());
         let mut time = gix::date::parse::TimeBuf::default();
-        self.repo.edit_references_as(gix_edits, Some(signature.to_ref(&mut time))).map_err(|err| {
-            let text = format!("{err:#}");
-            if err.is_conflict() || text.contains("lock") {
-                let names: Vec<&str> = edits.iter().map(RefEdit::name).collect();
-                Error::Conflict(format!("{} changed while this command ran ({text})", names.join(" and ")))
-            } else {
-                Error::Git(err)
-            }
-        })?;
+        self.repo
+            .edit_references_as(gix_edits, Some(signature.to_ref(&mut time)))
+            .map_err(|err| {
+                let text = super::describe(&err);
+                if err.is_conflict() || text.contains("lock") {
+                    let names: Vec<&str> = edits.iter().map(RefEdit::name).collect();
+                    Error::Conflict(format!(
+                        "{} changed while this command ran ({text})",
+                        names.join(" and ")
+                    ))
+                } else {
+                    Error::Git(err)
+                }
+            })?;
         Ok(())
     }
 }

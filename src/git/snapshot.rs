@@ -15,8 +15,8 @@ use gix::objs::tree::EntryKind;
 use gix::progress::Discard;
 use gix::status::plumbing::{
     index_as_worktree::{Change, EntryStatus, traits::FastEq},
-    index_as_worktree_with_renames::{self as status, Entry, Recorder},
     index_as_worktree_with_renames as status_with_renames,
+    index_as_worktree_with_renames::{self as status, Entry, Recorder},
 };
 
 use super::{ObjectId, Repo};
@@ -48,11 +48,16 @@ pub struct Excludes {
 
 impl Excludes {
     pub fn new(globs: &[String]) -> Excludes {
-        let patterns = DEFAULT_EXCLUDED_DIRS.iter().map(|dir| format!("{dir}/")).chain(globs.iter().cloned());
+        let patterns = DEFAULT_EXCLUDED_DIRS
+            .iter()
+            .map(|dir| format!("{dir}/"))
+            .chain(globs.iter().cloned());
         Excludes {
             search: gix::ignore::Search::from_overrides(
                 patterns,
-                gix::ignore::search::Ignore { support_precious: false },
+                gix::ignore::search::Ignore {
+                    support_precious: false,
+                },
             ),
         }
     }
@@ -65,7 +70,9 @@ impl Excludes {
                 .pattern_matching_relative_path(candidate, Some(is_dir), case)
                 .is_some_and(|m| !m.pattern.is_negative())
         };
-        path.char_indices().filter(|(_, _, c)| *c == '/').any(|(start, _, _)| matches(path[..start].as_bstr(), true))
+        path.char_indices()
+            .filter(|(_, _, c)| *c == '/')
+            .any(|(start, _, _)| matches(path[..start].as_bstr(), true))
             || matches(path, false)
     }
 }
@@ -86,22 +93,50 @@ impl Snapshot {
         self.index.remove_resolve_undo();
         self.index
             .write(gix::index::write::Options::default())
-            .map_err(|err| Error::Failed(format!("cannot write the worktree index: {err:#}")))
+            .map_err(|err| {
+                Error::Failed(format!(
+                    "cannot write the worktree index: {}",
+                    super::describe(&err)
+                ))
+            })
     }
 }
 
 enum IndexChange {
-    Content { entry: usize, id: ObjectId, mode: Mode, stat: Stat },
-    Stat { entry: usize, stat: Stat },
-    SmudgeSize { entry: usize },
-    Remove { entry: usize },
-    Add { path: BString, id: ObjectId, mode: Mode, stat: Stat },
+    Content {
+        entry: usize,
+        id: ObjectId,
+        mode: Mode,
+        stat: Stat,
+    },
+    Stat {
+        entry: usize,
+        stat: Stat,
+    },
+    SmudgeSize {
+        entry: usize,
+    },
+    Remove {
+        entry: usize,
+    },
+    Add {
+        path: BString,
+        id: ObjectId,
+        mode: Mode,
+        stat: Stat,
+    },
 }
 
 /// What the worktree walk reported for one path, owned so the index can be edited afterwards.
 enum Observed {
-    Tracked { entry: usize, path: BString, status: EntryStatus<(), ()> },
-    Untracked { path: BString },
+    Tracked {
+        entry: usize,
+        path: BString,
+        status: EntryStatus<(), ()>,
+    },
+    Untracked {
+        path: BString,
+    },
 }
 
 impl Repo {
@@ -124,10 +159,23 @@ impl Repo {
             |change, _, _| {
                 use gix::diff::index::ChangeRef;
                 let (path, new) = match change {
-                    ChangeRef::Addition { location, entry_mode, id, .. }
-                    | ChangeRef::Modification { location, entry_mode, id, .. } => {
-                        (location, entry_mode.to_tree_entry_mode().map(|m| (m.kind(), id.into_owned())))
+                    ChangeRef::Addition {
+                        location,
+                        entry_mode,
+                        id,
+                        ..
                     }
+                    | ChangeRef::Modification {
+                        location,
+                        entry_mode,
+                        id,
+                        ..
+                    } => (
+                        location,
+                        entry_mode
+                            .to_tree_entry_mode()
+                            .map(|m| (m.kind(), id.into_owned())),
+                    ),
                     ChangeRef::Deletion { location, .. } => (location, None),
                     ChangeRef::Rewrite { .. } => return Ok(gix::diff::index::Action::Continue(())),
                 };
@@ -143,8 +191,14 @@ impl Repo {
         let mut changes = Vec::new();
         for item in observed {
             match item {
-                Observed::Tracked { entry, path, status } => match status {
-                    EntryStatus::NeedsUpdate(stat) => changes.push(IndexChange::Stat { entry, stat }),
+                Observed::Tracked {
+                    entry,
+                    path,
+                    status,
+                } => match status {
+                    EntryStatus::NeedsUpdate(stat) => {
+                        changes.push(IndexChange::Stat { entry, stat });
+                    }
                     EntryStatus::Change(Change::Modification {
                         executable_bit_changed: false,
                         content_change: None,
@@ -154,7 +208,8 @@ impl Repo {
                             changes.push(IndexChange::SmudgeSize { entry });
                         }
                     }
-                    EntryStatus::Change(Change::SubmoduleModification(_)) | EntryStatus::IntentToAdd => {}
+                    EntryStatus::Change(Change::SubmoduleModification(_))
+                    | EntryStatus::IntentToAdd => {}
                     EntryStatus::Conflict { .. } => {
                         return Err(Error::Failed(format!(
                             "the worktree has an unresolved merge conflict at {path}; resolve it, then checkpoint"
@@ -174,7 +229,12 @@ impl Repo {
                             Some((id, kind, metadata)) => {
                                 edits.push((path, Some((kind, id))));
                                 let stat = stat_of(metadata)?;
-                                changes.push(IndexChange::Content { entry, id, mode: mode_of(kind), stat });
+                                changes.push(IndexChange::Content {
+                                    entry,
+                                    id,
+                                    mode: mode_of(kind),
+                                    stat,
+                                });
                             }
                             None => {
                                 edits.push((path, None));
@@ -184,12 +244,19 @@ impl Repo {
                     }
                 },
                 Observed::Untracked { path } => {
-                    if let Some((id, kind, metadata)) = pipeline.worktree_file_to_object(path.as_ref(), &index)? {
+                    if let Some((id, kind, metadata)) =
+                        pipeline.worktree_file_to_object(path.as_ref(), &index)?
+                    {
                         if kind == EntryKind::Commit {
                             continue; // a nested repository is not part of the run's files
                         }
                         edits.push((path.clone(), Some((kind, id))));
-                        changes.push(IndexChange::Add { path, id, mode: mode_of(kind), stat: stat_of(metadata)? });
+                        changes.push(IndexChange::Add {
+                            path,
+                            id,
+                            mode: mode_of(kind),
+                            stat: stat_of(metadata)?,
+                        });
                     }
                 }
             }
@@ -210,15 +277,25 @@ impl Repo {
             editor.write()?
         };
         apply(&mut index, changes);
-        Ok(Snapshot { tree, changed_paths, index })
+        Ok(Snapshot {
+            tree,
+            changed_paths,
+            index,
+        })
     }
 
     /// Compares the index with the files on disk, reporting tracked changes, stat refreshes and
     /// untracked files that are neither ignored nor excluded.
-    fn observe_worktree(&self, index: &gix::index::State, excludes: &Excludes) -> Result<Vec<Observed>> {
+    fn observe_worktree(
+        &self,
+        index: &gix::index::State,
+        excludes: &Excludes,
+    ) -> Result<Vec<Observed>> {
         use gix::worktree::stack::state::{attributes, ignore};
         let repo = &self.repo;
-        let workdir = repo.workdir().ok_or_else(|| Error::Failed("the run has no work tree".into()))?;
+        let workdir = repo
+            .workdir()
+            .ok_or_else(|| Error::Failed("the run has no work tree".into()))?;
         let attributes = repo
             .attributes(
                 index,
@@ -228,20 +305,32 @@ impl Repo {
             )?
             .detach();
         let (pathspec, _) = repo
-            .pathspec(false, None::<&str>, true, index, attributes::Source::WorktreeThenIdMapping)?
+            .pathspec(
+                false,
+                None::<&str>,
+                true,
+                index,
+                attributes::Source::WorktreeThenIdMapping,
+            )?
             .into_parts();
         let cwd = repo.current_dir();
-        let git_dir = gix::path::realpath_opts(repo.git_dir(), cwd, gix::path::realpath::MAX_SYMLINKS)
-            .map_err(|err| Error::Failed(format!("cannot resolve the git dir: {err}")))?;
+        let git_dir =
+            gix::path::realpath_opts(repo.git_dir(), cwd, gix::path::realpath::MAX_SYMLINKS)
+                .map_err(|err| Error::Failed(format!("cannot resolve the git dir: {err}")))?;
         let fs = repo.filesystem_options()?;
         let icase = fs.ignore_case.then(|| index.prepare_icase_backing());
         let resource_cache = gix::diff::resource_cache(
             repo,
             gix::diff::blob::pipeline::Mode::ToGit,
             attributes,
-            gix::diff::blob::pipeline::WorktreeRoots { old_root: None, new_root: Some(workdir.to_owned()) },
+            gix::diff::blob::pipeline::WorktreeRoots {
+                old_root: None,
+                new_root: Some(workdir.to_owned()),
+            },
         )?;
-        let dirwalk = repo.dirwalk_options()?.emit_untracked(gix::dir::walk::EmissionMode::Matching);
+        let dirwalk = repo
+            .dirwalk_options()?
+            .emit_untracked(gix::dir::walk::EmissionMode::Matching);
         let interrupt = AtomicBool::new(false);
         let mut recorder = Recorder::default();
         status_with_renames(
@@ -250,7 +339,10 @@ impl Repo {
             &mut recorder,
             FastEq,
             IgnoreSubmodules,
-            repo.objects.clone().into_arc().map_err(|err| Error::Failed(format!("{err}")))?,
+            repo.objects
+                .clone()
+                .into_arc()
+                .map_err(|err| Error::Failed(format!("{err}")))?,
             &mut Discard,
             status::Context {
                 pathspec,
@@ -275,19 +367,38 @@ impl Repo {
                 rewrites: None,
             },
         )
-        .map_err(|err| Error::Failed(format!("cannot read the worktree's status: {err:#}")))?;
+        .map_err(|err| {
+            Error::Failed(format!(
+                "cannot read the worktree's status: {}",
+                super::describe(&err)
+            ))
+        })?;
 
         let mut observed = Vec::with_capacity(recorder.records.len());
         for record in recorder.records {
             match record {
-                Entry::Modification { entry_index, rela_path, status, .. } => {
-                    observed.push(Observed::Tracked { entry: entry_index, path: rela_path.to_owned(), status });
+                Entry::Modification {
+                    entry_index,
+                    rela_path,
+                    status,
+                    ..
+                } => {
+                    observed.push(Observed::Tracked {
+                        entry: entry_index,
+                        path: rela_path.to_owned(),
+                        status,
+                    });
                 }
                 Entry::DirectoryContents { entry, .. } => {
                     if entry.status == gix::dir::entry::Status::Untracked
-                        && !matches!(entry.disk_kind, Some(gix::dir::entry::Kind::Repository) | None)
+                        && !matches!(
+                            entry.disk_kind,
+                            Some(gix::dir::entry::Kind::Repository) | None
+                        )
                     {
-                        observed.push(Observed::Untracked { path: entry.rela_path });
+                        observed.push(Observed::Untracked {
+                            path: entry.rela_path,
+                        });
                     }
                 }
                 Entry::Rewrite { .. } => {}
@@ -317,7 +428,12 @@ fn apply(index: &mut gix::index::File, changes: Vec<IndexChange>) {
     let mut added = false;
     for change in changes {
         match change {
-            IndexChange::Content { entry, id, mode, stat } => {
+            IndexChange::Content {
+                entry,
+                id,
+                mode,
+                stat,
+            } => {
                 let e = &mut index.entries_mut()[entry];
                 e.id = id;
                 e.mode = mode;
@@ -326,8 +442,19 @@ fn apply(index: &mut gix::index::File, changes: Vec<IndexChange>) {
             IndexChange::Stat { entry, stat } => index.entries_mut()[entry].stat = stat,
             IndexChange::SmudgeSize { entry } => index.entries_mut()[entry].stat.size = 0,
             IndexChange::Remove { entry } => removed[entry] = true,
-            IndexChange::Add { path, id, mode, stat } => {
-                index.dangerously_push_entry(stat, id, gix::index::entry::Flags::empty(), mode, path.as_ref());
+            IndexChange::Add {
+                path,
+                id,
+                mode,
+                stat,
+            } => {
+                index.dangerously_push_entry(
+                    stat,
+                    id,
+                    gix::index::entry::Flags::empty(),
+                    mode,
+                    path.as_ref(),
+                );
                 added = true;
             }
         }
@@ -358,8 +485,14 @@ fn stat_of(md: std::fs::Metadata) -> Result<Stat> {
     use std::os::unix::fs::MetadataExt;
     // The index stores 32-bit fields; truncation is what git does too.
     Ok(Stat {
-        mtime: Time { secs: md.mtime() as u32, nsecs: md.mtime_nsec() as u32 },
-        ctime: Time { secs: md.ctime() as u32, nsecs: md.ctime_nsec() as u32 },
+        mtime: Time {
+            secs: md.mtime() as u32,
+            nsecs: md.mtime_nsec() as u32,
+        },
+        ctime: Time {
+            secs: md.ctime() as u32,
+            nsecs: md.ctime_nsec() as u32,
+        },
         dev: md.dev() as u32,
         ino: md.ino() as u32,
         uid: md.uid(),

@@ -14,7 +14,9 @@ pub struct TreeEdit<'repo> {
 impl Repo {
     /// Starts editing `base` (use [`Repo::empty_tree`] for a new tree).
     pub fn edit_tree(&self, base: ObjectId) -> Result<TreeEdit<'_>> {
-        Ok(TreeEdit { editor: self.repo.edit_tree(base)? })
+        Ok(TreeEdit {
+            editor: self.repo.edit_tree(base)?,
+        })
     }
 }
 

@@ -1,0 +1,203 @@
+//! A test repository in a temporary directory, the real binary, and plain `git` to check what
+//! it wrote. Every process runs with an isolated HOME, fabro home and git config.
+
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use assert_cmd::cargo::CommandCargoExt;
+use serde_json::Value;
+use tempfile::TempDir;
+
+pub struct TestRepo {
+    _dir: TempDir,
+    pub root: PathBuf,
+    pub path: PathBuf,
+    pub home: PathBuf,
+}
+
+/// Environment shared by git and git-fabro in tests.
+fn isolate(cmd: &mut Command, root: &Path) {
+    for (key, _) in std::env::vars_os() {
+        let key = key.to_string_lossy().into_owned();
+        if key.starts_with("GIT_") || key.starts_with("FABRO_") {
+            cmd.env_remove(key);
+        }
+    }
+    cmd.env("HOME", root)
+        .env("FABRO_HOME", root.join("fabro-home"))
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("TZ", "UTC")
+        .env("LC_ALL", "C");
+}
+
+impl TestRepo {
+    /// A repository on `main` with one commit holding `README.md` and `src/lib.rs`.
+    pub fn new() -> TestRepo {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let root = std::fs::canonicalize(dir.path()).expect("canonical temp dir");
+        let path = root.join("repo");
+        std::fs::create_dir(&path).expect("repo dir");
+        let repo = TestRepo {
+            home: root.join("fabro-home"),
+            root,
+            path,
+            _dir: dir,
+        };
+        repo.git(&["init", "-q", "-b", "main"]);
+        repo.git(&["config", "user.name", "Test User"]);
+        repo.git(&["config", "user.email", "test@example.com"]);
+        repo.git(&["config", "gc.auto", "0"]);
+        repo.write("README.md", "hello\n");
+        repo.write("src/lib.rs", "pub fn f() {}\n");
+        repo.git(&["add", "-A"]);
+        repo.git(&["commit", "-q", "-m", "initial"]);
+        repo
+    }
+
+    pub fn write(&self, rel: &str, content: &str) {
+        write_file(&self.path.join(rel), content);
+    }
+
+    /// Runs git in the repository and returns its stdout, failing the test if git fails.
+    pub fn git(&self, args: &[&str]) -> String {
+        self.git_in(&self.path, args)
+    }
+
+    pub fn git_in(&self, dir: &Path, args: &[&str]) -> String {
+        let out = self.git_output(dir, args);
+        assert!(
+            out.status.success(),
+            "git {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    pub fn git_output(&self, dir: &Path, args: &[&str]) -> Output {
+        let mut cmd = Command::new("git");
+        isolate(&mut cmd, &self.root);
+        cmd.args(args).current_dir(dir).output().expect("git runs")
+    }
+
+    /// The git-fabro binary, in the repository, with the isolated environment.
+    pub fn fabro(&self) -> Command {
+        self.fabro_in(&self.path)
+    }
+
+    pub fn fabro_in(&self, dir: &Path) -> Command {
+        let mut cmd = Command::cargo_bin("git-fabro").expect("binary built");
+        isolate(&mut cmd, &self.root);
+        cmd.current_dir(dir);
+        cmd
+    }
+
+    /// Runs git-fabro with `args` and asserts it succeeds; returns stdout.
+    pub fn ok(&self, args: &[&str]) -> String {
+        run_ok(self.fabro().args(args))
+    }
+
+    pub fn start(&self) -> Started {
+        let out = self.ok(&["start", "--json"]);
+        let v: Value = serde_json::from_str(&out).expect("start --json is JSON");
+        Started {
+            id: v["run_id"].as_str().expect("run_id").to_owned(),
+            worktree: PathBuf::from(v["worktree"].as_str().expect("worktree")),
+            run_dir: PathBuf::from(v["run_dir"].as_str().expect("run_dir")),
+        }
+    }
+
+    pub fn checkpoint(&self, id: &str, node: &str) -> String {
+        self.ok(&["checkpoint", "--run", id, "--node", node])
+            .trim()
+            .to_owned()
+    }
+
+    pub fn log_json(&self, id: &str) -> Vec<Value> {
+        serde_json::from_str(&self.ok(&["log", id, "--json"])).expect("log --json is JSON")
+    }
+
+    /// Everything of the user's that git-fabro must never touch.
+    pub fn user_state(&self) -> UserState {
+        let refs = self
+            .git(&["for-each-ref", "--format=%(refname) %(objectname)"])
+            .lines()
+            .filter(|l| !l.starts_with("refs/heads/fabro/") && !l.starts_with("refs/fabro/"))
+            .map(ToOwned::to_owned)
+            .collect();
+        let mut files = BTreeMap::new();
+        collect_files(&self.path, &self.path, &mut files);
+        UserState {
+            head: std::fs::read_to_string(self.path.join(".git/HEAD")).expect("HEAD"),
+            refs,
+            index: std::fs::read(self.path.join(".git/index")).expect("index"),
+            files,
+        }
+    }
+}
+
+pub struct Started {
+    pub id: String,
+    pub worktree: PathBuf,
+    pub run_dir: PathBuf,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+pub struct UserState {
+    head: String,
+    refs: Vec<String>,
+    index: Vec<u8>,
+    files: BTreeMap<PathBuf, Vec<u8>>,
+}
+
+fn collect_files(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
+    for entry in std::fs::read_dir(dir).expect("readable dir").flatten() {
+        let path = entry.path();
+        if path.file_name().is_some_and(|n| n == ".git") {
+            continue;
+        }
+        if path.is_dir() {
+            collect_files(root, &path, out);
+        } else {
+            out.insert(
+                path.strip_prefix(root).expect("inside").to_owned(),
+                std::fs::read(&path).unwrap_or_default(),
+            );
+        }
+    }
+}
+
+pub fn write_file(path: &Path, content: &str) {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).expect("parent dir");
+    }
+    std::fs::write(path, content).expect("write file");
+}
+
+pub fn run_ok(cmd: &mut Command) -> String {
+    let out = cmd.output().expect("git-fabro runs");
+    assert!(
+        out.status.success(),
+        "git-fabro failed ({}): {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Runs a command expected to fail; returns (exit code, stderr).
+pub fn run_err(cmd: &mut Command) -> (i32, String) {
+    let out = cmd.output().expect("git-fabro runs");
+    assert!(
+        !out.status.success(),
+        "expected failure, got: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}

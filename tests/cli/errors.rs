@@ -1,0 +1,184 @@
+use crate::common::{TestRepo, run_err};
+
+/// The refs and object count, to show a refused command wrote nothing.
+fn written(repo: &TestRepo) -> (String, String) {
+    (repo.git(&["for-each-ref"]), repo.git(&["count-objects"]))
+}
+
+#[test]
+fn bad_node_ids_exit_2_and_write_nothing() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    let before = written(&repo);
+    let long = "n".repeat(129);
+    for node in [
+        "../x",
+        "a/b",
+        "a b",
+        "a\nb",
+        "",
+        "a@1",
+        ".hidden",
+        "a..b",
+        long.as_str(),
+    ] {
+        let (code, err) =
+            run_err(
+                repo.fabro()
+                    .args(["checkpoint", "--run", &run.id, "--node", node]),
+            );
+        assert_eq!(code, 2, "{node:?}: {err}");
+        assert!(err.starts_with("error: invalid node id"), "{node:?}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    let (code, _) = run_err(repo.fabro().args([
+        "checkpoint",
+        "--run",
+        &run.id,
+        "--node",
+        "a",
+        "--next",
+        "x/y",
+    ]));
+    assert_eq!(code, 2);
+    assert_eq!(written(&repo), before);
+}
+
+#[test]
+fn unknown_statuses_list_the_valid_ones() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    let before = written(&repo);
+    let (code, err) = run_err(repo.fabro().args([
+        "checkpoint",
+        "--run",
+        &run.id,
+        "--node",
+        "a",
+        "--status",
+        "done",
+    ]));
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("succeeded, partially_succeeded, failed, skipped"),
+        "{err}"
+    );
+    assert_eq!(written(&repo), before);
+}
+
+#[test]
+fn malformed_context_and_attachments_exit_2() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    let before = written(&repo);
+    for args in [
+        vec!["--context", "k={not json"],
+        vec!["--context", "novalue"],
+        vec!["--context", "=1"],
+        vec!["--attach", "x.md=/does/not/exist"],
+        vec!["--attach", "../x=Cargo.toml"],
+        vec!["--attach", "status.json=Cargo.toml"],
+    ] {
+        let mut cmd = repo.fabro();
+        cmd.args(["checkpoint", "--run", &run.id, "--node", "a"])
+            .args(&args);
+        let (code, err) = run_err(&mut cmd);
+        assert_eq!(code, 2, "{args:?}: {err}");
+    }
+    assert_eq!(written(&repo), before);
+}
+
+#[test]
+fn unknown_and_ambiguous_run_prefixes() {
+    let repo = TestRepo::new();
+    let a = repo.start();
+    let b = repo.start();
+    let (code, err) = run_err(repo.fabro().args(["log", "ZZZZZZ"]));
+    assert_eq!(code, 2);
+    assert!(err.contains("no run matches"), "{err}");
+    let common: String =
+        a.id.chars()
+            .zip(b.id.chars())
+            .take_while(|(x, y)| x == y)
+            .map(|(x, _)| x)
+            .collect();
+    assert!(
+        common.len() >= 4,
+        "runs minted in the same second share a prefix"
+    );
+    let (code, err) = run_err(
+        repo.fabro()
+            .args(["log", &common[..4].to_ascii_lowercase()]),
+    );
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("ambiguous") && err.contains(&a.id) && err.contains(&b.id),
+        "{err}"
+    );
+    let (code, _) = run_err(repo.fabro().args(["log", "abc"]));
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn outside_a_repository_is_a_usage_error() {
+    let repo = TestRepo::new();
+    let outside = repo.root.join("plain");
+    std::fs::create_dir(&outside).unwrap();
+    for args in [vec!["ps"], vec!["log"], vec!["start"]] {
+        let (code, err) = run_err(repo.fabro_in(&outside).args(&args));
+        assert_eq!(code, 2, "{args:?}");
+        assert!(err.contains("not a git repository"), "{err}");
+    }
+    let (code, _) = run_err(repo.fabro().args(["-C", outside.to_str().unwrap(), "ps"]));
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn a_corrupt_run_json_is_reported_not_trusted() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    let meta = format!("refs/heads/fabro/meta/{}", run.id);
+    for bad in ["{ not json", "{\"format\": 99, \"run_id\": \"x\"}", "[]"] {
+        let path = repo.root.join("bad.json");
+        std::fs::write(&path, bad).unwrap();
+        let blob = repo.git(&["hash-object", "-w", path.to_str().unwrap()]);
+        let listing = format!("100644 blob {}\trun.json\n", blob.trim());
+        let tree_path = repo.root.join("tree.txt");
+        std::fs::write(&tree_path, listing).unwrap();
+        let tree = String::from_utf8(
+            std::process::Command::new("sh")
+                .arg("-c")
+                .arg(format!("git mktree < {}", tree_path.display()))
+                .current_dir(&repo.path)
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .env("GIT_CONFIG_GLOBAL", "/dev/null")
+                .output()
+                .unwrap()
+                .stdout,
+        )
+        .unwrap();
+        let commit = repo.git(&["commit-tree", tree.trim(), "-p", &meta, "-m", "corrupt"]);
+        repo.git(&["update-ref", &meta, commit.trim()]);
+        let before = written(&repo);
+        for args in [
+            vec!["checkpoint", "--run", &run.id, "--node", "a"],
+            vec!["show", &run.id],
+            vec!["ps"],
+        ] {
+            let (code, err) = run_err(repo.fabro().args(&args));
+            assert_eq!(code, 2, "{bad} {args:?}: {err}");
+            assert!(err.contains("run.json"), "{err}");
+            assert!(!err.contains("panicked"), "{err}");
+        }
+        assert_eq!(written(&repo), before);
+    }
+}
+
+#[test]
+fn clap_usage_errors_exit_2() {
+    let repo = TestRepo::new();
+    let (code, _) = run_err(repo.fabro().args(["checkpoint"]));
+    assert_eq!(code, 2);
+    let (code, _) = run_err(repo.fabro().args(["no-such-command"]));
+    assert_eq!(code, 2);
+}

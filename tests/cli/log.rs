@@ -1,0 +1,118 @@
+use std::io::Read;
+use std::process::Stdio;
+
+use crate::common::{TestRepo, run_ok, write_file};
+
+#[test]
+fn the_timeline_is_rebuilt_from_trailers_on_a_fresh_clone() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    for node in ["plan", "code", "plan"] {
+        write_file(&run.worktree.join(format!("{node}.txt")), node);
+        repo.checkpoint(&run.id, node);
+    }
+    let here = repo.log_json(&run.id);
+
+    // A bare clone knows nothing of the run directory or worktree, only the refs.
+    let clone = repo.root.join("clone");
+    repo.git(&[
+        "clone",
+        "-q",
+        "--mirror",
+        repo.path.to_str().unwrap(),
+        clone.to_str().unwrap(),
+    ]);
+    let there: Vec<serde_json::Value> = serde_json::from_str(&run_ok(
+        repo.fabro_in(&clone).args(["log", &run.id, "--json"]),
+    ))
+    .unwrap();
+    assert_eq!(here, there);
+    let ordinals: Vec<u64> = there
+        .iter()
+        .map(|e| e["ordinal"].as_u64().unwrap())
+        .collect();
+    assert_eq!(ordinals, [1, 2, 3]);
+    for entry in &there {
+        for key in [
+            "ordinal",
+            "run_id",
+            "node_id",
+            "visit",
+            "status",
+            "completed",
+            "run_commit",
+            "meta_commit",
+            "timestamp",
+        ] {
+            assert!(entry.get(key).is_some(), "missing {key} in {entry}");
+        }
+    }
+    assert_eq!(there[2]["visit"], 2);
+}
+
+#[test]
+fn the_human_timeline_is_a_compact_table() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    repo.checkpoint(&run.id, "plan");
+    repo.checkpoint(&run.id, "plan");
+    let out = repo.ok(&["log", &run.id[..8]]);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    assert!(
+        lines[0].starts_with("#") && lines[0].contains("STAGE") && lines[0].contains("STATUS"),
+        "{out}"
+    );
+    assert!(
+        lines[1].starts_with("@1") && lines[1].contains("plan@1") && lines[1].contains("succeeded"),
+        "{out}"
+    );
+    assert!(
+        lines[2].starts_with("@2") && lines[2].contains("plan@2"),
+        "{out}"
+    );
+}
+
+#[test]
+fn commits_made_inside_the_worktree_do_not_break_the_timeline() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    repo.checkpoint(&run.id, "a");
+    write_file(&run.worktree.join("agent.txt"), "by the agent\n");
+    repo.git_in(&run.worktree, &["add", "-A"]);
+    repo.git_in(&run.worktree, &["commit", "-q", "-m", "agent's own commit"]);
+    repo.checkpoint(&run.id, "b");
+    let log = repo.log_json(&run.id);
+    assert_eq!(
+        log.iter()
+            .map(|e| e["node_id"].as_str().unwrap())
+            .collect::<Vec<_>>(),
+        ["a", "b"]
+    );
+    assert_eq!(log[1]["completed"], 2);
+}
+
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    repo.checkpoint(&run.id, "a");
+    let mut child = repo
+        .fabro()
+        .args(["log", &run.id])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let status = child.wait().unwrap();
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert!(status.success(), "exit {status}: {err}");
+    assert_eq!(err, "");
+}

@@ -1,0 +1,92 @@
+use serde_json::Value;
+
+use crate::common::{TestRepo, run_err, run_ok, write_file};
+
+fn three_checkpoints(repo: &TestRepo) -> crate::common::Started {
+    let run = repo.start();
+    write_file(&repo.root.join("resp.md"), "answer\n");
+    repo.ok(&[
+        "checkpoint",
+        "--run",
+        &run.id,
+        "--node",
+        "plan",
+        "--next",
+        "code",
+        "--context",
+        "n=1",
+    ]);
+    repo.ok(&[
+        "checkpoint",
+        "--run",
+        &run.id,
+        "--node",
+        "code",
+        "--attach",
+        "response.md=../resp.md",
+    ]);
+    repo.checkpoint(&run.id, "plan");
+    run
+}
+
+fn ordinal(repo: &TestRepo, args: &[&str]) -> u64 {
+    let v: Value = serde_json::from_str(&repo.ok(args)).unwrap();
+    v["ordinal"].as_u64().unwrap()
+}
+
+#[test]
+fn every_target_form_resolves() {
+    let repo = TestRepo::new();
+    let run = three_checkpoints(&repo);
+    let id = run.id.as_str();
+    let log = repo.log_json(id);
+    assert_eq!(ordinal(&repo, &["show", id, "--json"]), 3);
+    assert_eq!(ordinal(&repo, &["show", id, "@2", "--json"]), 2);
+    assert_eq!(ordinal(&repo, &["show", id, "plan", "--json"]), 3);
+    assert_eq!(ordinal(&repo, &["show", id, "plan@1", "--json"]), 1);
+    let run_sha = log[1]["run_commit"].as_str().unwrap();
+    let meta_sha = log[0]["meta_commit"].as_str().unwrap();
+    assert_eq!(ordinal(&repo, &["show", id, &run_sha[..8], "--json"]), 2);
+    assert_eq!(ordinal(&repo, &["show", id, &meta_sha[..10], "--json"]), 1);
+    // One argument names the target when the current run is known.
+    let v: Value = serde_json::from_str(&run_ok(
+        repo.fabro_in(&run.worktree)
+            .args(["show", "code", "--json"]),
+    ))
+    .unwrap();
+    assert_eq!(v["ordinal"], 2);
+}
+
+#[test]
+fn show_prints_the_record_and_the_stage_files() {
+    let repo = TestRepo::new();
+    let run = three_checkpoints(&repo);
+    let v: Value = serde_json::from_str(&repo.ok(&["show", &run.id, "code@1", "--json"])).unwrap();
+    assert_eq!(v["node_id"], "code");
+    assert_eq!(v["git_commit_sha"], v["run_commit"]);
+    assert_eq!(v["record"]["current_node"], "code");
+    assert_eq!(v["record"]["context_values"]["n"], 1);
+    assert_eq!(v["stage"]["path"], "stages/code@1");
+    let names: Vec<&str> = v["stage"]["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["response.md", "status.json"]);
+    assert_eq!(v["stage"]["status"]["status"], "succeeded");
+    let human = repo.ok(&["show", &run.id, "plan@1"]);
+    assert!(human.contains("next node    code"), "{human}");
+    assert!(human.contains("stages/plan@1"), "{human}");
+}
+
+#[test]
+fn a_target_matching_nothing_or_several_exits_2_with_the_timeline_hint() {
+    let repo = TestRepo::new();
+    let run = three_checkpoints(&repo);
+    for target in ["@9", "review", "plan@7", "deadbeef00"] {
+        let (code, err) = run_err(repo.fabro().args(["show", &run.id, target]));
+        assert_eq!(code, 2, "{target}: {err}");
+        assert!(err.contains("git fabro log"), "{target}: {err}");
+    }
+}
