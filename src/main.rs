@@ -24,6 +24,9 @@ fn report(err: &anyhow::Error) -> ExitCode {
     if err.chain().any(is_broken_pipe) {
         return ExitCode::SUCCESS;
     }
+    if let Some(cli::ExitWith(code)) = err.downcast_ref::<cli::ExitWith>() {
+        return ExitCode::from(*code);
+    }
     let domain = err.chain().find_map(|cause| cause.downcast_ref::<Error>());
     match domain {
         // A domain error's message already includes what its causes add.

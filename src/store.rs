@@ -62,8 +62,18 @@ impl RunDir {
             .join(format!("{}-{id}", started.yyyymmdd()))
     }
 
-    /// Finds an existing run directory: next to the run's worktree, else under the home.
+    /// Finds an existing run directory: `$FABRO_RUN_DIR` when it holds this run (as inside
+    /// `resume -- COMMAND`), next to the run's worktree, else under the home.
     pub fn locate(home: &Path, id: &RunId, worktree: Option<&Path>) -> Option<RunDir> {
+        if let Some(dir) = std::env::var_os("FABRO_RUN_DIR").map(PathBuf::from) {
+            let holds_run = fs::read(dir.join(MANIFEST))
+                .ok()
+                .and_then(|bytes| serde_json::from_slice::<Manifest>(&bytes).ok())
+                .is_some_and(|m| m.run_id == id.as_str());
+            if holds_run {
+                return Some(RunDir { path: dir });
+            }
+        }
         if let Some(parent) = worktree.and_then(Path::parent)
             && parent.join(MANIFEST).is_file()
         {
@@ -91,6 +101,14 @@ impl RunDir {
                 path.display()
             )));
         }
+        fs::create_dir_all(path).map_err(Error::io(format!("cannot create {}", path.display())))?;
+        let path = fs::canonicalize(path)
+            .map_err(Error::io(format!("cannot resolve {}", path.display())))?;
+        Ok(RunDir { path })
+    }
+
+    /// Opens a run directory, creating it if needed (for rebuilding one from git).
+    pub fn open(path: &Path) -> Result<RunDir> {
         fs::create_dir_all(path).map_err(Error::io(format!("cannot create {}", path.display())))?;
         let path = fs::canonicalize(path)
             .map_err(Error::io(format!("cannot resolve {}", path.display())))?;

@@ -1,15 +1,21 @@
 //! Timelines rebuilt from git alone (FORMAT.md, Timeline): one first-parent walk of the run
 //! branch, keeping the commits whose trailers carry `Fabro-Checkpoint`. Node, status and time
 //! come from the run commit itself, so listing a timeline reads no metadata objects at all.
+//!
+//! The walk goes newest first and stops as soon as it can: after as many checkpoints as the
+//! newest `Fabro-Completed` says (which also bounds it inside a fork's inherited history), or
+//! as soon as a target is found, so resolving `@latest` or a recent node costs a step or two
+//! however long the run is.
 
 use std::collections::HashMap;
 
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::git::Repo;
+use crate::git::{CommitInfo, Repo};
 use crate::message::{self, Trailers};
 use crate::run::RunState;
+use crate::target::Target;
 use crate::time::Timestamp;
 
 /// One checkpoint of a timeline, as `log --json` prints it.
@@ -28,58 +34,148 @@ pub struct Entry {
 
 /// The run's checkpoints, oldest first, inherited ones (of a fork) included.
 pub fn timeline(repo: &Repo, state: &RunState) -> Result<Vec<Entry>> {
-    let forked = state.record.spec.fork_source.is_some();
-    let base = state.record.start.base_sha.as_str();
-    let mut newest_first = Vec::new();
-    let mut expected: Option<usize> = None;
-    for commit in repo.first_parents(state.run_tip) {
-        let commit = commit?;
-        let trailers = Trailers::parse(&commit.message);
-        if let (Some(meta_commit), Some(run_id)) =
-            (trailers.checkpoint.clone(), trailers.run.clone())
-        {
-            let (node_id, status) = message::parse_subject(&commit.message).ok_or_else(|| {
-                Error::Corrupt(format!(
-                    "run commit {} has Fabro trailers but no fabro(...) subject",
-                    commit.id
-                ))
-            })?;
-            let completed = trailers.completed.unwrap_or(0);
-            // The newest checkpoint's count says how many entries the timeline has, which is
-            // where the walk stops, also inside a fork's inherited history.
-            expected.get_or_insert(completed);
-            newest_first.push((
-                trailers,
-                Entry {
-                    ordinal: 0,
-                    run_id,
-                    node_id,
-                    visit: 0,
-                    status,
-                    completed,
-                    run_commit: commit.id.to_string(),
-                    meta_commit,
-                    timestamp: Timestamp::from_seconds(commit.time).rfc3339(),
-                },
-            ));
-        }
-        if expected.is_some_and(|n| newest_first.len() >= n) || (!forked && commit.id == base) {
-            break;
-        }
-    }
+    let newest_first = Walk::new(repo, state).collect::<Result<Vec<_>>>()?;
     let mut visits: HashMap<String, u64> = HashMap::new();
     Ok(newest_first
         .into_iter()
         .rev()
         .enumerate()
-        .map(|(i, (trailers, mut entry))| {
+        .map(|(i, (stage, mut entry))| {
             let count = visits.entry(entry.node_id.clone()).or_insert(0);
             *count += 1;
-            entry.visit = stage_visit(trailers.stage.as_deref(), &entry.node_id).unwrap_or(*count);
+            entry.visit = stage_visit(stage.as_deref(), &entry.node_id).unwrap_or(*count);
             entry.ordinal = i + 1;
             entry
         })
         .collect())
+}
+
+/// The one checkpoint `target` names, walking no further back than needed.
+///
+/// Ordinals equal completed counts (each checkpoint adds one), and the visit of a node's
+/// newest occurrence is its count in the run's checkpoint record, so neither needs the oldest
+/// end of the timeline. Only a sha prefix is checked against the whole timeline, because a
+/// prefix may match more than one checkpoint.
+pub fn find(repo: &Repo, state: &RunState, target: &Target) -> Result<Entry> {
+    if matches!(target, Target::NodeOrSha(text) if looks_like_sha(text)) {
+        return target
+            .resolve(&timeline(repo, state)?, state.id.as_str())
+            .cloned();
+    }
+    let visits = state
+        .linked_checkpoint(repo)?
+        .map(|c| c.node_visits)
+        .unwrap_or_default();
+    let mut seen: HashMap<String, u64> = HashMap::new();
+    let mut newest = true;
+    for item in Walk::new(repo, state) {
+        let (stage, mut entry) = item?;
+        let later = seen.entry(entry.node_id.clone()).or_insert(0);
+        let visit = stage_visit(stage.as_deref(), &entry.node_id)
+            .or_else(|| visits.get(&entry.node_id).map(|v| v.saturating_sub(*later)));
+        *later += 1;
+        entry.ordinal = entry.completed;
+        let Some(visit) = visit.filter(|v| *v > 0) else {
+            // A record that does not know this node: count from the oldest end instead.
+            return target
+                .resolve(&timeline(repo, state)?, state.id.as_str())
+                .cloned();
+        };
+        entry.visit = visit;
+        let found = match target {
+            Target::Latest => newest,
+            Target::Ordinal(n) => entry.ordinal == *n,
+            Target::NodeOrSha(node) => &entry.node_id == node,
+            Target::NodeVisit(node, v) => &entry.node_id == node && visit == *v,
+        };
+        if found {
+            return Ok(entry);
+        }
+        newest = false;
+    }
+    target.resolve(&[], state.id.as_str()).cloned()
+}
+
+fn looks_like_sha(text: &str) -> bool {
+    text.len() >= 7 && text.chars().all(|c| c.is_ascii_hexdigit())
+}
+
+/// Checkpoints newest first, each with its `Fabro-Stage` trailer if it has one. Ordinal and
+/// visit are left for the caller, who knows which end to count from.
+struct Walk<'a> {
+    commits: crate::git::FirstParentWalk<'a>,
+    base: String,
+    forked: bool,
+    expected: Option<usize>,
+    found: usize,
+    done: bool,
+}
+
+impl<'a> Walk<'a> {
+    fn new(repo: &'a Repo, state: &RunState) -> Walk<'a> {
+        Walk {
+            commits: repo.first_parents(state.run_tip),
+            base: state.record.start.base_sha.clone(),
+            forked: state.record.spec.fork_source.is_some(),
+            expected: None,
+            found: 0,
+            done: false,
+        }
+    }
+
+    fn entry(commit: &CommitInfo) -> Result<Option<(Option<String>, Entry)>> {
+        let trailers = Trailers::parse(&commit.message);
+        let (Some(meta_commit), Some(run_id)) = (trailers.checkpoint, trailers.run) else {
+            return Ok(None);
+        };
+        let (node_id, status) = message::parse_subject(&commit.message).ok_or_else(|| {
+            Error::Corrupt(format!(
+                "run commit {} has Fabro trailers but no fabro(...) subject",
+                commit.id
+            ))
+        })?;
+        Ok(Some((
+            trailers.stage,
+            Entry {
+                ordinal: 0,
+                run_id,
+                node_id,
+                visit: 0,
+                status,
+                completed: trailers.completed.unwrap_or(0),
+                run_commit: commit.id.to_string(),
+                meta_commit,
+                timestamp: Timestamp::from_seconds(commit.time).rfc3339(),
+            },
+        )))
+    }
+}
+
+impl Iterator for Walk<'_> {
+    type Item = Result<(Option<String>, Entry)>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while !self.done {
+            let commit = match self.commits.next()? {
+                Ok(commit) => commit,
+                Err(err) => return Some(Err(err)),
+            };
+            let entry = match Walk::entry(&commit) {
+                Ok(entry) => entry,
+                Err(err) => return Some(Err(err)),
+            };
+            if let Some((_, e)) = &entry {
+                self.expected.get_or_insert(e.completed);
+                self.found += 1;
+            }
+            self.done = self.expected.is_some_and(|n| self.found >= n)
+                || (!self.forked && commit.id == self.base);
+            if entry.is_some() {
+                return entry.map(Ok);
+            }
+        }
+        None
+    }
 }
 
 /// A `Fabro-Stage: node@visit` trailer, when another writer added one.

@@ -4,7 +4,6 @@ use anyhow::Result;
 
 use super::{Ctx, output};
 use crate::checkpoint::{CheckpointRequest, check_attachment_name, checkpoint, parse_context};
-use crate::config::Config;
 use crate::error::Error;
 use crate::node::{NodeId, StageStatus};
 use crate::run::RunState;
@@ -47,11 +46,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     let state = RunState::load(&ctx.repo, &id)?;
     let done = ctx.with_worktree(&id, |worktree, path| {
         let run_dir = ctx.run_dir(&id, Some(path));
-        let config = Config::resolve(
-            &ctx.repo,
-            &ctx.home,
-            ctx.run_settings(&state, run_dir.as_ref())?.as_ref(),
-        )?;
+        let config = ctx.config(&state, run_dir.as_ref())?;
         Ok(checkpoint(
             &ctx.repo,
             worktree,

@@ -1,7 +1,6 @@
 use anyhow::Result;
 
 use super::{Ctx, output};
-use crate::config::Config;
 use crate::finish::{FinishRequest, finish};
 use crate::record::StatusKind;
 use crate::run::{self, RunState};
@@ -49,11 +48,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         .worktree_on(&run::run_branch(&id))?
         .filter(|w| w.exists);
     let run_dir = ctx.run_dir(&id, worktree.as_ref().map(|w| w.path.as_path()));
-    let config = Config::resolve(
-        &ctx.repo,
-        &ctx.home,
-        ctx.run_settings(&state, run_dir.as_ref())?.as_ref(),
-    )?;
+    let config = ctx.config(&state, run_dir.as_ref())?;
     let worktree_repo = worktree
         .as_ref()
         .map(|w| crate::git::Repo::open(&w.path))

@@ -3,11 +3,18 @@
 //! renders the result. Shared plumbing (opening the repository, finding a run's worktree and
 //! directory, output) lives here and in `output.rs`.
 
+mod archive;
 mod checkpoint;
+mod diff;
 mod finish;
+mod fork;
+mod gc;
 mod log;
 pub mod output;
 mod ps;
+mod restore;
+mod resume;
+mod rewind;
 mod show;
 mod start;
 
@@ -16,7 +23,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use clap::{CommandFactory, Parser, Subcommand};
 
-use crate::config::{RUN_FILE, Settings, fabro_home};
+use crate::config::{Config, RUN_FILE, Settings, fabro_home};
 use crate::error::Error;
 use crate::git::Repo;
 use crate::run::{self, RunState};
@@ -49,6 +56,14 @@ pub enum Command {
     Log(log::Args),
     Ps(ps::Args),
     Show(show::Args),
+    Diff(diff::Args),
+    Fork(fork::Args),
+    Rewind(rewind::Args),
+    Resume(resume::Args),
+    Restore(restore::Args),
+    Archive(archive::ArchiveArgs),
+    Unarchive(archive::UnarchiveArgs),
+    Gc(gc::Args),
 }
 
 /// The clap definition, the one source of help, man pages and completions.
@@ -65,8 +80,28 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Log(args) => log::run(&ctx()?, args),
         Command::Ps(args) => ps::run(&ctx()?, args),
         Command::Show(args) => show::run(&ctx()?, args),
+        Command::Diff(args) => diff::run(&ctx()?, args),
+        Command::Fork(args) => fork::run(&ctx()?, args),
+        Command::Rewind(args) => rewind::run(&ctx()?, args),
+        Command::Resume(args) => resume::run(&ctx()?, args),
+        Command::Restore(args) => restore::run(&ctx()?, args),
+        Command::Archive(args) => archive::archive(&ctx()?, args),
+        Command::Unarchive(args) => archive::unarchive(&ctx()?, args),
+        Command::Gc(args) => gc::run(&ctx()?, args),
     }
 }
+
+/// A child's exit code that git-fabro passes through as its own (`resume -- COMMAND`).
+#[derive(Debug)]
+pub struct ExitWith(pub u8);
+
+impl std::fmt::Display for ExitWith {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the command exited with {}", self.0)
+    }
+}
+
+impl std::error::Error for ExitWith {}
 
 /// What every command works with: the repository and the fabro home.
 pub struct Ctx {
@@ -122,12 +157,19 @@ impl Ctx {
         RunDir::locate(&self.home, id, worktree)
     }
 
+    /// The configuration in force for a run: its `run.toml` over the other layers.
+    pub fn config(&self, state: &RunState, run_dir: Option<&RunDir>) -> Result<Config> {
+        let run = self.run_settings(state, run_dir)?;
+        Ok(Config::resolve(&self.repo, &self.home, run.as_ref())?)
+    }
+
+    /// The configuration for commands that are not about one run.
+    pub fn base_config(&self) -> Result<Config> {
+        Ok(Config::resolve(&self.repo, &self.home, None)?)
+    }
+
     /// The run's `run.toml`: the run directory's copy, else the one on the metadata branch.
-    pub fn run_settings(
-        &self,
-        state: &RunState,
-        run_dir: Option<&RunDir>,
-    ) -> Result<Option<Settings>> {
+    fn run_settings(&self, state: &RunState, run_dir: Option<&RunDir>) -> Result<Option<Settings>> {
         if let Some(path) = run_dir
             .map(|d| d.path.join(RUN_FILE))
             .filter(|p| p.is_file())

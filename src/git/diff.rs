@@ -28,7 +28,7 @@ pub struct FileStat {
 }
 
 /// One side of a changed path: what git calls a filespec. `None` stands for "absent".
-type Side = Option<(ObjectId, EntryKind)>;
+pub(super) type Side = Option<(ObjectId, EntryKind)>;
 
 /// Git reads only this much of a blob to decide whether it is binary (`FIRST_FEW_BYTES`).
 const BINARY_SNIFF_LEN: usize = 8000;
@@ -81,7 +81,11 @@ impl Repo {
     }
 
     /// The non-tree entries that differ between `old` and `new`, in the order git prints them.
-    fn changed_files(&self, old: ObjectId, new: ObjectId) -> Result<Vec<(BString, Side, Side)>> {
+    pub(super) fn changed_files(
+        &self,
+        old: ObjectId,
+        new: ObjectId,
+    ) -> Result<Vec<(BString, Side, Side)>> {
         // Peeling lets a commit stand for its tree, as it does on git's command line.
         let old = self.repo.find_object(old)?.peel_to_tree()?;
         let new = self.repo.find_object(new)?.peel_to_tree()?;

@@ -30,7 +30,7 @@ pub enum RefEdit {
 }
 
 impl RefEdit {
-    fn name(&self) -> &str {
+    pub fn name(&self) -> &str {
         match self {
             RefEdit::Create { name, .. }
             | RefEdit::Update { name, .. }

@@ -2,12 +2,18 @@
 
 mod common;
 
+mod archive;
 mod checkpoint;
 mod concurrency;
+mod diff;
 mod errors;
 mod finish;
+mod fork;
 mod git_agrees;
 mod log;
 mod ps;
+mod restore;
+mod resume;
+mod rewind;
 mod show;
 mod start;

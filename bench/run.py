@@ -1,0 +1,843 @@
+#!/usr/bin/env python3
+"""Benchmark harness for git-fabro: every measurement is a ratio against the `git` CLI doing
+the same job on an identical copy, in the same run.  See BENCHMARKS.md for what each benchmark
+measures and how to read the output.
+
+Python 3.11 standard library only.  Progress goes to stderr; the report (machine facts and a
+Markdown table) goes to stdout.  Exit status is non-zero if any command failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import platform
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+GEN_VERSION = 1  # bump when the synthetic repository layout or content changes
+RACY_WAIT = 1.1  # seconds; git's racy-timestamp window is 1 s at second granularity
+TARGET_FILES = 300  # untracked, ignored files in each worktree's target/
+WARMUP, RSS_RUN = -1, -2  # repetition markers
+NODES = ["plan", "implement", "test", "review", "fix"]
+BENCH_NAMES = ["checkpoint-10", "checkpoint-touch-all", "start", "checkpoint-growth", "log"]
+
+
+class CommandFailed(Exception):
+    pass
+
+
+def say(msg: str) -> None:
+    print(f"[bench {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+# --------------------------------------------------------------------------------------------
+# Processes
+
+
+@dataclass
+class Proc:
+    argv: list[str]
+    rc: int
+    ms: float
+    rss_kb: int
+    out: str
+    err: str
+
+
+TIME = "/usr/bin/time"
+
+
+def gnu_time_works() -> bool:
+    try:
+        with tempfile.NamedTemporaryFile() as f:
+            subprocess.run([TIME, "-f", "%M", "-o", f.name, "true"], check=True, capture_output=True)
+            return f.read().strip().isdigit()
+    except (OSError, subprocess.CalledProcessError):
+        return False
+
+
+class Runner:
+    """Spawns commands in a scratch environment and measures wall time and peak RSS.
+
+    Wall time is perf_counter around spawn + wait of the command itself, nothing in between.
+
+    Peak RSS: Linux carries a process's high-water RSS across exec, and a child spawned from
+    Python starts from Python's own mm (vfork), so ru_maxrss of a direct child is never below
+    this interpreter's RSS (~15 MB), whatever the command used.  So peak RSS comes from a
+    separate, untimed run under GNU `/usr/bin/time -f %M` (a small C parent whose child starts
+    from a ~2 MB image).  The wrapper costs about 1 ms per process, which is why it is never on
+    a timed run.  Without GNU time, os.wait4()'s ru_maxrss is used and is only an upper bound.
+    """
+
+    def __init__(self, env: dict[str, str], fabro: list[str]):
+        self.env = env
+        self.fabro = fabro
+        self.devnull = open(os.devnull, "wb")
+        self.gnu_time = gnu_time_works()
+        self.rss_source = (
+            f"GNU {TIME} -f %M on one extra untimed repetition" if self.gnu_time
+            else "os.wait4 ru_maxrss on one extra untimed repetition (upper bound: includes the spawning Python's RSS)"
+        )
+
+    def run(self, argv: list[str], cwd: Path, discard_stdout: bool = False, rss: bool = False) -> Proc:
+        out = self.devnull if discard_stdout else tempfile.TemporaryFile()
+        err = tempfile.TemporaryFile()
+        rss_file = None
+        spawn = argv
+        if rss and self.gnu_time:
+            rss_file = tempfile.NamedTemporaryFile(prefix="rss-")
+            spawn = [TIME, "-f", "%M", "-o", rss_file.name, *argv]
+        try:
+            t0 = time.perf_counter()
+            p = subprocess.Popen(spawn, cwd=cwd, env=self.env, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
+            _, status, usage = os.wait4(p.pid, 0)
+            elapsed = (time.perf_counter() - t0) * 1000.0
+            p.returncode = os.waitstatus_to_exitcode(status)
+            peak = usage.ru_maxrss
+            if rss_file is not None:
+                lines = rss_file.read().decode().split()
+                peak = int(lines[-1]) if lines and lines[-1].isdigit() else 0
+            text = ""
+            if not discard_stdout:
+                out.seek(0)
+                text = out.read().decode("utf-8", "replace")
+            err.seek(0)
+            etext = err.read().decode("utf-8", "replace")
+        finally:
+            if not discard_stdout:
+                out.close()
+            err.close()
+            if rss_file is not None:
+                rss_file.close()
+        proc = Proc(argv, p.returncode, elapsed, peak, text, etext)
+        if proc.rc != 0:
+            raise CommandFailed(
+                f"command failed (exit {proc.rc}) in {cwd}: {' '.join(argv)}\n"
+                f"stdout: {text.strip()[:2000]}\nstderr: {etext.strip()[:2000]}"
+            )
+        return proc
+
+    def git(self, *args: str, cwd: Path, discard_stdout: bool = False, rss: bool = False) -> Proc:
+        return self.run(["git", *args], cwd, discard_stdout, rss)
+
+    def gitout(self, *args: str, cwd: Path) -> str:
+        return self.git(*args, cwd=cwd).out.strip()
+
+    def fab(self, *args: str, cwd: Path, discard_stdout: bool = False, rss: bool = False) -> Proc:
+        return self.run([*self.fabro, *args], cwd, discard_stdout, rss)
+
+
+def scratch_env(work: Path, fabro_home: Path, fabro_bin: Path) -> dict[str, str]:
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not (k.startswith("GIT_") or k.startswith("FABRO_") or k in ("XDG_CONFIG_HOME", "PAGER", "LESS"))
+    }
+    home = work / "home"
+    home.mkdir(parents=True, exist_ok=True)
+    env.update(
+        HOME=str(home),
+        XDG_CONFIG_HOME=str(home / ".config"),
+        FABRO_HOME=str(fabro_home),
+        GIT_CONFIG_NOSYSTEM="1",
+        GIT_CONFIG_GLOBAL="/dev/null",
+        GIT_AUTHOR_NAME="b",
+        GIT_AUTHOR_EMAIL="b@b",
+        GIT_COMMITTER_NAME="b",
+        GIT_COMMITTER_EMAIL="b@b",
+        GIT_PAGER="cat",
+        PAGER="cat",
+        GIT_TERMINAL_PROMPT="0",
+        LC_ALL="C",
+        TZ="UTC",
+        PATH=f"{fabro_bin.parent}{os.pathsep}{os.environ.get('PATH', '')}",
+    )
+    return env
+
+
+# --------------------------------------------------------------------------------------------
+# Synthetic repositories
+
+WORDS = (
+    "run checkpoint node stage tree blob commit index worktree branch trailer meta graph "
+    "status record timeline context value retry visit outcome fork rewind resume finish"
+).split()
+
+
+def layout(nfiles: int) -> list[str]:
+    """src/modNN/subN/fileNNN.rs: 100 files per sub dir, 10 sub dirs per module."""
+    return [f"src/mod{i // 1000:02d}/sub{(i // 100) % 10}/file{i % 100:03d}.rs" for i in range(nfiles)]
+
+
+def file_text(rng: random.Random, tag: str) -> str:
+    """0.1-1 KB of Rust-looking text."""
+    target = rng.randint(100, 1000)
+    lines = [f"// {tag}\n"]
+    size = len(lines[0])
+    n = 0
+    while size < target:
+        kind = rng.random()
+        if kind < 0.3:
+            line = "// " + " ".join(rng.choices(WORDS, k=rng.randint(3, 9))) + "\n"
+        elif kind < 0.8:
+            a, b = rng.choice(WORDS), rng.choice(WORDS)
+            line = f"pub fn {a}_{b}_{n}(x: u64) -> u64 {{ x.wrapping_mul({rng.randint(1, 99999)}) }}\n"
+        else:
+            line = f"const {rng.choice(WORDS).upper()}_{n}: u32 = {rng.randint(0, 1 << 30)};\n"
+        lines.append(line)
+        size += len(line)
+        n += 1
+    text = "".join(lines)
+    return text[:1000] if len(text) > 1000 else text
+
+
+def populate_target(worktree: Path, n: int = TARGET_FILES) -> list[str]:
+    """An untracked, .gitignore'd target/ dir, as a cargo build leaves behind."""
+    rng = random.Random(4242)
+    paths = []
+    for k in range(n):
+        if k % 3 == 0:
+            rel = f"target/debug/deps/libcrate{k:04d}-{rng.getrandbits(32):08x}.rlib"
+        elif k % 3 == 1:
+            rel = f"target/debug/.fingerprint/crate{k % 40:02d}-{k:04d}/lib-crate.json"
+        else:
+            rel = f"target/debug/build/crate{k % 25:02d}/out/gen{k:04d}.rs"
+        p = worktree / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(rng.randbytes(rng.randint(200, 2000)))
+        paths.append(rel)
+    return paths
+
+
+def generate_base(r: Runner, dest: Path, nfiles: int) -> None:
+    stamp = dest / ".git" / "bench-stamp"
+    want = f"v{GEN_VERSION} files={nfiles} target={TARGET_FILES}\n"
+    if stamp.is_file() and stamp.read_text() == want:
+        say(f"reusing synthetic repo {dest} ({nfiles} files)")
+        return
+    if dest.exists():
+        shutil.rmtree(dest)
+    say(f"generating synthetic repo with {nfiles} files in {dest}")
+    t0 = time.monotonic()
+    dest.mkdir(parents=True)
+    rng = random.Random(nfiles)
+    made = set()
+    for rel in layout(nfiles):
+        d = rel.rpartition("/")[0]
+        if d not in made:
+            (dest / d).mkdir(parents=True, exist_ok=True)
+            made.add(d)
+        with open(dest / rel, "w") as f:
+            f.write(file_text(rng, rel))
+    (dest / ".gitignore").write_text("target/\n")
+    r.git("init", "-q", "-b", "main", cwd=dest)
+    configure(r, dest)
+    r.git("add", "-A", cwd=dest)
+    r.git("commit", "-q", "-m", f"synthetic repository, {nfiles} files", cwd=dest)
+    r.git("gc", "-q", cwd=dest)
+    populate_target(dest)
+    stamp.write_text(want)
+    say(f"  generated in {time.monotonic() - t0:.1f} s")
+
+
+def configure(r: Runner, repo: Path) -> None:
+    for key, value in (("gc.auto", "0"), ("maintenance.auto", "false"), ("core.autocrlf", "false")):
+        r.git("config", key, value, cwd=repo)
+
+
+def copy_repo(base: Path, dest: Path) -> Path:
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["cp", "-a", str(base), str(dest)], check=True)
+    return dest
+
+
+# --------------------------------------------------------------------------------------------
+# Measurement bookkeeping
+
+
+@dataclass
+class Result:
+    bench: str
+    size: str
+    fabro_ms: list[float] = field(default_factory=list)
+    git_ms: list[float] = field(default_factory=list)
+    fabro_rss_kb: list[int] = field(default_factory=list)
+    git_rss_kb: list[int] = field(default_factory=list)
+    warmup: dict = field(default_factory=dict)
+    baseline: str = "git"  # what git_ms holds
+    extra: dict = field(default_factory=dict)
+
+
+class Racy:
+    """Makes sure no index entry is racy when a measurement starts: the measurement waits until
+    RACY_WAIT seconds have passed since the last file change and the last index write on
+    either side."""
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled
+        self.last = 0.0
+
+    def mark(self) -> None:
+        self.last = time.monotonic()
+
+    def wait(self) -> None:
+        if self.enabled:
+            delay = self.last + RACY_WAIT - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+
+
+class Tree:
+    """The tracked files of a worktree, and the edits every repetition applies to all sides."""
+
+    def __init__(self, files: list[str]):
+        self.files = list(files)
+        self.counter = 0
+
+    def change10(self, worktrees: list[Path]) -> None:
+        """Modify 6 files, add 2, delete 2; the same change in every worktree."""
+        self.counter += 1
+        rng = random.Random(self.counter * 7919)
+        picked = rng.sample(self.files, 8)
+        modified, deleted = picked[:6], picked[6:]
+        added = []
+        for k in range(2):
+            d = rng.choice(self.files).rpartition("/")[0]
+            added.append(f"{d}/new{self.counter:05d}_{k}.rs")
+        texts = [file_text(rng, a) for a in added]
+        for wt in worktrees:
+            for rel in modified:
+                with open(wt / rel, "a") as f:
+                    f.write(f"// edit {self.counter}\n")
+            for rel in deleted:
+                os.remove(wt / rel)
+            for rel, text in zip(added, texts):
+                (wt / rel).write_text(text)
+        dead = set(deleted)
+        self.files = [f for f in self.files if f not in dead] + added
+
+    def change1(self, worktree: Path) -> None:
+        self.counter += 1
+        rel = self.files[self.counter % len(self.files)]
+        with open(worktree / rel, "a") as f:
+            f.write(f"// edit {self.counter}\n")
+
+    def touch_all(self, worktrees: list[Path], others: list[str]) -> None:
+        for wt in worktrees:
+            for rel in self.files:
+                os.utime(wt / rel)
+            for rel in others:
+                os.utime(wt / rel)
+
+
+class Bench:
+    def __init__(self, args, r: Runner, work: Path, fabro_home: Path):
+        self.args = args
+        self.r = r
+        self.work = work
+        self.fabro_home = fabro_home
+        self.results: list[Result] = []
+        self.failures: list[str] = []
+        self.problems: list[str] = []
+        self.racy = Racy(not args.no_racy_wait)
+
+    def problem(self, msg: str) -> None:
+        if msg not in self.problems:
+            say("PROBLEM: " + msg)
+            self.problems.append(msg)
+
+    def note_stderr(self, what: str, proc: Proc, expected_prefixes: tuple[str, ...] = ()) -> None:
+        for line in proc.err.splitlines():
+            if line.strip() and not line.startswith(expected_prefixes):
+                self.problem(f"{what} wrote to stderr: {line.strip()}")
+
+    # ---- helpers --------------------------------------------------------------------------
+
+    def base(self, nfiles: int) -> Path:
+        path = self.work / "base" / str(nfiles)
+        generate_base(self.r, path, nfiles)
+        return path
+
+    def fabro_start(self, repo: Path) -> tuple[str, Path]:
+        p = self.r.fab("start", "--json", cwd=repo)
+        info = json.loads(p.out)
+        return info["run_id"], Path(info["worktree"])
+
+    def reps(self) -> list[int]:
+        """The discarded warm-up, the untimed RSS run, then the timed repetitions 0..reps-1."""
+        return [WARMUP, RSS_RUN, *range(self.args.reps)]
+
+    def paired(self, res: Result, rep: int, fabro_fn, git_fn, racy: bool = True) -> None:
+        """One repetition of both sides, order alternating per repetition.  With `racy`, first
+        wait out the racy-timestamp window (for commands that read and write an index)."""
+        order = [("fabro", fabro_fn), ("git", git_fn)]
+        if rep % 2 == 1:
+            order.reverse()
+        os.sync()
+        if racy:
+            self.racy.wait()
+        rss_run = rep == RSS_RUN
+        for side, fn in order:
+            ms, rss = fn(rss_run)
+            self.racy.mark()
+            if rep == WARMUP:
+                res.warmup[side] = ms
+            elif rss_run:
+                getattr(res, f"{side}_rss_kb").append(rss)
+            else:
+                getattr(res, f"{side}_ms").append(ms)
+
+    def same_tree(self, repo: Path, a: str, b: str, what: str) -> None:
+        ta, tb = self.r.gitout("rev-parse", f"{a}^{{tree}}", f"{b}^{{tree}}", cwd=repo).split()
+        if ta != tb:
+            raise CommandFailed(f"{what}: git-fabro's run commit {a} has tree {ta}, git's commit {b} has tree {tb}")
+
+    # ---- checkpoint-10, checkpoint-touch-all, start ---------------------------------------
+
+    def per_size(self, nfiles: int, wanted: set[str]) -> None:
+        r = self.r
+        base = self.base(nfiles)
+        repo = copy_repo(base, self.work / "runs" / f"files-{nfiles}" / "repo")
+        label = f"{nfiles:,} files"
+        if wanted & {"checkpoint-10", "checkpoint-touch-all"}:
+            say(f"[{label}] setting up the run worktree and the git worktree")
+            run_id, fwt = self.fabro_start(repo)
+            gwt = repo.parent / "git-worktree"
+            r.git("worktree", "add", "-q", "-b", "bench/git", str(gwt), cwd=repo)
+            targets = populate_target(fwt)
+            populate_target(gwt)
+            self.racy.mark()
+            tree = Tree(layout(nfiles))
+            nodes = iter(range(10**9))
+            state: dict[str, str] = {}
+
+            def fabro_ckpt(rss):
+                node = NODES[next(nodes) % len(NODES)]
+                p = r.fab("checkpoint", "--run", run_id, "--node", node, cwd=fwt, rss=rss)
+                self.note_stderr("git fabro checkpoint", p)
+                state["fabro_commit"] = p.out.strip()
+                return p.ms, p.rss_kb
+
+            def git_commit(*extra):
+                def fn(rss):
+                    a = r.git("add", "-A", cwd=gwt, rss=rss)
+                    c = r.git("commit", "-q", *extra, "-m", "x", cwd=gwt, rss=rss)
+                    return a.ms + c.ms, max(a.rss_kb, c.rss_kb)
+                return fn
+
+            if "checkpoint-10" in wanted:
+                say(f"[{label}] checkpoint-10")
+                res = Result("checkpoint-10", label)
+                for rep in self.reps():
+                    tree.change10([fwt, gwt])
+                    self.racy.mark()
+                    self.paired(res, rep, fabro_ckpt, git_commit())
+                    self.same_tree(repo, state["fabro_commit"], "bench/git", "checkpoint-10")
+                self.results.append(res)
+            if "checkpoint-touch-all" in wanted:
+                say(f"[{label}] checkpoint-touch-all")
+                res = Result("checkpoint-touch-all", label)
+                for rep in self.reps():
+                    tree.touch_all([fwt, gwt], [".gitignore", *targets])
+                    self.racy.mark()
+                    self.paired(res, rep, fabro_ckpt, git_commit("--allow-empty"))
+                    self.same_tree(repo, state["fabro_commit"], "bench/git", "checkpoint-touch-all")
+                self.results.append(res)
+            status = r.gitout("status", "--porcelain", cwd=fwt)
+            if status:
+                self.problem(f"`git status` in the run worktree is not clean after checkpoints: {status[:300]}")
+        if "start" in wanted:
+            say(f"[{label}] start")
+            self.bench_start(repo, label)
+
+    def bench_start(self, repo: Path, label: str) -> None:
+        r = self.r
+        res = Result("start", label)
+        res.extra = {"fabro_finish_ms": [], "git_remove_ms": []}
+        wt_before = self.worktree_count(repo)
+        for seq, rep in enumerate(self.reps()):
+            started = {}
+
+            def fabro_start(rss):
+                p = r.fab("start", cwd=repo, rss=rss)
+                self.note_stderr("git fabro start", p, ("started run ",))
+                started["id"] = p.out.strip()
+                return p.ms, p.rss_kb
+
+            gdir = repo.parent / f"start-git-{seq}"
+
+            def git_add(rss):
+                p = r.git("worktree", "add", "-b", f"bench/start-{seq}", str(gdir), cwd=repo, rss=rss)
+                return p.ms, p.rss_kb
+
+            self.paired(res, rep, fabro_start, git_add, racy=False)
+            # Cleanup, timed for information only (not the same job on both sides).
+            run_id = started["id"]
+            dirs = glob.glob(str(self.fabro_home / "runs" / f"*-{run_id}"))
+            if len(dirs) != 1 or not (Path(dirs[0]) / "worktree").is_dir():
+                raise CommandFailed(f"git fabro start printed {run_id!r} but no run dir with a worktree exists: {dirs}")
+            f = r.fab("finish", "--run", run_id, cwd=repo)
+            self.note_stderr("git fabro finish", f, ("finished run ",))
+            if Path(dirs[0], "worktree").exists():
+                self.problem(f"`git fabro finish` left the worktree of a fresh run in place: {dirs[0]}/worktree")
+                r.git("worktree", "remove", "--force", str(Path(dirs[0], "worktree")), cwd=repo)
+            r.git("update-ref", "-d", f"refs/heads/fabro/run/{run_id}", cwd=repo)
+            r.git("update-ref", "-d", f"refs/heads/fabro/meta/{run_id}", cwd=repo)
+            shutil.rmtree(dirs[0])
+            g = r.git("worktree", "remove", "--force", str(gdir), cwd=repo)
+            r.git("branch", "-q", "-D", f"bench/start-{seq}", cwd=repo)
+            if rep >= 0:
+                res.extra["fabro_finish_ms"].append(f.ms)
+                res.extra["git_remove_ms"].append(g.ms)
+            if self.worktree_count(repo) != wt_before:
+                self.problem("worktrees registered in the repository changed across a start/finish cycle")
+                r.git("worktree", "prune", cwd=repo)
+        self.results.append(res)
+
+    def worktree_count(self, repo: Path) -> int:
+        out = self.r.gitout("worktree", "list", "--porcelain", cwd=repo)
+        return sum(1 for line in out.splitlines() if line.startswith("worktree "))
+
+    # ---- checkpoint-growth and log ---------------------------------------------------------
+
+    def growth_and_log(self, wanted: set[str]) -> None:
+        r = self.r
+        nfiles = self.args.growth_files
+        long_run = self.args.checkpoints
+        label = f"{nfiles:,} files"
+        repo = copy_repo(self.base(nfiles), self.work / "runs" / "growth" / "repo")
+        run_id, wt = self.fabro_start(repo)
+        populate_target(wt)
+        tree = Tree(layout(nfiles))
+        count = 0
+        build_ms = []
+
+        def ckpt(measured: bool, rss: bool = False):
+            nonlocal count
+            p = r.fab("checkpoint", "--run", run_id, "--node", NODES[count % len(NODES)], cwd=wt, rss=rss)
+            self.note_stderr("git fabro checkpoint", p)
+            count += 1
+            if not measured:
+                build_ms.append(p.ms)
+            return p
+
+        def build_to(n: int) -> None:
+            if n > count:
+                say(f"  building the run up to {n} checkpoints (now {count})")
+            t0 = time.monotonic()
+            while count < n:
+                tree.change1(wt)
+                ckpt(False)
+            if n > count or build_ms:
+                self.racy.mark()
+            return time.monotonic() - t0
+
+        windows = {}
+
+        def window(end: int) -> Result:
+            """warm-up + reps checkpoints (10 files changed each) ending at checkpoint `end`."""
+            first = max(count + 1, end - self.args.reps - 1)  # the warm-up's ordinal
+            build_to(first - 1)
+            res = Result("checkpoint-growth", label)
+            for rep in self.reps():
+                tree.change10([wt])
+                self.racy.mark()
+                os.sync()
+                self.racy.wait()
+                p = ckpt(True, rss=rep == RSS_RUN)
+                self.racy.mark()
+                if rep == WARMUP:
+                    res.warmup["fabro"] = p.ms
+                elif rep == RSS_RUN:
+                    res.fabro_rss_kb.append(p.rss_kb)
+                else:
+                    res.fabro_ms.append(p.ms)
+            res.extra["checkpoints"] = [first + 2, count]
+            windows[end] = res
+            return res
+
+        def bench_log(n: int) -> None:
+            build_to(n)
+            say(f"[{n:,} checkpoints] log")
+            res = Result(f"log-{n}", f"{n:,} ckpts")
+            branch = f"fabro/run/{run_id}"
+
+            def fabro_log(rss):
+                p = r.fab("log", run_id, cwd=repo, discard_stdout=True, rss=rss)
+                self.note_stderr("git fabro log", p)
+                return p.ms, p.rss_kb
+
+            def git_log(rss):
+                p = r.git("log", "--format=%H %(trailers)", branch, cwd=repo, discard_stdout=True, rss=rss)
+                return p.ms, p.rss_kb
+
+            for rep in self.reps():
+                self.paired(res, rep, fabro_log, git_log, racy=False)
+            out = r.fab("log", run_id, cwd=repo).out.splitlines()
+            entries = json.loads(r.fab("log", "--json", run_id, cwd=repo).out)
+            if len(out) != n + 1 or len(entries) != n or [e["ordinal"] for e in entries] != list(range(1, n + 1)):
+                raise CommandFailed(
+                    f"git fabro log {run_id}: expected {n} entries, got {len(out)} lines and {len(entries)} JSON entries"
+                )
+            self.results.append(res)
+
+        targets = [long_run]
+        if self.args.large:
+            targets.append(10_000)
+        if "checkpoint-growth" in wanted:
+            say(f"[{label}] checkpoint-growth")
+            early = window(10)
+            for end in targets:
+                late = window(end)
+                late.bench = f"checkpoint-growth {end}/10"
+                late.baseline = f"git-fabro at checkpoints {early.extra['checkpoints'][0]}–{early.extra['checkpoints'][1]}"
+                late.git_ms = list(early.fabro_ms)
+                late.git_rss_kb = list(early.fabro_rss_kb)
+                late.warmup["baseline"] = early.warmup.get("fabro")
+                self.results.append(late)
+                if "log" in wanted:
+                    bench_log(count)  # the run has exactly `end` checkpoints here
+        elif "log" in wanted:
+            for end in targets:
+                bench_log(end)
+        if build_ms:
+            self.build_stats = {
+                "checkpoints": len(build_ms),
+                "median_ms": statistics.median(build_ms),
+                "first_100_median_ms": statistics.median(build_ms[:100]),
+                "last_100_median_ms": statistics.median(build_ms[-100:]),
+            }
+
+
+# --------------------------------------------------------------------------------------------
+# Report
+
+
+def cmd_text(argv: list[str], env: dict | None = None) -> str:
+    try:
+        return subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60).stdout.strip()
+    except Exception as e:  # noqa: BLE001 - facts are best effort
+        return f"unknown ({e})"
+
+
+def machine_facts(work: Path, fabro: list[str], env: dict) -> dict:
+    cpu = "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem = "unknown"
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                mem = f"{int(line.split()[1]) / 1024 / 1024:.1f} GiB"
+    except OSError:
+        pass
+    return {
+        "date": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
+        "nproc": len(os.sched_getaffinity(0)),
+        "cpu": cpu,
+        "memory": mem,
+        "kernel": f"{platform.system()} {platform.release()} {platform.machine()}",
+        "git": cmd_text(["git", "--version"]),
+        "rustc": cmd_text(["rustc", "--version"]),
+        "python": platform.python_version(),
+        "git-fabro": cmd_text([*fabro, "--version"], env),
+        "source": cmd_text(["git", "-C", str(ROOT), "describe", "--always", "--dirty"]),
+        "work dir filesystem": cmd_text(["stat", "-f", "-c", "%T", str(work)]),
+        "load average at start": " ".join(f"{x:.2f}" for x in os.getloadavg()),
+    }
+
+
+def fmt_ms(values: list[float]) -> str:
+    if not values:
+        return "-"
+    return f"{statistics.median(values):.1f} [{min(values):.1f}–{max(values):.1f}]"
+
+
+def fmt_mb(kb: list[int]) -> str:
+    return f"{max(kb) / 1024:.1f} MB" if kb else "-"
+
+
+def report(bench: Bench, facts: dict, args, total_s: float) -> str:
+    out = ["## Machine", ""]
+    out += [f"- {k}: {v}" for k, v in facts.items()]
+    mode = "quick" if args.quick else ("large" if args.large else "default")
+    out += [
+        "",
+        f"Mode: {mode}; {args.reps} repetitions after 1 discarded warm-up; "
+        f"racy-timestamp wait {'off' if args.no_racy_wait else f'{RACY_WAIT} s before every index-writing measurement'}; "
+        f"git-fabro invoked as `{' '.join(bench.r.fabro)}`; peak RSS: {bench.r.rss_source}.",
+        "",
+        "| benchmark | size | git-fabro median [min–max] ms | git median [min–max] ms | ratio | git-fabro peak RSS | git peak RSS |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    notes = []
+    for res in bench.results:
+        ratio = "-"
+        if res.fabro_ms and res.git_ms:
+            ratio = f"{statistics.median(res.fabro_ms) / statistics.median(res.git_ms):.2f}"
+        baseline = fmt_ms(res.git_ms)
+        git_rss = fmt_mb(res.git_rss_kb)
+        if res.baseline != "git":
+            baseline += " ¹"
+            git_rss = "-"
+            a, b = res.extra["checkpoints"]
+            notes.append(
+                f"¹ {res.bench}: git-fabro column = checkpoints {a}–{b} of one run; "
+                f"git column = {res.baseline} of the same run; ratio = late/early (1.00 = flat)."
+            )
+        out.append(
+            f"| {res.bench} | {res.size} | {fmt_ms(res.fabro_ms)} | {baseline} | {ratio} | "
+            f"{fmt_mb(res.fabro_rss_kb)} | {git_rss} |"
+        )
+    if notes:
+        out += [""] + notes
+    starts = [res for res in bench.results if res.bench == "start"]
+    if starts:
+        out += ["", "Cleanup after `start` (information only, not the same job): "]
+        for res in starts:
+            out.append(
+                f"- {res.size}: `git fabro finish` {fmt_ms(res.extra['fabro_finish_ms'])} ms; "
+                f"`git worktree remove --force` {fmt_ms(res.extra['git_remove_ms'])} ms"
+            )
+    if getattr(bench, "build_stats", None):
+        s = bench.build_stats
+        out += [
+            "",
+            f"Growth run build-up (1 file changed per checkpoint, no racy wait): {s['checkpoints']} checkpoints, "
+            f"median {s['median_ms']:.1f} ms; first 100 median {s['first_100_median_ms']:.1f} ms, "
+            f"last 100 median {s['last_100_median_ms']:.1f} ms.",
+        ]
+    if bench.problems:
+        out += ["", "Problems noticed in git-fabro:"] + [f"- {p}" for p in bench.problems]
+    if bench.failures:
+        out += ["", "FAILURES:"] + [f"- {f}" for f in bench.failures]
+    out += ["", f"Total harness time: {total_s:.0f} s (load average at end: "
+            + " ".join(f"{x:.2f}" for x in os.getloadavg()) + ")"]
+    return "\n".join(out) + "\n"
+
+
+# --------------------------------------------------------------------------------------------
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--reps", type=int, help="measured repetitions per benchmark (default 7; 3 with --quick)")
+    ap.add_argument("--sizes", help="comma-separated file counts (default 1000,20000; +100000 with --large)")
+    ap.add_argument("--large", action="store_true", help="add the 100,000-file repo and log-10000")
+    ap.add_argument("--quick", action="store_true", help="smoke mode: 1,000 files, 3 reps, 100-checkpoint runs")
+    ap.add_argument("--checkpoints", type=int, help="length of the growth/log run (default 1000; 100 with --quick)")
+    ap.add_argument("--growth-files", type=int, default=1000, help="files in the growth/log repo (default 1000)")
+    ap.add_argument("--bench", help=f"comma-separated subset of {','.join(BENCH_NAMES)}")
+    ap.add_argument("--work", default=str(ROOT / "bench" / "work"), help="work dir (default bench/work)")
+    ap.add_argument("--json", metavar="FILE", help="write raw results to FILE")
+    ap.add_argument("--no-build", action="store_true", help="do not run cargo build --release")
+    ap.add_argument("--binary", help="git-fabro binary to use (default target/release/git-fabro)")
+    ap.add_argument("--via-git", action="store_true", help="invoke as `git fabro` instead of the binary's path")
+    ap.add_argument("--no-racy-wait", action="store_true",
+                    help="measure right after each change instead of waiting out the racy-timestamp window")
+    ap.add_argument("--keep", action="store_true", help="keep the scratch repos of this run (work/runs)")
+    args = ap.parse_args()
+
+    if args.reps is None:
+        args.reps = 3 if args.quick else 7
+    if args.checkpoints is None:
+        args.checkpoints = 100 if args.quick else 1000
+    if args.sizes is None:
+        args.sizes = "1000" if args.quick else ("1000,20000,100000" if args.large else "1000,20000")
+    sizes = [int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()]
+    wanted = set(BENCH_NAMES)
+    if args.bench:
+        wanted = {b.strip() for b in args.bench.split(",")}
+        unknown = wanted - set(BENCH_NAMES)
+        if unknown:
+            ap.error(f"unknown benchmark(s) {sorted(unknown)}; choose from {BENCH_NAMES}")
+    if args.reps < 1 or args.checkpoints <= 10:
+        ap.error("--reps must be >= 1 and --checkpoints > 10")
+
+    t_start = time.monotonic()
+    if not args.no_build:
+        say("cargo build --release")
+        b = subprocess.run(["cargo", "build", "--release"], cwd=ROOT, stdout=sys.stderr, stderr=sys.stderr)
+        if b.returncode != 0:
+            say("cargo build --release failed")
+            return 1
+    if args.binary:
+        binary = Path(args.binary).resolve()
+    else:
+        target_dir = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
+        binary = (target_dir if target_dir.is_absolute() else ROOT / target_dir) / "release" / "git-fabro"
+    if not binary.is_file():
+        say(f"no git-fabro binary at {binary}")
+        return 1
+
+    work = Path(args.work).resolve()
+    work.mkdir(parents=True, exist_ok=True)
+    fabro_home = work / "fabro-home"
+    for d in (fabro_home, work / "runs"):
+        if d.exists():
+            shutil.rmtree(d)
+    fabro_home.mkdir()
+    env = scratch_env(work, fabro_home, binary)
+    fabro = ["git", "fabro"] if args.via_git else [str(binary)]
+    r = Runner(env, fabro)
+    facts = machine_facts(work, fabro, env)
+    bench = Bench(args, r, work, fabro_home)
+
+    for n in sizes:
+        if wanted & {"checkpoint-10", "checkpoint-touch-all", "start"}:
+            try:
+                bench.per_size(n, wanted)
+            except (CommandFailed, OSError, ValueError, KeyError) as e:
+                bench.failures.append(f"{n:,} files: {e}")
+                say(f"FAILED: {e}")
+    if wanted & {"checkpoint-growth", "log"}:
+        try:
+            bench.growth_and_log(wanted)
+        except (CommandFailed, OSError, ValueError, KeyError) as e:
+            bench.failures.append(f"growth/log: {e}")
+            say(f"FAILED: {e}")
+
+    total = time.monotonic() - t_start
+    text = report(bench, facts, args, total)
+    sys.stdout.write(text)
+    sys.stdout.flush()
+    if args.json:
+        data = {
+            "facts": facts,
+            "args": vars(args),
+            "racy_wait_s": None if args.no_racy_wait else RACY_WAIT,
+            "rss_source": r.rss_source + " (KiB)",
+            "results": [res.__dict__ for res in bench.results],
+            "growth_build": getattr(bench, "build_stats", None),
+            "problems": bench.problems,
+            "failures": bench.failures,
+            "total_seconds": total,
+        }
+        Path(args.json).write_text(json.dumps(data, indent=2) + "\n")
+    if not args.keep and not bench.failures:
+        shutil.rmtree(work / "runs", ignore_errors=True)
+        shutil.rmtree(fabro_home, ignore_errors=True)
+    say(f"done in {total:.0f} s")
+    return 1 if bench.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

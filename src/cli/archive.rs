@@ -1,0 +1,49 @@
+use anyhow::Result;
+
+use super::{Ctx, output};
+use crate::lifecycle;
+use crate::run::RunState;
+
+/// Archive runs: hide them from `ps` (they stay in git until `gc`)
+#[derive(Debug, clap::Args)]
+pub struct ArchiveArgs {
+    /// The runs to archive
+    #[arg(required = true)]
+    runs: Vec<String>,
+}
+
+/// Unarchive runs: give them back the status they had
+#[derive(Debug, clap::Args)]
+pub struct UnarchiveArgs {
+    /// The runs to unarchive
+    #[arg(required = true)]
+    runs: Vec<String>,
+}
+
+pub fn archive(ctx: &Ctx, args: ArchiveArgs) -> Result<()> {
+    for text in &args.runs {
+        let id = ctx.run_id(Some(text))?;
+        let state = RunState::load(&ctx.repo, &id)?;
+        let changed = lifecycle::archive(&ctx.repo, &state, &ctx.config(&state, None)?)?;
+        output::note(if changed {
+            format!("archived run {id}")
+        } else {
+            format!("run {id} was already archived")
+        });
+    }
+    Ok(())
+}
+
+pub fn unarchive(ctx: &Ctx, args: UnarchiveArgs) -> Result<()> {
+    for text in &args.runs {
+        let id = ctx.run_id(Some(text))?;
+        let state = RunState::load(&ctx.repo, &id)?;
+        let changed = lifecycle::unarchive(&ctx.repo, &state, &ctx.config(&state, None)?)?;
+        output::note(if changed {
+            format!("unarchived run {id}")
+        } else {
+            format!("run {id} is not archived")
+        });
+    }
+    Ok(())
+}

@@ -1,0 +1,104 @@
+use anyhow::Result;
+
+use super::{Ctx, output};
+use crate::fork::parse_sha;
+use crate::git::{Excludes, FileStat, ObjectId};
+use crate::run::RunState;
+use crate::target::Target;
+use crate::timeline::{find, timeline};
+
+/// Show the changes between two checkpoints, or between a checkpoint and the worktree
+///
+/// Without targets, compares the previous checkpoint (the base commit for the first one)
+/// with the latest. With FROM alone, compares FROM with the latest, or with the worktree's
+/// current files under --worktree. The patch is what `git diff` prints.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The run
+    run: String,
+    /// The older checkpoint
+    from: Option<String>,
+    /// The newer checkpoint
+    to: Option<String>,
+    /// Compare FROM (default: the latest checkpoint) with the files in the run's worktree
+    #[arg(long, conflicts_with = "to")]
+    worktree: bool,
+    /// Print a summary of changed files instead of the patch
+    #[arg(long)]
+    stat: bool,
+}
+
+pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
+    let id = ctx.run_id(Some(&args.run))?;
+    let state = RunState::load(&ctx.repo, &id)?;
+    let checkpoint = |text: Option<&str>| -> Result<ObjectId> {
+        let entry = find(&ctx.repo, &state, &Target::parse(text)?)?;
+        Ok(parse_sha(&entry.run_commit)?)
+    };
+    let (from, to) = if args.worktree {
+        let from = checkpoint(args.from.as_deref())?;
+        let to = ctx.with_worktree(&id, |worktree, path| {
+            let config = ctx.config(&state, ctx.run_dir(&id, Some(path)).as_ref())?;
+            Ok(worktree
+                .snapshot(state.run_tip, &Excludes::new(&config.exclude_globs))?
+                .tree)
+        })?;
+        (ctx.repo.commit_tree(from)?, to)
+    } else if args.from.is_some() {
+        (
+            checkpoint(args.from.as_deref())?,
+            checkpoint(args.to.as_deref())?,
+        )
+    } else {
+        let entries = timeline(&ctx.repo, &state)?;
+        let latest = entries.last().ok_or_else(|| {
+            crate::error::Error::TargetNotFound(format!("run {id} has no checkpoints yet"))
+        })?;
+        let previous = match entries.len() {
+            1 => parse_sha(&state.record.start.base_sha)?,
+            n => parse_sha(&entries[n - 2].run_commit)?,
+        };
+        (previous, parse_sha(&latest.run_commit)?)
+    };
+    if args.stat {
+        print_stat(&ctx.repo.diff_stat(from, to)?)
+    } else {
+        use std::io::Write;
+        std::io::stdout()
+            .lock()
+            .write_all(&ctx.repo.diff_trees(from, to)?)?;
+        Ok(())
+    }
+}
+
+fn print_stat(stats: &[FileStat]) -> Result<()> {
+    let width = stats
+        .iter()
+        .map(|s| s.path.chars().count())
+        .max()
+        .unwrap_or(0);
+    let (mut added, mut removed) = (0, 0);
+    for s in stats {
+        let counts = match (s.added, s.removed) {
+            (Some(a), Some(r)) => {
+                added += a;
+                removed += r;
+                format!(
+                    "{:>5} {}{}",
+                    a + r,
+                    "+".repeat(a.min(40)),
+                    "-".repeat(r.min(40))
+                )
+            }
+            _ => "  Bin".to_owned(),
+        };
+        output::line(format!(" {:<width$} | {counts}", s.path))?;
+    }
+    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    output::line(format!(
+        " {} changed, {}(+), {}(-)",
+        plural(stats.len(), "file"),
+        plural(added, "insertion"),
+        plural(removed, "deletion")
+    ))
+}

@@ -1,0 +1,77 @@
+use anyhow::Result;
+
+use super::{Ctx, output};
+use crate::git::PathAction;
+use crate::restore::{Restored, resolve, restore};
+use crate::run::RunState;
+
+/// Make a run's worktree match a checkpoint exactly
+///
+/// Files changed since the target are restored, files deleted since come back, files created
+/// since are removed; ignored and excluded paths are left alone. Before changing anything, the
+/// worktree's current state is committed under refs/fabro/recovery/<RUN_ID>/ and the command
+/// to get back is printed. TARGET is a checkpoint (@N, NODE, NODE@V, sha prefix; default: the
+/// latest) or a sha prefix of a recovery commit. The run's branches do not move.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory)
+    #[arg(long, value_name = "RUN")]
+    run: Option<String>,
+    /// The checkpoint to restore
+    target: Option<String>,
+    /// List what would change and change nothing
+    #[arg(long)]
+    dry_run: bool,
+    /// Print JSON
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
+    let id = ctx.run_id(args.run.as_deref())?;
+    let state = RunState::load(&ctx.repo, &id)?;
+    let target = resolve(&ctx.repo, &state, args.target.as_deref())?;
+    let restored = ctx.with_worktree(&id, |worktree, path| {
+        let config = ctx.config(&state, ctx.run_dir(&id, Some(path)).as_ref())?;
+        Ok(restore(
+            &ctx.repo,
+            worktree,
+            &state,
+            target,
+            &config,
+            args.dry_run,
+        )?)
+    })?;
+    if args.json {
+        output::json(&restored)
+    } else {
+        print(&restored)
+    }
+}
+
+fn print(restored: &Restored) -> Result<()> {
+    for change in &restored.changes {
+        let verb = match change.action {
+            PathAction::Restore => "restore",
+            PathAction::Recreate => "recreate",
+            PathAction::Remove => "remove",
+        };
+        output::line(format!("{verb:<9} {}", change.path))?;
+    }
+    let target = &restored.target.label;
+    match (&restored.recovery_commit, restored.dry_run) {
+        (_, true) => output::note(format!(
+            "dry run: {} paths would change to match {target}",
+            restored.changes.len()
+        )),
+        (Some(sha), false) => output::note(format!(
+            "restored {} paths to match {target}; the previous state is {}\nto get back: git fabro restore --run {} {}",
+            restored.changes.len(),
+            restored.recovery_ref.as_deref().unwrap_or_default(),
+            restored.run_id,
+            output::short(sha)
+        )),
+        (None, false) => output::note(format!("the worktree already matches {target}")),
+    }
+    Ok(())
+}

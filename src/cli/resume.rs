@@ -1,0 +1,141 @@
+use std::fs::OpenOptions;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::Result;
+
+use super::{Ctx, ExitWith, output};
+use crate::error::Error;
+use crate::resume::{ResumeRequest, ResumeState, resume};
+use crate::run::RunState;
+
+/// Resume a run: rebuild its run directory and worktree from git, then print its state or run
+/// a command in it
+///
+/// Refuses archived and succeeded runs, and runs whose run.pid names a live process. Without a
+/// COMMAND, prints the state an engine continues from as JSON. With one, runs it in the
+/// worktree with FABRO_RUN_ID, FABRO_RUN_DIR, FABRO_WORKTREE, FABRO_NEXT_NODE and
+/// FABRO_RESUME=1 set, holds run.pid while it runs, and exits with its exit code.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The run to resume
+    run: String,
+    /// Check that this workflow is the one the run was started with
+    #[arg(long, value_name = "FILE")]
+    workflow: Option<PathBuf>,
+    /// Resume under a workflow whose sha256 differs from the recorded one
+    #[arg(long)]
+    force: bool,
+    /// Print JSON (the state is always printed as JSON without a command)
+    #[arg(long)]
+    json: bool,
+    /// The command to run in the worktree
+    #[arg(last = true, value_name = "COMMAND")]
+    command: Vec<String>,
+}
+
+pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
+    let id = ctx.run_id(Some(&args.run))?;
+    let state = RunState::load(&ctx.repo, &id)?;
+    let existing = ctx.run_dir(&id, None);
+    if let Some(dir) = &existing
+        && let Some(pid) = live_holder(&dir.path)
+    {
+        return Err(Error::Conflict(format!(
+            "run {id} is held by process {pid} (run.pid); it is still running"
+        ))
+        .into());
+    }
+    let config = ctx.config(&state, existing.as_ref())?;
+    let request = ResumeRequest {
+        workflow: args.workflow.as_deref(),
+        force: args.force,
+    };
+    let resumed = resume(&ctx.repo, &ctx.home, &state, &config, &request)?;
+    if resumed.dirty {
+        output::warn(format!(
+            "the worktree {} has changes that no checkpoint holds",
+            resumed.worktree.display()
+        ));
+    }
+    if args.command.is_empty() {
+        return output::json(&resumed);
+    }
+    let code = supervise(&resumed, &args.command)?;
+    if code != 0 {
+        return Err(ExitWith(code).into());
+    }
+    Ok(())
+}
+
+/// Runs the command in the worktree while holding run.pid.
+fn supervise(state: &ResumeState, command: &[String]) -> Result<u8> {
+    let pid_file = state.run_dir.join("run.pid");
+    let mut file = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&pid_file)
+        .or_else(|_| {
+            // Only a stale file can be here: a live holder was refused above.
+            std::fs::remove_file(&pid_file)?;
+            OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&pid_file)
+        })
+        .map_err(|_| {
+            Error::Conflict(format!("another process took {} first", pid_file.display()))
+        })?;
+    writeln!(file, "{}", std::process::id())?;
+    drop(file);
+    let status = Command::new(&command[0])
+        .args(&command[1..])
+        .current_dir(&state.worktree)
+        .env("FABRO_RUN_ID", &state.run_id)
+        .env("FABRO_RUN_DIR", &state.run_dir)
+        .env("FABRO_WORKTREE", &state.worktree)
+        .env(
+            "FABRO_NEXT_NODE",
+            state.next_node_id.as_deref().unwrap_or(""),
+        )
+        .env("FABRO_RESUME", "1")
+        .status();
+    let _ = std::fs::remove_file(&pid_file);
+    let status =
+        status.map_err(|err| Error::Failed(format!("cannot run {}: {err}", command[0])))?;
+    Ok(exit_code(status))
+}
+
+#[cfg(unix)]
+fn exit_code(status: std::process::ExitStatus) -> u8 {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => code as u8,
+        (None, Some(signal)) => 128u8.wrapping_add(signal as u8),
+        _ => 1,
+    }
+}
+
+#[cfg(not(unix))]
+fn exit_code(status: std::process::ExitStatus) -> u8 {
+    status.code().unwrap_or(1) as u8
+}
+
+/// The pid in run.pid, if that process is alive.
+fn live_holder(run_dir: &Path) -> Option<u32> {
+    let pid: u32 = std::fs::read_to_string(run_dir.join("run.pid"))
+        .ok()?
+        .trim()
+        .parse()
+        .ok()?;
+    let alive = if Path::new("/proc/self").exists() {
+        Path::new(&format!("/proc/{pid}")).exists()
+    } else {
+        Command::new("kill")
+            .args(["-0", &pid.to_string()])
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    alive.then_some(pid)
+}

@@ -1,0 +1,121 @@
+//! Forking: a new, independent run that starts at one checkpoint of another. The fork's
+//! metadata root is the source's metadata tree at that checkpoint with only `run.json`
+//! replaced, so the stages are shared, not copied, and the cost does not depend on how long
+//! the source's history is.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::config::Config;
+use crate::error::Result;
+use crate::git::{ObjectId, RefEdit, Repo};
+use crate::message;
+use crate::record::{ForkSource, RunRecord, Start, Status, StatusKind};
+use crate::run::{self, RUN_JSON, read_record};
+use crate::run_id::RunId;
+use crate::start::short_branch;
+use crate::time::Timestamp;
+use crate::timeline::Entry;
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Forked {
+    pub run_id: String,
+    pub source_run_id: String,
+    pub ordinal: usize,
+    pub run_commit: String,
+    pub meta_commit: String,
+    pub run_branch: String,
+    pub meta_branch: String,
+}
+
+/// The checkpoint a fork starts at, as recorded in `spec.fork_source`.
+pub fn source_of(source: &RunId, entry: &Entry) -> ForkSource {
+    ForkSource {
+        run_id: source.to_string(),
+        ordinal: entry.ordinal,
+        run_commit: entry.run_commit.clone(),
+        meta_commit: entry.meta_commit.clone(),
+    }
+}
+
+/// Writes the objects of a fork named `id` and returns the refs that bring it to life.
+pub fn prepare(
+    repo: &Repo,
+    id: &RunId,
+    from: &ForkSource,
+    config: &Config,
+) -> Result<Vec<RefEdit>> {
+    let meta_commit = parse_sha(&from.meta_commit)?;
+    let run_commit = parse_sha(&from.run_commit)?;
+    let source_tree = repo.commit_tree(meta_commit)?;
+    let source = read_record(repo, source_tree, &from.meta_commit)?;
+    let mut spec = source.spec.clone();
+    spec.fork_source = Some(from.clone());
+    let record = RunRecord {
+        format: crate::record::FORMAT,
+        run_id: id.to_string(),
+        spec,
+        start: Start {
+            start_time: Timestamp::now().rfc3339(),
+            run_branch: short_branch(&run::run_branch(id)),
+            meta_branch: short_branch(&run::meta_branch(id)),
+            base_sha: from.run_commit.clone(),
+            extra: BTreeMap::new(),
+        },
+        status: Status::new(StatusKind::Running, None),
+        checkpoint: source.checkpoint,
+        conclusion: None,
+        superseded_by: None,
+        extra: BTreeMap::new(),
+    };
+    let mut tree = repo.edit_tree(source_tree)?;
+    tree.put_file(RUN_JSON, &record.to_json())?;
+    let tree = tree.write()?;
+    let subject = format!("init run (fork of {} at @{})", from.run_id, from.ordinal);
+    let root = repo.write_commit(
+        tree,
+        &[],
+        &message::meta_commit(&subject, id, None),
+        &config.identity,
+    )?;
+    Ok(vec![
+        RefEdit::Create {
+            name: run::meta_branch(id),
+            new: root,
+        },
+        RefEdit::Create {
+            name: run::run_branch(id),
+            new: run_commit,
+        },
+    ])
+}
+
+/// Forks `source` at `entry` into a new run.
+pub fn fork(repo: &Repo, source: &RunId, entry: &Entry, config: &Config) -> Result<Forked> {
+    let id = RunId::mint();
+    let from = source_of(source, entry);
+    repo.update_refs(
+        &prepare(repo, &id, &from, config)?,
+        "fabro: fork run",
+        &config.identity,
+    )?;
+    Ok(forked(&id, &from))
+}
+
+pub fn forked(id: &RunId, from: &ForkSource) -> Forked {
+    Forked {
+        run_id: id.to_string(),
+        source_run_id: from.run_id.clone(),
+        ordinal: from.ordinal,
+        run_commit: from.run_commit.clone(),
+        meta_commit: from.meta_commit.clone(),
+        run_branch: short_branch(&run::run_branch(id)),
+        meta_branch: short_branch(&run::meta_branch(id)),
+    }
+}
+
+pub fn parse_sha(hex: &str) -> Result<ObjectId> {
+    ObjectId::from_hex(hex.as_bytes())
+        .map_err(|_| crate::error::Error::Corrupt(format!("{hex:?} is not a commit id")))
+}

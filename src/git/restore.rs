@@ -1,0 +1,153 @@
+//! Making a worktree's files equal a tree, touching only the paths that differ. The caller
+//! compares the tree with a snapshot of the worktree, which leaves out ignored and excluded
+//! paths, so those are never removed or overwritten unless the target itself holds them.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use gix::bstr::ByteSlice;
+use gix::objs::tree::EntryKind;
+use serde::Serialize;
+
+use super::{ObjectId, Repo};
+use crate::error::{Error, Result};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PathAction {
+    /// The file changed since the target; its content is put back.
+    Restore,
+    /// The file was deleted since the target; it comes back.
+    Recreate,
+    /// The file was created since the target; it is removed.
+    Remove,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct PathChange {
+    pub path: String,
+    pub action: PathAction,
+    #[serde(skip)]
+    target: Option<(EntryKind, ObjectId)>,
+}
+
+impl Repo {
+    /// What turns the files of tree `current` into those of tree `target`.
+    pub fn changes_between(&self, current: ObjectId, target: ObjectId) -> Result<Vec<PathChange>> {
+        Ok(self
+            .changed_files(current, target)?
+            .into_iter()
+            .map(|(path, before, after)| PathChange {
+                path: path.to_str_lossy().into_owned(),
+                action: match (before, after) {
+                    (None, _) => PathAction::Recreate,
+                    (_, None) => PathAction::Remove,
+                    _ => PathAction::Restore,
+                },
+                target: after.map(|(id, kind)| (kind, id)),
+            })
+            .collect())
+    }
+
+    /// Applies `changes` to this worktree: removals first, then writes, each file replaced
+    /// atomically. Directories left empty by a removal are removed too.
+    pub fn apply_changes(&self, changes: &[PathChange]) -> Result<()> {
+        let root = self
+            .workdir()
+            .ok_or_else(|| Error::Failed("the run has no work tree".into()))?
+            .to_owned();
+        for change in changes.iter().filter(|c| c.action == PathAction::Remove) {
+            let path = root.join(&change.path);
+            match fs::remove_file(&path) {
+                Ok(()) => remove_empty_parents(&root, &path),
+                Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
+                Err(err) => {
+                    return Err(Error::io(format!("cannot remove {}", path.display()))(err));
+                }
+            }
+        }
+        for change in changes {
+            if let Some((kind, id)) = change.target {
+                self.write_entry(&root.join(&change.path), kind, id)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn write_entry(&self, path: &Path, kind: EntryKind, id: ObjectId) -> Result<()> {
+        let context = || format!("cannot write {}", path.display());
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).map_err(Error::io(context()))?;
+        }
+        let data = match kind {
+            EntryKind::Blob | EntryKind::BlobExecutable | EntryKind::Link => self.read_blob(id)?,
+            // Submodules and trees have no file content of their own to restore.
+            EntryKind::Commit | EntryKind::Tree => return Ok(()),
+        };
+        let temp = temp_path(path);
+        let write = || -> std::io::Result<()> {
+            if kind == EntryKind::Link {
+                make_symlink(&String::from_utf8_lossy(&data), &temp)?;
+            } else {
+                fs::write(&temp, &data)?;
+                set_executable(&temp, kind == EntryKind::BlobExecutable)?;
+            }
+            if path.is_dir() && !path.is_symlink() {
+                fs::remove_dir(path)?; // only succeeds when empty: nothing of the user's is lost
+            }
+            fs::rename(&temp, path)
+        };
+        write().map_err(|err| {
+            let _ = fs::remove_file(&temp);
+            Error::io(context())(err)
+        })
+    }
+}
+
+fn temp_path(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    path.with_file_name(format!(".{name}.fabro-restore-{}", std::process::id()))
+}
+
+fn remove_empty_parents(root: &Path, path: &Path) {
+    let mut dir = path.parent();
+    while let Some(d) = dir.filter(|d| *d != root && d.starts_with(root)) {
+        if fs::remove_dir(d).is_err() {
+            break;
+        }
+        dir = d.parent();
+    }
+}
+
+#[cfg(unix)]
+fn make_symlink(target: &str, at: &Path) -> std::io::Result<()> {
+    std::os::unix::fs::symlink(target, at)
+}
+
+#[cfg(not(unix))]
+fn make_symlink(target: &str, at: &Path) -> std::io::Result<()> {
+    fs::write(at, target)
+}
+
+/// Adds execute bits where read bits are, as git does on checkout; a new file already has
+/// the umask's permissions otherwise.
+#[cfg(unix)]
+fn set_executable(path: &Path, executable: bool) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    if !executable {
+        return Ok(());
+    }
+    let mode = fs::metadata(path)?.permissions().mode();
+    fs::set_permissions(
+        path,
+        fs::Permissions::from_mode(mode | ((mode & 0o444) >> 2)),
+    )
+}
+
+#[cfg(not(unix))]
+fn set_executable(_path: &Path, _executable: bool) -> std::io::Result<()> {
+    Ok(())
+}

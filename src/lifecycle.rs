@@ -1,0 +1,96 @@
+//! Status changes that are metadata commits and nothing else: archiving, unarchiving and
+//! marking a run as running again. Each is one compare-and-swap on the metadata branch.
+
+use serde_json::json;
+
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::git::{ObjectId, RefEdit, Repo};
+use crate::message;
+use crate::record::{RunRecord, Status, StatusKind};
+use crate::run::{self, RUN_JSON, RunState};
+
+/// The key under `status` that remembers what an archived run was before.
+pub const PRIOR: &str = "prior";
+
+/// Writes `record` as a metadata commit with `subject` and moves the branch from the state's tip.
+pub fn commit_record(
+    repo: &Repo,
+    state: &RunState,
+    record: &RunRecord,
+    subject: &str,
+    config: &Config,
+) -> Result<ObjectId> {
+    let mut tree = repo.edit_tree(state.meta_tree)?;
+    tree.put_file(RUN_JSON, &record.to_json())?;
+    let tree = tree.write()?;
+    let commit = repo.write_commit(
+        tree,
+        &[state.meta_tip],
+        &message::meta_commit(subject, &state.id, None),
+        &config.identity,
+    )?;
+    let edit = RefEdit::Update {
+        name: run::meta_branch(&state.id),
+        old: state.meta_tip,
+        new: commit,
+    };
+    repo.update_refs(&[edit], &format!("fabro: {subject}"), &config.identity)?;
+    Ok(commit)
+}
+
+/// The record of `state` archived: status `archived`, with the previous status kept under `prior`.
+pub fn archived(state: &RunState, reason: Option<String>) -> RunRecord {
+    let mut record = state.record.clone();
+    let prior = state.record.status.kind;
+    record.status = Status::new(StatusKind::Archived, reason);
+    record.status.extra.insert(PRIOR.into(), json!(prior));
+    record
+}
+
+/// Archives a run; archiving an archived run changes nothing. Returns whether it changed.
+pub fn archive(repo: &Repo, state: &RunState, config: &Config) -> Result<bool> {
+    if state.record.status.kind == StatusKind::Archived {
+        return Ok(false);
+    }
+    commit_record(repo, state, &archived(state, None), "archive run", config)?;
+    Ok(true)
+}
+
+/// Gives an archived run back the status it had. Returns whether it changed.
+pub fn unarchive(repo: &Repo, state: &RunState, config: &Config) -> Result<bool> {
+    if state.record.status.kind != StatusKind::Archived {
+        return Ok(false);
+    }
+    let prior = state
+        .record
+        .status
+        .extra
+        .get(PRIOR)
+        .and_then(|v| serde_json::from_value::<StatusKind>(v.clone()).ok())
+        .filter(|k| *k != StatusKind::Archived)
+        .or(state.record.conclusion.as_ref().map(|c| c.status))
+        .unwrap_or(StatusKind::Dead);
+    let mut record = state.record.clone();
+    record.status = Status::new(prior, None);
+    commit_record(repo, state, &record, "unarchive run", config)?;
+    Ok(true)
+}
+
+/// Marks a failed, dead or submitted run as running again, so it takes checkpoints.
+pub fn reopen(repo: &Repo, state: &RunState, config: &Config) -> Result<Option<ObjectId>> {
+    match state.record.status.kind {
+        StatusKind::Running => Ok(None),
+        StatusKind::Failed | StatusKind::Dead | StatusKind::Submitted => {
+            let mut record = state.record.clone();
+            record.status = Status::new(StatusKind::Running, None);
+            record.conclusion = None;
+            commit_record(repo, state, &record, "resume run", config).map(Some)
+        }
+        kind => Err(Error::Failed(format!(
+            "run {} is {} and cannot be resumed",
+            state.id,
+            kind.as_str()
+        ))),
+    }
+}

@@ -1,0 +1,116 @@
+//! Restoring a run's worktree to a checkpoint: the files changed since are put back, files
+//! deleted since come back, files created since are removed; ignored and excluded paths are
+//! left alone. Before anything changes, the worktree's current state is committed under
+//! `refs/fabro/recovery/<RUN_ID>/`, so a restore can itself be undone.
+
+use serde::Serialize;
+
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::git::{Excludes, ObjectId, PathChange, RefEdit, Repo};
+use crate::message;
+use crate::run::RunState;
+use crate::run_id::RunId;
+use crate::target::Target;
+use crate::timeline;
+
+pub const RECOVERY_PREFIX: &str = "refs/fabro/recovery/";
+
+/// What a restore goes back to: a checkpoint of the timeline or a recovery commit.
+#[derive(Clone, Debug, Serialize)]
+pub struct RestoreTarget {
+    /// `@N node@V` for a checkpoint, `recovery` for a recovery commit.
+    pub label: String,
+    pub commit: String,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Restored {
+    pub run_id: String,
+    pub target: RestoreTarget,
+    pub dry_run: bool,
+    pub recovery_ref: Option<String>,
+    pub recovery_commit: Option<String>,
+    pub changes: Vec<PathChange>,
+}
+
+pub fn recovery_prefix(id: &RunId) -> String {
+    format!("{RECOVERY_PREFIX}{id}/")
+}
+
+/// Resolves a restore target: a timeline target, else a sha prefix of a recovery commit.
+pub fn resolve(repo: &Repo, state: &RunState, text: Option<&str>) -> Result<RestoreTarget> {
+    let target = Target::parse(text)?;
+    match timeline::find(repo, state, &target) {
+        Ok(entry) => Ok(RestoreTarget {
+            label: format!("@{} {}@{}", entry.ordinal, entry.node_id, entry.visit),
+            commit: entry.run_commit,
+        }),
+        Err(err @ Error::TargetNotFound(_)) => {
+            let Some(prefix) = text.map(str::to_ascii_lowercase).filter(|t| t.len() >= 7) else {
+                return Err(err);
+            };
+            let matches: Vec<ObjectId> = repo
+                .refs_under(&recovery_prefix(&state.id))?
+                .into_iter()
+                .map(|(_, id)| id)
+                .filter(|id| id.to_string().starts_with(&prefix))
+                .collect();
+            match matches.as_slice() {
+                [one] => Ok(RestoreTarget {
+                    label: "recovery".into(),
+                    commit: one.to_string(),
+                }),
+                _ => Err(err),
+            }
+        }
+        Err(err) => Err(err),
+    }
+}
+
+pub fn restore(
+    repo: &Repo,
+    worktree: &Repo,
+    state: &RunState,
+    target: RestoreTarget,
+    config: &Config,
+    dry_run: bool,
+) -> Result<Restored> {
+    let target_commit = crate::fork::parse_sha(&target.commit)?;
+    let current = worktree.snapshot(state.run_tip, &Excludes::new(&config.exclude_globs))?;
+    let changes = worktree.changes_between(current.tree, repo.commit_tree(target_commit)?)?;
+    let mut restored = Restored {
+        run_id: state.id.to_string(),
+        target,
+        dry_run,
+        recovery_ref: None,
+        recovery_commit: None,
+        changes,
+    };
+    if dry_run || restored.changes.is_empty() {
+        return Ok(restored);
+    }
+    let subject = format!(
+        "recovery: worktree before restore to {}",
+        restored.target.label
+    );
+    let recovery = repo.write_commit(
+        current.tree,
+        &[state.run_tip],
+        &message::meta_commit(&subject, &state.id, None),
+        &config.identity,
+    )?;
+    let name = format!("{}{}", recovery_prefix(&state.id), RunId::mint());
+    repo.update_refs(
+        &[RefEdit::Create {
+            name: name.clone(),
+            new: recovery,
+        }],
+        "fabro: recovery",
+        &config.identity,
+    )?;
+    restored.recovery_ref = Some(name);
+    restored.recovery_commit = Some(recovery.to_string());
+    worktree.apply_changes(&restored.changes)?;
+    Ok(restored)
+}

@@ -1,0 +1,168 @@
+//! Resuming: make a run workable on this machine again, from git alone. The run directory and
+//! a worktree on the run branch at its tip are rebuilt when missing (so a run fetched from
+//! another clone resumes here), the workflow is checked against the recorded graph, and the
+//! engine gets the state to continue from.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::config::{Config, RUN_FILE};
+use crate::error::{Error, Result};
+use crate::git::{Excludes, Repo};
+use crate::lifecycle;
+use crate::record::{Checkpoint, StatusKind};
+use crate::run::{self, GRAPH_FILE, RunState};
+use crate::start::read_workflow;
+use crate::store::{MANIFEST, Manifest, RunDir};
+use crate::time::Timestamp;
+
+/// What an engine needs to continue a run, printed by `resume` without a command.
+#[derive(Clone, Debug, Serialize)]
+pub struct ResumeState {
+    pub run_id: String,
+    pub status: StatusKind,
+    pub worktree: PathBuf,
+    pub run_dir: PathBuf,
+    pub next_node_id: Option<String>,
+    pub completed_nodes: Vec<String>,
+    pub node_retries: std::collections::BTreeMap<String, u64>,
+    pub node_visits: std::collections::BTreeMap<String, u64>,
+    pub context_values: std::collections::BTreeMap<String, Value>,
+    /// The context asked for full fidelity, which a resumed hop cannot give: downgrade it.
+    pub fidelity_downgrade: bool,
+    /// The worktree holds changes that no checkpoint recorded (a node interrupted mid-way).
+    pub dirty: bool,
+}
+
+pub struct ResumeRequest<'a> {
+    pub workflow: Option<&'a Path>,
+    pub force: bool,
+}
+
+pub fn resume(
+    repo: &Repo,
+    home: &Path,
+    state: &RunState,
+    config: &Config,
+    request: &ResumeRequest,
+) -> Result<ResumeState> {
+    match state.record.status.kind {
+        StatusKind::Archived => {
+            let hint = match &state.record.superseded_by {
+                Some(next) => format!("; it was superseded by {next}"),
+                None => "; unarchive it first".into(),
+            };
+            return Err(Error::Failed(format!("run {} is archived{hint}", state.id)));
+        }
+        StatusKind::Succeeded => {
+            return Err(Error::Failed(format!(
+                "run {} succeeded; fork it to continue from one of its checkpoints",
+                state.id
+            )));
+        }
+        _ => {}
+    }
+    if let (Some(path), Some(recorded)) = (request.workflow, &state.record.spec.graph_sha256) {
+        let (_, _, sha) = read_workflow(path)?;
+        if &sha != recorded && !request.force {
+            return Err(Error::Failed(format!(
+                "{} (sha256 {}) is not the workflow run {} was started with (sha256 {recorded}); pass --force to resume under it anyway",
+                path.display(),
+                &sha[..12],
+                state.id
+            )));
+        }
+    }
+    let run_dir = rebuild_run_dir(repo, home, state)?;
+    let worktree = rebuild_worktree(repo, state, &run_dir, config)?;
+    let state = match lifecycle::reopen(repo, state, config)? {
+        Some(_) => RunState::load(repo, &state.id)?,
+        None => state.clone(),
+    };
+    let snapshot =
+        Repo::open(&worktree)?.snapshot(state.run_tip, &Excludes::new(&config.exclude_globs))?;
+    let dirty = snapshot.tree != repo.commit_tree(state.run_tip)?;
+    let checkpoint = state.linked_checkpoint(repo)?.unwrap_or_default();
+    Ok(resume_state(
+        &state,
+        checkpoint,
+        worktree,
+        run_dir.path,
+        dirty,
+    ))
+}
+
+fn resume_state(
+    state: &RunState,
+    c: Checkpoint,
+    worktree: PathBuf,
+    run_dir: PathBuf,
+    dirty: bool,
+) -> ResumeState {
+    let fidelity_downgrade = c
+        .context_values
+        .get("internal.fidelity")
+        .and_then(Value::as_str)
+        == Some("full");
+    ResumeState {
+        run_id: state.id.to_string(),
+        status: state.record.status.kind,
+        worktree,
+        run_dir,
+        next_node_id: c.next_node_id,
+        completed_nodes: c.completed_nodes,
+        node_retries: c.node_retries,
+        node_visits: c.node_visits,
+        context_values: c.context_values,
+        fidelity_downgrade,
+        dirty,
+    }
+}
+
+/// The run directory, recreated from the metadata branch when this machine has none.
+pub fn rebuild_run_dir(repo: &Repo, home: &Path, state: &RunState) -> Result<RunDir> {
+    let worktree = repo
+        .worktree_on(&run::run_branch(&state.id))?
+        .filter(|w| w.exists);
+    if let Some(dir) = RunDir::locate(home, &state.id, worktree.as_ref().map(|w| w.path.as_path()))
+        && dir.path.join(MANIFEST).is_file()
+    {
+        return Ok(dir);
+    }
+    let started =
+        Timestamp::parse_rfc3339(&state.record.start.start_time).unwrap_or_else(Timestamp::now);
+    let path = RunDir::locate(home, &state.id, None).map_or_else(
+        || RunDir::default_path(home, &state.id, started),
+        |d| d.path,
+    );
+    let dir = RunDir::open(&path)?;
+    dir.write_json(MANIFEST, &Manifest::new(&state.record, &repo.main_path()))?;
+    for name in [GRAPH_FILE, RUN_FILE] {
+        if let Some(bytes) = repo.blob_at(state.meta_tree, name)? {
+            dir.write(name, &bytes)?;
+        }
+    }
+    Ok(dir)
+}
+
+/// The run's worktree on the run branch, added again when missing. A registration whose
+/// directory is gone is pruned first.
+fn rebuild_worktree(
+    repo: &Repo,
+    state: &RunState,
+    run_dir: &RunDir,
+    config: &Config,
+) -> Result<PathBuf> {
+    let branch = run::run_branch(&state.id);
+    if let Some(worktree) = repo.worktree_on(&branch)? {
+        if worktree.exists {
+            return Ok(worktree.path);
+        }
+        repo.remove_worktree(&worktree.path)?;
+    }
+    let path = run_dir.worktree();
+    repo.add_worktree(&path, &branch, &config.identity)?;
+    Ok(path)
+}

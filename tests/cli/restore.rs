@@ -1,0 +1,128 @@
+use serde_json::Value;
+
+use crate::common::{TestRepo, write_file};
+
+#[test]
+fn restore_makes_the_worktree_match_the_checkpoint_exactly() {
+    let repo = TestRepo::new();
+    repo.write(".gitignore", "*.log\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "ignore logs"]);
+    let run = repo.start();
+    let wt = &run.worktree;
+    write_file(&wt.join("keep.txt"), "v1\n");
+    write_file(&wt.join("gone.txt"), "will be deleted\n");
+    repo.checkpoint(&run.id, "one");
+    write_file(&wt.join("keep.txt"), "v2\n");
+    std::fs::remove_file(wt.join("gone.txt")).unwrap();
+    write_file(&wt.join("new/dir/created.txt"), "created later\n");
+    write_file(&wt.join("debug.log"), "ignored, must survive\n");
+    write_file(&wt.join("node_modules/x.js"), "excluded, must survive\n");
+    repo.checkpoint(&run.id, "two");
+    write_file(&wt.join("keep.txt"), "v3 uncommitted\n");
+
+    let dry: Value = serde_json::from_str(&repo.ok(&[
+        "restore",
+        "--run",
+        &run.id,
+        "one",
+        "--dry-run",
+        "--json",
+    ]))
+    .unwrap();
+    let mut actions: Vec<String> = dry["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            format!(
+                "{} {}",
+                c["action"].as_str().unwrap(),
+                c["path"].as_str().unwrap()
+            )
+        })
+        .collect();
+    actions.sort();
+    assert_eq!(
+        actions,
+        [
+            "recreate gone.txt",
+            "remove new/dir/created.txt",
+            "restore keep.txt"
+        ]
+    );
+    assert_eq!(
+        std::fs::read_to_string(wt.join("keep.txt")).unwrap(),
+        "v3 uncommitted\n",
+        "dry run changes nothing"
+    );
+    assert_eq!(repo.git(&["for-each-ref", "refs/fabro/"]), "");
+
+    let done: Value =
+        serde_json::from_str(&repo.ok(&["restore", "--run", &run.id, "one", "--json"])).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(wt.join("keep.txt")).unwrap(),
+        "v1\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(wt.join("gone.txt")).unwrap(),
+        "will be deleted\n"
+    );
+    assert!(
+        !wt.join("new").exists(),
+        "created files and their empty directories are removed"
+    );
+    assert_eq!(
+        std::fs::read_to_string(wt.join("debug.log")).unwrap(),
+        "ignored, must survive\n"
+    );
+    assert!(wt.join("node_modules/x.js").is_file());
+
+    // What restore replaced can be brought back from the recovery ref.
+    let recovery_ref = done["recovery_ref"].as_str().unwrap();
+    assert!(recovery_ref.starts_with(&format!("refs/fabro/recovery/{}/", run.id)));
+    assert_eq!(
+        repo.git(&["show", &format!("{recovery_ref}:keep.txt")]),
+        "v3 uncommitted\n"
+    );
+    assert_eq!(
+        repo.git(&["show", &format!("{recovery_ref}:new/dir/created.txt")]),
+        "created later\n"
+    );
+    let sha = done["recovery_commit"].as_str().unwrap();
+    repo.ok(&["restore", "--run", &run.id, &sha[..10]]);
+    assert_eq!(
+        std::fs::read_to_string(wt.join("keep.txt")).unwrap(),
+        "v3 uncommitted\n"
+    );
+    assert!(wt.join("new/dir/created.txt").is_file());
+    let fsck = repo.git_output(&repo.path, &["fsck", "--strict"]);
+    assert!(fsck.status.success());
+}
+
+#[test]
+fn restore_never_touches_anything_outside_the_worktree_and_prints_the_way_back() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    repo.checkpoint(&run.id, "one");
+    write_file(&run.worktree.join("later.txt"), "x\n");
+    let before = repo.user_state();
+    let out = repo
+        .fabro()
+        .args(["restore", "--run", &run.id, "@1"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("to get back: git fabro restore"),
+        "{stderr}"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "remove    later.txt"
+    );
+    assert_eq!(repo.user_state(), before);
+    // The run's branches did not move.
+    assert_eq!(repo.log_json(&run.id).len(), 1);
+}
