@@ -22,7 +22,7 @@ fn archive_hides_and_unarchive_restores() {
     repo.ok(&["archive", &done]);
     repo.ok(&["archive", &done]);
     assert!(ps(&repo, false).is_empty());
-    assert_eq!(ps(&repo, true), [done.clone()]);
+    assert_eq!(ps(&repo, true), vec![done.clone()]);
     repo.ok(&["unarchive", &done]);
     let runs: Vec<Value> = serde_json::from_str(&repo.ok(&["ps", "--json"])).unwrap();
     assert_eq!(runs[0]["status"], "succeeded");
@@ -57,7 +57,7 @@ fn gc_removes_old_archived_runs_and_nothing_else() {
     assert_eq!(ps(&repo, true).len(), 3, "dry run removes nothing");
 
     repo.ok(&["gc", "--older-than", "0"]);
-    assert_eq!(ps(&repo, true), [kept.id.clone()]);
+    assert_eq!(ps(&repo, true), vec![kept.id.clone()]);
     let refs = repo.git(&["for-each-ref", "--format=%(refname)"]);
     assert!(
         !refs.contains(&archived.id) && !refs.contains(&done),
@@ -87,7 +87,7 @@ fn gc_prunes_stale_worktree_registrations_of_runs() {
     let out = repo.ok(&["gc"]);
     assert!(out.contains("stale worktree"), "{out}");
     assert!(!repo.git(&["worktree", "list"]).contains(&run.id));
-    assert_eq!(ps(&repo, false), [run.id.clone()], "the run itself stays");
+    assert_eq!(ps(&repo, false), vec![run.id.clone()], "the run itself stays");
 }
 
 #[test]
