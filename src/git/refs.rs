@@ -69,53 +69,89 @@ impl Repo {
     /// Applies `edits` as one transaction. A ref that moved, appeared or is locked by another
     /// process makes the whole transaction fail with a conflict that names it.
     pub fn update_refs(&self, edits: &[RefEdit], reflog: &str, who: &Identity) -> Result<()> {
-        let mut gix_edits = Vec::with_capacity(edits.len());
-        for edit in edits {
-            let log = LogChange {
-                mode: RefLog::AndReference,
-                force_create_reflog: false,
-                message: reflog.into(),
-            };
-            let change = match edit {
-                RefEdit::Create { new, .. } => Change::Update {
-                    log,
-                    expected: PreviousValue::MustNotExist,
-                    new: Target::Object(*new),
-                },
-                RefEdit::Update { old, new, .. } => Change::Update {
-                    log,
-                    expected: PreviousValue::MustExistAndMatch(Target::Object(*old)),
-                    new: Target::Object(*new),
-                },
-                RefEdit::Delete { old, .. } => Change::Delete {
-                    expected: PreviousValue::MustExistAndMatch(Target::Object(*old)),
-                    log: RefLog::AndReference,
-                },
-            };
-            let name = FullName::try_from(edit.name())
-                .map_err(|_| Error::Failed(format!("invalid ref name {:?}", edit.name())))?;
-            gix_edits.push(gix::refs::transaction::RefEdit {
-                change,
-                name,
-                deref: false,
-            });
-        }
         let signature = who.signature(Timestamp::now());
         let mut time = gix::date::parse::TimeBuf::default();
-        self.repo
-            .edit_references_as(gix_edits, Some(signature.to_ref(&mut time)))
-            .map_err(|err| {
-                let text = super::describe(&err);
-                if err.is_conflict() || text.contains("lock") {
-                    let names: Vec<&str> = edits.iter().map(RefEdit::name).collect();
-                    Error::Conflict(format!(
-                        "{} changed while this command ran ({text})",
-                        names.join(" and ")
-                    ))
-                } else {
-                    Error::Git(err)
-                }
-            })?;
+        let committer = signature.to_ref(&mut time);
+        let attempt = || {
+            self.repo
+                .edit_references_as(to_gix(edits, reflog)?, Some(committer))
+        };
+        let result = match attempt() {
+            Err(err) if is_lock_error(&err) && self.break_stale_locks(edits) => attempt(),
+            other => other,
+        };
+        result.map_err(|err| {
+            let text = super::describe(&err);
+            if err.is_conflict() || is_lock_error(&err) {
+                let names: Vec<&str> = edits.iter().map(RefEdit::name).collect();
+                Error::Conflict(format!(
+                    "{} changed while this command ran ({text})",
+                    names.join(" and ")
+                ))
+            } else {
+                Error::Git(err)
+            }
+        })?;
         Ok(())
     }
+
+    /// Removes lock files of `edits` that no live transaction can own: git-fabro holds a ref
+    /// lock for microseconds, so one older than [`STALE_LOCK`] was left by a killed process.
+    /// Returns whether any was removed.
+    fn break_stale_locks(&self, edits: &[RefEdit]) -> bool {
+        let common = self.common_dir();
+        let mut broken = false;
+        for edit in edits {
+            let lock = common.join(format!("{}.lock", edit.name()));
+            let age = std::fs::metadata(&lock)
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok());
+            if age.is_some_and(|age| age >= STALE_LOCK) && std::fs::remove_file(&lock).is_ok() {
+                broken = true;
+            }
+        }
+        broken
+    }
+}
+
+/// How old a lock on one of git-fabro's refs must be to count as left behind by a crash.
+pub const STALE_LOCK: std::time::Duration = std::time::Duration::from_secs(5);
+
+fn is_lock_error(err: &gix::Error) -> bool {
+    super::describe(err).contains("lock")
+}
+
+fn to_gix(edits: &[RefEdit], reflog: &str) -> gix::Result<Vec<gix::refs::transaction::RefEdit>> {
+    let mut out = Vec::with_capacity(edits.len());
+    for edit in edits {
+        let log = LogChange {
+            mode: RefLog::AndReference,
+            force_create_reflog: false,
+            message: reflog.into(),
+        };
+        let change = match edit {
+            RefEdit::Create { new, .. } => Change::Update {
+                log,
+                expected: PreviousValue::MustNotExist,
+                new: Target::Object(*new),
+            },
+            RefEdit::Update { old, new, .. } => Change::Update {
+                log,
+                expected: PreviousValue::MustExistAndMatch(Target::Object(*old)),
+                new: Target::Object(*new),
+            },
+            RefEdit::Delete { old, .. } => Change::Delete {
+                expected: PreviousValue::MustExistAndMatch(Target::Object(*old)),
+                log: RefLog::AndReference,
+            },
+        };
+        let name = FullName::try_from(edit.name()).map_err(gix::Error::from_error)?;
+        out.push(gix::refs::transaction::RefEdit {
+            change,
+            name,
+            deref: false,
+        });
+    }
+    Ok(out)
 }

@@ -87,7 +87,11 @@ fn gc_prunes_stale_worktree_registrations_of_runs() {
     let out = repo.ok(&["gc"]);
     assert!(out.contains("stale worktree"), "{out}");
     assert!(!repo.git(&["worktree", "list"]).contains(&run.id));
-    assert_eq!(ps(&repo, false), vec![run.id.clone()], "the run itself stays");
+    assert_eq!(
+        ps(&repo, false),
+        vec![run.id.clone()],
+        "the run itself stays"
+    );
 }
 
 #[test]

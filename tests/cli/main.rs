@@ -5,6 +5,7 @@ mod common;
 mod archive;
 mod checkpoint;
 mod concurrency;
+mod crash;
 mod diff;
 mod errors;
 mod finish;
