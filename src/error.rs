@@ -39,6 +39,9 @@ pub enum Error {
     Conflict(String),
     #[error("{0}")]
     Corrupt(String),
+    /// A remote refused a push or fetch; nothing was changed on either side.
+    #[error("{0}")]
+    Refused(String),
     #[error("{0}")]
     Failed(String),
     #[error("{context}: {source}")]
@@ -87,6 +90,9 @@ impl Error {
             }
             Error::NotARepository(_) => "run it inside a git repository, or pass -C DIR".into(),
             Error::Conflict(_) => "another git-fabro process changed the run at the same time; retry".into(),
+            Error::Refused(text) if text.contains("fetch first") || text.contains("non-fast-forward") => {
+                "the remote has commits this clone lacks: `git fabro fetch` the run, or push it under a fork".into()
+            }
             Error::Git(err) if err.is_conflict() => {
                 "another process holds or moved the same refs; retry".into()
             }

@@ -5,13 +5,17 @@
 
 mod archive;
 mod checkpoint;
+mod completions;
 mod diff;
+mod fetch;
 mod finish;
 mod fork;
 mod gc;
+pub mod generate;
 mod log;
 pub mod output;
 mod ps;
+mod push;
 mod restore;
 mod resume;
 mod rewind;
@@ -44,6 +48,10 @@ pub struct Cli {
     #[arg(short = 'C', value_name = "DIR", global = true)]
     pub directory: Option<PathBuf>,
 
+    /// Print no messages for people on stderr (data, warnings and errors still appear)
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+
     #[command(subcommand)]
     pub command: Command,
 }
@@ -64,6 +72,11 @@ pub enum Command {
     Archive(archive::ArchiveArgs),
     Unarchive(archive::UnarchiveArgs),
     Gc(gc::Args),
+    Push(push::Args),
+    Fetch(fetch::Args),
+    Completions(completions::CompletionsArgs),
+    #[command(hide = true)]
+    GenerateDocs(completions::GenerateDocsArgs),
 }
 
 /// The clap definition, the one source of help, man pages and completions.
@@ -72,6 +85,7 @@ pub fn command() -> clap::Command {
 }
 
 pub fn run(cli: Cli) -> Result<()> {
+    output::set_quiet(cli.quiet);
     let ctx = || Ctx::open(cli.directory.as_deref());
     match cli.command {
         Command::Start(args) => start::run(&ctx()?, args),
@@ -88,6 +102,10 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Archive(args) => archive::archive(&ctx()?, args),
         Command::Unarchive(args) => archive::unarchive(&ctx()?, args),
         Command::Gc(args) => gc::run(&ctx()?, args),
+        Command::Push(args) => push::run(&ctx()?, args),
+        Command::Fetch(args) => fetch::run(&ctx()?, args),
+        Command::Completions(args) => completions::completions(args),
+        Command::GenerateDocs(args) => completions::generate_docs(args),
     }
 }
 

@@ -44,9 +44,22 @@ pub fn table(header: &[&str], rows: &[Vec<String>]) -> Result<()> {
     Ok(())
 }
 
+static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// `--quiet`: no messages for people on stderr (errors and warnings still show).
+pub fn set_quiet(quiet: bool) {
+    QUIET.store(quiet, std::sync::atomic::Ordering::Relaxed);
+}
+
+pub fn is_quiet() -> bool {
+    QUIET.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// A message for the person at the terminal.
 pub fn note(message: impl std::fmt::Display) {
-    eprintln!("{message}");
+    if !is_quiet() {
+        eprintln!("{message}");
+    }
 }
 
 pub fn warn(message: impl std::fmt::Display) {

@@ -8,6 +8,7 @@ mod objects;
 mod refs;
 mod restore;
 mod snapshot;
+mod transport;
 mod tree;
 mod worktree;
 
@@ -20,6 +21,7 @@ pub use objects::{Identity, TreeEntry};
 pub use refs::RefEdit;
 pub use restore::{PathAction, PathChange};
 pub use snapshot::{Excludes, Snapshot};
+pub use transport::{RefReport, Transfer};
 pub use tree::TreeEdit;
 pub use worktree::Worktree;
 

@@ -18,3 +18,4 @@ mod resume;
 mod rewind;
 mod show;
 mod start;
+mod sync;

@@ -1,0 +1,101 @@
+//! Man pages and shell completions, produced from the clap definition (`super::command()`) so
+//! they cannot drift from `--help`. These functions only build bytes: `generate-docs` writes
+//! them to `man/` and `completions/`, and a test compares them with the checked-in files.
+
+use std::path::PathBuf;
+
+use clap_complete::Shell;
+
+/// The executable's name: man pages are `git-fabro.1` and `git-fabro-<command>.1`, which is
+/// what `git help fabro` looks up, and the completion scripts complete `git-fabro`.
+const BIN: &str = "git-fabro";
+
+/// Every shell clap_complete generates a script for.
+pub const SHELLS: [Shell; 5] = [
+    Shell::Bash,
+    Shell::Zsh,
+    Shell::Fish,
+    Shell::Elvish,
+    Shell::PowerShell,
+];
+
+/// `git-fabro.1` for the root and `git-fabro-<command>.1` for every visible command.
+pub fn man_pages() -> Vec<(PathBuf, Vec<u8>)> {
+    // `git fabro help` is clap's, not ours; it gets neither a page nor a line in the list.
+    let mut root = super::command().disable_help_subcommand(true);
+    root.build();
+    let mut pages = Vec::new();
+    add_pages(&root, &mut pages);
+    pages
+}
+
+/// The page of `cmd` and of its visible commands, recursively. After `build()`, clap names a
+/// command's page `<parent>-<name>` and writes its synopsis as `git fabro <name> ...`.
+fn add_pages(cmd: &clap::Command, pages: &mut Vec<(PathBuf, Vec<u8>)>) {
+    let man = clap_mangen::Man::new(cmd.clone())
+        // roff drops an empty argument, which would shift the source into the date's place;
+        // `""` is roff's empty argument. No date keeps the pages reproducible.
+        .date(r#""""#)
+        .source(format!("git-fabro {}", env!("CARGO_PKG_VERSION")))
+        .manual("git-fabro manual");
+    let mut page = Vec::new();
+    man.render(&mut page)
+        .expect("rendering into memory does not fail");
+    pages.push((PathBuf::from(man.get_filename()), page));
+    for sub in cmd.get_subcommands().filter(|sub| !sub.is_hide_set()) {
+        add_pages(sub, pages);
+    }
+}
+
+/// The completion script for `shell`; bash's also completes `git fabro` (see `GIT_BASH`).
+pub fn completion(shell: Shell) -> Vec<u8> {
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut super::command(), BIN, &mut script);
+    if shell != Shell::Bash {
+        return script;
+    }
+    // clap_complete (4.6.11 and earlier) spells the bash states of a hyphenated binary's
+    // commands two ways, `git__fabro__subcmd__log` where it sets them and
+    // `git__subcmd__fabro__subcmd__log` where it matches them, so no command's flags would
+    // complete (clap-rs/clap#6421). Spell them the one way; once clap agrees, this is a no-op.
+    let script = String::from_utf8(script)
+        .expect("clap_complete writes UTF-8")
+        .replace(&BIN.replace('-', "__subcmd__"), &BIN.replace('-', "__"));
+    let mut script = script.into_bytes();
+    script.extend_from_slice(GIT_BASH.as_bytes());
+    script
+}
+
+/// Every completion script under its conventional file name (`git-fabro.bash`, `_git-fabro`,
+/// `git-fabro.fish`, `git-fabro.elv`, `_git-fabro.ps1`).
+pub fn completion_files() -> Vec<(PathBuf, Vec<u8>)> {
+    use clap_complete::Generator;
+    SHELLS
+        .iter()
+        .map(|&shell| (PathBuf::from(shell.file_name(BIN)), completion(shell)))
+        .collect()
+}
+
+/// clap's bash function `_git__fabro` completes `git-fabro ...`. For `git fabro ...`, git's own
+/// completion finds the command word and calls `_git_fabro` with its view of the line: `words`
+/// and `cword`, with `=` and `:` not splitting words, and `__git_cmd_idx` at `fabro` (git 2.31
+/// and later; older ones are searched for it). This shim hands clap's function the same line as
+/// if it started at `git-fabro`, keeping bash's own current word, the one bash will replace.
+/// git registers its completion with `-o nospace`; clap's words want the usual trailing space.
+const GIT_BASH: &str = r#"
+# `git fabro <TAB>`: git's completion (git-completion.bash) calls _git_fabro.
+_git_fabro() {
+    local idx=${__git_cmd_idx-}
+    if [[ -z $idx ]]; then
+        for ((idx = 1; idx < cword; idx++)); do
+            [[ ${words[idx]} == fabro ]] && break
+        done
+    fi
+    local cur_word=${COMP_WORDS[COMP_CWORD]}
+    local line=(git-fabro "${words[@]:idx+1:cword-idx-1}" "$cur_word")
+    local COMP_WORDS=("${line[@]}")
+    local COMP_CWORD=$((${#line[@]} - 1))
+    compopt +o nospace 2>/dev/null
+    _git__fabro git-fabro "$cur_word" "${line[COMP_CWORD-1]}"
+}
+"#;

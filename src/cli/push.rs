@@ -1,0 +1,74 @@
+use std::io::IsTerminal;
+
+use anyhow::Result;
+
+use super::{Ctx, output};
+use crate::error::Error;
+use crate::run;
+use crate::sync::{Synced, push, remote_name};
+
+/// Push runs (both branches of each) to a remote, never forcing
+///
+/// Pushes `fabro/run/<id>` and `fabro/meta/<id>` of each RUN (default: the current run; every
+/// run with --all) with explicit refspecs, atomically: either every ref moves or none does. A
+/// remote whose branch moved on refuses the push, and the refusal is reported with the
+/// remote's reason. REMOTE defaults to `git config fabro.remote`, else `origin`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The remote name or URL
+    remote: Option<String>,
+    /// The runs to push
+    runs: Vec<String>,
+    /// Push every run of the repository
+    #[arg(long, conflicts_with = "runs")]
+    all: bool,
+    /// Print JSON
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
+    let remote = remote_name(&ctx.repo, args.remote.as_deref());
+    let ids = if args.all {
+        run::list(&ctx.repo)?
+            .into_iter()
+            .map(|(id, _)| id)
+            .collect()
+    } else if args.runs.is_empty() {
+        vec![ctx.run_id(None).map_err(|_| {
+            Error::Usage("name the runs to push, or pass --all (no current run here)".into())
+        })?]
+    } else {
+        args.runs
+            .iter()
+            .map(|text| ctx.run_id(Some(text)))
+            .collect::<Result<Vec<_>>>()?
+    };
+    let synced = push(&ctx.repo, &remote, &ids, progress())?;
+    report(&synced, "pushed", args.json)
+}
+
+/// Progress from git only when a person watches stderr.
+pub fn progress() -> bool {
+    std::io::stderr().is_terminal() && !output::is_quiet()
+}
+
+pub fn report(synced: &Synced, verb: &str, json: bool) -> Result<()> {
+    if json {
+        return output::json(synced);
+    }
+    for r in &synced.refs {
+        output::line(format!(
+            "{:<10}  {}",
+            r.result,
+            r.name.trim_start_matches("refs/heads/")
+        ))?;
+    }
+    let runs = synced.runs.len();
+    output::note(format!(
+        "{verb} {runs} run{} with {}",
+        if runs == 1 { "" } else { "s" },
+        synced.remote
+    ));
+    Ok(())
+}

@@ -1,0 +1,219 @@
+//! Push, fetch and remote listing through the `git` binary: gix has no push, and one
+//! credential, ssh and proxy path for both directions is what users' setups expect. Output is
+//! parsed from `--porcelain`; everything shown to the user is stripped of credentials.
+
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+
+use super::{ObjectId, Repo};
+use crate::error::{Error, Result};
+use crate::remote::redact;
+
+/// One ref of a push or fetch, as git reported it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct RefReport {
+    /// The ref on the receiving side.
+    pub name: String,
+    /// `new`, `updated`, `up-to-date` or `rejected`.
+    pub result: &'static str,
+    /// git's reason for a rejection, or its summary.
+    pub detail: String,
+}
+
+/// What a push or fetch did.
+pub struct Transfer {
+    pub refs: Vec<RefReport>,
+    pub ok: bool,
+    /// git's messages, credentials removed.
+    pub messages: String,
+}
+
+impl Repo {
+    /// `git push --atomic --porcelain --no-verify REMOTE REFSPECS`: never forced, never running
+    /// the user's hooks (git-fabro's own pre-push hook calls this).
+    pub fn push(&self, remote: &str, refspecs: &[String], progress: bool) -> Result<Transfer> {
+        let mut args = vec!["push", "--atomic", "--porcelain", "--no-verify"];
+        // Without --progress git stays silent on a pipe; --quiet would also drop the porcelain.
+        if progress {
+            args.push("--progress");
+        }
+        let out = self.git(&args, remote, refspecs, progress)?;
+        let refs = out.stdout.lines().filter_map(parse_push_line).collect();
+        Ok(Transfer {
+            refs,
+            ok: out.ok,
+            messages: out.stderr,
+        })
+    }
+
+    /// `git fetch --atomic --porcelain REMOTE REFSPECS` into local refs of the same names,
+    /// never forced.
+    pub fn fetch(&self, remote: &str, refspecs: &[String], progress: bool) -> Result<Transfer> {
+        let mut args = vec!["fetch", "--atomic", "--porcelain", "--no-write-fetch-head"];
+        if progress {
+            args.push("--progress");
+        }
+        let out = self.git(&args, remote, refspecs, progress)?;
+        let refs = out.stdout.lines().filter_map(parse_fetch_line).collect();
+        Ok(Transfer {
+            refs,
+            ok: out.ok,
+            messages: out.stderr,
+        })
+    }
+
+    /// The refs of `remote` under `prefix`.
+    pub fn ls_remote(&self, remote: &str, prefix: &str) -> Result<Vec<(String, ObjectId)>> {
+        let out = self.git(
+            &["ls-remote", "--refs"],
+            remote,
+            &[format!("{prefix}*")],
+            false,
+        )?;
+        if !out.ok {
+            return Err(Error::Failed(format!(
+                "cannot list the refs of {}: {}",
+                crate::remote::display(remote),
+                out.stderr.trim()
+            )));
+        }
+        Ok(out
+            .stdout
+            .lines()
+            .filter_map(|line| {
+                let (sha, name) = line.split_once('\t')?;
+                Some((name.to_owned(), ObjectId::from_hex(sha.as_bytes()).ok()?))
+            })
+            .collect())
+    }
+
+    fn git(
+        &self,
+        args: &[&str],
+        remote: &str,
+        refspecs: &[String],
+        progress: bool,
+    ) -> Result<GitOutput> {
+        let mut child = Command::new("git")
+            .current_dir(
+                self.workdir()
+                    .map_or_else(|| self.common_dir(), ToOwned::to_owned),
+            )
+            .args(args)
+            .arg(remote)
+            .args(refspecs)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|err| Error::Failed(format!("cannot run git: {err}")))?;
+        let mut stderr_pipe = child
+            .stderr
+            .take()
+            .ok_or_else(|| Error::Failed("git has no stderr".into()))?;
+        // Progress is relayed as it comes (redacted), so a terminal sees it live.
+        let relay = std::thread::spawn(move || {
+            let mut all = Vec::new();
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = stderr_pipe.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                if progress {
+                    let _ = std::io::stderr()
+                        .write_all(redact(&String::from_utf8_lossy(&buf[..n])).as_bytes());
+                }
+                all.extend_from_slice(&buf[..n]);
+            }
+            all
+        });
+        let mut stdout = String::new();
+        if let Some(mut pipe) = child.stdout.take() {
+            let _ = pipe.read_to_string(&mut stdout);
+        }
+        let status = child
+            .wait()
+            .map_err(|err| Error::Failed(format!("git did not finish: {err}")))?;
+        let stderr = relay.join().unwrap_or_default();
+        let stderr = if progress {
+            String::new()
+        } else {
+            redact(&String::from_utf8_lossy(&stderr))
+        };
+        Ok(GitOutput {
+            ok: status.success(),
+            stdout,
+            stderr,
+        })
+    }
+}
+
+struct GitOutput {
+    ok: bool,
+    stdout: String,
+    stderr: String,
+}
+
+/// `<flag>\t<from>:<to>\t<summary>` from `git push --porcelain`.
+fn parse_push_line(line: &str) -> Option<RefReport> {
+    let mut fields = line.split('\t');
+    let flag = fields.next()?;
+    let (_, to) = fields.next()?.split_once(':')?;
+    let summary = fields.next().unwrap_or_default();
+    let result = match flag {
+        "*" => "new",
+        " " | "+" => "updated",
+        "=" => "up-to-date",
+        "!" => "rejected",
+        _ => return None,
+    };
+    Some(RefReport {
+        name: to.to_owned(),
+        result,
+        detail: summary.to_owned(),
+    })
+}
+
+/// `<flag> <old> <new> <ref>` from `git fetch --porcelain`.
+fn parse_fetch_line(line: &str) -> Option<RefReport> {
+    let (flag, rest) = line.split_at_checked(1)?;
+    let name = rest.trim().rsplit(' ').next()?;
+    let result = match flag {
+        "*" => "new",
+        " " | "+" => "updated",
+        "=" => "up-to-date",
+        "!" => "rejected",
+        _ => return None,
+    };
+    Some(RefReport {
+        name: name.to_owned(),
+        result,
+        detail: String::new(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{parse_fetch_line, parse_push_line};
+
+    #[test]
+    fn porcelain_lines() {
+        let r = parse_push_line(
+            "!\trefs/heads/fabro/run/X:refs/heads/fabro/run/X\t[rejected] (fetch first)",
+        )
+        .unwrap();
+        assert_eq!(
+            (r.name.as_str(), r.result),
+            ("refs/heads/fabro/run/X", "rejected")
+        );
+        assert_eq!(r.detail, "[rejected] (fetch first)");
+        let r = parse_push_line("*\trefs/heads/a:refs/heads/a\t[new branch]").unwrap();
+        assert_eq!(r.result, "new");
+        assert!(parse_push_line("To /srv/r.git").is_none());
+        let f = parse_fetch_line("* 0000000000000000000000000000000000000000 1111111111111111111111111111111111111111 refs/heads/fabro/run/X").unwrap();
+        assert_eq!(
+            (f.name.as_str(), f.result),
+            ("refs/heads/fabro/run/X", "new")
+        );
+    }
+}

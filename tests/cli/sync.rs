@@ -1,0 +1,186 @@
+//! Runs move between clones through a bare remote on the same machine.
+
+use serde_json::Value;
+
+use crate::common::{TestRepo, run_err, run_ok, write_file};
+
+/// A bare remote and a second clone of the test repository, both under its root.
+fn remote_and_clone(repo: &TestRepo) -> (std::path::PathBuf, std::path::PathBuf) {
+    let bare = repo.root.join("remote.git");
+    repo.git(&[
+        "clone",
+        "-q",
+        "--bare",
+        repo.path.to_str().unwrap(),
+        bare.to_str().unwrap(),
+    ]);
+    repo.git(&["remote", "add", "origin", bare.to_str().unwrap()]);
+    let other = repo.root.join("other");
+    repo.git(&[
+        "clone",
+        "-q",
+        bare.to_str().unwrap(),
+        other.to_str().unwrap(),
+    ]);
+    repo.git_in(&other, &["config", "user.name", "Other"]);
+    repo.git_in(&other, &["config", "user.email", "other@example.com"]);
+    (bare, other)
+}
+
+#[test]
+fn a_run_pushed_from_one_clone_is_fetched_listed_inspected_and_resumed_in_another() {
+    let repo = TestRepo::new();
+    let (bare, other) = remote_and_clone(&repo);
+    let run = repo.start();
+    write_file(&run.worktree.join("a.txt"), "from clone one\n");
+    repo.ok(&[
+        "checkpoint",
+        "--run",
+        &run.id,
+        "--node",
+        "plan",
+        "--next",
+        "code",
+    ]);
+
+    let pushed: Value =
+        serde_json::from_str(&repo.ok(&["push", "origin", &run.id, "--json"])).unwrap();
+    assert_eq!(pushed["remote"].as_str().unwrap(), bare.to_str().unwrap());
+    assert_eq!(pushed["refs"].as_array().unwrap().len(), 2);
+    assert!(
+        repo.git_in(&bare, &["for-each-ref"])
+            .contains(&format!("refs/heads/fabro/meta/{}", run.id))
+    );
+
+    let fetched: Value =
+        serde_json::from_str(&run_ok(repo.fabro_in(&other).args(["fetch", "--json"]))).unwrap();
+    assert_eq!(fetched["runs"], serde_json::json!([run.id]));
+    let ps: Vec<Value> =
+        serde_json::from_str(&run_ok(repo.fabro_in(&other).args(["ps", "--json"]))).unwrap();
+    assert_eq!(ps[0]["run_id"], run.id.as_str());
+    let log: Vec<Value> = serde_json::from_str(&run_ok(
+        repo.fabro_in(&other).args(["log", &run.id, "--json"]),
+    ))
+    .unwrap();
+    assert_eq!(log, repo.log_json(&run.id));
+    run_ok(repo.fabro_in(&other).args(["show", &run.id, "plan"]));
+
+    // Resume rebuilds what the other clone lacks, in its own fabro home.
+    let other_home = repo.root.join("other-home");
+    let state: Value = serde_json::from_str(&run_ok(
+        repo.fabro_in(&other)
+            .env("FABRO_HOME", &other_home)
+            .args(["resume", &run.id]),
+    ))
+    .unwrap();
+    assert_eq!(state["next_node_id"], "code");
+    let worktree = std::path::PathBuf::from(state["worktree"].as_str().unwrap());
+    assert!(worktree.starts_with(&other_home));
+    assert_eq!(
+        std::fs::read_to_string(worktree.join("a.txt")).unwrap(),
+        "from clone one\n"
+    );
+    run_ok(
+        repo.fabro_in(&worktree)
+            .env("FABRO_HOME", &other_home)
+            .args(["checkpoint", "--node", "code"]),
+    );
+    run_ok(repo.fabro_in(&other).args(["push", "origin", &run.id]));
+
+    // Back in the first clone, the run branch is checked out in a worktree: git-fabro says so
+    // instead of moving the branch under it. Once the worktree is gone, it fast-forwards in.
+    let (code, err) = run_err(repo.fabro().args(["fetch", "origin", &run.id[..10]]));
+    assert_eq!(code, 1);
+    assert!(err.contains("checked out here"), "{err}");
+    repo.git(&["worktree", "remove", run.worktree.to_str().unwrap()]);
+    repo.ok(&["fetch", "origin", &run.id[..10]]);
+    assert_eq!(repo.log_json(&run.id).len(), 2);
+}
+
+#[test]
+fn a_remote_that_moved_on_refuses_the_push_and_nothing_is_overwritten() {
+    let repo = TestRepo::new();
+    let (bare, other) = remote_and_clone(&repo);
+    let run = repo.start();
+    repo.checkpoint(&run.id, "one");
+    repo.ok(&["push", "--all"]);
+    run_ok(repo.fabro_in(&other).args(["fetch"]));
+    let other_home = repo.root.join("other-home");
+    run_ok(
+        repo.fabro_in(&other)
+            .env("FABRO_HOME", &other_home)
+            .args(["resume", &run.id]),
+    );
+    run_ok(repo.fabro_in(&other).env("FABRO_HOME", &other_home).args([
+        "checkpoint",
+        "--run",
+        &run.id,
+        "--node",
+        "theirs",
+    ]));
+    run_ok(
+        repo.fabro_in(&other)
+            .args(["push"])
+            .arg("origin")
+            .arg(&run.id),
+    );
+    let remote_refs = repo.git_in(&bare, &["for-each-ref"]);
+
+    repo.checkpoint(&run.id, "ours");
+    let (code, err) = run_err(repo.fabro().args(["push", "origin", &run.id]));
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("refused")
+            && (err.contains("fetch first") || err.contains("non-fast-forward")),
+        "{err}"
+    );
+    assert_eq!(
+        repo.git_in(&bare, &["for-each-ref"]),
+        remote_refs,
+        "the remote is unchanged"
+    );
+
+    // And a fetch does not overwrite the local branch that moved on either.
+    let local = repo.git(&["for-each-ref", "refs/heads/fabro/"]);
+    let (code, err) = run_err(repo.fabro().args(["fetch", "origin", &run.id]));
+    assert_ne!(code, 0, "{err}");
+    assert_eq!(repo.git(&["for-each-ref", "refs/heads/fabro/"]), local);
+}
+
+#[test]
+fn push_and_fetch_name_only_run_refs_and_keep_credentials_out_of_output() {
+    let repo = TestRepo::new();
+    let (bare, other) = remote_and_clone(&repo);
+    repo.git(&["branch", "fabro/not-a-run"]);
+    let run = repo.start();
+    repo.ok(&["push", "--all"]);
+    let remote_refs = repo.git_in(&bare, &["for-each-ref", "--format=%(refname)"]);
+    assert!(!remote_refs.contains("not-a-run"), "{remote_refs}");
+    repo.git_in(&bare, &["branch", "fabro/remote-only"]);
+    run_ok(repo.fabro_in(&other).args(["fetch"]));
+    let local = repo.git_in(
+        &other,
+        &["for-each-ref", "--format=%(refname)", "refs/heads/fabro/"],
+    );
+    assert_eq!(local.lines().count(), 2, "{local}");
+    assert!(local.contains(&run.id));
+
+    repo.git(&[
+        "remote",
+        "add",
+        "secret",
+        "https://user:hunter2@127.0.0.1:9/o/r.git",
+    ]);
+    let (code, err) = run_err(repo.fabro().args(["push", "secret", &run.id]));
+    assert_ne!(code, 0);
+    assert!(!err.contains("hunter2"), "{err}");
+    assert!(err.contains("127.0.0.1/o/r"), "{err}");
+}
+
+#[test]
+fn push_without_runs_outside_a_run_explains() {
+    let repo = TestRepo::new();
+    let (code, err) = run_err(repo.fabro().args(["push"]));
+    assert_eq!(code, 2);
+    assert!(err.contains("--all"), "{err}");
+}
