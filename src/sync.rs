@@ -90,16 +90,15 @@ pub fn fetch(repo: &Repo, remote: &str, wanted: &[String], progress: bool) -> Re
         .collect();
     ids.sort();
     for id in &ids {
-        if let Some(worktree) = repo.worktree_on(&run::run_branch(id))? {
-            if repo.ref_target(&run::run_branch(id))?
+        if let Some(worktree) = repo.worktree_on(&run::run_branch(id))?
+            && repo.ref_target(&run::run_branch(id))?
                 != remote_refs.get(&run::run_branch(id)).copied()
-            {
-                return Err(Error::Failed(format!(
-                    "run {id} moved on at {} but is checked out here in {}; finish the run here or remove that worktree (git worktree remove), then fetch",
-                    display_remote(repo, remote),
-                    worktree.path.display()
-                )));
-            }
+        {
+            return Err(Error::Failed(format!(
+                "run {id} moved on at {} but is checked out here in {}; finish the run here or remove that worktree (git worktree remove), then fetch",
+                display_remote(repo, remote),
+                worktree.path.display()
+            )));
         }
     }
     let mut synced = Synced {
