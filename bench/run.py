@@ -280,6 +280,12 @@ class Result:
     baseline: str = "git"  # what git_ms holds
     extra: dict = field(default_factory=dict)
 
+    def __post_init__(self):
+        self._meter = CpuMeter()
+
+    def to_json(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
+
 
 class Racy:
     """Makes sure no index entry is racy when a measurement starts: the measurement waits until
@@ -353,6 +359,11 @@ class Bench:
         self.failures: list[str] = []
         self.problems: list[str] = []
         self.racy = Racy(not args.no_racy_wait)
+
+    def add(self, res: Result) -> None:
+        res.extra["other_cpu"] = res._meter.background()
+        res.extra["other_cpu_share"] = res._meter.share
+        self.results.append(res)
 
     def problem(self, msg: str) -> None:
         if msg not in self.problems:
@@ -446,7 +457,7 @@ class Bench:
                     self.racy.mark()
                     self.paired(res, rep, fabro_ckpt, git_commit())
                     self.same_tree(repo, state["fabro_commit"], "bench/git", "checkpoint-10")
-                self.results.append(res)
+                self.add(res)
             if "checkpoint-touch-all" in wanted:
                 say(f"[{label}] checkpoint-touch-all")
                 res = Result("checkpoint-touch-all", label)
@@ -455,7 +466,12 @@ class Bench:
                     self.racy.mark()
                     self.paired(res, rep, fabro_ckpt, git_commit("--allow-empty"))
                     self.same_tree(repo, state["fabro_commit"], "bench/git", "checkpoint-touch-all")
-                self.results.append(res)
+                # Diagnostic: with nothing changed since the last touch-all checkpoint, both sides
+                # should be back to stat-only cost (the index must have recorded the new stats).
+                after = Result("after-touch", label)
+                self.paired(after, 0, fabro_ckpt, git_commit("--allow-empty"))
+                res.extra["next_unchanged_ms"] = {"fabro": after.fabro_ms[0], "git": after.git_ms[0]}
+                self.add(res)
             status = r.gitout("status", "--porcelain", cwd=fwt)
             if status:
                 self.problem(f"`git status` in the run worktree is not clean after checkpoints: {status[:300]}")
@@ -505,7 +521,7 @@ class Bench:
             if self.worktree_count(repo) != wt_before:
                 self.problem("worktrees registered in the repository changed across a start/finish cycle")
                 r.git("worktree", "prune", cwd=repo)
-        self.results.append(res)
+        self.add(res)
 
     def worktree_count(self, repo: Path) -> int:
         out = self.r.gitout("worktree", "list", "--porcelain", cwd=repo)
@@ -537,15 +553,10 @@ class Bench:
         def build_to(n: int) -> None:
             if n > count:
                 say(f"  building the run up to {n} checkpoints (now {count})")
-            t0 = time.monotonic()
             while count < n:
                 tree.change1(wt)
                 ckpt(False)
-            if n > count or build_ms:
-                self.racy.mark()
-            return time.monotonic() - t0
-
-        windows = {}
+            self.racy.mark()
 
         def window(end: int) -> Result:
             """warm-up + reps checkpoints (10 files changed each) ending at checkpoint `end`."""
@@ -566,7 +577,6 @@ class Bench:
                 else:
                     res.fabro_ms.append(p.ms)
             res.extra["checkpoints"] = [first + 2, count]
-            windows[end] = res
             return res
 
         def bench_log(n: int) -> None:
@@ -592,7 +602,7 @@ class Bench:
                 raise CommandFailed(
                     f"git fabro log {run_id}: expected {n} entries, got {len(out)} lines and {len(entries)} JSON entries"
                 )
-            self.results.append(res)
+            self.add(res)
 
         targets = [long_run]
         if self.args.large:
@@ -607,7 +617,7 @@ class Bench:
                 late.git_ms = list(early.fabro_ms)
                 late.git_rss_kb = list(early.fabro_rss_kb)
                 late.warmup["baseline"] = early.warmup.get("fabro")
-                self.results.append(late)
+                self.add(late)
                 if "log" in wanted:
                     bench_log(count)  # the run has exactly `end` checkpoints here
         elif "log" in wanted:
@@ -624,6 +634,43 @@ class Bench:
 
 # --------------------------------------------------------------------------------------------
 # Report
+
+
+class CpuMeter:
+    """How busy the machine was with work that is not this harness or its children: system-wide
+    busy time from /proc/stat minus our own and our children's CPU time."""
+
+    def __init__(self):
+        self.wall = time.monotonic()
+        self.busy = self._busy()
+        self.ours = self._ours()
+
+    @staticmethod
+    def _busy() -> float:
+        try:
+            fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+        except (OSError, ValueError):
+            return float("nan")
+        idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
+        return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+    @staticmethod
+    def _ours() -> float:
+        import resource
+
+        total = 0.0
+        for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN):
+            u = resource.getrusage(who)
+            total += u.ru_utime + u.ru_stime
+        return total
+
+    def background(self) -> str:
+        wall = time.monotonic() - self.wall
+        other = (self._busy() - self.busy) - (self._ours() - self.ours)
+        cpus = len(os.sched_getaffinity(0))
+        share = max(other, 0.0) / (wall * cpus) * 100 if wall > 0 else 0.0
+        self.share = share
+        return f"{max(other, 0.0):.0f} CPU-s over {wall:.0f} s, {share:.0f}% of {cpus} CPUs (0% = quiet machine)"
 
 
 def cmd_text(argv: list[str], env: dict | None = None) -> str:
@@ -662,7 +709,15 @@ def machine_facts(work: Path, fabro: list[str], env: dict) -> dict:
         "source": cmd_text(["git", "-C", str(ROOT), "describe", "--always", "--dirty"]),
         "work dir filesystem": cmd_text(["stat", "-f", "-c", "%T", str(work)]),
         "load average at start": " ".join(f"{x:.2f}" for x in os.getloadavg()),
+        "CPU pressure at start": _first_line("/proc/pressure/cpu"),
     }
+
+
+def _first_line(path: str) -> str:
+    try:
+        return Path(path).read_text().splitlines()[0]
+    except (OSError, IndexError):
+        return "n/a"
 
 
 def fmt_ms(values: list[float]) -> str:
@@ -709,6 +764,16 @@ def report(bench: Bench, facts: dict, args, total_s: float) -> str:
         )
     if notes:
         out += [""] + notes
+    touched = [res for res in bench.results if "next_unchanged_ms" in res.extra]
+    if touched:
+        out += ["", "Next checkpoint after the last touch-all one, nothing changed (one sample, diagnostic):"]
+        for res in touched:
+            d = res.extra["next_unchanged_ms"]
+            out.append(f"- {res.size}: git-fabro {d['fabro']:.1f} ms, git {d['git']:.1f} ms")
+    busy = [res for res in bench.results if res.extra.get("other_cpu_share", 0) > 10]
+    if busy:
+        out += ["", "Measured while other processes kept the CPUs busy (numbers less trustworthy):"]
+        out += [f"- {res.bench} {res.size}: {res.extra['other_cpu']}" for res in busy]
     starts = [res for res in bench.results if res.bench == "start"]
     if starts:
         out += ["", "Cleanup after `start` (information only, not the same job): "]
@@ -791,11 +856,16 @@ def main() -> int:
     work = Path(args.work).resolve()
     work.mkdir(parents=True, exist_ok=True)
     fabro_home = work / "fabro-home"
-    for d in (fabro_home, work / "runs"):
+    for d in (fabro_home, work / "runs", work / "bin"):
         if d.exists():
             shutil.rmtree(d)
     fabro_home.mkdir()
+    # A private copy, so a concurrent `cargo build` cannot swap the binary in mid-run.
+    (work / "bin").mkdir()
+    shutil.copy2(binary, work / "bin" / "git-fabro")
+    binary = work / "bin" / "git-fabro"
     env = scratch_env(work, fabro_home, binary)
+    cpu0 = CpuMeter()
     fabro = ["git", "fabro"] if args.via_git else [str(binary)]
     r = Runner(env, fabro)
     facts = machine_facts(work, fabro, env)
@@ -816,6 +886,7 @@ def main() -> int:
             say(f"FAILED: {e}")
 
     total = time.monotonic() - t_start
+    facts["CPU used by other processes during the run"] = cpu0.background()
     text = report(bench, facts, args, total)
     sys.stdout.write(text)
     sys.stdout.flush()
@@ -825,7 +896,7 @@ def main() -> int:
             "args": vars(args),
             "racy_wait_s": None if args.no_racy_wait else RACY_WAIT,
             "rss_source": r.rss_source + " (KiB)",
-            "results": [res.__dict__ for res in bench.results],
+            "results": [res.to_json() for res in bench.results],
             "growth_build": getattr(bench, "build_stats", None),
             "problems": bench.problems,
             "failures": bench.failures,

@@ -16,6 +16,10 @@ pub const AUTHOR_NAME_KEY: &str = "fabro.author.name";
 pub const AUTHOR_EMAIL_KEY: &str = "fabro.author.email";
 pub const DEFAULT_AUTHOR_NAME: &str = "Fabro";
 pub const DEFAULT_AUTHOR_EMAIL: &str = "noreply@fabro.sh";
+pub const RUNS_DIR_KEY: &str = "fabro.runsDir";
+pub const REMOTE_KEY: &str = "fabro.remote";
+pub const EXCLUDE_GLOB_KEY: &str = "fabro.excludeGlob";
+pub const DEFAULT_REMOTE: &str = "origin";
 
 /// The fabro home: `$FABRO_HOME`, else `~/.fabro`.
 pub fn fabro_home() -> PathBuf {
@@ -36,6 +40,24 @@ pub struct Settings {
     pub checkpoint: CheckpointSettings,
     #[serde(default)]
     pub git: GitSettings,
+    #[serde(default)]
+    pub runs: RunsSettings,
+    #[serde(default)]
+    pub remote: RemoteSettings,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunsSettings {
+    /// Where run directories are created (default `<fabro home>/runs`).
+    pub dir: Option<PathBuf>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RemoteSettings {
+    /// The remote `push` and `fetch` use when none is named (default `origin`).
+    pub name: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -85,6 +107,8 @@ impl Settings {
 pub struct Config {
     pub identity: Identity,
     pub exclude_globs: Vec<String>,
+    pub runs_dir: PathBuf,
+    pub remote: String,
 }
 
 impl Config {
@@ -109,10 +133,24 @@ impl Config {
             .iter()
             .flatten()
             .find_map(|s| s.checkpoint.exclude_globs.clone())
-            .unwrap_or_default();
+            .unwrap_or_else(|| repo.config_strings(EXCLUDE_GLOB_KEY));
+        let runs_dir = layers
+            .iter()
+            .flatten()
+            .find_map(|s| s.runs.dir.clone())
+            .or_else(|| repo.config_path(RUNS_DIR_KEY))
+            .unwrap_or_else(|| home.join("runs"));
+        let remote = layers
+            .iter()
+            .flatten()
+            .find_map(|s| s.remote.name.clone())
+            .or_else(|| repo.config_string(REMOTE_KEY))
+            .unwrap_or_else(|| DEFAULT_REMOTE.to_owned());
         Ok(Config {
             identity: Identity { name, email },
             exclude_globs,
+            runs_dir,
+            remote,
         })
     }
 }

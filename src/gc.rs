@@ -2,7 +2,7 @@
 //! than a limit, and worktree registrations of runs whose directory is gone. It only ever
 //! deletes refs under git-fabro's own prefixes, each with a compare-and-swap.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde::Serialize;
 
@@ -56,13 +56,7 @@ pub fn parse_duration(text: &str) -> Result<i64> {
     number.checked_mul(unit).ok_or_else(bad)
 }
 
-pub fn gc(
-    repo: &Repo,
-    home: &Path,
-    older_than: i64,
-    dry_run: bool,
-    config: &Config,
-) -> Result<Collected> {
+pub fn gc(repo: &Repo, older_than: i64, dry_run: bool, config: &Config) -> Result<Collected> {
     let now = Timestamp::now().seconds();
     let mut collected = Collected {
         dry_run,
@@ -96,7 +90,7 @@ pub fn gc(
                 old,
             });
         }
-        let run_dir = RunDir::locate(home, &id, worktree.map(|w| w.path.as_path()));
+        let run_dir = RunDir::locate(&config.runs_dir, &id, worktree.map(|w| w.path.as_path()));
         let entry = CollectedRun {
             run_id: id.to_string(),
             archived_at: Timestamp::from_seconds(archived_at).rfc3339(),

@@ -24,12 +24,19 @@ pub fn commit_record(
     let mut tree = repo.edit_tree(state.meta_tree)?;
     tree.put_file(RUN_JSON, &record.to_json())?;
     let tree = tree.write()?;
-    let commit = repo.write_commit(
-        tree,
-        &[state.meta_tip],
-        &message::meta_commit(subject, &state.id, None),
-        &config.identity,
-    )?;
+    commit_meta_tree(repo, state, tree, subject, config)
+}
+
+/// Commits `tree` on the run's metadata branch, compare-and-swap from the state's tip.
+pub fn commit_meta_tree(
+    repo: &Repo,
+    state: &RunState,
+    tree: ObjectId,
+    subject: &str,
+    config: &Config,
+) -> Result<ObjectId> {
+    let message = message::meta_commit(subject, &state.id, None);
+    let commit = repo.write_commit(tree, &[state.meta_tip], &message, &config.identity)?;
     let edit = RefEdit::Update {
         name: run::meta_branch(&state.id),
         old: state.meta_tip,

@@ -43,7 +43,6 @@ pub struct ResumeRequest<'a> {
 
 pub fn resume(
     repo: &Repo,
-    home: &Path,
     state: &RunState,
     config: &Config,
     request: &ResumeRequest,
@@ -75,7 +74,7 @@ pub fn resume(
             )));
         }
     }
-    let run_dir = rebuild_run_dir(repo, home, state)?;
+    let run_dir = rebuild_run_dir(repo, &config.runs_dir, state)?;
     let worktree = rebuild_worktree(repo, state, &run_dir, config)?;
     let state = match lifecycle::reopen(repo, state, config)? {
         Some(_) => RunState::load(repo, &state.id)?,
@@ -122,19 +121,22 @@ fn resume_state(
 }
 
 /// The run directory, recreated from the metadata branch when this machine has none.
-pub fn rebuild_run_dir(repo: &Repo, home: &Path, state: &RunState) -> Result<RunDir> {
+pub fn rebuild_run_dir(repo: &Repo, runs_dir: &Path, state: &RunState) -> Result<RunDir> {
     let worktree = repo
         .worktree_on(&run::run_branch(&state.id))?
         .filter(|w| w.exists);
-    if let Some(dir) = RunDir::locate(home, &state.id, worktree.as_ref().map(|w| w.path.as_path()))
-        && dir.path.join(MANIFEST).is_file()
+    if let Some(dir) = RunDir::locate(
+        runs_dir,
+        &state.id,
+        worktree.as_ref().map(|w| w.path.as_path()),
+    ) && dir.path.join(MANIFEST).is_file()
     {
         return Ok(dir);
     }
     let started =
         Timestamp::parse_rfc3339(&state.record.start.start_time).unwrap_or_else(Timestamp::now);
-    let path = RunDir::locate(home, &state.id, None).map_or_else(
-        || RunDir::default_path(home, &state.id, started),
+    let path = RunDir::locate(runs_dir, &state.id, None).map_or_else(
+        || RunDir::default_path(runs_dir, &state.id, started),
         |d| d.path,
     );
     let dir = RunDir::open(&path)?;

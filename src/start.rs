@@ -136,7 +136,7 @@ pub fn start(repo: &Repo, home: &Path, request: &StartRequest) -> Result<Started
         &request
             .run_dir
             .clone()
-            .unwrap_or_else(|| RunDir::default_path(home, &id, now)),
+            .unwrap_or_else(|| RunDir::default_path(&config.runs_dir, &id, now)),
     )?;
     let created = [
         RefEdit::Create {

@@ -56,15 +56,14 @@ pub struct RunDir {
 }
 
 impl RunDir {
-    /// `<home>/runs/<YYYYMMDD>-<RUN_ID>`.
-    pub fn default_path(home: &Path, id: &RunId, started: Timestamp) -> PathBuf {
-        home.join("runs")
-            .join(format!("{}-{id}", started.yyyymmdd()))
+    /// `<runs dir>/<YYYYMMDD>-<RUN_ID>`.
+    pub fn default_path(runs_dir: &Path, id: &RunId, started: Timestamp) -> PathBuf {
+        runs_dir.join(format!("{}-{id}", started.yyyymmdd()))
     }
 
     /// Finds an existing run directory: `$FABRO_RUN_DIR` when it holds this run (as inside
-    /// `resume -- COMMAND`), next to the run's worktree, else under the home.
-    pub fn locate(home: &Path, id: &RunId, worktree: Option<&Path>) -> Option<RunDir> {
+    /// `resume -- COMMAND`), next to the run's worktree, else in the runs directory.
+    pub fn locate(runs_dir: &Path, id: &RunId, worktree: Option<&Path>) -> Option<RunDir> {
         if let Some(dir) = std::env::var_os("FABRO_RUN_DIR").map(PathBuf::from) {
             let holds_run = fs::read(dir.join(MANIFEST))
                 .ok()
@@ -82,7 +81,7 @@ impl RunDir {
             });
         }
         let suffix = format!("-{id}");
-        fs::read_dir(home.join("runs"))
+        fs::read_dir(runs_dir)
             .ok()?
             .flatten()
             .find(|entry| entry.file_name().to_string_lossy().ends_with(&suffix))

@@ -12,23 +12,12 @@ use crate::git::{ObjectId, RefReport, Repo};
 use crate::run::{self, META_BRANCH_PREFIX};
 use crate::run_id::RunId;
 
-pub const REMOTE_KEY: &str = "fabro.remote";
-pub const DEFAULT_REMOTE: &str = "origin";
-
 #[derive(Clone, Debug, Serialize)]
 pub struct Synced {
     /// The remote as `host/owner/repo` (or its path), without credentials.
     pub remote: String,
     pub runs: Vec<String>,
     pub refs: Vec<RefReport>,
-}
-
-/// The remote to use: the argument, else `git config fabro.remote`, else `origin`.
-pub fn remote_name(repo: &Repo, explicit: Option<&str>) -> String {
-    explicit
-        .map(ToOwned::to_owned)
-        .or_else(|| repo.config_string(REMOTE_KEY))
-        .unwrap_or_else(|| DEFAULT_REMOTE.to_owned())
 }
 
 /// How to name `remote` in output: its URL's `host/owner/repo` when it is a configured remote.
@@ -47,7 +36,28 @@ fn refspecs(ids: &[RunId]) -> Vec<String> {
 }
 
 pub fn push(repo: &Repo, remote: &str, ids: &[RunId], progress: bool) -> Result<Synced> {
-    let transfer = repo.push(remote, &refspecs(ids), progress)?;
+    push_refspecs(repo, remote, ids, &refspecs(ids), progress)
+}
+
+/// Pushes only the metadata branches of `ids`: the pre-push hook's job, while git's own push
+/// carries the run branches.
+pub fn push_metadata(repo: &Repo, remote: &str, ids: &[RunId]) -> Result<Synced> {
+    let specs: Vec<String> = ids
+        .iter()
+        .map(run::meta_branch)
+        .map(|name| format!("{name}:{name}"))
+        .collect();
+    push_refspecs(repo, remote, ids, &specs, false)
+}
+
+fn push_refspecs(
+    repo: &Repo,
+    remote: &str,
+    ids: &[RunId],
+    refspecs: &[String],
+    progress: bool,
+) -> Result<Synced> {
+    let transfer = repo.push(remote, refspecs, progress)?;
     let synced = Synced {
         remote: display_remote(repo, remote),
         runs: ids.iter().map(ToString::to_string).collect(),

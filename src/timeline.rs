@@ -14,6 +14,7 @@ use serde::Serialize;
 use crate::error::{Error, Result};
 use crate::git::{CommitInfo, Repo};
 use crate::message::{self, Trailers};
+use crate::relink::{self, Link};
 use crate::run::RunState;
 use crate::target::Target;
 use crate::time::Timestamp;
@@ -34,7 +35,7 @@ pub struct Entry {
 
 /// The run's checkpoints, oldest first, inherited ones (of a fork) included.
 pub fn timeline(repo: &Repo, state: &RunState) -> Result<Vec<Entry>> {
-    let newest_first = Walk::new(repo, state).collect::<Result<Vec<_>>>()?;
+    let newest_first = Walk::new(repo, state)?.collect::<Result<Vec<_>>>()?;
     let mut visits: HashMap<String, u64> = HashMap::new();
     Ok(newest_first
         .into_iter()
@@ -68,7 +69,7 @@ pub fn find(repo: &Repo, state: &RunState, target: &Target) -> Result<Entry> {
         .unwrap_or_default();
     let mut seen: HashMap<String, u64> = HashMap::new();
     let mut newest = true;
-    for item in Walk::new(repo, state) {
+    for item in Walk::new(repo, state)? {
         let (stage, mut entry) = item?;
         let later = seen.entry(entry.node_id.clone()).or_insert(0);
         let visit = stage_visit(stage.as_deref(), &entry.node_id)
@@ -104,6 +105,7 @@ fn looks_like_sha(text: &str) -> bool {
 /// visit are left for the caller, who knows which end to count from.
 struct Walk<'a> {
     commits: crate::git::FirstParentWalk<'a>,
+    links: HashMap<String, Link>,
     base: String,
     forked: bool,
     expected: Option<usize>,
@@ -112,21 +114,38 @@ struct Walk<'a> {
 }
 
 impl<'a> Walk<'a> {
-    fn new(repo: &'a Repo, state: &RunState) -> Walk<'a> {
-        Walk {
+    fn new(repo: &'a Repo, state: &RunState) -> Result<Walk<'a>> {
+        Ok(Walk {
             commits: repo.first_parents(state.run_tip),
+            links: relink::load(repo, state.meta_tree)?,
             base: state.record.start.base_sha.clone(),
             forked: state.record.spec.fork_source.is_some(),
             expected: None,
             found: 0,
             done: false,
-        }
+        })
     }
 
-    fn entry(commit: &CommitInfo) -> Result<Option<(Option<String>, Entry)>> {
+    fn entry(&self, commit: &CommitInfo) -> Result<Option<(Option<String>, Entry)>> {
         let trailers = Trailers::parse(&commit.message);
         let (Some(meta_commit), Some(run_id)) = (trailers.checkpoint, trailers.run) else {
-            return Ok(None);
+            // A commit that replaced a checkpoint in a squash or amend reads as that checkpoint.
+            return Ok(self.links.get(&commit.id.to_string()).map(|link| {
+                (
+                    None,
+                    Entry {
+                        ordinal: 0,
+                        run_id: link.run_id.clone(),
+                        node_id: link.node_id.clone(),
+                        visit: 0,
+                        status: link.status.clone(),
+                        completed: link.completed,
+                        run_commit: commit.id.to_string(),
+                        meta_commit: link.meta_commit.clone(),
+                        timestamp: Timestamp::from_seconds(commit.time).rfc3339(),
+                    },
+                )
+            }));
         };
         let (node_id, status) = message::parse_subject(&commit.message).ok_or_else(|| {
             Error::Corrupt(format!(
@@ -160,7 +179,7 @@ impl Iterator for Walk<'_> {
                 Ok(commit) => commit,
                 Err(err) => return Some(Err(err)),
             };
-            let entry = match Walk::entry(&commit) {
+            let entry = match self.entry(&commit) {
                 Ok(entry) => entry,
                 Err(err) => return Some(Err(err)),
             };

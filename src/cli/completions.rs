@@ -13,19 +13,21 @@ use crate::error::Error;
 
 /// Print the completion script for a shell
 ///
-/// The script completes commands, flags and values for `git-fabro`; bash's also completes
-/// `git fabro` through git's own completion. To install it:
+/// The script completes the commands, flags and values of `git-fabro`; bash's also completes
+/// `git fabro` through git's own completion. Where each shell finds it:
 ///
-///   bash:  git fabro completions bash > ~/.local/share/bash-completion/completions/git-fabro
-///          (loaded on demand by bash-completion; without it, source the file from ~/.bashrc
-///          after git's completion)
-///   zsh:   git fabro completions zsh > ~/.zfunc/_git-fabro, with ~/.zfunc in $fpath before
-///          compinit
-///   fish:  git fabro completions fish > ~/.config/fish/completions/git-fabro.fish
-///   elvish:  eval (git fabro completions elvish | slurp), in rc.elv
-///   powershell:  git fabro completions powershell | Out-String | Invoke-Expression, in $PROFILE
+/// bash: ~/.local/share/bash-completion/completions/git-fabro, which bash-completion loads when
+/// needed (for `git fabro` too); without bash-completion, source the file from ~/.bashrc after
+/// git's completion.
+///
+/// zsh: a file `_git-fabro` in a directory of $fpath, before compinit runs.
+///
+/// fish: ~/.config/fish/completions/git-fabro.fish.
+///
+/// elvish: `eval (git fabro completions elvish | slurp)` in rc.elv.
+///
+/// powershell: `git fabro completions powershell | Out-String | Invoke-Expression` in $PROFILE.
 #[derive(Debug, clap::Args)]
-#[command(verbatim_doc_comment)]
 pub struct CompletionsArgs {
     /// The shell to print the script for
     #[arg(value_enum)]

@@ -1,7 +1,7 @@
 use anyhow::Result;
 
 use super::{Ctx, push};
-use crate::sync::{fetch, remote_name};
+use crate::sync::fetch;
 
 /// Fetch runs (both branches of each) from a remote, never forcing
 ///
@@ -21,7 +21,7 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
-    let remote = remote_name(&ctx.repo, args.remote.as_deref());
+    let remote = args.remote.clone().unwrap_or(ctx.base_config()?.remote);
     let synced = fetch(&ctx.repo, &remote, &args.runs, push::progress())?;
     push::report(&synced, "fetched", args.json)
 }

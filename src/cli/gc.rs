@@ -23,13 +23,7 @@ pub struct Args {
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     let older_than = parse_duration(&args.older_than)?;
-    let collected = gc(
-        &ctx.repo,
-        &ctx.home,
-        older_than,
-        args.dry_run,
-        &ctx.base_config()?,
-    )?;
+    let collected = gc(&ctx.repo, older_than, args.dry_run, &ctx.base_config()?)?;
     if args.json {
         return output::json(&collected);
     }

@@ -12,6 +12,7 @@ mod finish;
 mod fork;
 mod gc;
 pub mod generate;
+mod hooks;
 mod log;
 pub mod output;
 mod ps;
@@ -74,6 +75,7 @@ pub enum Command {
     Gc(gc::Args),
     Push(push::Args),
     Fetch(fetch::Args),
+    Hooks(hooks::Args),
     Completions(completions::CompletionsArgs),
     #[command(hide = true)]
     GenerateDocs(completions::GenerateDocsArgs),
@@ -104,6 +106,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Gc(args) => gc::run(&ctx()?, args),
         Command::Push(args) => push::run(&ctx()?, args),
         Command::Fetch(args) => fetch::run(&ctx()?, args),
+        Command::Hooks(args) => hooks::run(&ctx()?, args),
         Command::Completions(args) => completions::completions(args),
         Command::GenerateDocs(args) => completions::generate_docs(args),
     }
@@ -172,7 +175,7 @@ impl Ctx {
 
     /// The run's local directory, if this machine has one.
     pub fn run_dir(&self, id: &RunId, worktree: Option<&Path>) -> Option<RunDir> {
-        RunDir::locate(&self.home, id, worktree)
+        RunDir::locate(&self.base_config().ok()?.runs_dir, id, worktree)
     }
 
     /// The configuration in force for a run: its `run.toml` over the other layers.

@@ -5,14 +5,15 @@ use anyhow::Result;
 use super::{Ctx, output};
 use crate::error::Error;
 use crate::run;
-use crate::sync::{Synced, push, remote_name};
+use crate::sync::{Synced, push};
 
 /// Push runs (both branches of each) to a remote, never forcing
 ///
 /// Pushes `fabro/run/<id>` and `fabro/meta/<id>` of each RUN (default: the current run; every
 /// run with --all) with explicit refspecs, atomically: either every ref moves or none does. A
 /// remote whose branch moved on refuses the push, and the refusal is reported with the
-/// remote's reason. REMOTE defaults to `git config fabro.remote`, else `origin`.
+/// remote's reason. A lone argument that names a run (and no remote) is taken as RUN.
+/// REMOTE defaults to the configured remote (`[remote] name`, `fabro.remote`), else `origin`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The remote name or URL
@@ -27,8 +28,9 @@ pub struct Args {
     json: bool,
 }
 
-pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
-    let remote = remote_name(&ctx.repo, args.remote.as_deref());
+pub fn run(ctx: &Ctx, mut args: Args) -> Result<()> {
+    shift_run_argument(ctx, &mut args.remote, &mut args.runs);
+    let remote = args.remote.clone().unwrap_or(ctx.base_config()?.remote);
     let ids = if args.all {
         run::list(&ctx.repo)?
             .into_iter()
@@ -46,6 +48,23 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     };
     let synced = push(&ctx.repo, &remote, &ids, progress())?;
     report(&synced, "pushed", args.json)
+}
+
+/// `push RUN` means the run, not a remote named like it: a first argument that is neither a
+/// configured remote nor a URL or path, but names a run, is taken as a run.
+pub fn shift_run_argument(ctx: &Ctx, remote: &mut Option<String>, runs: &mut Vec<String>) {
+    let Some(first) = remote.as_deref() else {
+        return;
+    };
+    let is_remote = ctx
+        .repo
+        .config_string(&format!("remote.{first}.url"))
+        .is_some()
+        || first.contains(['/', ':', '.']);
+    if !is_remote && crate::run::resolve(&ctx.repo, first).is_ok() {
+        runs.insert(0, first.to_owned());
+        *remote = None;
+    }
 }
 
 /// Progress from git only when a person watches stderr.

@@ -52,7 +52,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         workflow: args.workflow.as_deref(),
         force: args.force,
     };
-    let resumed = resume(&ctx.repo, &ctx.home, &state, &config, &request)?;
+    let resumed = resume(&ctx.repo, &state, &config, &request)?;
     if resumed.dirty {
         output::warn(format!(
             "the worktree {} has changes that no checkpoint holds",

@@ -105,6 +105,24 @@ impl Repo {
             .map(|v| v.to_string())
     }
 
+    /// Every value of a multi-valued key, in the order git reads them.
+    pub fn config_strings(&self, key: &str) -> Vec<String> {
+        self.repo
+            .config_snapshot()
+            .strings(key)
+            .map(|values| values.iter().map(ToString::to_string).collect())
+            .unwrap_or_default()
+    }
+
+    /// A path value, with `~/` expanded as git does.
+    pub fn config_path(&self, key: &str) -> Option<PathBuf> {
+        let value = self.config_string(key)?;
+        match value.strip_prefix("~/") {
+            Some(rest) => std::env::var_os("HOME").map(|home| PathBuf::from(home).join(rest)),
+            None => Some(PathBuf::from(value)),
+        }
+    }
+
     pub fn object_exists(&self, id: ObjectId) -> bool {
         self.repo.has_object(id)
     }

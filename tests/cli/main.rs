@@ -4,13 +4,17 @@ mod common;
 
 mod archive;
 mod checkpoint;
+mod completion_bash;
 mod concurrency;
+mod config;
 mod crash;
 mod diff;
 mod errors;
 mod finish;
 mod fork;
+mod generated;
 mod git_agrees;
+mod hooks;
 mod log;
 mod ps;
 mod restore;

@@ -1,0 +1,355 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[git-fabro] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'git-fabro'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'git-fabro'= {
+            cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
+            cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand start 'Start a run: create its run and metadata branches, run directory and worktree'
+            cand checkpoint 'Record a completed node: a metadata commit and a run commit of the worktree'
+            cand finish 'Finish a run: record its conclusion and remove its worktree'
+            cand log 'Show a run''s timeline, rebuilt from the run branch''s trailers'
+            cand ps 'List the runs of this repository, found from their refs'
+            cand show 'Show one checkpoint in full: its record, commits and stage files'
+            cand diff 'Show the changes between two checkpoints, or between a checkpoint and the worktree'
+            cand fork 'Fork a run at a checkpoint into a new, independent run'
+            cand rewind 'Rewind a run to a checkpoint: fork it there and archive the source as superseded'
+            cand resume 'Resume a run: rebuild its run directory and worktree from git, then print its state or run a command in it'
+            cand restore 'Make a run''s worktree match a checkpoint exactly'
+            cand archive 'Archive runs: hide them from `ps` (they stay in git until `gc`)'
+            cand unarchive 'Unarchive runs: give them back the status they had'
+            cand gc 'Delete archived runs older than a limit, and stale worktree registrations of runs'
+            cand push 'Push runs (both branches of each) to a remote, never forcing'
+            cand fetch 'Fetch runs (both branches of each) from a remote, never forcing'
+            cand hooks 'Install, remove or inspect git-fabro''s git hooks'
+            cand completions 'Print the completion script for a shell'
+            cand generate-docs 'Write man/ and completions/ under DIR, generated from the command line''s definition'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'git-fabro;start'= {
+            cand --goal 'What the run is for, recorded in run.json'
+            cand --workflow 'Workflow source to store as graph.fabro (its sha256 guards resumes)'
+            cand --label 'A label recorded in run.json (repeatable)'
+            cand --base 'Commit the run branch starts at'
+            cand --run-dir 'Run directory to use instead of <fabro home>/runs/<date>-<id>'
+            cand --config 'run.toml for this run ([checkpoint] exclude_globs, [git.author])'
+            cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
+            cand --json 'Print a JSON object instead of the run id'
+            cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'git-fabro;checkpoint'= {
+            cand --run 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory)'
+            cand --node 'The node that completed'
+            cand --status 'succeeded, partially_succeeded, failed or skipped'
+            cand --next 'The node the run continues with'
+            cand --context 'A context value to record (repeatable); the value is JSON'
+            cand --attach 'A file to store with the stage as NAME (repeatable)'
+            cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
+            cand --json 'Print a JSON object instead of the run commit''s sha'
+            cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'git-fabro;finish'= {
+            cand --run 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory)'
+            cand --status 'How the run ended'
+            cand --reason 'Why it ended (recorded as the failure reason of a failed run)'
+            cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
+            cand --keep-worktree 'Keep the worktree'
+            cand --json 'Print a JSON object describing the conclusion'
+            cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'git-fabro;log'= {
+            cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
+            cand --json 'Print a JSON array'
+            cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'git-fabro;ps'= {
+            cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
+            cand --all 'Include archived runs'
+            cand --json 'Print a JSON array'
+            cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'git-fabro;show'= {
+            cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
+            cand --json 'Print a JSON object'
+            cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'git-fabro;diff'= {
+            cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
+            cand --worktree 'Compare FROM (default: the latest checkpoint) with the files in the run''s worktree'
+            cand --stat 'Print a summary of changed files instead of the patch'
+            cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'git-fabro;fork'= {
+            cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
+            cand --list 'List the source''s timeline instead of forking'
+            cand --json 'Print JSON'
+            cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'git-fabro;rewind'= {
+            cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
+            cand --list 'List the run''s timeline instead of rewinding'
+            cand --force 'Rewind a run that has not ended'
+            cand --json 'Print JSON'
+            cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'git-fabro;resume'= {
+            cand --workflow 'Check that this workflow is the one the run was started with'
+            cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
+            cand --force 'Resume under a workflow whose sha256 differs from the recorded one'
+            cand --json 'Print JSON (the state is always printed as JSON without a command)'
+            cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'git-fabro;restore'= {
+            cand --run 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory)'
+            cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
+            cand --dry-run 'List what would change and change nothing'
+            cand --json 'Print JSON'
+            cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'git-fabro;archive'= {
+            cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
+            cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'git-fabro;unarchive'= {
+            cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
+            cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'git-fabro;gc'= {
+            cand --older-than 'Only runs archived at least this long ago (0, 45s, 90m, 12h, 30d, 2w)'
+            cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
+            cand --dry-run 'List what would be removed and remove nothing'
+            cand --json 'Print JSON'
+            cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'git-fabro;push'= {
+            cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
+            cand --all 'Push every run of the repository'
+            cand --json 'Print JSON'
+            cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'git-fabro;fetch'= {
+            cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
+            cand --json 'Print JSON'
+            cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'git-fabro;hooks'= {
+            cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
+            cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand install 'Install the hooks (both unless one is named)'
+            cand uninstall 'Remove git-fabro''s block from the hooks, and hook files it created'
+            cand status 'Show where the hooks are and whether they are installed'
+            cand run 'Run a hook''s job (called by the installed hooks)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'git-fabro;hooks;install'= {
+            cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
+            cand --pre-push 'The pre-push hook'
+            cand --post-rewrite 'The post-rewrite hook'
+            cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'git-fabro;hooks;uninstall'= {
+            cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
+            cand --pre-push 'The pre-push hook'
+            cand --post-rewrite 'The post-rewrite hook'
+            cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'git-fabro;hooks;status'= {
+            cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
+            cand --json 'Print JSON'
+            cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'git-fabro;hooks;run'= {
+            cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
+            cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'git-fabro;hooks;help'= {
+            cand install 'Install the hooks (both unless one is named)'
+            cand uninstall 'Remove git-fabro''s block from the hooks, and hook files it created'
+            cand status 'Show where the hooks are and whether they are installed'
+            cand run 'Run a hook''s job (called by the installed hooks)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'git-fabro;hooks;help;install'= {
+        }
+        &'git-fabro;hooks;help;uninstall'= {
+        }
+        &'git-fabro;hooks;help;status'= {
+        }
+        &'git-fabro;hooks;help;run'= {
+        }
+        &'git-fabro;hooks;help;help'= {
+        }
+        &'git-fabro;completions'= {
+            cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
+            cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'git-fabro;generate-docs'= {
+            cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
+            cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'git-fabro;help'= {
+            cand start 'Start a run: create its run and metadata branches, run directory and worktree'
+            cand checkpoint 'Record a completed node: a metadata commit and a run commit of the worktree'
+            cand finish 'Finish a run: record its conclusion and remove its worktree'
+            cand log 'Show a run''s timeline, rebuilt from the run branch''s trailers'
+            cand ps 'List the runs of this repository, found from their refs'
+            cand show 'Show one checkpoint in full: its record, commits and stage files'
+            cand diff 'Show the changes between two checkpoints, or between a checkpoint and the worktree'
+            cand fork 'Fork a run at a checkpoint into a new, independent run'
+            cand rewind 'Rewind a run to a checkpoint: fork it there and archive the source as superseded'
+            cand resume 'Resume a run: rebuild its run directory and worktree from git, then print its state or run a command in it'
+            cand restore 'Make a run''s worktree match a checkpoint exactly'
+            cand archive 'Archive runs: hide them from `ps` (they stay in git until `gc`)'
+            cand unarchive 'Unarchive runs: give them back the status they had'
+            cand gc 'Delete archived runs older than a limit, and stale worktree registrations of runs'
+            cand push 'Push runs (both branches of each) to a remote, never forcing'
+            cand fetch 'Fetch runs (both branches of each) from a remote, never forcing'
+            cand hooks 'Install, remove or inspect git-fabro''s git hooks'
+            cand completions 'Print the completion script for a shell'
+            cand generate-docs 'Write man/ and completions/ under DIR, generated from the command line''s definition'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'git-fabro;help;start'= {
+        }
+        &'git-fabro;help;checkpoint'= {
+        }
+        &'git-fabro;help;finish'= {
+        }
+        &'git-fabro;help;log'= {
+        }
+        &'git-fabro;help;ps'= {
+        }
+        &'git-fabro;help;show'= {
+        }
+        &'git-fabro;help;diff'= {
+        }
+        &'git-fabro;help;fork'= {
+        }
+        &'git-fabro;help;rewind'= {
+        }
+        &'git-fabro;help;resume'= {
+        }
+        &'git-fabro;help;restore'= {
+        }
+        &'git-fabro;help;archive'= {
+        }
+        &'git-fabro;help;unarchive'= {
+        }
+        &'git-fabro;help;gc'= {
+        }
+        &'git-fabro;help;push'= {
+        }
+        &'git-fabro;help;fetch'= {
+        }
+        &'git-fabro;help;hooks'= {
+            cand install 'Install the hooks (both unless one is named)'
+            cand uninstall 'Remove git-fabro''s block from the hooks, and hook files it created'
+            cand status 'Show where the hooks are and whether they are installed'
+            cand run 'Run a hook''s job (called by the installed hooks)'
+        }
+        &'git-fabro;help;hooks;install'= {
+        }
+        &'git-fabro;help;hooks;uninstall'= {
+        }
+        &'git-fabro;help;hooks;status'= {
+        }
+        &'git-fabro;help;hooks;run'= {
+        }
+        &'git-fabro;help;completions'= {
+        }
+        &'git-fabro;help;generate-docs'= {
+        }
+        &'git-fabro;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

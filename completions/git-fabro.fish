@@ -1,0 +1,201 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_git_fabro_global_optspecs
+    string join \n C= q/quiet h/help V/version
+end
+
+function __fish_git_fabro_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_git_fabro_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_git_fabro_using_subcommand
+    set -l cmd (__fish_git_fabro_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c git-fabro -n "__fish_git_fabro_needs_command" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
+complete -c git-fabro -n "__fish_git_fabro_needs_command" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_needs_command" -s h -l help -d 'Print help'
+complete -c git-fabro -n "__fish_git_fabro_needs_command" -s V -l version -d 'Print version'
+complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "start" -d 'Start a run: create its run and metadata branches, run directory and worktree'
+complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "checkpoint" -d 'Record a completed node: a metadata commit and a run commit of the worktree'
+complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "finish" -d 'Finish a run: record its conclusion and remove its worktree'
+complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "log" -d 'Show a run\'s timeline, rebuilt from the run branch\'s trailers'
+complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "ps" -d 'List the runs of this repository, found from their refs'
+complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "show" -d 'Show one checkpoint in full: its record, commits and stage files'
+complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "diff" -d 'Show the changes between two checkpoints, or between a checkpoint and the worktree'
+complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "fork" -d 'Fork a run at a checkpoint into a new, independent run'
+complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "rewind" -d 'Rewind a run to a checkpoint: fork it there and archive the source as superseded'
+complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "resume" -d 'Resume a run: rebuild its run directory and worktree from git, then print its state or run a command in it'
+complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "restore" -d 'Make a run\'s worktree match a checkpoint exactly'
+complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "archive" -d 'Archive runs: hide them from `ps` (they stay in git until `gc`)'
+complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "unarchive" -d 'Unarchive runs: give them back the status they had'
+complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "gc" -d 'Delete archived runs older than a limit, and stale worktree registrations of runs'
+complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "push" -d 'Push runs (both branches of each) to a remote, never forcing'
+complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "fetch" -d 'Fetch runs (both branches of each) from a remote, never forcing'
+complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "hooks" -d 'Install, remove or inspect git-fabro\'s git hooks'
+complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "completions" -d 'Print the completion script for a shell'
+complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "generate-docs" -d 'Write man/ and completions/ under DIR, generated from the command line\'s definition'
+complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand start" -l goal -d 'What the run is for, recorded in run.json' -r
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand start" -l workflow -d 'Workflow source to store as graph.fabro (its sha256 guards resumes)' -r -F
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand start" -l label -d 'A label recorded in run.json (repeatable)' -r
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand start" -l base -d 'Commit the run branch starts at' -r
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand start" -l run-dir -d 'Run directory to use instead of <fabro home>/runs/<date>-<id>' -r -F
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand start" -l config -d 'run.toml for this run ([checkpoint] exclude_globs, [git.author])' -r -F
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand start" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand start" -l json -d 'Print a JSON object instead of the run id'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand start" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand start" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand checkpoint" -l run -d 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory)' -r
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand checkpoint" -l node -d 'The node that completed' -r
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand checkpoint" -l status -d 'succeeded, partially_succeeded, failed or skipped' -r
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand checkpoint" -l next -d 'The node the run continues with' -r
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand checkpoint" -l context -d 'A context value to record (repeatable); the value is JSON' -r
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand checkpoint" -l attach -d 'A file to store with the stage as NAME (repeatable)' -r
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand checkpoint" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand checkpoint" -l json -d 'Print a JSON object instead of the run commit\'s sha'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand checkpoint" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand checkpoint" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand finish" -l run -d 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory)' -r
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand finish" -l status -d 'How the run ended' -r -f -a "succeeded\t''
+failed\t''"
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand finish" -l reason -d 'Why it ended (recorded as the failure reason of a failed run)' -r
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand finish" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand finish" -l keep-worktree -d 'Keep the worktree'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand finish" -l json -d 'Print a JSON object describing the conclusion'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand finish" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand finish" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand log" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand log" -l json -d 'Print a JSON array'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand log" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand log" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand ps" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand ps" -l all -d 'Include archived runs'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand ps" -l json -d 'Print a JSON array'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand ps" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand ps" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand show" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand show" -l json -d 'Print a JSON object'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand show" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand show" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand diff" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand diff" -l worktree -d 'Compare FROM (default: the latest checkpoint) with the files in the run\'s worktree'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand diff" -l stat -d 'Print a summary of changed files instead of the patch'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand diff" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand diff" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand fork" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand fork" -l list -d 'List the source\'s timeline instead of forking'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand fork" -l json -d 'Print JSON'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand fork" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand fork" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand rewind" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand rewind" -l list -d 'List the run\'s timeline instead of rewinding'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand rewind" -l force -d 'Rewind a run that has not ended'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand rewind" -l json -d 'Print JSON'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand rewind" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand rewind" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -l workflow -d 'Check that this workflow is the one the run was started with' -r -F
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -l force -d 'Resume under a workflow whose sha256 differs from the recorded one'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -l json -d 'Print JSON (the state is always printed as JSON without a command)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand restore" -l run -d 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory)' -r
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand restore" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand restore" -l dry-run -d 'List what would change and change nothing'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand restore" -l json -d 'Print JSON'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand restore" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand restore" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand archive" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand archive" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand archive" -s h -l help -d 'Print help'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand unarchive" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand unarchive" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand unarchive" -s h -l help -d 'Print help'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand gc" -l older-than -d 'Only runs archived at least this long ago (0, 45s, 90m, 12h, 30d, 2w)' -r
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand gc" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand gc" -l dry-run -d 'List what would be removed and remove nothing'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand gc" -l json -d 'Print JSON'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand gc" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand gc" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand push" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand push" -l all -d 'Push every run of the repository'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand push" -l json -d 'Print JSON'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand push" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand push" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand fetch" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand fetch" -l json -d 'Print JSON'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand fetch" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand fetch" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall status run help" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall status run help" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall status run help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall status run help" -f -a "install" -d 'Install the hooks (both unless one is named)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall status run help" -f -a "uninstall" -d 'Remove git-fabro\'s block from the hooks, and hook files it created'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall status run help" -f -a "status" -d 'Show where the hooks are and whether they are installed'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall status run help" -f -a "run" -d 'Run a hook\'s job (called by the installed hooks)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall status run help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from install" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from install" -l pre-push -d 'The pre-push hook'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from install" -l post-rewrite -d 'The post-rewrite hook'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from install" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from install" -s h -l help -d 'Print help'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -l pre-push -d 'The pre-push hook'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -l post-rewrite -d 'The post-rewrite hook'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -s h -l help -d 'Print help'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from status" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from status" -l json -d 'Print JSON'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from status" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from run" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from run" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from run" -s h -l help -d 'Print help'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from help" -f -a "install" -d 'Install the hooks (both unless one is named)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from help" -f -a "uninstall" -d 'Remove git-fabro\'s block from the hooks, and hook files it created'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from help" -f -a "status" -d 'Show where the hooks are and whether they are installed'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from help" -f -a "run" -d 'Run a hook\'s job (called by the installed hooks)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand completions" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand completions" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand generate-docs" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand generate-docs" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand generate-docs" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint finish log ps show diff fork rewind resume restore archive unarchive gc push fetch hooks completions generate-docs help" -f -a "start" -d 'Start a run: create its run and metadata branches, run directory and worktree'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint finish log ps show diff fork rewind resume restore archive unarchive gc push fetch hooks completions generate-docs help" -f -a "checkpoint" -d 'Record a completed node: a metadata commit and a run commit of the worktree'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint finish log ps show diff fork rewind resume restore archive unarchive gc push fetch hooks completions generate-docs help" -f -a "finish" -d 'Finish a run: record its conclusion and remove its worktree'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint finish log ps show diff fork rewind resume restore archive unarchive gc push fetch hooks completions generate-docs help" -f -a "log" -d 'Show a run\'s timeline, rebuilt from the run branch\'s trailers'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint finish log ps show diff fork rewind resume restore archive unarchive gc push fetch hooks completions generate-docs help" -f -a "ps" -d 'List the runs of this repository, found from their refs'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint finish log ps show diff fork rewind resume restore archive unarchive gc push fetch hooks completions generate-docs help" -f -a "show" -d 'Show one checkpoint in full: its record, commits and stage files'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint finish log ps show diff fork rewind resume restore archive unarchive gc push fetch hooks completions generate-docs help" -f -a "diff" -d 'Show the changes between two checkpoints, or between a checkpoint and the worktree'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint finish log ps show diff fork rewind resume restore archive unarchive gc push fetch hooks completions generate-docs help" -f -a "fork" -d 'Fork a run at a checkpoint into a new, independent run'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint finish log ps show diff fork rewind resume restore archive unarchive gc push fetch hooks completions generate-docs help" -f -a "rewind" -d 'Rewind a run to a checkpoint: fork it there and archive the source as superseded'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint finish log ps show diff fork rewind resume restore archive unarchive gc push fetch hooks completions generate-docs help" -f -a "resume" -d 'Resume a run: rebuild its run directory and worktree from git, then print its state or run a command in it'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint finish log ps show diff fork rewind resume restore archive unarchive gc push fetch hooks completions generate-docs help" -f -a "restore" -d 'Make a run\'s worktree match a checkpoint exactly'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint finish log ps show diff fork rewind resume restore archive unarchive gc push fetch hooks completions generate-docs help" -f -a "archive" -d 'Archive runs: hide them from `ps` (they stay in git until `gc`)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint finish log ps show diff fork rewind resume restore archive unarchive gc push fetch hooks completions generate-docs help" -f -a "unarchive" -d 'Unarchive runs: give them back the status they had'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint finish log ps show diff fork rewind resume restore archive unarchive gc push fetch hooks completions generate-docs help" -f -a "gc" -d 'Delete archived runs older than a limit, and stale worktree registrations of runs'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint finish log ps show diff fork rewind resume restore archive unarchive gc push fetch hooks completions generate-docs help" -f -a "push" -d 'Push runs (both branches of each) to a remote, never forcing'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint finish log ps show diff fork rewind resume restore archive unarchive gc push fetch hooks completions generate-docs help" -f -a "fetch" -d 'Fetch runs (both branches of each) from a remote, never forcing'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint finish log ps show diff fork rewind resume restore archive unarchive gc push fetch hooks completions generate-docs help" -f -a "hooks" -d 'Install, remove or inspect git-fabro\'s git hooks'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint finish log ps show diff fork rewind resume restore archive unarchive gc push fetch hooks completions generate-docs help" -f -a "completions" -d 'Print the completion script for a shell'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint finish log ps show diff fork rewind resume restore archive unarchive gc push fetch hooks completions generate-docs help" -f -a "generate-docs" -d 'Write man/ and completions/ under DIR, generated from the command line\'s definition'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint finish log ps show diff fork rewind resume restore archive unarchive gc push fetch hooks completions generate-docs help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and __fish_seen_subcommand_from hooks" -f -a "install" -d 'Install the hooks (both unless one is named)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and __fish_seen_subcommand_from hooks" -f -a "uninstall" -d 'Remove git-fabro\'s block from the hooks, and hook files it created'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and __fish_seen_subcommand_from hooks" -f -a "status" -d 'Show where the hooks are and whether they are installed'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and __fish_seen_subcommand_from hooks" -f -a "run" -d 'Run a hook\'s job (called by the installed hooks)'

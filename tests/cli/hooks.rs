@@ -1,0 +1,198 @@
+use serde_json::Value;
+
+use crate::common::{TestRepo, run_ok, write_file};
+
+/// PATH with the git-fabro under test first, as an installed hook needs it.
+fn path_with_fabro() -> String {
+    let bin = assert_cmd::cargo::cargo_bin("git-fabro");
+    format!(
+        "{}:{}",
+        bin.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}
+
+fn git_with_fabro(repo: &TestRepo, dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+    let mut cmd = std::process::Command::new("git");
+    cmd.args(args)
+        .current_dir(dir)
+        .env("PATH", path_with_fabro());
+    cmd.env("HOME", &repo.root)
+        .env("FABRO_HOME", &repo.home)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null");
+    cmd.output().unwrap()
+}
+
+#[test]
+fn install_twice_then_uninstall_leaves_the_user_hook_byte_identical() {
+    let repo = TestRepo::new();
+    let hook = repo.path.join(".git/hooks/pre-push");
+    let mine = "#!/bin/bash\n# my own checks\nread -r line || true\necho \"user hook saw: $line\" >&2\nexit 0\n";
+    write_file(&hook, mine);
+    repo.ok(&["hooks", "install"]);
+    repo.ok(&["hooks", "install"]);
+    let installed = std::fs::read_to_string(&hook).unwrap();
+    assert_eq!(installed.matches("# BEGIN git-fabro").count(), 1);
+    assert!(
+        installed.starts_with("#!/bin/bash\n# BEGIN git-fabro"),
+        "{installed}"
+    );
+    let status: Vec<Value> =
+        serde_json::from_str(&repo.ok(&["hooks", "status", "--json"])).unwrap();
+    assert_eq!(status[0]["hook"], "pre-push");
+    assert_eq!(status[0]["installed"], true);
+    assert_eq!(status[0]["chained"], true);
+    assert!(
+        repo.path.join(".git/hooks/post-rewrite").is_file(),
+        "created when missing"
+    );
+    repo.ok(&["hooks", "uninstall"]);
+    assert_eq!(std::fs::read_to_string(&hook).unwrap(), mine);
+    assert!(
+        !repo.path.join(".git/hooks/post-rewrite").exists(),
+        "the file git-fabro created is gone"
+    );
+}
+
+#[test]
+fn hooks_land_in_core_hooks_path_like_husky() {
+    let repo = TestRepo::new();
+    repo.git(&["config", "core.hooksPath", ".husky"]);
+    write_file(&repo.path.join(".husky/pre-push"), "npm test\n");
+    repo.ok(&["hooks", "install", "--pre-push"]);
+    let text = std::fs::read_to_string(repo.path.join(".husky/pre-push")).unwrap();
+    assert!(
+        text.contains("# BEGIN git-fabro") && text.ends_with("npm test\n"),
+        "{text}"
+    );
+    assert!(!repo.path.join(".git/hooks/pre-push").exists());
+    assert!(!repo.path.join(".husky/post-rewrite").exists());
+    repo.ok(&["hooks", "uninstall"]);
+    assert_eq!(
+        std::fs::read_to_string(repo.path.join(".husky/pre-push")).unwrap(),
+        "npm test\n"
+    );
+}
+
+#[test]
+fn pushing_a_run_branch_pushes_its_metadata_and_the_users_hook_still_runs() {
+    let repo = TestRepo::new();
+    let bare = repo.root.join("remote.git");
+    repo.git(&["init", "-q", "--bare", bare.to_str().unwrap()]);
+    repo.git(&["remote", "add", "origin", bare.to_str().unwrap()]);
+    let marker = repo.root.join("user-hook-ran");
+    write_file(
+        &repo.path.join(".git/hooks/pre-push"),
+        &format!("#!/bin/sh\ncat > {}\n", marker.display()),
+    );
+    repo.ok(&["hooks", "install"]);
+    let run = repo.start();
+    repo.checkpoint(&run.id, "a");
+    let out = git_with_fabro(
+        &repo,
+        &repo.path,
+        &[
+            "push",
+            "-q",
+            "origin",
+            &format!("fabro/run/{}", run.id),
+            "main",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let remote = repo.git_in(&bare, &["for-each-ref", "--format=%(refname)"]);
+    assert!(
+        remote.contains(&format!("refs/heads/fabro/meta/{}", run.id)),
+        "{remote}"
+    );
+    // The user's hook got the same standard input git gave the hook.
+    let seen = std::fs::read_to_string(&marker).unwrap();
+    assert!(
+        seen.contains(&format!("refs/heads/fabro/run/{}", run.id))
+            && seen.contains("refs/heads/main"),
+        "{seen}"
+    );
+}
+
+#[test]
+fn a_git_fabro_failure_never_blocks_the_push() {
+    let repo = TestRepo::new();
+    let bare = repo.root.join("remote.git");
+    repo.git(&["init", "-q", "--bare", bare.to_str().unwrap()]);
+    repo.git(&["remote", "add", "origin", bare.to_str().unwrap()]);
+    repo.ok(&["hooks", "install", "--pre-push"]);
+    let run = repo.start();
+    // The remote already has a different metadata branch for this run: git-fabro's push fails.
+    repo.git(&[
+        "push",
+        "-q",
+        "--no-verify",
+        "origin",
+        &format!("main:refs/heads/fabro/meta/{}", run.id),
+    ]);
+    let out = git_with_fabro(
+        &repo,
+        &repo.path,
+        &["push", "-q", "origin", &format!("fabro/run/{}", run.id)],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("git-fabro pre-push hook"));
+    assert!(
+        repo.git_in(&bare, &["for-each-ref"])
+            .contains(&format!("refs/heads/fabro/run/{}", run.id))
+    );
+}
+
+#[test]
+fn an_amend_that_drops_the_trailers_is_re_linked_by_tree() {
+    let repo = TestRepo::new();
+    repo.ok(&["hooks", "install", "--post-rewrite"]);
+    let run = repo.start();
+    write_file(&run.worktree.join("a.txt"), "a\n");
+    repo.checkpoint(&run.id, "one");
+    write_file(&run.worktree.join("b.txt"), "b\n");
+    repo.checkpoint(&run.id, "two");
+    let out = git_with_fabro(
+        &repo,
+        &run.worktree,
+        &[
+            "-c",
+            "user.name=U",
+            "-c",
+            "user.email=u@e",
+            "commit",
+            "-q",
+            "--amend",
+            "-m",
+            "my own words",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let new = repo
+        .git_in(&run.worktree, &["rev-parse", "HEAD"])
+        .trim()
+        .to_owned();
+    let log = repo.log_json(&run.id);
+    assert_eq!(log.len(), 2, "{log:?}");
+    assert_eq!(log[1]["node_id"], "two");
+    assert_eq!(log[1]["run_commit"], new.as_str());
+    let meta = format!("fabro/meta/{}", run.id);
+    assert!(
+        repo.git(&["ls-tree", "-r", "--name-only", &meta])
+            .contains("links/")
+    );
+    run_ok(repo.fabro().args(["show", &run.id, "two"]));
+}
