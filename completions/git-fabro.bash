@@ -281,7 +281,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__diff)
-            opts="-C -q -h --worktree --stat --quiet --help"
+            opts="-C -q -h --worktree --stat --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -115,6 +115,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
             cand --worktree 'Compare FROM (default: the latest checkpoint) with the files in the run''s worktree'
             cand --stat 'Print a summary of changed files instead of the patch'
+            cand --json 'Print a JSON object with the per-file counts and the patch'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand -h 'Print help (see more with ''--help'')'

@@ -93,6 +93,7 @@ complete -c git-fabro -n "__fish_git_fabro_using_subcommand show" -s h -l help -
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand diff" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand diff" -l worktree -d 'Compare FROM (default: the latest checkpoint) with the files in the run\'s worktree'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand diff" -l stat -d 'Print a summary of changed files instead of the patch'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand diff" -l json -d 'Print a JSON object with the per-file counts and the patch'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand diff" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand diff" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand fork" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F

@@ -1,7 +1,7 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use git_fabro::cli::{self, Cli};
+use git_fabro::cli::{self, Cli, output};
 use git_fabro::error::{Error, exit};
 
 fn main() -> ExitCode {
@@ -30,11 +30,11 @@ fn report(err: &anyhow::Error) -> ExitCode {
     let domain = err.chain().find_map(|cause| cause.downcast_ref::<Error>());
     match domain {
         // A domain error's message already includes what its causes add.
-        Some(domain) => eprintln!("error: {domain}"),
-        None => eprintln!("error: {err:#}"),
+        Some(domain) => eprintln!("{} {domain}", output::prefix("error")),
+        None => eprintln!("{} {err:#}", output::prefix("error")),
     }
     if let Some(hint) = domain.and_then(Error::hint) {
-        eprintln!("hint: {hint}");
+        eprintln!("{} {hint}", output::prefix("hint"));
     }
     ExitCode::from(domain.map_or(exit::FAILED, Error::exit_code))
 }

@@ -26,6 +26,9 @@ pub struct Args {
     /// Print a summary of changed files instead of the patch
     #[arg(long)]
     stat: bool,
+    /// Print a JSON object with the per-file counts and the patch
+    #[arg(long)]
+    json: bool,
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
@@ -60,7 +63,15 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         };
         (previous, parse_sha(&latest.run_commit)?)
     };
-    if args.stat {
+    if args.json {
+        let patch = String::from_utf8_lossy(&ctx.repo.diff_trees(from, to)?).into_owned();
+        output::json(&serde_json::json!({
+            "from": from.to_string(),
+            "to": to.to_string(),
+            "files": ctx.repo.diff_stat(from, to)?,
+            "patch": patch,
+        }))
+    } else if args.stat {
         print_stat(&ctx.repo.diff_stat(from, to)?)
     } else {
         use std::io::Write;

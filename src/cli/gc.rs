@@ -23,7 +23,9 @@ pub struct Args {
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     let older_than = parse_duration(&args.older_than)?;
+    let progress = output::progress("collecting archived runs");
     let collected = gc(&ctx.repo, older_than, args.dry_run, &ctx.base_config()?)?;
+    drop(progress);
     if args.json {
         return output::json(&collected);
     }

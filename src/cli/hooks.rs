@@ -106,7 +106,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
                     ]
                 })
                 .collect();
-            output::table(&["HOOK", "STATE", "PATH"], &rows)
+            output::table(&["HOOK", "STATE", "PATH"], &rows, None)
         }
         Action::Run { hook, args } => {
             // A hook must never block git: report problems and succeed.

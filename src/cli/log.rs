@@ -61,5 +61,5 @@ pub fn print(entries: &[Entry], run: &str) -> Result<()> {
             row
         })
         .collect();
-    output::table(&header, &rows)
+    output::table(&header, &rows, Some(if mixed { 3 } else { 2 }))
 }

@@ -1,7 +1,10 @@
 //! Rendering shared by the commands: JSON documents, aligned tables, and messages on stderr.
 //! Data goes to stdout, everything addressed to a person goes to stderr.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, mpsc};
+use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use serde::Serialize;
@@ -20,8 +23,9 @@ pub fn line(line: impl std::fmt::Display) -> Result<()> {
     Ok(())
 }
 
-/// Prints rows as columns separated by two spaces, the last column unpadded.
-pub fn table(header: &[&str], rows: &[Vec<String>]) -> Result<()> {
+/// Prints rows as columns separated by two spaces, the last column unpadded. The cells of
+/// `status_column` are coloured by status on a terminal.
+pub fn table(header: &[&str], rows: &[Vec<String>], status_column: Option<usize>) -> Result<()> {
     let mut widths: Vec<usize> = header.iter().map(|h| h.len()).collect();
     for row in rows {
         for (width, cell) in widths.iter_mut().zip(row) {
@@ -30,18 +34,108 @@ pub fn table(header: &[&str], rows: &[Vec<String>]) -> Result<()> {
     }
     let mut out = std::io::stdout().lock();
     let header: Vec<String> = header.iter().map(|h| (*h).to_owned()).collect();
-    for row in std::iter::once(&header).chain(rows) {
+    let colour = colour_on(&std::io::stdout());
+    for (r, row) in std::iter::once(&header).chain(rows).enumerate() {
         let mut text = String::new();
         for (i, cell) in row.iter().enumerate() {
-            if i + 1 == row.len() {
-                text.push_str(cell);
+            let padded = if i + 1 == row.len() {
+                cell.clone()
             } else {
-                text.push_str(&format!("{cell:<width$}  ", width = widths[i]));
+                format!("{cell:<width$}  ", width = widths[i])
+            };
+            match (r, status_column) {
+                (0, _) if colour => text.push_str(&paint(&padded, BOLD)),
+                (1.., Some(c)) if c == i && colour => {
+                    text.push_str(&paint(&padded, status_style(cell)))
+                }
+                _ => text.push_str(&padded),
             }
         }
         writeln!(out, "{}", text.trim_end())?;
     }
     Ok(())
+}
+
+const BOLD: &str = "1";
+const RED: &str = "31";
+const GREEN: &str = "32";
+const YELLOW: &str = "33";
+
+/// Colour only for a person at a terminal, and never when `NO_COLOR` is set.
+pub fn colour_on(stream: &impl IsTerminal) -> bool {
+    stream.is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
+pub fn paint(text: &str, style: &str) -> String {
+    format!("\x1b[{style}m{text}\x1b[0m")
+}
+
+fn status_style(status: &str) -> &'static str {
+    match status {
+        "succeeded" => GREEN,
+        "failed" | "dead" => RED,
+        "partially_succeeded" | "skipped" | "archived" => YELLOW,
+        _ => BOLD,
+    }
+}
+
+/// The `error:`, `warning:` or `hint:` prefix of a message on stderr.
+pub fn prefix(label: &str) -> String {
+    let style = match label {
+        "error" => RED,
+        "warning" => YELLOW,
+        _ => BOLD,
+    };
+    if colour_on(&std::io::stderr()) {
+        paint(&format!("{label}:"), style)
+    } else {
+        format!("{label}:")
+    }
+}
+
+/// Shows that a long operation is under way, on a terminal only; stops when dropped.
+pub struct Progress {
+    stop: Option<mpsc::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+pub fn progress(what: &str) -> Progress {
+    if !std::io::stderr().is_terminal() || is_quiet() {
+        return Progress {
+            stop: None,
+            thread: None,
+        };
+    }
+    let (stop, stopped) = mpsc::channel::<()>();
+    let what = what.to_owned();
+    let shown = Arc::new(AtomicBool::new(false));
+    let thread = std::thread::spawn(move || {
+        let started = Instant::now();
+        // Quick operations finish before anything is drawn.
+        while stopped.recv_timeout(Duration::from_millis(250)).is_err() {
+            shown.store(true, Ordering::Relaxed);
+            eprint!("\r{what}... {:.1}s", started.elapsed().as_secs_f64());
+        }
+        if shown.load(Ordering::Relaxed) {
+            eprintln!(
+                "\r{what}... done in {:.1}s",
+                started.elapsed().as_secs_f64()
+            );
+        }
+    });
+    Progress {
+        stop: Some(stop),
+        thread: Some(thread),
+    }
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        drop(self.stop.take());
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
 }
 
 static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
@@ -63,7 +157,7 @@ pub fn note(message: impl std::fmt::Display) {
 }
 
 pub fn warn(message: impl std::fmt::Display) {
-    eprintln!("warning: {message}");
+    eprintln!("{} {message}", prefix("warning"));
 }
 
 /// The first seven hex digits, as git abbreviates.

@@ -45,5 +45,6 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     output::table(
         &["RUN", "STATUS", "DONE", "STARTED", "WORKFLOW", "GOAL"],
         &rows,
+        Some(1),
     )
 }

@@ -52,7 +52,9 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         workflow: args.workflow.as_deref(),
         force: args.force,
     };
+    let progress = output::progress("preparing the run's worktree");
     let resumed = resume(&ctx.repo, &state, &config, &request)?;
+    drop(progress);
     if resumed.dirty {
         output::warn(format!(
             "the worktree {} has changes that no checkpoint holds",

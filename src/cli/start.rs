@@ -56,7 +56,9 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         run_dir: args.run_dir,
         config: args.config,
     };
+    let progress = output::progress("checking out the run's worktree");
     let started = start(&ctx.repo, &ctx.home, &request)?;
+    drop(progress);
     if args.json {
         output::json(&started)
     } else {

@@ -18,7 +18,7 @@ use super::{ObjectId, Repo};
 use crate::error::{Error, Result};
 
 /// Added and removed lines of one path, as a line of `git diff --numstat`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct FileStat {
     /// The path, unquoted (unlike `--numstat`, which C-quotes unusual names).
     pub path: String,

@@ -7,6 +7,7 @@ mod checkpoint;
 mod completion_bash;
 mod concurrency;
 mod config;
+mod conventions;
 mod crash;
 mod diff;
 mod errors;

@@ -78,9 +78,19 @@ impl TestRepo {
     }
 
     pub fn git_output(&self, dir: &Path, args: &[&str]) -> Output {
-        let mut cmd = Command::new("git");
+        self.command("git")
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .expect("git runs")
+    }
+
+    /// Any program, in the repository, with the isolated environment.
+    pub fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
+        let mut cmd = Command::new(program);
         isolate(&mut cmd, &self.root);
-        cmd.args(args).current_dir(dir).output().expect("git runs")
+        cmd.current_dir(&self.path);
+        cmd
     }
 
     /// The git-fabro binary, in the repository, with the isolated environment.

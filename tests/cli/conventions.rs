@@ -1,0 +1,122 @@
+//! The conventions of a git command: -C, --json on read commands, colour only for a terminal
+//! and never with NO_COLOR, --quiet, and no progress noise when piped.
+
+use serde_json::Value;
+
+use crate::common::{TestRepo, run_ok, write_file};
+
+#[test]
+fn every_read_command_speaks_json() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    write_file(&run.worktree.join("a.txt"), "a\n");
+    repo.checkpoint(&run.id, "a");
+    for args in [
+        vec!["log", run.id.as_str(), "--json"],
+        vec!["ps", "--json"],
+        vec!["show", run.id.as_str(), "--json"],
+        vec!["diff", run.id.as_str(), "--json"],
+        vec!["hooks", "status", "--json"],
+        vec!["fork", run.id.as_str(), "--list", "--json"],
+        vec!["restore", "--run", run.id.as_str(), "--dry-run", "--json"],
+    ] {
+        let out = repo.ok(&args);
+        assert!(
+            serde_json::from_str::<Value>(&out).is_ok(),
+            "{args:?}: {out}"
+        );
+    }
+    let diff: Value = serde_json::from_str(&repo.ok(&["diff", &run.id, "--json"])).unwrap();
+    assert_eq!(diff["files"][0]["path"], "a.txt");
+    assert!(diff["patch"].as_str().unwrap().contains("+a"));
+}
+
+#[test]
+fn dash_c_runs_as_if_started_elsewhere() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    let elsewhere = repo.root.join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    let runs: Vec<Value> = serde_json::from_str(&run_ok(repo.fabro_in(&elsewhere).args([
+        "-C",
+        repo.path.to_str().unwrap(),
+        "ps",
+        "--json",
+    ])))
+    .unwrap();
+    assert_eq!(runs[0]["run_id"], run.id.as_str());
+    run_ok(repo.fabro_in(&elsewhere).args([
+        "-C",
+        run.worktree.to_str().unwrap(),
+        "checkpoint",
+        "--node",
+        "n",
+    ]));
+    assert_eq!(repo.log_json(&run.id).len(), 1);
+}
+
+#[test]
+fn quiet_silences_messages_but_not_data() {
+    let repo = TestRepo::new();
+    let out = repo.fabro().args(["--quiet", "start"]).output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim().len(), 26);
+    let loud = repo.fabro().args(["start"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&loud.stderr).contains("started run"));
+}
+
+#[test]
+fn piped_output_has_no_colour_or_progress() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    repo.checkpoint(&run.id, "a");
+    for args in [vec!["log", run.id.as_str()], vec!["ps"], vec!["start"]] {
+        let out = repo.fabro().args(&args).output().unwrap();
+        let all = [out.stdout, out.stderr].concat();
+        assert!(
+            !all.contains(&0x1b) && !all.contains(&b'\r'),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&all)
+        );
+    }
+}
+
+/// Runs git-fabro under a pseudo-terminal (util-linux `script`), returning what it printed.
+fn on_a_terminal(repo: &TestRepo, args: &str, no_color: bool) -> Option<String> {
+    let script = which("script")?;
+    let bin = assert_cmd::cargo::cargo_bin("git-fabro");
+    let mut cmd = repo.command(script);
+    cmd.args(["-qec", &format!("{} {args}", bin.display()), "/dev/null"])
+        .env_remove("NO_COLOR");
+    if no_color {
+        cmd.env("NO_COLOR", "1");
+    }
+    let out = cmd.output().ok()?;
+    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+fn which(name: &str) -> Option<std::path::PathBuf> {
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|p| p.join(name))
+            .find(|p| p.is_file())
+    })
+}
+
+#[test]
+fn colour_only_on_a_terminal_and_never_with_no_color() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    repo.checkpoint(&run.id, "a");
+    let Some(coloured) = on_a_terminal(&repo, &format!("log {}", run.id), false) else {
+        eprintln!(
+            "note: `script` (util-linux) is not installed; the terminal half of this test did not run"
+        );
+        return;
+    };
+    assert!(coloured.contains("\x1b[32msucceeded"), "{coloured:?}");
+    let plain = on_a_terminal(&repo, &format!("log {}", run.id), true).unwrap();
+    assert!(!plain.contains('\x1b'), "{plain:?}");
+    assert!(plain.contains("succeeded"));
+}
