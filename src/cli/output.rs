@@ -46,7 +46,7 @@ pub fn table(header: &[&str], rows: &[Vec<String>], status_column: Option<usize>
             match (r, status_column) {
                 (0, _) if colour => text.push_str(&paint(&padded, BOLD)),
                 (1.., Some(c)) if c == i && colour => {
-                    text.push_str(&paint(&padded, status_style(cell)))
+                    text.push_str(&paint(&padded, status_style(cell)));
                 }
                 _ => text.push_str(&padded),
             }
