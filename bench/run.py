@@ -227,7 +227,7 @@ def generate_base(r: Runner, dest: Path, nfiles: int) -> None:
         say(f"reusing synthetic repo {dest} ({nfiles} files)")
         return
     if dest.exists():
-        shutil.rmtree(dest)
+        discard(dest.parent.parent, dest)
     say(f"generating synthetic repo with {nfiles} files in {dest}")
     t0 = time.monotonic()
     dest.mkdir(parents=True)
@@ -256,9 +256,23 @@ def configure(r: Runner, repo: Path) -> None:
         r.git("config", key, value, cwd=repo)
 
 
+def discard(work: Path, path: Path) -> None:
+    """Moves `path` into work/trash, emptied when the harness ends: deleting many files
+    mid-run makes later file creation slow on ext4 without a journal (BENCHMARKS.md)."""
+    if path.exists():
+        trash = work / "trash"
+        trash.mkdir(exist_ok=True)
+        path.rename(trash / f"{time.monotonic_ns()}-{path.name}")
+
+
+def empty_trash(work: Path) -> None:
+    shutil.rmtree(work / "trash", ignore_errors=True)
+    os.sync()
+
+
 def copy_repo(base: Path, dest: Path) -> Path:
     if dest.exists():
-        shutil.rmtree(dest)
+        raise CommandFailed(f"{dest} already exists")
     dest.parent.mkdir(parents=True, exist_ok=True)
     subprocess.run(["cp", "-a", str(base), str(dest)], check=True)
     return dest
@@ -359,6 +373,9 @@ class Bench:
         self.failures: list[str] = []
         self.problems: list[str] = []
         self.racy = Racy(not args.no_racy_wait)
+
+    def discard(self, path: Path) -> None:
+        discard(self.work, path)
 
     def add(self, res: Result) -> None:
         res.extra["other_cpu"] = res._meter.background()
@@ -482,7 +499,7 @@ class Bench:
     def bench_start(self, repo: Path, label: str) -> None:
         r = self.r
         res = Result("start", label)
-        res.extra = {"fabro_finish_ms": [], "git_remove_ms": []}
+        res.extra = {"fabro_finish_keep_worktree_ms": []}
         wt_before = self.worktree_count(repo)
         for seq, rep in enumerate(self.reps()):
             started = {}
@@ -505,19 +522,18 @@ class Bench:
             dirs = glob.glob(str(self.fabro_home / "runs" / f"*-{run_id}"))
             if len(dirs) != 1 or not (Path(dirs[0]) / "worktree").is_dir():
                 raise CommandFailed(f"git fabro start printed {run_id!r} but no run dir with a worktree exists: {dirs}")
-            f = r.fab("finish", "--run", run_id, cwd=repo)
+            # `finish --keep-worktree` exercises finish's metadata part; the files are then moved
+            # to the trash instead of deleted (see BENCHMARKS.md, "ext4 without a journal").
+            f = r.fab("finish", "--run", run_id, "--keep-worktree", cwd=repo)
             self.note_stderr("git fabro finish", f, ("finished run ",))
-            if Path(dirs[0], "worktree").exists():
-                self.problem(f"`git fabro finish` left the worktree of a fresh run in place: {dirs[0]}/worktree")
-                r.git("worktree", "remove", "--force", str(Path(dirs[0], "worktree")), cwd=repo)
+            self.discard(Path(dirs[0]))
+            self.discard(gdir)
+            r.git("worktree", "prune", cwd=repo)
             r.git("update-ref", "-d", f"refs/heads/fabro/run/{run_id}", cwd=repo)
             r.git("update-ref", "-d", f"refs/heads/fabro/meta/{run_id}", cwd=repo)
-            shutil.rmtree(dirs[0])
-            g = r.git("worktree", "remove", "--force", str(gdir), cwd=repo)
             r.git("branch", "-q", "-D", f"bench/start-{seq}", cwd=repo)
             if rep >= 0:
-                res.extra["fabro_finish_ms"].append(f.ms)
-                res.extra["git_remove_ms"].append(g.ms)
+                res.extra["fabro_finish_keep_worktree_ms"].append(f.ms)
             if self.worktree_count(repo) != wt_before:
                 self.problem("worktrees registered in the repository changed across a start/finish cycle")
                 r.git("worktree", "prune", cwd=repo)
@@ -707,10 +723,27 @@ def machine_facts(work: Path, fabro: list[str], env: dict) -> dict:
         "python": platform.python_version(),
         "git-fabro": cmd_text([*fabro, "--version"], env),
         "source": cmd_text(["git", "-C", str(ROOT), "describe", "--always", "--dirty"]),
-        "work dir filesystem": cmd_text(["stat", "-f", "-c", "%T", str(work)]),
+        "work dir filesystem": filesystem(work),
         "load average at start": " ".join(f"{x:.2f}" for x in os.getloadavg()),
         "CPU pressure at start": _first_line("/proc/pressure/cpu"),
     }
+
+
+def filesystem(path: Path) -> str:
+    """The filesystem type of `path`, and whether an ext4 file system runs without a journal."""
+    kind = cmd_text(["stat", "-f", "-c", "%T", str(path)])
+    dev = os.stat(path).st_dev
+    try:
+        name = ""
+        for line in Path(f"/sys/dev/block/{os.major(dev)}:{os.minor(dev)}/uevent").read_text().splitlines():
+            if line.startswith("DEVNAME="):
+                name = line.split("=", 1)[1]
+        journal = Path(f"/sys/fs/ext4/{name}/journal_task").read_text().strip()
+    except OSError:
+        return kind
+    if journal == "<none>":
+        return f"ext4 without a journal ({name}); see BENCHMARKS.md on deleted inodes"
+    return f"ext4 with a journal ({name})"
 
 
 def _first_line(path: str) -> str:
@@ -776,12 +809,9 @@ def report(bench: Bench, facts: dict, args, total_s: float) -> str:
         out += [f"- {res.bench} {res.size}: {res.extra['other_cpu']}" for res in busy]
     starts = [res for res in bench.results if res.bench == "start"]
     if starts:
-        out += ["", "Cleanup after `start` (information only, not the same job): "]
+        out += ["", "`git fabro finish --keep-worktree` on each fresh run of `start` (information only):"]
         for res in starts:
-            out.append(
-                f"- {res.size}: `git fabro finish` {fmt_ms(res.extra['fabro_finish_ms'])} ms; "
-                f"`git worktree remove --force` {fmt_ms(res.extra['git_remove_ms'])} ms"
-            )
+            out.append(f"- {res.size}: {fmt_ms(res.extra['fabro_finish_keep_worktree_ms'])} ms")
     if getattr(bench, "build_stats", None):
         s = bench.build_stats
         out += [
@@ -857,8 +887,7 @@ def main() -> int:
     work.mkdir(parents=True, exist_ok=True)
     fabro_home = work / "fabro-home"
     for d in (fabro_home, work / "runs", work / "bin"):
-        if d.exists():
-            shutil.rmtree(d)
+        discard(work, d)
     fabro_home.mkdir()
     # A private copy, so a concurrent `cargo build` cannot swap the binary in mid-run.
     (work / "bin").mkdir()
@@ -904,8 +933,10 @@ def main() -> int:
         }
         Path(args.json).write_text(json.dumps(data, indent=2) + "\n")
     if not args.keep and not bench.failures:
-        shutil.rmtree(work / "runs", ignore_errors=True)
-        shutil.rmtree(fabro_home, ignore_errors=True)
+        discard(work, work / "runs")
+        discard(work, fabro_home)
+    say("emptying the trash")
+    empty_trash(work)
     say(f"done in {total:.0f} s")
     return 1 if bench.failures else 0
 

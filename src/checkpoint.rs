@@ -10,13 +10,14 @@ use serde_json::{Value, json};
 
 use crate::config::Config;
 use crate::error::{Error, Result};
-use crate::git::{Excludes, RefEdit, Repo};
+use crate::git::{RefEdit, Repo};
 use crate::message;
 use crate::node::{NodeId, StageStatus};
 use crate::record::{Checkpoint, RunRecord, StageRecord, StatusKind, pretty};
 use crate::run::{self, RUN_JSON, RunState};
 use crate::store::RunDir;
 use crate::time::Timestamp;
+use crate::workspace::Workspace;
 
 #[derive(Clone, Debug)]
 pub struct CheckpointRequest {
@@ -75,7 +76,7 @@ pub fn check_attachment_name(name: &str) -> Result<()> {
 
 pub fn checkpoint(
     repo: &Repo,
-    worktree: &Repo,
+    workspace: &Workspace,
     state: &RunState,
     config: &Config,
     request: &CheckpointRequest,
@@ -96,7 +97,7 @@ pub fn checkpoint(
     let stage = format!("{node}@{visit}");
     let now = Timestamp::now();
 
-    let snapshot = worktree.snapshot(state.run_tip, &Excludes::new(&config.exclude_globs))?;
+    let snapshot = workspace.snapshot(Some(state.run_tip), config, &[])?;
 
     let record = next_record(&previous, request, visit, now, snapshot.tree.to_string());
     let mut run_json = state.record.clone();
@@ -112,7 +113,7 @@ pub fn checkpoint(
             .iter()
             .map(|(name, _)| name.clone())
             .collect(),
-        skipped_files: Vec::new(),
+        skipped_files: snapshot.skipped.iter().map(|f| f.path.clone()).collect(),
     };
 
     let mut stage_tree = repo.edit_tree(repo.empty_tree())?;

@@ -20,6 +20,8 @@ pub const RUNS_DIR_KEY: &str = "fabro.runsDir";
 pub const REMOTE_KEY: &str = "fabro.remote";
 pub const EXCLUDE_GLOB_KEY: &str = "fabro.excludeGlob";
 pub const DEFAULT_REMOTE: &str = "origin";
+pub const MAX_FILE_SIZE_KEY: &str = "fabro.maxFileSize";
+pub const DEFAULT_MAX_FILE_SIZE: u64 = 50 << 20;
 
 /// The fabro home: `$FABRO_HOME`, else `~/.fabro`.
 pub fn fabro_home() -> PathBuf {
@@ -65,6 +67,8 @@ pub struct RemoteSettings {
 pub struct CheckpointSettings {
     /// Gitignore-style patterns never staged into run commits.
     pub exclude_globs: Option<Vec<String>>,
+    /// Files larger than this many bytes are left out of snapshots (default 50 MiB).
+    pub max_file_size: Option<u64>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -109,6 +113,8 @@ pub struct Config {
     pub exclude_globs: Vec<String>,
     pub runs_dir: PathBuf,
     pub remote: String,
+    pub max_file_size: u64,
+    pub home: PathBuf,
 }
 
 impl Config {
@@ -146,13 +152,57 @@ impl Config {
             .find_map(|s| s.remote.name.clone())
             .or_else(|| repo.config_string(REMOTE_KEY))
             .unwrap_or_else(|| DEFAULT_REMOTE.to_owned());
+        let max_file_size = layers
+            .iter()
+            .flatten()
+            .find_map(|s| s.checkpoint.max_file_size)
+            .or_else(|| {
+                repo.config_string(MAX_FILE_SIZE_KEY)
+                    .and_then(|v| parse_size(&v))
+            })
+            .unwrap_or(DEFAULT_MAX_FILE_SIZE);
         Ok(Config {
             identity: Identity { name, email },
             exclude_globs,
             runs_dir,
             remote,
+            max_file_size,
+            home: home.to_owned(),
         })
     }
+
+    /// What snapshots of `workdir` leave out: the defaults, the globs, and the fabro home and
+    /// runs directory when they lie inside it (a run must never capture its own state).
+    pub fn excludes(&self, workdir: &Path) -> crate::git::Excludes {
+        let mut globs = self.exclude_globs.clone();
+        let workdir = std::fs::canonicalize(workdir).unwrap_or_else(|_| workdir.to_owned());
+        for dir in [&self.home, &self.runs_dir] {
+            let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.clone());
+            if let Ok(inside) = dir.strip_prefix(&workdir) {
+                if !inside.as_os_str().is_empty() {
+                    globs.push(format!("/{}/", inside.to_string_lossy()));
+                }
+            }
+        }
+        crate::git::Excludes::new(&globs)
+    }
+}
+
+/// `50M`, `2G`, `512k` or a number of bytes, as git writes sizes in config.
+pub fn parse_size(text: &str) -> Option<u64> {
+    let text = text.trim();
+    let (number, unit) = match text.char_indices().last()? {
+        (i, c) if c.is_ascii_alphabetic() => (&text[..i], c.to_ascii_lowercase()),
+        _ => (text, 'b'),
+    };
+    let factor = match unit {
+        'b' => 1,
+        'k' => 1 << 10,
+        'm' => 1 << 20,
+        'g' => 1 << 30,
+        _ => return None,
+    };
+    number.trim().parse::<u64>().ok()?.checked_mul(factor)
 }
 
 #[cfg(test)]
@@ -171,6 +221,14 @@ mod tests {
         );
         let err = Settings::parse("[checkpoint\n", Path::new("settings.toml")).unwrap_err();
         assert!(err.to_string().contains("line 1"), "{err}");
+    }
+
+    #[test]
+    fn sizes_read_like_git_config() {
+        assert_eq!(super::parse_size("50M"), Some(50 << 20));
+        assert_eq!(super::parse_size("1024"), Some(1024));
+        assert_eq!(super::parse_size("2g"), Some(2 << 30));
+        assert_eq!(super::parse_size("lots"), None);
     }
 
     #[test]

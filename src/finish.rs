@@ -2,19 +2,18 @@
 //! final patch in the run directory, and the worktree removed when nothing in it would be lost.
 //! Running it again after an interruption completes the local steps without a second commit.
 
-use std::path::Path;
-
 use serde::Serialize;
 use serde_json::json;
 
 use crate::config::Config;
 use crate::error::{Error, Result};
-use crate::git::{Excludes, RefEdit, Repo};
+use crate::git::{RefEdit, Repo};
 use crate::message;
 use crate::record::{Conclusion, Status, StatusKind};
 use crate::run::{self, RUN_JSON, RunState};
 use crate::store::RunDir;
 use crate::time::Timestamp;
+use crate::workspace::{Place, Workspace};
 
 #[derive(Clone, Debug)]
 pub struct FinishRequest {
@@ -41,7 +40,7 @@ pub fn finish(
     config: &Config,
     request: &FinishRequest,
     run_dir: Option<&RunDir>,
-    worktree: Option<(&Repo, &Path)>,
+    workspace: Option<&Workspace>,
 ) -> Result<Finished> {
     let (conclusion, meta_commit) = match (&state.record.status.kind, &state.record.conclusion) {
         (kind, Some(conclusion)) if *kind == request.status => (conclusion.clone(), state.meta_tip),
@@ -71,17 +70,21 @@ pub fn finish(
             .warnings
             .push(format!("the run directory was not updated: {err}"));
     }
-    if let (Some((worktree, path)), false) = (worktree, request.keep_worktree) {
-        let snapshot = worktree.snapshot(state.run_tip, &Excludes::new(&config.exclude_globs))?;
-        if snapshot.tree == repo.commit_tree(state.run_tip)? {
-            repo.remove_worktree(path)?;
-            finished.worktree_removed = true;
-        } else {
-            finished.warnings.push(format!(
-                "kept the worktree at {}: it has changes that no checkpoint holds; checkpoint them or remove it with `git worktree remove --force`",
-                path.display()
-            ));
+    match workspace {
+        // An in-place run leaves the user's directory as it is; only its registration goes.
+        Some(ws) if ws.place == Place::InPlace => crate::workspace::unregister(repo, &state.id),
+        Some(ws) if !request.keep_worktree => {
+            if ws.is_dirty(state.run_tip, config)? {
+                finished.warnings.push(format!(
+                    "kept the worktree at {}: it has changes that no checkpoint holds; checkpoint them or remove it with `git worktree remove --force`",
+                    ws.path.display()
+                ));
+            } else {
+                repo.remove_worktree(&ws.path)?;
+                finished.worktree_removed = true;
+            }
         }
+        _ => {}
     }
     Ok(finished)
 }

@@ -79,14 +79,16 @@ pub fn prepare(
         &message::meta_commit(&subject, id, None),
         &config.identity,
     )?;
+    // The run branch first: a crash between the two leaves a branch without a run (invisible,
+    // collected by gc), never a run without its branch. A retry finds the branch in place.
     Ok(vec![
+        RefEdit::Ensure {
+            name: run::run_branch(id),
+            new: run_commit,
+        },
         RefEdit::Create {
             name: run::meta_branch(id),
             new: root,
-        },
-        RefEdit::Create {
-            name: run::run_branch(id),
-            new: run_commit,
         },
     ])
 }

@@ -35,3 +35,4 @@ pub mod sync;
 pub mod target;
 pub mod time;
 pub mod timeline;
+pub mod workspace;

@@ -7,12 +7,13 @@ use serde::Serialize;
 
 use crate::config::Config;
 use crate::error::{Error, Result};
-use crate::git::{Excludes, ObjectId, PathChange, RefEdit, Repo};
+use crate::git::{ObjectId, PathChange, RefEdit, Repo};
 use crate::message;
 use crate::run::RunState;
 use crate::run_id::RunId;
 use crate::target::Target;
 use crate::timeline;
+use crate::workspace::Workspace;
 
 pub const RECOVERY_PREFIX: &str = "refs/fabro/recovery/";
 
@@ -70,15 +71,17 @@ pub fn resolve(repo: &Repo, state: &RunState, text: Option<&str>) -> Result<Rest
 
 pub fn restore(
     repo: &Repo,
-    worktree: &Repo,
+    workspace: &Workspace,
     state: &RunState,
     target: RestoreTarget,
     config: &Config,
     dry_run: bool,
 ) -> Result<Restored> {
     let target_commit = crate::fork::parse_sha(&target.commit)?;
-    let current = worktree.snapshot(state.run_tip, &Excludes::new(&config.exclude_globs))?;
-    let changes = worktree.changes_between(current.tree, repo.commit_tree(target_commit)?)?;
+    let current = workspace.snapshot(Some(state.run_tip), config, &[])?;
+    let changes = workspace
+        .repo
+        .changes_between(current.tree, repo.commit_tree(target_commit)?)?;
     let mut restored = Restored {
         run_id: state.id.to_string(),
         target,
@@ -111,6 +114,6 @@ pub fn restore(
     )?;
     restored.recovery_ref = Some(name);
     restored.recovery_commit = Some(recovery.to_string());
-    worktree.apply_changes(&restored.changes)?;
+    workspace.repo.apply_changes(&restored.changes)?;
     Ok(restored)
 }

@@ -10,13 +10,14 @@ use serde_json::Value;
 
 use crate::config::{Config, RUN_FILE};
 use crate::error::{Error, Result};
-use crate::git::{Excludes, Repo};
+use crate::git::Repo;
 use crate::lifecycle;
 use crate::record::{Checkpoint, StatusKind};
 use crate::run::{self, GRAPH_FILE, RunState};
 use crate::start::read_workflow;
 use crate::store::{MANIFEST, Manifest, RunDir};
 use crate::time::Timestamp;
+use crate::workspace::{Place, Workspace};
 
 /// What an engine needs to continue a run, printed by `resume` without a command.
 #[derive(Clone, Debug, Serialize)]
@@ -75,14 +76,16 @@ pub fn resume(
         }
     }
     let run_dir = rebuild_run_dir(repo, &config.runs_dir, state)?;
-    let worktree = rebuild_worktree(repo, state, &run_dir, config)?;
+    let workspace = match Workspace::find(repo, &state.id)? {
+        Some(ws) => ws,
+        None => rebuild_worktree(repo, state, &run_dir, config)?,
+    };
     let state = match lifecycle::reopen(repo, state, config)? {
         Some(_) => RunState::load(repo, &state.id)?,
         None => state.clone(),
     };
-    let snapshot =
-        Repo::open(&worktree)?.snapshot(state.run_tip, &Excludes::new(&config.exclude_globs))?;
-    let dirty = snapshot.tree != repo.commit_tree(state.run_tip)?;
+    let dirty = workspace.is_dirty(state.run_tip, config)?;
+    let worktree = workspace.path;
     let checkpoint = state.linked_checkpoint(repo)?.unwrap_or_default();
     Ok(resume_state(
         &state,
@@ -156,15 +159,18 @@ fn rebuild_worktree(
     state: &RunState,
     run_dir: &RunDir,
     config: &Config,
-) -> Result<PathBuf> {
+) -> Result<Workspace> {
     let branch = run::run_branch(&state.id);
-    if let Some(worktree) = repo.worktree_on(&branch)? {
-        if worktree.exists {
-            return Ok(worktree.path);
-        }
-        repo.remove_worktree(&worktree.path)?;
+    // Workspace::find found no live worktree: a registration left is one whose directory is gone.
+    if let Some(stale) = repo.worktree_on(&branch)? {
+        repo.remove_worktree(&stale.path)?;
     }
     let path = run_dir.worktree();
     repo.add_worktree(&path, &branch, &config.identity)?;
-    Ok(path)
+    Ok(Workspace {
+        repo: Repo::open(&path)?,
+        path,
+        place: Place::Worktree,
+        index: None,
+    })
 }

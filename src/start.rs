@@ -138,14 +138,16 @@ pub fn start(repo: &Repo, home: &Path, request: &StartRequest) -> Result<Started
             .clone()
             .unwrap_or_else(|| RunDir::default_path(&config.runs_dir, &id, now)),
     )?;
+    // The run branch first, as in a fork: a crash between the two never leaves a run
+    // without its branch.
     let created = [
-        RefEdit::Create {
-            name: run::meta_branch(&id),
-            new: init,
-        },
         RefEdit::Create {
             name: run::run_branch(&id),
             new: base,
+        },
+        RefEdit::Create {
+            name: run::meta_branch(&id),
+            new: init,
         },
     ];
     if let Err(err) = repo.update_refs(&created, "fabro: start run", &config.identity) {

@@ -44,18 +44,17 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     let request = request(&args)?;
     let id = ctx.run_id(args.run.as_deref())?;
     let state = RunState::load(&ctx.repo, &id)?;
-    let done = ctx.with_worktree(&id, |worktree, path| {
-        let run_dir = ctx.run_dir(&id, Some(path));
-        let config = ctx.config(&state, run_dir.as_ref())?;
-        Ok(checkpoint(
-            &ctx.repo,
-            worktree,
-            &state,
-            &config,
-            &request,
-            run_dir.as_ref(),
-        )?)
-    })?;
+    let workspace = ctx.workspace(&id)?;
+    let run_dir = ctx.run_dir_of(&id, &workspace);
+    let config = ctx.config(&state, run_dir.as_ref())?;
+    let done = checkpoint(
+        &ctx.repo,
+        &workspace,
+        &state,
+        &config,
+        &request,
+        run_dir.as_ref(),
+    )?;
     for warning in &done.warnings {
         output::warn(warning);
     }

@@ -2,7 +2,7 @@ use anyhow::Result;
 
 use super::{Ctx, output};
 use crate::fork::parse_sha;
-use crate::git::{Excludes, FileStat, ObjectId};
+use crate::git::{FileStat, ObjectId};
 use crate::run::RunState;
 use crate::target::Target;
 use crate::timeline::{find, timeline};
@@ -40,12 +40,9 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     };
     let (from, to) = if args.worktree {
         let from = checkpoint(args.from.as_deref())?;
-        let to = ctx.with_worktree(&id, |worktree, path| {
-            let config = ctx.config(&state, ctx.run_dir(&id, Some(path)).as_ref())?;
-            Ok(worktree
-                .snapshot(state.run_tip, &Excludes::new(&config.exclude_globs))?
-                .tree)
-        })?;
+        let workspace = ctx.workspace(&id)?;
+        let config = ctx.config(&state, ctx.run_dir_of(&id, &workspace).as_ref())?;
+        let to = workspace.snapshot(Some(state.run_tip), &config, &[])?.tree;
         (ctx.repo.commit_tree(from)?, to)
     } else if args.from.is_some() {
         (

@@ -3,7 +3,8 @@ use anyhow::Result;
 use super::{Ctx, output};
 use crate::finish::{FinishRequest, finish};
 use crate::record::StatusKind;
-use crate::run::{self, RunState};
+use crate::run::RunState;
+use crate::workspace::Workspace;
 
 /// Finish a run: record its conclusion and remove its worktree
 ///
@@ -43,25 +44,19 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         reason: args.reason,
         keep_worktree: args.keep_worktree,
     };
-    let worktree = ctx
-        .repo
-        .worktree_on(&run::run_branch(&id))?
-        .filter(|w| w.exists);
-    let run_dir = ctx.run_dir(&id, worktree.as_ref().map(|w| w.path.as_path()));
+    let workspace = Workspace::find(&ctx.repo, &id)?;
+    let run_dir = match &workspace {
+        Some(ws) => ctx.run_dir_of(&id, ws),
+        None => ctx.run_dir(&id, None),
+    };
     let config = ctx.config(&state, run_dir.as_ref())?;
-    let worktree_repo = worktree
-        .as_ref()
-        .map(|w| crate::git::Repo::open(&w.path))
-        .transpose()?;
     let finished = finish(
         &ctx.repo,
         &state,
         &config,
         &request,
         run_dir.as_ref(),
-        worktree_repo
-            .as_ref()
-            .zip(worktree.as_ref().map(|w| w.path.as_path())),
+        workspace.as_ref(),
     )?;
     for warning in &finished.warnings {
         output::warn(warning);

@@ -34,6 +34,7 @@ use crate::git::Repo;
 use crate::run::{self, RunState};
 use crate::run_id::RunId;
 use crate::store::RunDir;
+use crate::workspace::{Place, Workspace};
 
 /// Checkpoint workflow and agent runs in git: one commit per completed node on a run branch,
 /// execution state on an orphan metadata branch, timelines rebuilt from commit trailers.
@@ -149,28 +150,19 @@ impl Ctx {
         Ok(run::current(&self.repo, explicit)?)
     }
 
-    /// Calls `f` with the repository of the run's worktree and its path.
-    pub fn with_worktree<T>(
-        &self,
-        id: &RunId,
-        f: impl FnOnce(&Repo, &Path) -> Result<T>,
-    ) -> Result<T> {
-        let branch = run::run_branch(id);
-        if self.repo.head_branch().as_deref() == Some(branch.as_str())
-            && let Some(path) = self.repo.workdir()
-        {
-            return f(&self.repo, path);
-        }
-        let worktree = self
-            .repo
-            .worktree_on(&branch)?
-            .filter(|w| w.exists)
-            .ok_or_else(|| {
-                Error::Failed(format!(
-                    "run {id} has no worktree on this machine; `git fabro resume {id}` recreates it"
-                ))
-            })?;
-        f(&Repo::open(&worktree.path)?, &worktree.path)
+    /// The run's workspace on this machine: its worktree, or the directory it runs in place.
+    pub fn workspace(&self, id: &RunId) -> Result<Workspace> {
+        Ok(Workspace::find(&self.repo, id)?.ok_or_else(|| {
+            Error::Failed(format!(
+                "run {id} has no worktree on this machine; `git fabro resume {id}` recreates it"
+            ))
+        })?)
+    }
+
+    /// The run's local directory, found next to its worktree when it has one.
+    pub fn run_dir_of(&self, id: &RunId, workspace: &Workspace) -> Option<RunDir> {
+        let worktree = (workspace.place == Place::Worktree).then_some(workspace.path.as_path());
+        self.run_dir(id, worktree)
     }
 
     /// The run's local directory, if this machine has one.

@@ -31,17 +31,9 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     let id = ctx.run_id(args.run.as_deref())?;
     let state = RunState::load(&ctx.repo, &id)?;
     let target = resolve(&ctx.repo, &state, args.target.as_deref())?;
-    let restored = ctx.with_worktree(&id, |worktree, path| {
-        let config = ctx.config(&state, ctx.run_dir(&id, Some(path)).as_ref())?;
-        Ok(restore(
-            &ctx.repo,
-            worktree,
-            &state,
-            target,
-            &config,
-            args.dry_run,
-        )?)
-    })?;
+    let workspace = ctx.workspace(&id)?;
+    let config = ctx.config(&state, ctx.run_dir_of(&id, &workspace).as_ref())?;
+    let restored = restore(&ctx.repo, &workspace, &state, target, &config, args.dry_run)?;
     if args.json {
         output::json(&restored)
     } else {

@@ -3,8 +3,10 @@
 //! `ObjectId`. Keeping gix behind this door confines its frequent API changes to one folder.
 
 mod diff;
+mod excludes;
 mod history;
 mod objects;
+mod observe;
 mod refs;
 mod restore;
 mod snapshot;
@@ -15,18 +17,20 @@ mod worktree;
 use std::path::{Path, PathBuf};
 
 pub use diff::FileStat;
+pub use excludes::Excludes;
 pub use gix::ObjectId;
 pub use history::{CommitInfo, FirstParentWalk};
 pub use objects::{Identity, TreeEntry};
 pub use refs::RefEdit;
 pub use restore::{PathAction, PathChange};
-pub use snapshot::{Excludes, Snapshot};
+pub use snapshot::{SkippedFile, Snapshot, SnapshotSpec};
 pub use transport::{RefReport, Transfer};
 pub use tree::TreeEdit;
 pub use worktree::Worktree;
 
 use crate::error::{Error, Result};
 
+#[derive(Clone)]
 pub struct Repo {
     repo: gix::Repository,
 }

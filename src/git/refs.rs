@@ -11,10 +11,17 @@ use super::{Identity, ObjectId, Repo};
 use crate::error::{Error, Result};
 use crate::time::Timestamp;
 
-/// One compare-and-swap edit of a ref.
+/// One compare-and-swap edit of a ref. Edits of one transaction are applied in the order
+/// given, which callers use so that a crash between two of them leaves a state readers
+/// tolerate (a run's branch before its metadata branch, the metadata before the run commit).
 #[derive(Clone, Debug)]
 pub enum RefEdit {
     Create {
+        name: String,
+        new: ObjectId,
+    },
+    /// Creates the ref, or accepts it if it already holds `new` (a retried creation).
+    Ensure {
         name: String,
         new: ObjectId,
     },
@@ -33,6 +40,7 @@ impl RefEdit {
     pub fn name(&self) -> &str {
         match self {
             RefEdit::Create { name, .. }
+            | RefEdit::Ensure { name, .. }
             | RefEdit::Update { name, .. }
             | RefEdit::Delete { name, .. } => name,
         }
@@ -134,6 +142,11 @@ fn to_gix(edits: &[RefEdit], reflog: &str) -> gix::Result<Vec<gix::refs::transac
             RefEdit::Create { new, .. } => Change::Update {
                 log,
                 expected: PreviousValue::MustNotExist,
+                new: Target::Object(*new),
+            },
+            RefEdit::Ensure { new, .. } => Change::Update {
+                log,
+                expected: PreviousValue::ExistingMustMatch(Target::Object(*new)),
                 new: Target::Object(*new),
             },
             RefEdit::Update { old, new, .. } => Change::Update {

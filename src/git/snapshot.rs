@@ -1,103 +1,67 @@
-//! The run commit's tree: a worktree's files minus excluded paths, computed the way
+//! The run commit's tree: a work tree's files minus excluded paths, computed the way
 //! `git add -A && git write-tree` would, but in-process and in O(what changed).
 //!
-//! The stat cache of the worktree's index tells which files may have changed (as `git status`
-//! does); only those are hashed and only the trees on their paths are rewritten. The index is
-//! then brought up to date with the new tree, so `git status` in the worktree stays clean and
-//! the next snapshot starts warm. Exclusions are fed to the directory walk as overrides, so an
-//! excluded `node_modules/` is pruned rather than walked.
+//! The stat cache of an index tells which files may have changed (as `git status` does); only
+//! those are hashed and only the trees on their paths are rewritten. The index is then brought
+//! up to date with the new tree, so `git status` stays clean and the next snapshot starts warm.
+//! A run in a linked worktree uses that worktree's index; a run in place uses a private index,
+//! so the user's own index is never touched.
 
-use std::sync::atomic::AtomicBool;
+use std::path::Path;
 
-use gix::bstr::{BStr, BString, ByteSlice};
+use gix::bstr::{BString, ByteSlice};
 use gix::index::entry::{Mode, Stat};
 use gix::objs::tree::EntryKind;
-use gix::progress::Discard;
-use gix::status::plumbing::{
-    index_as_worktree::{Change, EntryStatus, traits::FastEq},
-    index_as_worktree_with_renames as status_with_renames,
-    index_as_worktree_with_renames::{self as status, Entry, Recorder},
-};
+use gix::status::plumbing::index_as_worktree::{Change, EntryStatus};
 
-use super::{ObjectId, Repo};
+use super::observe::Observed;
+use super::{Excludes, ObjectId, Repo};
 use crate::error::{Error, Result};
 
-/// Directory names never staged, at any depth (FORMAT.md, Run branch).
-pub const DEFAULT_EXCLUDED_DIRS: &[&str] = &[
-    "node_modules",
-    ".pnpm-store",
-    ".npm",
-    "target",
-    ".next",
-    "__pycache__",
-    ".venv",
-    "venv",
-    ".cache",
-    ".tox",
-    ".pytest_cache",
-    ".mypy_cache",
-    "dist",
-];
-
-/// Paths a snapshot leaves out, on top of `.gitignore`: the default directories and the
-/// configured `exclude_globs`, both in gitignore syntax.
-#[derive(Clone, Debug)]
-pub struct Excludes {
-    search: gix::ignore::Search,
+/// What to snapshot and how.
+pub struct SnapshotSpec<'a> {
+    /// The commit the snapshot will be parented on; `None` for a first commit.
+    pub base: Option<ObjectId>,
+    pub excludes: &'a Excludes,
+    /// A private index to use instead of the work tree's own.
+    pub index: Option<&'a Path>,
+    /// Files larger than this are left out (and reported), so one stray binary cannot bloat
+    /// the repository.
+    pub max_file_size: u64,
+    /// Only these paths (pathspecs relative to the work tree); all when empty.
+    pub paths: &'a [String],
 }
 
-impl Excludes {
-    pub fn new(globs: &[String]) -> Excludes {
-        let patterns = DEFAULT_EXCLUDED_DIRS
-            .iter()
-            .map(|dir| format!("{dir}/"))
-            .chain(globs.iter().cloned());
-        Excludes {
-            search: gix::ignore::Search::from_overrides(
-                patterns,
-                gix::ignore::search::Ignore {
-                    support_precious: false,
-                },
-            ),
-        }
-    }
-
-    /// Whether `path` (a file) or any directory above it is excluded.
-    pub fn is_excluded(&self, path: &BStr) -> bool {
-        let case = gix::glob::pattern::Case::Sensitive;
-        let matches = |candidate: &BStr, is_dir| {
-            self.search
-                .pattern_matching_relative_path(candidate, Some(is_dir), case)
-                .is_some_and(|m| !m.pattern.is_negative())
-        };
-        path.char_indices()
-            .filter(|(_, _, c)| *c == '/')
-            .any(|(start, _, _)| matches(path[..start].as_bstr(), true))
-            || matches(path, false)
-    }
+/// A file a snapshot left out because of its size.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct SkippedFile {
+    pub path: String,
+    pub size: u64,
 }
 
-/// A snapshot ready to be committed, and the worktree index that matches it.
+/// A snapshot ready to be committed, and the index that matches it.
 pub struct Snapshot {
     pub tree: ObjectId,
     /// Paths whose content went into the tree anew (added, modified or removed).
     pub changed_paths: usize,
+    pub skipped: Vec<SkippedFile>,
     index: gix::index::File,
 }
 
 impl Snapshot {
-    /// Writes the worktree's index so that it matches the snapshot's tree. Call it only after
-    /// the commit holding the tree is on the branch, so that the index never runs ahead of it.
+    /// Writes the index so that it matches the snapshot's tree. Call it only after the commit
+    /// holding the tree is on the branch, so that the index never runs ahead of it.
     pub fn write_index(mut self) -> Result<()> {
+        if let Some(parent) = self.index.path().parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(Error::io(format!("cannot create {}", parent.display())))?;
+        }
         self.index.remove_tree();
         self.index.remove_resolve_undo();
         self.index
             .write(gix::index::write::Options::default())
             .map_err(|err| {
-                Error::Failed(format!(
-                    "cannot write the worktree index: {}",
-                    super::describe(&err)
-                ))
+                Error::Failed(format!("cannot write the index: {}", super::describe(&err)))
             })
     }
 }
@@ -127,69 +91,38 @@ enum IndexChange {
     },
 }
 
-/// What the worktree walk reported for one path, owned so the index can be edited afterwards.
-enum Observed {
-    Tracked {
-        entry: usize,
-        path: BString,
-        status: EntryStatus<(), ()>,
-    },
-    Untracked {
-        path: BString,
-    },
-}
+type Edit = (BString, Option<(EntryKind, ObjectId)>);
 
 impl Repo {
-    /// Snapshots this worktree on top of `base` (the commit the snapshot will be parented on).
-    pub fn snapshot(&self, base: ObjectId, excludes: &Excludes) -> Result<Snapshot> {
+    /// Snapshots this repository's work tree on top of `spec.base`.
+    pub fn snapshot(&self, spec: &SnapshotSpec) -> Result<Snapshot> {
         let repo = &self.repo;
-        let base_tree = self.commit_tree(base)?;
-        let mut index = match repo.open_index() {
-            Ok(index) => index,
-            Err(_) => repo.index_from_tree(&base_tree)?,
+        let base_tree = match spec.base {
+            Some(commit) => self.commit_tree(commit)?,
+            None => self.empty_tree(),
         };
-        let mut edits: Vec<(BString, Option<(EntryKind, ObjectId)>)> = Vec::new();
-
-        // Staged differences between the base and the index count like worktree changes.
-        repo.tree_index_status(
-            &base_tree,
-            &index,
-            None,
-            gix::status::tree_index::TrackRenames::Disabled,
-            |change, _, _| {
-                use gix::diff::index::ChangeRef;
-                let (path, new) = match change {
-                    ChangeRef::Addition {
-                        location,
-                        entry_mode,
-                        id,
-                        ..
-                    }
-                    | ChangeRef::Modification {
-                        location,
-                        entry_mode,
-                        id,
-                        ..
-                    } => (
-                        location,
-                        entry_mode
-                            .to_tree_entry_mode()
-                            .map(|m| (m.kind(), id.into_owned())),
-                    ),
-                    ChangeRef::Deletion { location, .. } => (location, None),
-                    ChangeRef::Rewrite { .. } => return Ok(gix::diff::index::Action::Continue(())),
-                };
-                if !excludes.is_excluded(path.as_ref()) {
-                    edits.push((path.into_owned(), new));
-                }
-                Ok(gix::diff::index::Action::Continue(()))
-            },
-        )?;
-
-        let observed = self.observe_worktree(&index, excludes)?;
+        let mut index = self.index_for(spec.index, base_tree)?;
+        let mut edits = self.staged_edits(base_tree, &index, spec)?;
         let (mut pipeline, _) = repo.filter_pipeline(Some(base_tree))?;
         let mut changes = Vec::new();
-        for item in observed {
+        let mut skipped = Vec::new();
+        let workdir = self
+            .workdir()
+            .ok_or_else(|| Error::Failed("the run has no work tree".into()))?
+            .to_owned();
+        let too_big = |path: &BString, skipped: &mut Vec<SkippedFile>| {
+            let size = std::fs::symlink_metadata(workdir.join(path.to_str_lossy().as_ref()))
+                .map_or(0, |m| m.len());
+            let big = size > spec.max_file_size;
+            if big {
+                skipped.push(SkippedFile {
+                    path: path.to_str_lossy().into_owned(),
+                    size,
+                });
+            }
+            big
+        };
+        for item in self.observe_worktree(&index, spec.excludes, spec.paths)? {
             match item {
                 Observed::Tracked {
                     entry,
@@ -197,7 +130,7 @@ impl Repo {
                     status,
                 } => match status {
                     EntryStatus::NeedsUpdate(stat) => {
-                        changes.push(IndexChange::Stat { entry, stat });
+                        changes.push(IndexChange::Stat { entry, stat })
                     }
                     EntryStatus::Change(Change::Modification {
                         executable_bit_changed: false,
@@ -212,17 +145,16 @@ impl Repo {
                     | EntryStatus::IntentToAdd => {}
                     EntryStatus::Conflict { .. } => {
                         return Err(Error::Failed(format!(
-                            "the worktree has an unresolved merge conflict at {path}; resolve it, then checkpoint"
+                            "the work tree has an unresolved merge conflict at {path}; resolve it, then checkpoint"
                         )));
                     }
+                    _ if spec.excludes.is_excluded(path.as_ref()) => {}
                     EntryStatus::Change(Change::Removed) => {
-                        if !excludes.is_excluded(path.as_ref()) {
-                            edits.push((path, None));
-                            changes.push(IndexChange::Remove { entry });
-                        }
+                        edits.push((path, None));
+                        changes.push(IndexChange::Remove { entry });
                     }
                     EntryStatus::Change(_) => {
-                        if excludes.is_excluded(path.as_ref()) {
+                        if too_big(&path, &mut skipped) {
                             continue;
                         }
                         match pipeline.worktree_file_to_object(path.as_ref(), &index)? {
@@ -244,182 +176,127 @@ impl Repo {
                     }
                 },
                 Observed::Untracked { path } => {
-                    if let Some((id, kind, metadata)) =
-                        pipeline.worktree_file_to_object(path.as_ref(), &index)?
-                    {
-                        if kind == EntryKind::Commit {
-                            continue; // a nested repository is not part of the run's files
-                        }
-                        edits.push((path.clone(), Some((kind, id))));
-                        changes.push(IndexChange::Add {
-                            path,
-                            id,
-                            mode: mode_of(kind),
-                            stat: stat_of(metadata)?,
-                        });
+                    if too_big(&path, &mut skipped) {
+                        continue;
                     }
+                    let Some((id, kind, metadata)) =
+                        pipeline.worktree_file_to_object(path.as_ref(), &index)?
+                    else {
+                        continue;
+                    };
+                    if kind == EntryKind::Commit {
+                        continue; // a nested repository is not part of the run's files
+                    }
+                    edits.push((path.clone(), Some((kind, id))));
+                    changes.push(IndexChange::Add {
+                        path,
+                        id,
+                        mode: mode_of(kind),
+                        stat: stat_of(metadata)?,
+                    });
                 }
             }
         }
-
         let changed_paths = edits.len();
-        let tree = if edits.is_empty() {
-            base_tree
-        } else {
-            let mut editor = self.edit_tree(base_tree)?;
-            for (path, new) in &edits {
-                let path = path.to_str_lossy();
-                match new {
-                    Some((kind, id)) => editor.put_entry(&path, *kind, *id)?,
-                    None => editor.remove(&path)?,
-                }
-            }
-            editor.write()?
-        };
+        let tree = self.apply_edits(base_tree, &edits)?;
         apply(&mut index, changes);
         Ok(Snapshot {
             tree,
             changed_paths,
+            skipped,
             index,
         })
     }
 
-    /// Compares the index with the files on disk, reporting tracked changes, stat refreshes and
-    /// untracked files that are neither ignored nor excluded.
-    fn observe_worktree(
-        &self,
-        index: &gix::index::State,
-        excludes: &Excludes,
-    ) -> Result<Vec<Observed>> {
-        use gix::worktree::stack::state::{attributes, ignore};
+    /// The index to compare with: the private one when given (created from the base tree the
+    /// first time), else the work tree's own.
+    fn index_for(&self, private: Option<&Path>, base_tree: ObjectId) -> Result<gix::index::File> {
         let repo = &self.repo;
-        let workdir = repo
-            .workdir()
-            .ok_or_else(|| Error::Failed("the run has no work tree".into()))?;
-        let attributes = repo
-            .attributes(
-                index,
-                attributes::Source::WorktreeThenIdMapping,
-                ignore::Source::WorktreeThenIdMappingIfNotSkipped,
-                Some(excludes.search.clone()),
-            )?
-            .detach();
-        let (pathspec, _) = repo
-            .pathspec(
-                false,
-                None::<&str>,
-                true,
-                index,
-                attributes::Source::WorktreeThenIdMapping,
-            )?
-            .into_parts();
-        let cwd = repo.current_dir();
-        let git_dir =
-            gix::path::realpath_opts(repo.git_dir(), cwd, gix::path::realpath::MAX_SYMLINKS)
-                .map_err(|err| Error::Failed(format!("cannot resolve the git dir: {err}")))?;
-        let fs = repo.filesystem_options()?;
-        let icase = fs.ignore_case.then(|| index.prepare_icase_backing());
-        let resource_cache = gix::diff::resource_cache(
-            repo,
-            gix::diff::blob::pipeline::Mode::ToGit,
-            attributes,
-            gix::diff::blob::pipeline::WorktreeRoots {
-                old_root: None,
-                new_root: Some(workdir.to_owned()),
-            },
-        )?;
-        let dirwalk = repo
-            .dirwalk_options()?
-            .emit_untracked(gix::dir::walk::EmissionMode::Matching);
-        let interrupt = AtomicBool::new(false);
-        let mut recorder = Recorder::default();
-        status_with_renames(
-            index,
-            workdir,
-            &mut recorder,
-            FastEq,
-            IgnoreSubmodules,
-            repo.objects
-                .clone()
-                .into_arc()
-                .map_err(|err| Error::Failed(format!("{err}")))?,
-            &mut Discard,
-            status::Context {
-                pathspec,
-                resource_cache,
-                should_interrupt: &interrupt,
-                dirwalk: status::DirwalkContext {
-                    git_dir_realpath: &git_dir,
-                    current_dir: cwd,
-                    ignore_case_index_lookup: icase.as_ref(),
-                },
-            },
-            status::Options {
-                sorting: None,
-                tracked_file_modifications: gix::status::plumbing::index_as_worktree::Options {
-                    fs,
-                    thread_limit: None,
-                    stat: repo.stat_options()?,
-                    fscache: false,
-                },
-                fscache: false,
-                dirwalk: Some(dirwalk.into()),
-                rewrites: None,
-            },
-        )
-        .map_err(|err| {
-            Error::Failed(format!(
-                "cannot read the worktree's status: {}",
-                super::describe(&err)
-            ))
-        })?;
-
-        let mut observed = Vec::with_capacity(recorder.records.len());
-        for record in recorder.records {
-            match record {
-                Entry::Modification {
-                    entry_index,
-                    rela_path,
-                    status,
-                    ..
-                } => {
-                    observed.push(Observed::Tracked {
-                        entry: entry_index,
-                        path: rela_path.to_owned(),
-                        status,
-                    });
-                }
-                Entry::DirectoryContents { entry, .. } => {
-                    if entry.status == gix::dir::entry::Status::Untracked
-                        && !matches!(
-                            entry.disk_kind,
-                            Some(gix::dir::entry::Kind::Repository) | None
-                        )
-                    {
-                        observed.push(Observed::Untracked {
-                            path: entry.rela_path,
-                        });
+        let index = match private {
+            Some(path) => {
+                match gix::index::File::at(path, repo.object_hash(), false, Default::default()) {
+                    Ok(index) => index,
+                    Err(_) => {
+                        let mut index = repo.index_from_tree(&base_tree)?;
+                        index.set_path(path);
+                        index
                     }
                 }
-                Entry::Rewrite { .. } => {}
+            }
+            None => match repo.open_index() {
+                Ok(index) => index,
+                Err(_) => repo.index_from_tree(&base_tree)?,
+            },
+        };
+        Ok(index)
+    }
+
+    /// Differences between the base tree and the index (what `git add` staged) count like
+    /// work tree changes.
+    fn staged_edits(
+        &self,
+        base_tree: ObjectId,
+        index: &gix::index::File,
+        spec: &SnapshotSpec,
+    ) -> Result<Vec<Edit>> {
+        use gix::diff::index::{Action, ChangeRef};
+        let mut edits = Vec::new();
+        let mut pathspec = self.repo.pathspec(
+            false,
+            spec.paths.iter().map(String::as_str),
+            true,
+            index,
+            gix::worktree::stack::state::attributes::Source::IdMapping,
+        )?;
+        self.repo.tree_index_status(
+            &base_tree,
+            index,
+            Some(&mut pathspec),
+            gix::status::tree_index::TrackRenames::Disabled,
+            |change, _, _| {
+                let (path, new) = match change {
+                    ChangeRef::Addition {
+                        location,
+                        entry_mode,
+                        id,
+                        ..
+                    }
+                    | ChangeRef::Modification {
+                        location,
+                        entry_mode,
+                        id,
+                        ..
+                    } => (
+                        location,
+                        entry_mode
+                            .to_tree_entry_mode()
+                            .map(|m| (m.kind(), id.into_owned())),
+                    ),
+                    ChangeRef::Deletion { location, .. } => (location, None),
+                    ChangeRef::Rewrite { .. } => return Ok(Action::Continue(())),
+                };
+                if !spec.excludes.is_excluded(path.as_ref()) {
+                    edits.push((path.into_owned(), new));
+                }
+                Ok(Action::Continue(()))
+            },
+        )?;
+        Ok(edits)
+    }
+
+    fn apply_edits(&self, base_tree: ObjectId, edits: &[Edit]) -> Result<ObjectId> {
+        if edits.is_empty() {
+            return Ok(base_tree);
+        }
+        let mut editor = self.edit_tree(base_tree)?;
+        for (path, new) in edits {
+            let path = path.to_str_lossy();
+            match new {
+                Some((kind, id)) => editor.put_entry(&path, *kind, *id)?,
+                None => editor.remove(&path)?,
             }
         }
-        Ok(observed)
-    }
-}
-
-/// Submodules are recorded as they are in the index; their insides are not the run's files.
-#[derive(Clone)]
-struct IgnoreSubmodules;
-
-impl gix::status::plumbing::index_as_worktree::traits::SubmoduleStatus for IgnoreSubmodules {
-    type Output = ();
-    fn status(
-        &mut self,
-        _entry: &gix::index::Entry,
-        _rela_path: &BStr,
-    ) -> std::result::Result<Option<()>, gix::error::Error> {
-        Ok(None)
+        editor.write()
     }
 }
 

@@ -34,6 +34,22 @@ fn assert_fsck_clean(repo: &TestRepo) {
     );
 }
 
+/// Runs `args` again after a kill. A ref lock the killed process held can only be told apart
+/// from a live one by its age, so a rerun that meets one waits for it to count as stale.
+fn rerun(repo: &TestRepo, args: &[&str]) -> String {
+    let out = repo.fabro().args(args).output().unwrap();
+    if out.status.success() {
+        return String::from_utf8_lossy(&out.stdout).into_owned();
+    }
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.code() == Some(3) && err.contains(".lock"),
+        "{args:?}: {err}"
+    );
+    std::thread::sleep(Duration::from_millis(5_500));
+    run_ok(repo.fabro().args(args))
+}
+
 /// Every run of the repository reads back: its record parses and its timeline walks.
 fn assert_runs_readable(repo: &TestRepo) -> Vec<Value> {
     let runs: Vec<Value> = serde_json::from_str(&repo.ok(&["ps", "--all", "--json"])).unwrap();
@@ -51,7 +67,7 @@ fn killed_forks_leave_git_consistent_and_a_rerun_forks() {
         kill_after(repo.fabro().args(["fork", &source, "@2"]), delay);
         assert_fsck_clean(&repo);
         assert_runs_readable(&repo);
-        let id = repo.ok(&["fork", &source, "@2"]).trim().to_owned();
+        let id = rerun(&repo, &["fork", &source, "@2"]).trim().to_owned();
         assert_eq!(repo.log_json(&id).len(), 2);
     }
 }
@@ -63,7 +79,7 @@ fn killed_rewinds_are_finished_by_a_rerun_without_a_second_replacement() {
         let source = finished_run(&repo);
         kill_after(repo.fabro().args(["rewind", &source, "@1"]), delay);
         assert_fsck_clean(&repo);
-        let replacement = repo.ok(&["rewind", &source, "@1"]).trim().to_owned();
+        let replacement = rerun(&repo, &["rewind", &source, "@1"]).trim().to_owned();
         let runs = assert_runs_readable(&repo);
         let forks_of_source: Vec<&Value> = runs
             .iter()
@@ -109,7 +125,7 @@ fn killed_restores_are_completed_by_a_rerun() {
             delay,
         );
         assert_fsck_clean(&repo);
-        run_ok(repo.fabro().args(["restore", "--run", &run.id, "@1"]));
+        rerun(&repo, &["restore", "--run", &run.id, "@1"]);
         assert_eq!(
             repo.ok(&["diff", &run.id, "@1", "--worktree"]),
             "",

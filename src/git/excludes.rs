@@ -1,0 +1,65 @@
+//! What a snapshot leaves out besides what git ignores: the directories FORMAT.md never
+//! stages and the user's `exclude_globs`, both as gitignore patterns.
+
+use gix::bstr::{BStr, ByteSlice};
+
+/// Directory names never staged, at any depth (FORMAT.md, Run branch).
+pub const DEFAULT_EXCLUDED_DIRS: &[&str] = &[
+    "node_modules",
+    ".pnpm-store",
+    ".npm",
+    "target",
+    ".next",
+    "__pycache__",
+    ".venv",
+    "venv",
+    ".cache",
+    ".tox",
+    ".pytest_cache",
+    ".mypy_cache",
+    "dist",
+];
+
+/// Paths a snapshot leaves out, on top of `.gitignore`: the default directories and the
+/// configured `exclude_globs`, both in gitignore syntax.
+#[derive(Clone, Debug)]
+pub struct Excludes {
+    search: gix::ignore::Search,
+}
+
+impl Excludes {
+    /// The default directories, `globs`, and `extra_dirs`: workdir-relative directories that
+    /// must never be captured (a fabro home or run directory inside the work tree).
+    pub fn new(globs: &[String]) -> Excludes {
+        let patterns = DEFAULT_EXCLUDED_DIRS
+            .iter()
+            .map(|dir| format!("{dir}/"))
+            .chain(globs.iter().cloned());
+        Excludes {
+            search: gix::ignore::Search::from_overrides(
+                patterns,
+                gix::ignore::search::Ignore {
+                    support_precious: false,
+                },
+            ),
+        }
+    }
+
+    pub(super) fn search(&self) -> &gix::ignore::Search {
+        &self.search
+    }
+
+    /// Whether `path` (a file) or any directory above it is excluded.
+    pub fn is_excluded(&self, path: &BStr) -> bool {
+        let case = gix::glob::pattern::Case::Sensitive;
+        let matches = |candidate: &BStr, is_dir| {
+            self.search
+                .pattern_matching_relative_path(candidate, Some(is_dir), case)
+                .is_some_and(|m| !m.pattern.is_negative())
+        };
+        path.char_indices()
+            .filter(|(_, _, c)| *c == '/')
+            .any(|(start, _, _)| matches(path[..start].as_bstr(), true))
+            || matches(path, false)
+    }
+}

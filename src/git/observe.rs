@@ -1,0 +1,170 @@
+//! The worktree half of a snapshot: which tracked files may have changed, which stat data is
+//! stale, and which untracked files are neither ignored nor excluded. It is `git status`
+//! computed in-process, with git-fabro's exclusions given to the directory walk as overrides so
+//! that an excluded `node_modules/` is pruned rather than walked.
+
+use std::sync::atomic::AtomicBool;
+
+use gix::bstr::{BStr, BString};
+use gix::progress::Discard;
+use gix::status::plumbing::{
+    index_as_worktree::{EntryStatus, traits::FastEq},
+    index_as_worktree_with_renames as status_with_renames,
+    index_as_worktree_with_renames::{self as status, Entry, Recorder},
+};
+
+use super::{Excludes, Repo};
+use crate::error::{Error, Result};
+
+/// What the worktree walk reported for one path, owned so the index can be edited afterwards.
+pub(super) enum Observed {
+    Tracked {
+        entry: usize,
+        path: BString,
+        status: EntryStatus<(), ()>,
+    },
+    Untracked {
+        path: BString,
+    },
+}
+
+impl Repo {
+    /// Compares the index with the files on disk, reporting tracked changes, stat refreshes and
+    /// untracked files that are neither ignored nor excluded.
+    pub(super) fn observe_worktree(
+        &self,
+        index: &gix::index::State,
+        excludes: &Excludes,
+        paths: &[String],
+    ) -> Result<Vec<Observed>> {
+        use gix::worktree::stack::state::{attributes, ignore};
+        let repo = &self.repo;
+        let workdir = repo
+            .workdir()
+            .ok_or_else(|| Error::Failed("the run has no work tree".into()))?;
+        let attributes = repo
+            .attributes(
+                index,
+                attributes::Source::WorktreeThenIdMapping,
+                ignore::Source::WorktreeThenIdMappingIfNotSkipped,
+                Some(excludes.search().clone()),
+            )?
+            .detach();
+        let (pathspec, _) = repo
+            .pathspec(
+                false,
+                paths.iter().map(String::as_str),
+                true,
+                index,
+                attributes::Source::WorktreeThenIdMapping,
+            )?
+            .into_parts();
+        let cwd = repo.current_dir();
+        let git_dir =
+            gix::path::realpath_opts(repo.git_dir(), cwd, gix::path::realpath::MAX_SYMLINKS)
+                .map_err(|err| Error::Failed(format!("cannot resolve the git dir: {err}")))?;
+        let fs = repo.filesystem_options()?;
+        let icase = fs.ignore_case.then(|| index.prepare_icase_backing());
+        let resource_cache = gix::diff::resource_cache(
+            repo,
+            gix::diff::blob::pipeline::Mode::ToGit,
+            attributes,
+            gix::diff::blob::pipeline::WorktreeRoots {
+                old_root: None,
+                new_root: Some(workdir.to_owned()),
+            },
+        )?;
+        let dirwalk = repo
+            .dirwalk_options()?
+            .emit_untracked(gix::dir::walk::EmissionMode::Matching);
+        let interrupt = AtomicBool::new(false);
+        let mut recorder = Recorder::default();
+        status_with_renames(
+            index,
+            workdir,
+            &mut recorder,
+            FastEq,
+            IgnoreSubmodules,
+            repo.objects
+                .clone()
+                .into_arc()
+                .map_err(|err| Error::Failed(format!("{err}")))?,
+            &mut Discard,
+            status::Context {
+                pathspec,
+                resource_cache,
+                should_interrupt: &interrupt,
+                dirwalk: status::DirwalkContext {
+                    git_dir_realpath: &git_dir,
+                    current_dir: cwd,
+                    ignore_case_index_lookup: icase.as_ref(),
+                },
+            },
+            status::Options {
+                sorting: None,
+                tracked_file_modifications: gix::status::plumbing::index_as_worktree::Options {
+                    fs,
+                    thread_limit: None,
+                    stat: repo.stat_options()?,
+                    fscache: false,
+                },
+                fscache: false,
+                dirwalk: Some(dirwalk.into()),
+                rewrites: None,
+            },
+        )
+        .map_err(|err| {
+            Error::Failed(format!(
+                "cannot read the worktree's status: {}",
+                super::describe(&err)
+            ))
+        })?;
+
+        let mut observed = Vec::with_capacity(recorder.records.len());
+        for record in recorder.records {
+            match record {
+                Entry::Modification {
+                    entry_index,
+                    rela_path,
+                    status,
+                    ..
+                } => {
+                    observed.push(Observed::Tracked {
+                        entry: entry_index,
+                        path: rela_path.to_owned(),
+                        status,
+                    });
+                }
+                Entry::DirectoryContents { entry, .. } => {
+                    if entry.status == gix::dir::entry::Status::Untracked
+                        && !matches!(
+                            entry.disk_kind,
+                            Some(gix::dir::entry::Kind::Repository) | None
+                        )
+                    {
+                        observed.push(Observed::Untracked {
+                            path: entry.rela_path,
+                        });
+                    }
+                }
+                Entry::Rewrite { .. } => {}
+            }
+        }
+        Ok(observed)
+    }
+}
+
+/// Submodules are recorded as they are in the index; their insides are not the run's files.
+#[derive(Clone)]
+struct IgnoreSubmodules;
+
+impl gix::status::plumbing::index_as_worktree::traits::SubmoduleStatus for IgnoreSubmodules {
+    type Output = ();
+    fn status(
+        &mut self,
+        _entry: &gix::index::Entry,
+        _rela_path: &BStr,
+    ) -> std::result::Result<Option<()>, gix::error::Error> {
+        Ok(None)
+    }
+}

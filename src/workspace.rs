@@ -1,0 +1,150 @@
+//! Where a run's files live on this machine. A run started normally has a linked worktree on
+//! its run branch; a run started in place works in the user's own directory (a checkout, or a
+//! directory outside git kept in a shadow repository) and is snapshotted through a private
+//! index, so the user's index, HEAD and files stay exactly as they are. In-place runs are
+//! registered under `<git common dir>/fabro/in-place/`, which is local to this clone.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::git::{ObjectId, Repo, Snapshot, SnapshotSpec};
+use crate::run;
+use crate::run_id::RunId;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Place {
+    /// A linked worktree on the run branch.
+    Worktree,
+    /// The user's own directory, through a private index.
+    InPlace,
+}
+
+pub struct Workspace {
+    pub repo: Repo,
+    pub path: PathBuf,
+    pub place: Place,
+    /// The private index of an in-place run.
+    pub index: Option<PathBuf>,
+}
+
+/// The record of an in-place run on this clone.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Registration {
+    pub run_id: String,
+    pub workdir: PathBuf,
+}
+
+impl Workspace {
+    /// The run's workspace on this machine, if it has one.
+    pub fn find(repo: &Repo, id: &RunId) -> Result<Option<Workspace>> {
+        if let Some(registration) = registration(repo, id)? {
+            // A shadow repository's work tree is the user's directory, which has no `.git`.
+            let repo = match repo.workdir() {
+                Some(dir) if same_dir(dir, &registration.workdir) => repo.clone(),
+                _ => Repo::open(&registration.workdir)?,
+            };
+            let index = Some(private_index(&repo, id));
+            return Ok(Some(Workspace {
+                path: registration.workdir,
+                repo,
+                place: Place::InPlace,
+                index,
+            }));
+        }
+        let Some(worktree) = repo.worktree_on(&run::run_branch(id))?.filter(|w| w.exists) else {
+            return Ok(None);
+        };
+        Ok(Some(Workspace {
+            repo: Repo::open(&worktree.path)?,
+            path: worktree.path,
+            place: Place::Worktree,
+            index: None,
+        }))
+    }
+
+    /// Snapshots the workspace's files on top of `base`.
+    pub fn snapshot(
+        &self,
+        base: Option<ObjectId>,
+        config: &Config,
+        paths: &[String],
+    ) -> Result<Snapshot> {
+        let excludes = config.excludes(&self.path);
+        self.repo.snapshot(&SnapshotSpec {
+            base,
+            excludes: &excludes,
+            index: self.index.as_deref(),
+            max_file_size: config.max_file_size,
+            paths,
+        })
+    }
+
+    /// Whether the workspace holds changes that the run's tip does not.
+    pub fn is_dirty(&self, tip: ObjectId, config: &Config) -> Result<bool> {
+        Ok(self.snapshot(Some(tip), config, &[])?.tree != self.repo.commit_tree(tip)?)
+    }
+}
+
+fn same_dir(a: &Path, b: &Path) -> bool {
+    std::fs::canonicalize(a)
+        .ok()
+        .zip(std::fs::canonicalize(b).ok())
+        .is_some_and(|(a, b)| a == b)
+}
+
+fn registry(repo: &Repo) -> PathBuf {
+    repo.common_dir().join("fabro").join("in-place")
+}
+
+/// The private index of an in-place run.
+pub fn private_index(repo: &Repo, id: &RunId) -> PathBuf {
+    registry(repo).join(format!("{id}.index"))
+}
+
+pub fn registration(repo: &Repo, id: &RunId) -> Result<Option<Registration>> {
+    let path = registry(repo).join(format!("{id}.json"));
+    match std::fs::read(&path) {
+        Ok(bytes) => serde_json::from_slice(&bytes).map(Some).map_err(|err| {
+            Error::Corrupt(format!(
+                "{} is not a valid registration: {err}",
+                path.display()
+            ))
+        }),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(err) => Err(Error::io(format!("cannot read {}", path.display()))(err)),
+    }
+}
+
+/// Every in-place run registered on this clone.
+pub fn registrations(repo: &Repo) -> Vec<Registration> {
+    let Ok(entries) = std::fs::read_dir(registry(repo)) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+        .filter_map(|e| serde_json::from_slice(&std::fs::read(e.path()).ok()?).ok())
+        .collect()
+}
+
+pub fn register(repo: &Repo, id: &RunId, workdir: &Path) -> Result<()> {
+    let dir = registry(repo);
+    std::fs::create_dir_all(&dir).map_err(Error::io(format!("cannot create {}", dir.display())))?;
+    let record = Registration {
+        run_id: id.to_string(),
+        workdir: workdir.to_owned(),
+    };
+    let path = dir.join(format!("{id}.json"));
+    std::fs::write(&path, crate::record::pretty(&record))
+        .map_err(Error::io(format!("cannot write {}", path.display())))
+}
+
+/// Forgets an in-place run on this clone (its private index with it).
+pub fn unregister(repo: &Repo, id: &RunId) {
+    let _ = std::fs::remove_file(registry(repo).join(format!("{id}.json")));
+    let _ = std::fs::remove_file(private_index(repo, id));
+}
