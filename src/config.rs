@@ -178,10 +178,10 @@ impl Config {
         let workdir = std::fs::canonicalize(workdir).unwrap_or_else(|_| workdir.to_owned());
         for dir in [&self.home, &self.runs_dir] {
             let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.clone());
-            if let Ok(inside) = dir.strip_prefix(&workdir) {
-                if !inside.as_os_str().is_empty() {
-                    globs.push(format!("/{}/", inside.to_string_lossy()));
-                }
+            if let Ok(inside) = dir.strip_prefix(&workdir)
+                && !inside.as_os_str().is_empty()
+            {
+                globs.push(format!("/{}/", inside.to_string_lossy()));
             }
         }
         crate::git::Excludes::new(&globs)

@@ -130,7 +130,7 @@ impl Repo {
                     status,
                 } => match status {
                     EntryStatus::NeedsUpdate(stat) => {
-                        changes.push(IndexChange::Stat { entry, stat })
+                        changes.push(IndexChange::Stat { entry, stat });
                     }
                     EntryStatus::Change(Change::Modification {
                         executable_bit_changed: false,
