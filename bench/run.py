@@ -27,6 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 GEN_VERSION = 1  # bump when the synthetic repository layout or content changes
 RACY_WAIT = 1.1  # seconds; git's racy-timestamp window is 1 s at second granularity
+SETTLE = 61.0  # seconds; ext4 without a journal avoids reusing inodes freed in the last 60 s
+LAST_DELETE = ".last-delete"  # in the work dir: when the harness last deleted its trash
 TARGET_FILES = 300  # untracked, ignored files in each worktree's target/
 WARMUP, RSS_RUN = -1, -2  # repetition markers
 NODES = ["plan", "implement", "test", "review", "fix"]
@@ -266,8 +268,10 @@ def discard(work: Path, path: Path) -> None:
 
 
 def empty_trash(work: Path) -> None:
-    shutil.rmtree(work / "trash", ignore_errors=True)
-    os.sync()
+    if (work / "trash").exists():
+        shutil.rmtree(work / "trash", ignore_errors=True)
+        os.sync()
+        (work / LAST_DELETE).write_text(f"{time.time()}\n")
 
 
 def copy_repo(base: Path, dest: Path) -> Path:
@@ -578,6 +582,10 @@ class Bench:
             """warm-up + reps checkpoints (10 files changed each) ending at checkpoint `end`."""
             first = max(count + 1, end - self.args.reps - 1)  # the warm-up's ordinal
             build_to(first - 1)
+            if self.args.settle > 0 and end > 10:
+                say(f"  settling {self.args.settle:.0f} s (inodes freed by the build-up, see BENCHMARKS.md)")
+                os.sync()
+                time.sleep(self.args.settle)
             res = Result("checkpoint-growth", label)
             for rep in self.reps():
                 tree.change10([wt])
@@ -771,6 +779,7 @@ def report(bench: Bench, facts: dict, args, total_s: float) -> str:
         "",
         f"Mode: {mode}; {args.reps} repetitions after 1 discarded warm-up; "
         f"racy-timestamp wait {'off' if args.no_racy_wait else f'{RACY_WAIT} s before every index-writing measurement'}; "
+        f"settle {args.settle:.0f} s; "
         f"git-fabro invoked as `{' '.join(bench.r.fabro)}`; peak RSS: {bench.r.rss_source}.",
         "",
         "| benchmark | size | git-fabro median [min–max] ms | git median [min–max] ms | ratio | git-fabro peak RSS | git peak RSS |",
@@ -849,6 +858,9 @@ def main() -> int:
     ap.add_argument("--no-racy-wait", action="store_true",
                     help="measure right after each change instead of waiting out the racy-timestamp window")
     ap.add_argument("--keep", action="store_true", help="keep the scratch repos of this run (work/runs)")
+    ap.add_argument("--settle", type=float,
+                    help=f"seconds to wait (after sync) before a measurement that follows mass inode frees: "
+                         f"default {SETTLE:.0f} on ext4 without a journal, 0 elsewhere and with --quick")
     args = ap.parse_args()
 
     if args.reps is None:
@@ -885,6 +897,15 @@ def main() -> int:
 
     work = Path(args.work).resolve()
     work.mkdir(parents=True, exist_ok=True)
+    if args.settle is None:
+        args.settle = SETTLE if (not args.quick and "without a journal" in filesystem(work)) else 0.0
+    try:
+        since = time.time() - float((work / LAST_DELETE).read_text())
+    except (OSError, ValueError):
+        since = float("inf")
+    if args.settle > 0 and since < args.settle:
+        say(f"the last run deleted its files {since:.0f} s ago; waiting {args.settle - since:.0f} s (see --settle)")
+        time.sleep(args.settle - since)
     fabro_home = work / "fabro-home"
     for d in (fabro_home, work / "runs", work / "bin"):
         discard(work, d)

@@ -70,6 +70,9 @@ _git__fabro() {
             git__fabro,show)
                 cmd="git__fabro__subcmd__show"
                 ;;
+            git__fabro,snapshot)
+                cmd="git__fabro__subcmd__snapshot"
+                ;;
             git__fabro,start)
                 cmd="git__fabro__subcmd__start"
                 ;;
@@ -130,6 +133,9 @@ _git__fabro() {
             git__fabro__subcmd__help,show)
                 cmd="git__fabro__subcmd__help__subcmd__show"
                 ;;
+            git__fabro__subcmd__help,snapshot)
+                cmd="git__fabro__subcmd__help__subcmd__snapshot"
+                ;;
             git__fabro__subcmd__help,start)
                 cmd="git__fabro__subcmd__help__subcmd__start"
                 ;;
@@ -185,7 +191,7 @@ _git__fabro() {
 
     case "${cmd}" in
         git__fabro)
-            opts="-C -q -h -V --quiet --help --version start checkpoint finish log ps show diff fork rewind resume restore archive unarchive gc push fetch hooks completions generate-docs help"
+            opts="-C -q -h -V --quiet --help --version start checkpoint snapshot finish log ps show diff fork rewind resume restore archive unarchive gc push fetch hooks completions generate-docs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -405,7 +411,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__help)
-            opts="start checkpoint finish log ps show diff fork rewind resume restore archive unarchive gc push fetch hooks completions generate-docs help"
+            opts="start checkpoint snapshot finish log ps show diff fork rewind resume restore archive unarchive gc push fetch hooks completions generate-docs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -726,6 +732,20 @@ _git__fabro() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        git__fabro__subcmd__help__subcmd__snapshot)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         git__fabro__subcmd__help__subcmd__start)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -929,7 +949,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__log)
-            opts="-C -q -h --json --quiet --help"
+            opts="-C -q -h --all --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -983,7 +1003,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__restore)
-            opts="-C -q -h --run --dry-run --json --quiet --help"
+            opts="-C -q -h --run --last-success --dry-run --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1062,8 +1082,34 @@ _git__fabro() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        git__fabro__subcmd__snapshot)
+            opts="-C -q -h --run --reason --json --quiet --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --run)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --reason)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         git__fabro__subcmd__start)
-            opts="-C -q -h --goal --workflow --label --base --run-dir --config --json --quiet --help"
+            opts="-C -q -h --goal --workflow --label --base --run-dir --config --in-place --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

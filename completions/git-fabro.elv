@@ -27,6 +27,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --version 'Print version'
             cand start 'Start a run: create its run and metadata branches, run directory and worktree'
             cand checkpoint 'Record a completed node: a metadata commit and a run commit of the worktree'
+            cand snapshot 'Save the run''s files between checkpoints, without completing a node'
             cand finish 'Finish a run: record its conclusion and remove its worktree'
             cand log 'Show a run''s timeline, rebuilt from the run branch''s trailers'
             cand ps 'List the runs of this repository, found from their refs'
@@ -54,6 +55,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --run-dir 'Run directory to use instead of <fabro home>/runs/<date>-<id>'
             cand --config 'run.toml for this run ([checkpoint] exclude_globs, [git.author])'
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
+            cand --in-place 'Work in this directory itself (a checkout, dirty or not, or a directory outside git) instead of a linked worktree; the user''s HEAD, index and files are left as they are'
             cand --json 'Print a JSON object instead of the run id'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
@@ -74,6 +76,16 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'git-fabro;snapshot'= {
+            cand --run 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory)'
+            cand --reason 'Why the snapshot is taken (one line)'
+            cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
+            cand --json 'Print JSON'
+            cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'git-fabro;finish'= {
             cand --run 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory)'
             cand --status 'How the run ended'
@@ -88,6 +100,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
         }
         &'git-fabro;log'= {
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
+            cand --all 'Also list the snapshots taken between checkpoints'
             cand --json 'Print a JSON array'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
@@ -153,6 +166,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
         &'git-fabro;restore'= {
             cand --run 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory)'
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
+            cand --last-success 'Restore the latest checkpoint whose status is succeeded'
             cand --dry-run 'List what would change and change nothing'
             cand --json 'Print JSON'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
@@ -280,6 +294,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
         &'git-fabro;help'= {
             cand start 'Start a run: create its run and metadata branches, run directory and worktree'
             cand checkpoint 'Record a completed node: a metadata commit and a run commit of the worktree'
+            cand snapshot 'Save the run''s files between checkpoints, without completing a node'
             cand finish 'Finish a run: record its conclusion and remove its worktree'
             cand log 'Show a run''s timeline, rebuilt from the run branch''s trailers'
             cand ps 'List the runs of this repository, found from their refs'
@@ -302,6 +317,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
         &'git-fabro;help;start'= {
         }
         &'git-fabro;help;checkpoint'= {
+        }
+        &'git-fabro;help;snapshot'= {
         }
         &'git-fabro;help;finish'= {
         }

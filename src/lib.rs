@@ -29,6 +29,7 @@ pub mod resume;
 pub mod rewind;
 pub mod run;
 pub mod run_id;
+pub mod snapshot;
 pub mod start;
 pub mod store;
 pub mod sync;

@@ -9,6 +9,7 @@ pub const RUN: &str = "Fabro-Run";
 pub const COMPLETED: &str = "Fabro-Completed";
 pub const CHECKPOINT: &str = "Fabro-Checkpoint";
 pub const STAGE: &str = "Fabro-Stage";
+pub const SNAPSHOT: &str = "Fabro-Snapshot";
 
 /// `fabro(<RUN_ID>): <node> (<status>)` and the three trailers, as FORMAT.md prints them.
 pub fn run_commit(
@@ -32,6 +33,11 @@ pub fn meta_commit(subject: &str, run: &RunId, stage: Option<&str>) -> String {
     message
 }
 
+/// A snapshot commit: between checkpoints, completing no node.
+pub fn snapshot_commit(run: &RunId, reason: &str) -> String {
+    format!("fabro({run}): snapshot ({reason})\n\n{RUN}: {run}\n{SNAPSHOT}: {reason}\n")
+}
+
 /// The `Fabro-*` trailers of one commit message.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Trailers {
@@ -39,6 +45,7 @@ pub struct Trailers {
     pub completed: Option<usize>,
     pub checkpoint: Option<String>,
     pub stage: Option<String>,
+    pub snapshot: Option<String>,
 }
 
 impl Trailers {
@@ -78,6 +85,7 @@ impl Trailers {
                 "fabro-completed" => trailers.completed = value.parse().ok(),
                 "fabro-checkpoint" => trailers.checkpoint = Some(value),
                 "fabro-stage" => trailers.stage = Some(value),
+                "fabro-snapshot" => trailers.snapshot = Some(value),
                 _ => {}
             }
         }

@@ -39,9 +39,19 @@ pub fn recovery_prefix(id: &RunId) -> String {
     format!("{RECOVERY_PREFIX}{id}/")
 }
 
-/// Resolves a restore target: a timeline target, else a sha prefix of a recovery commit.
-pub fn resolve(repo: &Repo, state: &RunState, text: Option<&str>) -> Result<RestoreTarget> {
-    let target = Target::parse(text)?;
+/// Resolves a restore target: a timeline target, else a sha prefix of a snapshot or of a
+/// recovery commit.
+pub fn resolve(
+    repo: &Repo,
+    state: &RunState,
+    text: Option<&str>,
+    last_success: bool,
+) -> Result<RestoreTarget> {
+    let target = if last_success {
+        Target::LastSuccess
+    } else {
+        Target::parse(text)?
+    };
     match timeline::find(repo, state, &target) {
         Ok(entry) => Ok(RestoreTarget {
             label: format!("@{} {}@{}", entry.ordinal, entry.node_id, entry.visit),
@@ -51,15 +61,22 @@ pub fn resolve(repo: &Repo, state: &RunState, text: Option<&str>) -> Result<Rest
             let Some(prefix) = text.map(str::to_ascii_lowercase).filter(|t| t.len() >= 7) else {
                 return Err(err);
             };
-            let matches: Vec<ObjectId> = repo
+            let snapshots = timeline::timeline_with(repo, state, true)?
+                .into_iter()
+                .filter(|e| e.snapshot.is_some())
+                .filter_map(|e| ObjectId::from_hex(e.run_commit.as_bytes()).ok())
+                .map(|id| ("snapshot", id));
+            let recoveries = repo
                 .refs_under(&recovery_prefix(&state.id))?
                 .into_iter()
-                .map(|(_, id)| id)
-                .filter(|id| id.to_string().starts_with(&prefix))
+                .map(|(_, id)| ("recovery", id));
+            let matches: Vec<(&str, ObjectId)> = snapshots
+                .chain(recoveries)
+                .filter(|(_, id)| id.to_string().starts_with(&prefix))
                 .collect();
             match matches.as_slice() {
-                [one] => Ok(RestoreTarget {
-                    label: "recovery".into(),
+                [(label, one)] => Ok(RestoreTarget {
+                    label: (*label).into(),
                     commit: one.to_string(),
                 }),
                 _ => Err(err),

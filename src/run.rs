@@ -64,15 +64,29 @@ pub fn current(repo: &Repo, explicit: Option<&str>) -> Result<RunId> {
     if let Some(text) = std::env::var("FABRO_RUN_ID").ok().filter(|t| !t.is_empty()) {
         return resolve(repo, &text);
     }
-    let id = repo
+    if let Some(id) = repo
         .head_branch()
-        .and_then(|branch| {
-            branch
-                .strip_prefix(RUN_BRANCH_PREFIX)
-                .map(ToOwned::to_owned)
-        })
-        .ok_or(Error::NoCurrentRun)?;
-    resolve(repo, &id)
+        .and_then(|b| b.strip_prefix(RUN_BRANCH_PREFIX).map(ToOwned::to_owned))
+    {
+        return resolve(repo, &id);
+    }
+    // A run in place works in this very directory.
+    let here = repo
+        .workdir()
+        .and_then(|dir| std::fs::canonicalize(dir).ok());
+    let mut in_place: Vec<RunId> = crate::workspace::registrations(repo)
+        .into_iter()
+        .filter(|r| std::fs::canonicalize(&r.workdir).ok() == here)
+        .filter_map(|r| RunId::parse(&r.run_id).ok())
+        .collect();
+    match in_place.len() {
+        0 => Err(Error::NoCurrentRun),
+        1 => Ok(in_place.remove(0)),
+        _ => Err(Error::AmbiguousRun {
+            prefix: "the runs in place here".into(),
+            candidates: in_place.iter().map(ToString::to_string).collect(),
+        }),
+    }
 }
 
 /// A run's refs and the record at the tip of its metadata branch.

@@ -1,21 +1,26 @@
 //! Starting a run: the orphan metadata branch with its `init run` commit, the run branch at the
-//! base commit, the run directory and a linked worktree on the run branch. Refs are created
-//! only after every object exists, and a failure after that undoes what this call created.
+//! base commit, the run directory, and the place the run works in. That is a linked worktree on
+//! the run branch, or for a run in place the user's own directory, whose current state (staged,
+//! unstaged and untracked files alike) becomes the run's base through a private index. Refs
+//! are created only after every object exists, and a failure after that undoes what this call
+//! created.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use serde_json::json;
 use sha2::{Digest, Sha256};
 
 use crate::config::{Config, RUN_FILE, Settings};
 use crate::error::{Error, Result};
-use crate::git::{ObjectId, RefEdit, Repo};
+use crate::git::{ObjectId, RefEdit, Repo, Snapshot, SnapshotSpec};
 use crate::message;
 use crate::record::{FORMAT, RunRecord, Spec, Start, Status, StatusKind};
 use crate::run::{self, GRAPH_FILE, RUN_JSON};
 use crate::run_id::RunId;
 use crate::store::{Manifest, RunDir};
 use crate::time::Timestamp;
+use crate::workspace;
 
 #[derive(Clone, Debug, Default)]
 pub struct StartRequest {
@@ -25,6 +30,8 @@ pub struct StartRequest {
     pub base: Option<String>,
     pub run_dir: Option<PathBuf>,
     pub config: Option<PathBuf>,
+    /// Work in the repository's own directory instead of a linked worktree.
+    pub in_place: bool,
 }
 
 #[derive(Clone, Debug, serde::Serialize)]
@@ -34,7 +41,9 @@ pub struct Started {
     pub meta_branch: String,
     pub base_sha: String,
     pub run_dir: PathBuf,
+    /// Where the run's files are: its linked worktree, or the directory it runs in place.
     pub worktree: PathBuf,
+    pub in_place: bool,
 }
 
 /// Reads a workflow file: its bytes, its name (the file stem) and their SHA-256.
@@ -61,45 +70,43 @@ pub fn sha256_hex(data: &[u8]) -> String {
 pub fn start(repo: &Repo, home: &Path, request: &StartRequest) -> Result<Started> {
     let workflow = request.workflow.as_deref().map(read_workflow).transpose()?;
     let run_toml = match &request.config {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .map_err(Error::io(format!("cannot read {}", path.display())))?;
-            Settings::parse(&text, path)?;
-            Some(text)
-        }
+        Some(path) => Some(
+            std::fs::read_to_string(path)
+                .map_err(Error::io(format!("cannot read {}", path.display())))?,
+        ),
         None => None,
     };
-    let mut labels = BTreeMap::new();
-    for (key, value) in &request.labels {
-        labels.insert(key.clone(), value.clone());
+    let settings = match (&run_toml, &request.config) {
+        (Some(text), Some(path)) => Some(Settings::parse(text, path)?),
+        _ => None,
+    };
+    let in_place = request.in_place || repo.is_shadow();
+    if in_place && request.base.is_some() {
+        return Err(Error::Usage(
+            "--base and --in-place do not go together: a run in place starts from the directory as it is".into(),
+        ));
     }
-    let base = repo
-        .resolve_commit(request.base.as_deref().unwrap_or("HEAD"))
-        .map_err(|err| match request.base {
-            None => Error::Usage(
-                "HEAD does not name a commit yet; make a first commit or pass --base REV".into(),
-            ),
-            Some(_) => err,
-        })?;
-
     let id = RunId::mint();
     let now = Timestamp::now();
-    let settings = run_toml
-        .as_deref()
-        .map(|t| Settings::parse(t, Path::new(RUN_FILE)))
-        .transpose()?;
     let config = Config::resolve(repo, home, settings.as_ref())?;
-    let record = RunRecord {
+    let (base, capture) = if in_place {
+        let (base, snapshot) = capture(repo, &id, &config)?;
+        (base, Some(snapshot))
+    } else {
+        (base_commit(repo, request.base.as_deref())?, None)
+    };
+
+    let mut record = RunRecord {
         format: FORMAT,
         run_id: id.to_string(),
         spec: Spec {
             workflow_name: workflow.as_ref().map(|(_, name, _)| name.clone()),
             goal: request.goal.clone(),
-            labels,
+            labels: request.labels.iter().cloned().collect(),
             graph_sha256: workflow.as_ref().map(|(_, _, sha)| sha.clone()),
             origin_url: repo
                 .config_string("remote.origin.url")
-                .map(|url| redact_url(&url)),
+                .map(|url| crate::remote::redact(&url)),
             ..Spec::default()
         },
         start: Start {
@@ -115,6 +122,11 @@ pub fn start(repo: &Repo, home: &Path, request: &StartRequest) -> Result<Started
         superseded_by: None,
         extra: BTreeMap::new(),
     };
+    let workdir = repo.workdir().map(Path::to_owned);
+    if let (true, Some(dir)) = (in_place, &workdir) {
+        record.start.extra.insert("in_place".into(), json!(true));
+        record.start.extra.insert("workdir".into(), json!(dir));
+    }
 
     let mut tree = repo.edit_tree(repo.empty_tree())?;
     tree.put_file(RUN_JSON, &record.to_json())?;
@@ -152,9 +164,10 @@ pub fn start(repo: &Repo, home: &Path, request: &StartRequest) -> Result<Started
     ];
     if let Err(err) = repo.update_refs(&created, "fabro: start run", &config.identity) {
         let _ = std::fs::remove_dir_all(&run_dir.path);
+        workspace::unregister(repo, &id);
         return Err(err);
     }
-    let finish_local = || -> Result<()> {
+    let finish_local = |capture: Option<Snapshot>| -> Result<PathBuf> {
         run_dir.write_json(
             crate::store::MANIFEST,
             &Manifest::new(&record, &repo.main_path()),
@@ -165,25 +178,94 @@ pub fn start(repo: &Repo, home: &Path, request: &StartRequest) -> Result<Started
         if let Some(text) = &run_toml {
             run_dir.write(RUN_FILE, text.as_bytes())?;
         }
-        run_dir.append_event(&serde_json::json!({
+        run_dir.append_event(&json!({
             "event": "run.started", "timestamp": now.rfc3339(), "run_id": id.as_str(), "base_sha": base.to_string(),
         }))?;
         run_dir.write_json("live.json", &crate::checkpoint::live(&record, None))?;
-        repo.add_worktree(&run_dir.worktree(), &run::run_branch(&id), &config.identity)
+        match (capture, &workdir) {
+            (Some(snapshot), Some(dir)) => {
+                workspace::register(repo, &id, dir)?;
+                snapshot.write_index()?;
+                Ok(dir.clone())
+            }
+            _ => {
+                repo.add_worktree(&run_dir.worktree(), &run::run_branch(&id), &config.identity)?;
+                Ok(run_dir.worktree())
+            }
+        }
     };
-    if let Err(err) = finish_local() {
-        undo(repo, &id, init, base, &config);
-        let _ = std::fs::remove_dir_all(&run_dir.path);
-        return Err(err);
-    }
+    let worktree = match finish_local(capture) {
+        Ok(worktree) => worktree,
+        Err(err) => {
+            undo(repo, &id, init, base, &config);
+            workspace::unregister(repo, &id);
+            let _ = std::fs::remove_dir_all(&run_dir.path);
+            return Err(err);
+        }
+    };
     Ok(Started {
         run_id: id.to_string(),
         run_branch: short_branch(&run::run_branch(&id)),
         meta_branch: short_branch(&run::meta_branch(&id)),
         base_sha: base.to_string(),
-        worktree: run_dir.worktree(),
+        worktree,
         run_dir: run_dir.path,
+        in_place,
     })
+}
+
+fn base_commit(repo: &Repo, base: Option<&str>) -> Result<ObjectId> {
+    repo.resolve_commit(base.unwrap_or("HEAD"))
+        .map_err(|err| match base {
+            None => Error::Usage(
+                "HEAD does not name a commit yet; make a first commit or pass --base REV".into(),
+            ),
+            Some(_) => err,
+        })
+}
+
+/// The base of a run in place: `HEAD` when the directory matches it exactly, else a commit on
+/// top of `HEAD` (or a first commit, outside git) holding the directory as it is. The private
+/// index starts as a copy of the user's, so its stat cache is warm from the first snapshot.
+fn capture(repo: &Repo, id: &RunId, config: &Config) -> Result<(ObjectId, Snapshot)> {
+    let workdir = repo
+        .workdir()
+        .ok_or_else(|| Error::Usage("a bare repository has no directory to run in place".into()))?;
+    let head = repo.resolve_commit("HEAD").ok();
+    let private = workspace::private_index(repo, id);
+    if let Some(parent) = private.parent() {
+        std::fs::create_dir_all(parent)
+            .map_err(Error::io(format!("cannot create {}", parent.display())))?;
+    }
+    if head.is_some() {
+        // Without a copy (no index yet), the first snapshot only hashes every file once.
+        let _ = std::fs::copy(repo.index_path(), &private);
+    }
+    let excludes = config.excludes(workdir);
+    let snapshot = repo.snapshot(&SnapshotSpec {
+        base: head,
+        excludes: &excludes,
+        index: Some(&private),
+        max_file_size: config.max_file_size,
+        paths: &[],
+    });
+    let snapshot = match snapshot {
+        Ok(snapshot) => snapshot,
+        Err(err) => {
+            let _ = std::fs::remove_file(&private);
+            return Err(err);
+        }
+    };
+    if let Some(head) = head.filter(|head| repo.commit_tree(*head).ok() == Some(snapshot.tree)) {
+        return Ok((head, snapshot));
+    }
+    let message = format!(
+        "fabro({id}): the working directory at the start of the run\n\n{}: {id}\n",
+        message::RUN
+    );
+    let parents: Vec<ObjectId> = head.into_iter().collect();
+    let commit = repo.write_commit(snapshot.tree, &parents, &message, &config.identity)?;
+    Ok((commit, snapshot))
 }
 
 /// Deletes the refs a failed start created, if nobody moved them since.
@@ -204,34 +286,4 @@ fn undo(repo: &Repo, id: &RunId, init: ObjectId, base: ObjectId, config: &Config
 /// `refs/heads/fabro/run/X` -> `fabro/run/X`, the form records and people use.
 pub fn short_branch(full: &str) -> String {
     full.strip_prefix("refs/heads/").unwrap_or(full).to_owned()
-}
-
-/// Drops credentials embedded in a URL (`https://user:token@host/...` -> `https://host/...`).
-pub fn redact_url(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_owned();
-    };
-    let authority_end = rest.find('/').unwrap_or(rest.len());
-    match rest[..authority_end].rfind('@') {
-        Some(at) => format!("{scheme}://{}", &rest[at + 1..]),
-        None => url.to_owned(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::redact_url;
-
-    #[test]
-    fn credentials_never_reach_a_record() {
-        assert_eq!(
-            redact_url("https://x:secret@github.com/o/r.git"),
-            "https://github.com/o/r.git"
-        );
-        assert_eq!(
-            redact_url("git@github.com:o/r.git"),
-            "git@github.com:o/r.git"
-        );
-        assert_eq!(redact_url("/srv/git/r.git"), "/srv/git/r.git");
-    }
 }

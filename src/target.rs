@@ -10,6 +10,8 @@ pub enum Target {
     /// A node's latest visit, or a hex sha prefix: both are tried.
     NodeOrSha(String),
     NodeVisit(String, u64),
+    /// The latest checkpoint whose status is `succeeded` (`restore --last-success`).
+    LastSuccess,
 }
 
 impl Target {
@@ -44,6 +46,12 @@ impl Target {
     pub fn resolve<'t>(&self, timeline: &'t [Entry], run: &str) -> Result<&'t Entry> {
         let matches: Vec<&Entry> = match self {
             Target::Latest => timeline.last().into_iter().collect(),
+            Target::LastSuccess => timeline
+                .iter()
+                .rev()
+                .find(|e| e.status == "succeeded")
+                .into_iter()
+                .collect(),
             Target::Ordinal(n) => timeline.get(n - 1).into_iter().collect(),
             Target::NodeVisit(node, visit) => timeline
                 .iter()
@@ -86,6 +94,7 @@ impl Target {
     fn describe(&self) -> String {
         match self {
             Target::Latest => "the latest checkpoint".into(),
+            Target::LastSuccess => "the latest succeeded checkpoint".into(),
             Target::Ordinal(n) => format!("@{n}"),
             Target::NodeOrSha(text) => format!("{text:?}"),
             Target::NodeVisit(node, visit) => format!("{node}@{visit}"),
@@ -109,6 +118,7 @@ mod tests {
             run_commit: sha.repeat(40 / sha.len()),
             meta_commit: "f".repeat(40),
             timestamp: String::new(),
+            snapshot: None,
         }
     }
 

@@ -31,21 +31,36 @@ pub struct Entry {
     pub run_commit: String,
     pub meta_commit: String,
     pub timestamp: String,
+    /// For a snapshot (listed by `log --all`): its reason. Snapshots complete no node, so
+    /// their ordinal and visit are 0 and `completed` is the count they were taken at.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<String>,
 }
 
 /// The run's checkpoints, oldest first, inherited ones (of a fork) included.
 pub fn timeline(repo: &Repo, state: &RunState) -> Result<Vec<Entry>> {
-    let newest_first = Walk::new(repo, state)?.collect::<Result<Vec<_>>>()?;
+    timeline_with(repo, state, false)
+}
+
+/// The timeline, with the snapshots taken between checkpoints when `snapshots`.
+pub fn timeline_with(repo: &Repo, state: &RunState, snapshots: bool) -> Result<Vec<Entry>> {
+    let newest_first = Walk::new(repo, state, snapshots)?.collect::<Result<Vec<_>>>()?;
     let mut visits: HashMap<String, u64> = HashMap::new();
+    let (mut ordinal, mut completed) = (0, 0);
     Ok(newest_first
         .into_iter()
         .rev()
-        .enumerate()
-        .map(|(i, (stage, mut entry))| {
+        .map(|(stage, mut entry)| {
+            if entry.snapshot.is_some() {
+                entry.completed = completed;
+                return entry;
+            }
             let count = visits.entry(entry.node_id.clone()).or_insert(0);
             *count += 1;
             entry.visit = stage_visit(stage.as_deref(), &entry.node_id).unwrap_or(*count);
-            entry.ordinal = i + 1;
+            ordinal += 1;
+            entry.ordinal = ordinal;
+            completed = entry.completed;
             entry
         })
         .collect())
@@ -69,7 +84,7 @@ pub fn find(repo: &Repo, state: &RunState, target: &Target) -> Result<Entry> {
         .unwrap_or_default();
     let mut seen: HashMap<String, u64> = HashMap::new();
     let mut newest = true;
-    for item in Walk::new(repo, state)? {
+    for item in Walk::new(repo, state, false)? {
         let (stage, mut entry) = item?;
         let later = seen.entry(entry.node_id.clone()).or_insert(0);
         let visit = stage_visit(stage.as_deref(), &entry.node_id)
@@ -88,6 +103,7 @@ pub fn find(repo: &Repo, state: &RunState, target: &Target) -> Result<Entry> {
             Target::Ordinal(n) => entry.ordinal == *n,
             Target::NodeOrSha(node) => &entry.node_id == node,
             Target::NodeVisit(node, v) => &entry.node_id == node && visit == *v,
+            Target::LastSuccess => entry.status == "succeeded",
         };
         if found {
             return Ok(entry);
@@ -108,18 +124,20 @@ struct Walk<'a> {
     links: HashMap<String, Link>,
     base: String,
     forked: bool,
+    snapshots: bool,
     expected: Option<usize>,
     found: usize,
     done: bool,
 }
 
 impl<'a> Walk<'a> {
-    fn new(repo: &'a Repo, state: &RunState) -> Result<Walk<'a>> {
+    fn new(repo: &'a Repo, state: &RunState, snapshots: bool) -> Result<Walk<'a>> {
         Ok(Walk {
             commits: repo.first_parents(state.run_tip),
             links: relink::load(repo, state.meta_tree)?,
             base: state.record.start.base_sha.clone(),
             forked: state.record.spec.fork_source.is_some(),
+            snapshots,
             expected: None,
             found: 0,
             done: false,
@@ -128,6 +146,25 @@ impl<'a> Walk<'a> {
 
     fn entry(&self, commit: &CommitInfo) -> Result<Option<(Option<String>, Entry)>> {
         let trailers = Trailers::parse(&commit.message);
+        if let (true, Some(reason), Some(run_id)) =
+            (self.snapshots, &trailers.snapshot, &trailers.run)
+        {
+            return Ok(Some((
+                None,
+                Entry {
+                    ordinal: 0,
+                    run_id: run_id.clone(),
+                    node_id: String::new(),
+                    visit: 0,
+                    status: "snapshot".into(),
+                    completed: 0,
+                    run_commit: commit.id.to_string(),
+                    meta_commit: String::new(),
+                    timestamp: Timestamp::from_seconds(commit.time).rfc3339(),
+                    snapshot: Some(reason.clone()),
+                },
+            )));
+        }
         let (Some(meta_commit), Some(run_id)) = (trailers.checkpoint, trailers.run) else {
             // A commit that replaced a checkpoint in a squash or amend reads as that checkpoint.
             return Ok(self.links.get(&commit.id.to_string()).map(|link| {
@@ -143,6 +180,7 @@ impl<'a> Walk<'a> {
                         run_commit: commit.id.to_string(),
                         meta_commit: link.meta_commit.clone(),
                         timestamp: Timestamp::from_seconds(commit.time).rfc3339(),
+                        snapshot: None,
                     },
                 )
             }));
@@ -165,6 +203,7 @@ impl<'a> Walk<'a> {
                 run_commit: commit.id.to_string(),
                 meta_commit,
                 timestamp: Timestamp::from_seconds(commit.time).rfc3339(),
+                snapshot: None,
             },
         )))
     }
@@ -183,11 +222,14 @@ impl Iterator for Walk<'_> {
                 Ok(entry) => entry,
                 Err(err) => return Some(Err(err)),
             };
-            if let Some((_, e)) = &entry {
+            if let Some((_, e)) = entry.as_ref().filter(|(_, e)| e.snapshot.is_none()) {
                 self.expected.get_or_insert(e.completed);
                 self.found += 1;
             }
-            self.done = self.expected.is_some_and(|n| self.found >= n)
+            // With snapshots, a run of its own is walked to its base: snapshots older than
+            // its first checkpoint belong to it too.
+            let all_found = self.expected.is_some_and(|n| self.found >= n);
+            self.done = (all_found && (self.forked || !self.snapshots))
                 || (!self.forked && commit.id == self.base);
             if entry.is_some() {
                 return entry.map(Ok);

@@ -2,7 +2,7 @@ use anyhow::Result;
 
 use super::{Ctx, output};
 use crate::run::RunState;
-use crate::timeline::{Entry, timeline};
+use crate::timeline::{Entry, timeline_with};
 
 /// Show a run's timeline, rebuilt from the run branch's trailers
 ///
@@ -13,6 +13,9 @@ use crate::timeline::{Entry, timeline};
 pub struct Args {
     /// The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory)
     run: Option<String>,
+    /// Also list the snapshots taken between checkpoints
+    #[arg(long)]
+    all: bool,
     /// Print a JSON array
     #[arg(long)]
     json: bool,
@@ -21,7 +24,7 @@ pub struct Args {
 pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     let id = ctx.run_id(args.run.as_deref())?;
     let state = RunState::load(&ctx.repo, &id)?;
-    let entries = timeline(&ctx.repo, &state)?;
+    let entries = timeline_with(&ctx.repo, &state, args.all)?;
     if args.json {
         output::json(&entries)
     } else {
@@ -43,13 +46,24 @@ pub fn print(entries: &[Entry], run: &str) -> Result<()> {
     let rows: Vec<Vec<String>> = entries
         .iter()
         .map(|e| {
+            let (ordinal, stage) = match &e.snapshot {
+                Some(reason) => ("-".to_owned(), format!("snapshot: {reason}")),
+                None => (
+                    format!("@{}", e.ordinal),
+                    format!("{}@{}", e.node_id, e.visit),
+                ),
+            };
             let mut row = vec![
-                format!("@{}", e.ordinal),
-                format!("{}@{}", e.node_id, e.visit),
+                ordinal,
+                stage,
                 e.status.clone(),
                 e.completed.to_string(),
                 output::short(&e.run_commit).to_owned(),
-                output::short(&e.meta_commit).to_owned(),
+                if e.meta_commit.is_empty() {
+                    "-".to_owned()
+                } else {
+                    output::short(&e.meta_commit).to_owned()
+                },
                 e.timestamp
                     .replace('T', " ")
                     .trim_end_matches(".000Z")

@@ -21,6 +21,7 @@ mod restore;
 mod resume;
 mod rewind;
 mod show;
+mod snapshot;
 mod start;
 
 use std::path::{Path, PathBuf};
@@ -30,7 +31,7 @@ use clap::{CommandFactory, Parser, Subcommand};
 
 use crate::config::{Config, RUN_FILE, Settings, fabro_home};
 use crate::error::Error;
-use crate::git::Repo;
+use crate::git::{Repo, shadow};
 use crate::run::{self, RunState};
 use crate::run_id::RunId;
 use crate::store::RunDir;
@@ -62,6 +63,7 @@ pub struct Cli {
 pub enum Command {
     Start(start::Args),
     Checkpoint(checkpoint::Args),
+    Snapshot(snapshot::Args),
     Finish(finish::Args),
     Log(log::Args),
     Ps(ps::Args),
@@ -89,10 +91,11 @@ pub fn command() -> clap::Command {
 
 pub fn run(cli: Cli) -> Result<()> {
     output::set_quiet(cli.quiet);
-    let ctx = || Ctx::open(cli.directory.as_deref());
+    let ctx = || Ctx::open(cli.directory.as_deref(), false);
     match cli.command {
-        Command::Start(args) => start::run(&ctx()?, args),
+        Command::Start(args) => start::run(&Ctx::open(cli.directory.as_deref(), true)?, args),
         Command::Checkpoint(args) => checkpoint::run(&ctx()?, args),
+        Command::Snapshot(args) => snapshot::run(&ctx()?, args),
         Command::Finish(args) => finish::run(&ctx()?, args),
         Command::Log(args) => log::run(&ctx()?, args),
         Command::Ps(args) => ps::run(&ctx()?, args),
@@ -132,17 +135,26 @@ pub struct Ctx {
 }
 
 impl Ctx {
-    fn open(directory: Option<&Path>) -> Result<Ctx> {
+    /// Opens the repository of `directory` (default: the current one). Outside git, that is
+    /// the directory's shadow repository, which `start` creates when there is none.
+    fn open(directory: Option<&Path>, create_shadow: bool) -> Result<Ctx> {
         let dir = match directory {
             Some(dir) => dir.to_owned(),
             None => {
                 std::env::current_dir().map_err(Error::io("cannot read the current directory"))?
             }
         };
-        Ok(Ctx {
-            repo: Repo::discover(&dir)?,
-            home: fabro_home(),
-        })
+        let home = fabro_home();
+        let repo = match Repo::discover(&dir) {
+            Ok(repo) => repo,
+            Err(err @ Error::NotARepository(_)) => match shadow::find(&home, &dir) {
+                Some(repo) => repo,
+                None if create_shadow => shadow::create(&home, &dir)?,
+                None => return Err(err.into()),
+            },
+            Err(err) => return Err(err.into()),
+        };
+        Ok(Ctx { repo, home })
     }
 
     /// The run named by a RUN argument, or the current run when there is none.

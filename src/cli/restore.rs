@@ -11,7 +11,7 @@ use crate::run::RunState;
 /// since are removed; ignored and excluded paths are left alone. Before changing anything, the
 /// worktree's current state is committed under refs/fabro/recovery/<RUN_ID>/ and the command
 /// to get back is printed. TARGET is a checkpoint (@N, NODE, NODE@V, sha prefix; default: the
-/// latest) or a sha prefix of a recovery commit. The run's branches do not move.
+/// latest), or a sha prefix of a snapshot or recovery commit. The run's branches do not move.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory)
@@ -19,6 +19,9 @@ pub struct Args {
     run: Option<String>,
     /// The checkpoint to restore
     target: Option<String>,
+    /// Restore the latest checkpoint whose status is succeeded
+    #[arg(long, conflicts_with = "target")]
+    last_success: bool,
     /// List what would change and change nothing
     #[arg(long)]
     dry_run: bool,
@@ -30,7 +33,7 @@ pub struct Args {
 pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     let id = ctx.run_id(args.run.as_deref())?;
     let state = RunState::load(&ctx.repo, &id)?;
-    let target = resolve(&ctx.repo, &state, args.target.as_deref())?;
+    let target = resolve(&ctx.repo, &state, args.target.as_deref(), args.last_success)?;
     let workspace = ctx.workspace(&id)?;
     let config = ctx.config(&state, ctx.run_dir_of(&id, &workspace).as_ref())?;
     let restored = restore(&ctx.repo, &workspace, &state, target, &config, args.dry_run)?;

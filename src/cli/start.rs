@@ -35,6 +35,10 @@ pub struct Args {
     /// run.toml for this run ([checkpoint] exclude_globs, [git.author])
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
+    /// Work in this directory itself (a checkout, dirty or not, or a directory outside git)
+    /// instead of a linked worktree; the user's HEAD, index and files are left as they are
+    #[arg(long, conflicts_with = "base")]
+    in_place: bool,
     /// Print a JSON object instead of the run id
     #[arg(long)]
     json: bool,
@@ -55,6 +59,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         base: (args.base != "HEAD").then_some(args.base),
         run_dir: args.run_dir,
         config: args.config,
+        in_place: args.in_place,
     };
     let progress = output::progress("checking out the run's worktree");
     let started = start(&ctx.repo, &ctx.home, &request)?;

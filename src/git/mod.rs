@@ -9,6 +9,7 @@ mod objects;
 mod observe;
 mod refs;
 mod restore;
+pub mod shadow;
 mod snapshot;
 mod transport;
 mod tree;
@@ -76,6 +77,16 @@ impl Repo {
                 .map_or_else(|| absolute(main.git_dir()), absolute),
             Err(_) => self.common_dir(),
         }
+    }
+
+    /// The index file of this repository's work tree.
+    pub fn index_path(&self) -> PathBuf {
+        self.repo.index_path()
+    }
+
+    /// Whether this is a shadow repository git-fabro keeps for a directory outside git.
+    pub fn is_shadow(&self) -> bool {
+        self.repo.git_dir().join(shadow::MARKER).is_file()
     }
 
     /// The full name of the branch `HEAD` points at, if any.

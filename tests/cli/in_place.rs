@@ -1,0 +1,180 @@
+//! Runs in place: in the user's own checkout, dirty or clean, through a private index.
+
+use serde_json::Value;
+
+use crate::common::{TestRepo, run_err};
+
+/// A checkout with staged, unstaged, untracked and ignored changes.
+fn dirty(repo: &TestRepo) {
+    repo.write(".gitignore", "*.log\n");
+    repo.git(&["add", ".gitignore"]);
+    repo.git(&["commit", "-q", "-m", "ignore logs"]);
+    repo.write("README.md", "edited, not staged\n");
+    repo.write("staged.txt", "staged\n");
+    repo.git(&["add", "staged.txt"]);
+    repo.write("untracked.txt", "untracked\n");
+    repo.write("debug.log", "ignored\n");
+}
+
+#[test]
+fn every_command_leaves_the_users_index_refs_and_files_alone() {
+    let repo = TestRepo::new();
+    dirty(&repo);
+    let status = repo.git(&["status", "--porcelain"]);
+    let before = repo.user_state();
+    let started: Value =
+        serde_json::from_str(&repo.ok(&["start", "--in-place", "--json"])).unwrap();
+    let id = started["run_id"].as_str().unwrap().to_owned();
+    assert_eq!(started["in_place"], true);
+    assert_eq!(
+        started["worktree"].as_str().unwrap(),
+        repo.path.to_str().unwrap()
+    );
+    assert_eq!(repo.user_state(), before, "start");
+    for args in [
+        vec!["checkpoint", "--node", "one"],
+        vec!["snapshot", "--reason", "before a write"],
+        vec![
+            "checkpoint",
+            "--run",
+            id.as_str(),
+            "--node",
+            "two",
+            "--json",
+        ],
+        vec!["log", "--all"],
+        vec!["show"],
+        vec!["diff", id.as_str(), "--stat"],
+        vec!["diff", id.as_str(), "--worktree"],
+        vec!["ps"],
+        vec!["restore", "--dry-run"],
+        vec!["fork", id.as_str(), "--list"],
+        vec!["finish"],
+    ] {
+        repo.ok(&args);
+        assert_eq!(
+            repo.user_state(),
+            before,
+            "{args:?} changed the user's state"
+        );
+    }
+    assert_eq!(repo.git(&["status", "--porcelain"]), status);
+    assert_eq!(repo.log_json(&id).len(), 2);
+    assert!(
+        !repo.git(&["worktree", "list"]).contains(&id),
+        "no worktree for a run in place"
+    );
+}
+
+#[test]
+fn the_run_starts_from_the_dirty_directory_and_restore_brings_it_back() {
+    let repo = TestRepo::new();
+    dirty(&repo);
+    let id = repo.ok(&["start", "--in-place"]).trim().to_owned();
+    let branch = format!("fabro/run/{id}");
+    let base = branch.to_string();
+    let files = repo.git(&["ls-tree", "-r", "--name-only", &base]);
+    assert!(
+        files.contains("staged.txt")
+            && files.contains("untracked.txt")
+            && !files.contains("debug.log"),
+        "{files}"
+    );
+    assert_eq!(
+        repo.git(&["show", &format!("{base}:README.md")]),
+        "edited, not staged\n"
+    );
+    assert_eq!(
+        repo.git(&["rev-parse", &format!("{base}^")]),
+        repo.git(&["rev-parse", "HEAD"])
+    );
+
+    repo.write("README.md", "the agent's edit\n");
+    repo.write("agent.txt", "new\n");
+    repo.checkpoint(&id, "edit");
+    assert_eq!(
+        repo.git(&["show", &format!("{branch}:README.md")]),
+        "the agent's edit\n"
+    );
+
+    repo.write("README.md", "broken\n");
+    std::fs::remove_file(repo.path.join("staged.txt")).unwrap();
+    repo.write("scratch.txt", "made after the checkpoint\n");
+    let index = std::fs::read(repo.path.join(".git/index")).unwrap();
+    repo.ok(&["restore", "@1"]);
+    assert_eq!(
+        std::fs::read_to_string(repo.path.join("README.md")).unwrap(),
+        "the agent's edit\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(repo.path.join("staged.txt")).unwrap(),
+        "staged\n"
+    );
+    assert!(!repo.path.join("scratch.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(repo.path.join("debug.log")).unwrap(),
+        "ignored\n",
+        "ignored files stay"
+    );
+    assert_eq!(
+        std::fs::read(repo.path.join(".git/index")).unwrap(),
+        index,
+        "restore does not touch the index"
+    );
+}
+
+#[test]
+fn a_clean_checkout_starts_at_head() {
+    let repo = TestRepo::new();
+    let id = repo.ok(&["start", "--in-place"]).trim().to_owned();
+    assert_eq!(
+        repo.git(&["rev-parse", &format!("fabro/run/{id}")]),
+        repo.git(&["rev-parse", "HEAD"])
+    );
+}
+
+#[test]
+fn in_place_and_base_do_not_mix_and_two_runs_in_place_need_naming() {
+    let repo = TestRepo::new();
+    let (code, _) = run_err(repo.fabro().args(["start", "--in-place", "--base", "HEAD"]));
+    assert_eq!(code, 2);
+    repo.ok(&["start", "--in-place"]);
+    repo.ok(&["start", "--in-place"]);
+    let (code, err) = run_err(repo.fabro().args(["checkpoint", "--node", "x"]));
+    assert_eq!(code, 2);
+    assert!(err.contains("ambiguous"), "{err}");
+}
+
+#[test]
+fn big_files_are_left_out_and_listed_and_the_fabro_home_is_never_captured() {
+    let repo = TestRepo::new();
+    repo.git(&["config", "fabro.maxFileSize", "1000"]);
+    let id = repo.ok(&["start", "--in-place"]).trim().to_owned();
+    repo.write("big.bin", &"x".repeat(5000));
+    repo.write("small.txt", "ok\n");
+    let out = repo
+        .fabro()
+        .args(["checkpoint", "--node", "n"])
+        .env("FABRO_HOME", repo.path.join(".fabro-home"))
+        .output()
+        .unwrap();
+    // The fabro home moved into the work tree for this call: it must not be captured either.
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let files = repo.git(&["ls-tree", "-r", "--name-only", &format!("fabro/run/{id}")]);
+    assert!(
+        files.contains("small.txt") && !files.contains("big.bin") && !files.contains(".fabro-home"),
+        "{files}"
+    );
+
+    repo.write("big.bin", &"y".repeat(5000));
+    repo.checkpoint(&id, "m");
+    let status: Value = serde_json::from_str(
+        &repo.git(&["show", &format!("fabro/meta/{id}:stages/m@1/status.json")]),
+    )
+    .unwrap();
+    assert_eq!(status["skipped_files"], serde_json::json!(["big.bin"]));
+}
