@@ -49,7 +49,12 @@ fn every_command_leaves_the_users_index_refs_and_files_alone() {
         vec!["ps"],
         vec!["restore", "--dry-run"],
         vec!["fork", id.as_str(), "--list"],
+        vec!["resume", id.as_str()],
+        vec!["hooks", "status"],
         vec!["finish"],
+        vec!["archive", id.as_str()],
+        vec!["unarchive", id.as_str()],
+        vec!["gc", "--older-than", "0"],
     ] {
         repo.ok(&args);
         assert_eq!(
