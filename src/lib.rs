@@ -14,6 +14,7 @@ pub mod config;
 pub mod error;
 pub mod finish;
 pub mod fork;
+pub mod fsck;
 pub mod gc;
 pub mod git;
 pub mod hooks;

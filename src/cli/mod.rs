@@ -10,6 +10,7 @@ mod diff;
 mod fetch;
 mod finish;
 mod fork;
+mod fsck;
 mod gc;
 pub mod generate;
 mod hooks;
@@ -76,6 +77,7 @@ pub enum Command {
     Archive(archive::ArchiveArgs),
     Unarchive(archive::UnarchiveArgs),
     Gc(gc::Args),
+    Fsck(fsck::Args),
     Push(push::Args),
     Fetch(fetch::Args),
     Hooks(hooks::Args),
@@ -108,6 +110,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Archive(args) => archive::archive(&ctx()?, args),
         Command::Unarchive(args) => archive::unarchive(&ctx()?, args),
         Command::Gc(args) => gc::run(&ctx()?, args),
+        Command::Fsck(args) => fsck::run(&ctx()?, args),
         Command::Push(args) => push::run(&ctx()?, args),
         Command::Fetch(args) => fetch::run(&ctx()?, args),
         Command::Hooks(args) => hooks::run(&ctx()?, args),

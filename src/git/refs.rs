@@ -123,6 +123,29 @@ impl Repo {
     }
 }
 
+impl Repo {
+    /// Lock files under `refs/<dir>` old enough to have been left by a killed process.
+    pub fn stale_ref_locks(&self, dir: &str) -> Vec<std::path::PathBuf> {
+        let mut found = Vec::new();
+        let mut pending = vec![self.common_dir().join("refs").join(dir)];
+        while let Some(dir) = pending.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    pending.push(path);
+                } else if path.extension().is_some_and(|e| e == "lock") {
+                    let age = entry.metadata().and_then(|m| m.modified()).ok().and_then(|t| t.elapsed().ok());
+                    if age.is_some_and(|age| age >= STALE_LOCK) {
+                        found.push(path);
+                    }
+                }
+            }
+        }
+        found
+    }
+}
+
 /// How old a lock on one of git-fabro's refs must be to count as left behind by a crash.
 pub const STALE_LOCK: std::time::Duration = std::time::Duration::from_secs(5);
 

@@ -1,0 +1,232 @@
+//! Checking that what git-fabro wrote still holds together, and repairing what can be repaired
+//! without losing information. Problems are what a later command could trip over; notes are
+//! harmless leftovers worth knowing about, such as metadata commits of a checkpoint that lost
+//! a race.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::config::Config;
+use crate::error::Result;
+use crate::git::{RefEdit, Repo};
+use crate::message::Trailers;
+use crate::run::{self, RUN_BRANCH_PREFIX, RunState, read_record};
+use crate::run_id::RunId;
+use crate::store::{MANIFEST, Manifest};
+use crate::timeline::timeline;
+use crate::workspace;
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Finding {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
+    pub kind: &'static str,
+    pub message: String,
+    pub repairable: bool,
+    pub repaired: bool,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Report {
+    pub runs_checked: usize,
+    pub problems: Vec<Finding>,
+    pub notes: Vec<Finding>,
+}
+
+impl Report {
+    /// Whether anything is wrong that was not repaired.
+    pub fn is_clean(&self) -> bool {
+        self.problems.iter().all(|p| p.repaired)
+    }
+
+    fn problem(&mut self, run: Option<&RunId>, kind: &'static str, message: String) {
+        self.push(run, kind, message, false, false);
+    }
+
+    /// A problem `--repair` can fix; `repaired` says whether this call fixed it.
+    fn fixable(&mut self, run: Option<&RunId>, kind: &'static str, message: String, repaired: bool) {
+        self.push(run, kind, message, true, repaired);
+    }
+
+    fn push(&mut self, run: Option<&RunId>, kind: &'static str, message: String, repairable: bool, repaired: bool) {
+        let run_id = run.map(ToString::to_string);
+        self.problems.push(Finding { run_id, kind, message, repairable, repaired });
+    }
+}
+
+/// Checks the named runs (all when `only` is empty) and the repository-wide state around them.
+pub fn fsck(repo: &Repo, config: &Config, only: &[RunId], repair: bool) -> Result<Report> {
+    let mut report = Report::default();
+    let all: Vec<RunId> = run::list(repo)?.into_iter().map(|(id, _)| id).collect();
+    let runs: Vec<&RunId> = if only.is_empty() { all.iter().collect() } else { only.iter().collect() };
+    for id in &runs {
+        report.runs_checked += 1;
+        check_run(repo, config, id, repair, &mut report)?;
+    }
+    if only.is_empty() {
+        check_repository(repo, config, &all, repair, &mut report)?;
+    }
+    Ok(report)
+}
+
+fn check_run(repo: &Repo, config: &Config, id: &RunId, repair: bool, report: &mut Report) -> Result<()> {
+    let state = match RunState::load(repo, id) {
+        Ok(state) => state,
+        Err(err) => {
+            report.problem(Some(id), "unreadable-run", err.to_string());
+            return Ok(());
+        }
+    };
+    // Every metadata commit's run.json, and which commits the branch holds.
+    let mut meta_commits = HashSet::new();
+    let mut checkpoints = Vec::new();
+    for commit in repo.first_parents(state.meta_tip) {
+        let commit = commit?;
+        meta_commits.insert(commit.id.to_string());
+        if let Err(err) = read_record(repo, commit.tree, &commit.id.to_string()) {
+            report.problem(Some(id), "bad-run-json", err.to_string());
+        }
+        if commit.message.starts_with(b"checkpoint") {
+            checkpoints.push(commit.id.to_string());
+        }
+    }
+    let entries = match timeline(repo, &state) {
+        Ok(entries) => entries,
+        Err(err) => {
+            report.problem(Some(id), "unreadable-timeline", err.to_string());
+            return Ok(());
+        }
+    };
+    let mut named = HashSet::new();
+    let mut previous: Option<usize> = None;
+    for entry in &entries {
+        if let Some(before) = previous.filter(|before| entry.completed != before + 1) {
+            let message = format!("checkpoint @{} has completed count {} after {before}", entry.ordinal, entry.completed);
+            report.problem(Some(id), "completed-count", message);
+        }
+        previous = Some(entry.completed);
+        if entry.run_id != id.as_str() {
+            continue; // inherited by a fork: it names its source's metadata
+        }
+        named.insert(entry.meta_commit.clone());
+        if !meta_commits.contains(&entry.meta_commit) {
+            let message = format!(
+                "run commit {} names metadata commit {}, which is not on {}",
+                entry.run_commit,
+                entry.meta_commit,
+                run::meta_branch(id)
+            );
+            report.problem(Some(id), "unlinked-checkpoint", message);
+        }
+    }
+    for dangling in checkpoints.iter().filter(|c| !named.contains(*c)) {
+        report.notes.push(Finding {
+            run_id: Some(id.to_string()),
+            kind: "dangling-metadata",
+            message: format!("metadata commit {dangling} records a checkpoint that no run commit names (a lost race or a killed process); it is never counted"),
+            repairable: false,
+            repaired: false,
+        });
+    }
+    check_local(repo, config, &state, repair, report)
+}
+
+/// The run's local state: a workspace whose run directory is gone is rebuilt from git.
+fn check_local(repo: &Repo, config: &Config, state: &RunState, repair: bool, report: &mut Report) -> Result<()> {
+    let Some(ws) = workspace::Workspace::find(repo, &state.id)? else { return Ok(()) };
+    let worktree = (ws.place == workspace::Place::Worktree).then_some(ws.path.as_path());
+    let has_dir = crate::store::RunDir::locate(&config.runs_dir, &state.id, worktree)
+        .is_some_and(|d| d.path.join(MANIFEST).is_file());
+    if !has_dir {
+        let repaired = repair && crate::resume::rebuild_run_dir(repo, &config.runs_dir, state).is_ok();
+        let message = format!("run {} works in {} but has no run directory", state.id, ws.path.display());
+        report.fixable(Some(&state.id), "missing-run-directory", message, repaired);
+    }
+    Ok(())
+}
+
+fn check_repository(repo: &Repo, config: &Config, runs: &[RunId], repair: bool, report: &mut Report) -> Result<()> {
+    let known: HashSet<&str> = runs.iter().map(RunId::as_str).collect();
+    // Run branches without a metadata branch: left by a start or fork killed between the two.
+    for (name, tip) in repo.refs_under(RUN_BRANCH_PREFIX)? {
+        let Ok(id) = RunId::parse(&name) else { continue };
+        if known.contains(id.as_str()) {
+            continue;
+        }
+        // A branch still at the commit a start or fork began from holds no work of the run.
+        let own_work = Trailers::parse(&repo.commit_info(tip)?.message).run.as_deref() == Some(id.as_str());
+        let message = format!("{} has no metadata branch", run::run_branch(&id));
+        if own_work {
+            report.problem(Some(&id), "orphan-run-branch", message);
+            continue;
+        }
+        let delete = [RefEdit::Delete { name: run::run_branch(&id), old: tip }];
+        let repaired = repair && repo.update_refs(&delete, "fabro: fsck --repair", &config.identity).is_ok();
+        report.fixable(Some(&id), "orphan-run-branch", message, repaired);
+    }
+    for dir in ["heads/fabro", "fabro"] {
+        for lock in repo.stale_ref_locks(dir) {
+            let repaired = repair && std::fs::remove_file(&lock).is_ok();
+            report.fixable(None, "stale-lock", format!("{} was left by a killed process", lock.display()), repaired);
+        }
+    }
+    for worktree in repo.worktrees()? {
+        let Some(id) = worktree.branch.as_deref().and_then(|b| b.strip_prefix(RUN_BRANCH_PREFIX)) else { continue };
+        let gone = !worktree.exists;
+        let orphan = !known.contains(id);
+        if !gone && !orphan {
+            continue;
+        }
+        let why = if gone { "its directory is gone" } else { "its run no longer exists" };
+        let message = format!("worktree registration {} ({why})", worktree.path.display());
+        // A live worktree of a vanished run may hold work: only a registration without a
+        // directory is removed.
+        let run = RunId::parse(id).ok();
+        if gone {
+            let repaired = repair && repo.remove_worktree(&worktree.path).is_ok();
+            report.fixable(run.as_ref(), "stale-worktree", message, repaired);
+        } else {
+            report.problem(run.as_ref(), "stale-worktree", message);
+        }
+    }
+    for registration in workspace::registrations(repo) {
+        if known.contains(registration.run_id.as_str()) {
+            continue;
+        }
+        let Ok(id) = RunId::parse(&registration.run_id) else { continue };
+        if repair {
+            workspace::unregister(repo, &id);
+        }
+        let message = format!("in-place registration of a run that no longer exists ({})", registration.workdir.display());
+        report.fixable(Some(&id), "stale-in-place", message, repair);
+    }
+    for (dir, manifest) in run_dirs_of(&config.runs_dir, &repo.main_path()) {
+        if known.contains(manifest.run_id.as_str()) {
+            continue;
+        }
+        let id = RunId::parse(&manifest.run_id).ok();
+        let message = format!("{} belongs to a run that no longer exists", dir.display());
+        // A worktree left inside may hold work no checkpoint has: that is for a person to decide.
+        if dir.join(crate::store::WORKTREE_DIR).exists() {
+            report.problem(id.as_ref(), "stale-run-directory", message);
+            continue;
+        }
+        let repaired = repair && std::fs::remove_dir_all(&dir).is_ok();
+        report.fixable(id.as_ref(), "stale-run-directory", message, repaired);
+    }
+    Ok(())
+}
+
+/// Run directories under `runs_dir` whose manifest names this repository.
+fn run_dirs_of(runs_dir: &Path, repository: &Path) -> Vec<(PathBuf, Manifest)> {
+    let Ok(entries) = std::fs::read_dir(runs_dir) else { return Vec::new() };
+    entries
+        .flatten()
+        .filter_map(|entry| {
+            let manifest: Manifest = serde_json::from_slice(&std::fs::read(entry.path().join(MANIFEST)).ok()?).ok()?;
+            (Path::new(&manifest.repository) == repository).then(|| (entry.path(), manifest))
+        })
+        .collect()
+}

@@ -1,0 +1,179 @@
+//! Crash and concurrency torture. Commands are killed with SIGKILL at pseudo-random moments
+//! (a fixed seed, so a failure reproduces); after every kill git must accept the repository,
+//! `git fabro fsck` may report only what `--repair` fixes, no checkpoint whose command had
+//! exited 0 may be lost, and running the command again must finish the job.
+//!
+//! `FABRO_TORTURE_TRIALS` (default 60 per operation, 300 in all) scales it up by hand.
+
+use std::collections::BTreeSet;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::common::{TestRepo, run_ok, write_file};
+
+/// A small linear congruential generator: enough spread for kill delays, and reproducible.
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self, below: u64) -> u64 {
+        self.0 = self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 33) % below
+    }
+}
+
+fn trials() -> usize {
+    std::env::var("FABRO_TORTURE_TRIALS").ok().and_then(|n| n.parse().ok()).unwrap_or(60)
+}
+
+fn kill_after(cmd: &mut Command, micros: u64) -> bool {
+    let mut child = cmd.stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    std::thread::sleep(Duration::from_micros(micros));
+    let finished = matches!(child.try_wait(), Ok(Some(status)) if status.success());
+    let _ = child.kill();
+    let status = child.wait().unwrap();
+    finished || status.success()
+}
+
+/// Runs `args`, waiting out a ref lock a killed process left (it counts as stale after 5 s).
+fn rerun(repo: &TestRepo, args: &[&str]) -> String {
+    let out = repo.fabro().args(args).output().unwrap();
+    if out.status.success() {
+        return String::from_utf8_lossy(&out.stdout).into_owned();
+    }
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.code() == Some(3) && err.contains(".lock"), "{args:?}: {err}");
+    std::thread::sleep(Duration::from_millis(5_500));
+    run_ok(repo.fabro().args(args))
+}
+
+/// git accepts the repository, and git-fabro finds nothing `--repair` cannot fix.
+fn assert_consistent(repo: &TestRepo, context: &str) {
+    let git = repo.git_output(&repo.path, &["fsck", "--strict", "--no-dangling"]);
+    assert!(git.status.success(), "{context}: {}", String::from_utf8_lossy(&git.stderr));
+    let out = repo.fabro().args(["fsck", "--json"]).output().unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for problem in report["problems"].as_array().unwrap() {
+        assert_eq!(problem["repairable"], true, "{context}: {problem}");
+    }
+    if !out.status.success() {
+        run_ok(repo.fabro().args(["fsck", "--repair"]));
+    }
+}
+
+fn timeline_commits(repo: &TestRepo, id: &str) -> BTreeSet<String> {
+    repo.log_json(id).iter().map(|e| e["run_commit"].as_str().unwrap().to_owned()).collect()
+}
+
+#[test]
+fn killed_checkpoints_lose_nothing_that_was_recorded() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    let mut rng = Lcg(0x5eed_0001);
+    let mut recorded = BTreeSet::new();
+    for trial in 0..trials() {
+        write_file(&run.worktree.join(format!("f{}.txt", trial % 7)), &format!("{trial}\n"));
+        let node = format!("n{trial}");
+        let before = repo.git(&["rev-parse", &format!("fabro/run/{}", run.id)]);
+        let exited_ok = kill_after(repo.fabro().args(["checkpoint", "--run", &run.id, "--node", &node]), rng.next(25_000));
+        if exited_ok {
+            let after = repo.git(&["rev-parse", &format!("fabro/run/{}", run.id)]);
+            assert_ne!(before, after, "trial {trial}: exit 0 but nothing recorded");
+            recorded.insert(after.trim().to_owned());
+        }
+        assert_consistent(&repo, &format!("checkpoint trial {trial}"));
+        let timeline = timeline_commits(&repo, &run.id);
+        assert!(recorded.is_subset(&timeline), "trial {trial}: a recorded checkpoint is gone");
+        if !exited_ok {
+            recorded.insert(rerun(&repo, &["checkpoint", "--run", &run.id, "--node", &node]).trim().to_owned());
+        }
+    }
+    let counts: Vec<u64> = repo.log_json(&run.id).iter().map(|e| e["completed"].as_u64().unwrap()).collect();
+    assert_eq!(counts, (1..=counts.len() as u64).collect::<Vec<_>>());
+}
+
+#[test]
+fn killed_forks_rewinds_restores_and_finishes_are_finished_by_a_rerun() {
+    let repo = TestRepo::new();
+    let mut rng = Lcg(0x5eed_0002);
+    let n = trials();
+    for trial in 0..n {
+        // A fresh source each time: rewind and finish change it.
+        let run = repo.start();
+        write_file(&run.worktree.join("a.txt"), "one\n");
+        repo.checkpoint(&run.id, "one");
+        write_file(&run.worktree.join("a.txt"), "two\n");
+        write_file(&run.worktree.join("b.txt"), "two\n");
+        repo.checkpoint(&run.id, "two");
+        write_file(&run.worktree.join("c.txt"), "uncommitted\n");
+        let delay = rng.next(30_000);
+        let (args, check): (Vec<String>, &str) = match trial % 4 {
+            0 => (vec!["fork".into(), run.id.clone(), "@1".into()], "fork"),
+            1 => (vec!["rewind".into(), run.id.clone(), "@1".into(), "--force".into()], "rewind"),
+            2 => (vec!["restore".into(), "--run".into(), run.id.clone(), "@1".into()], "restore"),
+            _ => (vec!["finish".into(), "--run".into(), run.id.clone(), "--keep-worktree".into()], "finish"),
+        };
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        kill_after(repo.fabro().args(&args), delay);
+        assert_consistent(&repo, &format!("{check} trial {trial} ({delay}us)"));
+        let out = rerun(&repo, &args);
+        match check {
+            "rewind" => {
+                let record: Value =
+                    serde_json::from_str(&repo.git(&["show", &format!("fabro/meta/{}:run.json", run.id)])).unwrap();
+                assert_eq!(record["superseded_by"], out.trim(), "trial {trial}: one replacement, named by the source");
+            }
+            "restore" => {
+                assert_eq!(std::fs::read_to_string(run.worktree.join("a.txt")).unwrap(), "one\n");
+                assert!(!run.worktree.join("b.txt").exists() && !run.worktree.join("c.txt").exists());
+            }
+            "finish" => {
+                let record: Value =
+                    serde_json::from_str(&repo.git(&["show", &format!("fabro/meta/{}:run.json", run.id)])).unwrap();
+                assert_eq!(record["status"]["kind"], "succeeded");
+                assert!(run.run_dir.join("conclusion.json").is_file(), "trial {trial}");
+            }
+            _ => assert_eq!(repo.log_json(out.trim()).len(), 1),
+        }
+        assert_eq!(repo.log_json(&run.id).len(), 2, "trial {trial}: the source's checkpoints are intact");
+        assert_consistent(&repo, &format!("{check} trial {trial} after the rerun"));
+    }
+}
+
+#[test]
+fn many_processes_on_one_run_and_many_runs_at_once() {
+    let repo = TestRepo::new();
+    let runs: Vec<_> = (0..4).map(|_| repo.start()).collect();
+    let children: Vec<(String, String, std::process::Child)> = runs
+        .iter()
+        .flat_map(|run| (0..6).map(move |i| (run.id.clone(), format!("n{i}"))))
+        .map(|(id, node)| {
+            let child = repo
+                .fabro()
+                .args(["checkpoint", "--run", &id, "--node", &node])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            (id, node, child)
+        })
+        .collect();
+    let mut succeeded: std::collections::BTreeMap<String, BTreeSet<String>> = Default::default();
+    for (id, node, child) in children {
+        let out = child.wait_with_output().unwrap();
+        match out.status.code() {
+            Some(0) => {
+                succeeded.entry(id).or_default().insert(node);
+            }
+            Some(3) => {}
+            other => panic!("{id} {node} exited {other:?}: {}", String::from_utf8_lossy(&out.stderr)),
+        }
+    }
+    for run in &runs {
+        let recorded: BTreeSet<String> =
+            repo.log_json(&run.id).iter().map(|e| e["node_id"].as_str().unwrap().to_owned()).collect();
+        assert_eq!(recorded, succeeded.remove(&run.id).unwrap_or_default(), "run {}", run.id);
+    }
+    assert_consistent(&repo, "after the crowd");
+}
