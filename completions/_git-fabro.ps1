@@ -43,6 +43,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             [CompletionResult]::new('archive', 'archive', [CompletionResultType]::ParameterValue, 'Archive runs: hide them from `ps` (they stay in git until `gc`)')
             [CompletionResult]::new('unarchive', 'unarchive', [CompletionResultType]::ParameterValue, 'Unarchive runs: give them back the status they had')
             [CompletionResult]::new('gc', 'gc', [CompletionResultType]::ParameterValue, 'Delete archived runs older than a limit, and stale worktree registrations of runs')
+            [CompletionResult]::new('fsck', 'fsck', [CompletionResultType]::ParameterValue, 'Check that runs hold together, and repair what can be repaired without losing anything')
             [CompletionResult]::new('push', 'push', [CompletionResultType]::ParameterValue, 'Push runs (both branches of each) to a remote, never forcing')
             [CompletionResult]::new('fetch', 'fetch', [CompletionResultType]::ParameterValue, 'Fetch runs (both branches of each) from a remote, never forcing')
             [CompletionResult]::new('hooks', 'hooks', [CompletionResultType]::ParameterValue, 'Install, remove or inspect git-fabro''s git hooks')
@@ -148,7 +149,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
         }
         'git-fabro;fork' {
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
-            [CompletionResult]::new('--list', '--list', [CompletionResultType]::ParameterName, 'List the source''s timeline instead of forking')
+            [CompletionResult]::new('--list', '--list', [CompletionResultType]::ParameterName, 'List the source''s timeline instead')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
@@ -158,9 +159,9 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
         }
         'git-fabro;rewind' {
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
-            [CompletionResult]::new('--list', '--list', [CompletionResultType]::ParameterName, 'List the run''s timeline instead of rewinding')
-            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Rewind a run that has not ended')
+            [CompletionResult]::new('--list', '--list', [CompletionResultType]::ParameterName, 'List the source''s timeline instead')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Rewind a run that has not ended')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -210,6 +211,16 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             [CompletionResult]::new('--older-than', '--older-than', [CompletionResultType]::ParameterName, 'Only runs archived at least this long ago (0, 45s, 90m, 12h, 30d, 2w)')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'List what would be removed and remove nothing')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'git-fabro;fsck' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
+            [CompletionResult]::new('--repair', '--repair', [CompletionResultType]::ParameterName, 'Repair what can be repaired')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
@@ -341,6 +352,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             [CompletionResult]::new('archive', 'archive', [CompletionResultType]::ParameterValue, 'Archive runs: hide them from `ps` (they stay in git until `gc`)')
             [CompletionResult]::new('unarchive', 'unarchive', [CompletionResultType]::ParameterValue, 'Unarchive runs: give them back the status they had')
             [CompletionResult]::new('gc', 'gc', [CompletionResultType]::ParameterValue, 'Delete archived runs older than a limit, and stale worktree registrations of runs')
+            [CompletionResult]::new('fsck', 'fsck', [CompletionResultType]::ParameterValue, 'Check that runs hold together, and repair what can be repaired without losing anything')
             [CompletionResult]::new('push', 'push', [CompletionResultType]::ParameterValue, 'Push runs (both branches of each) to a remote, never forcing')
             [CompletionResult]::new('fetch', 'fetch', [CompletionResultType]::ParameterValue, 'Fetch runs (both branches of each) from a remote, never forcing')
             [CompletionResult]::new('hooks', 'hooks', [CompletionResultType]::ParameterValue, 'Install, remove or inspect git-fabro''s git hooks')
@@ -392,6 +404,9 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             break
         }
         'git-fabro;help;gc' {
+            break
+        }
+        'git-fabro;help;fsck' {
             break
         }
         'git-fabro;help;push' {

@@ -37,6 +37,9 @@ _git__fabro() {
             git__fabro,fork)
                 cmd="git__fabro__subcmd__fork"
                 ;;
+            git__fabro,fsck)
+                cmd="git__fabro__subcmd__fsck"
+                ;;
             git__fabro,gc)
                 cmd="git__fabro__subcmd__gc"
                 ;;
@@ -99,6 +102,9 @@ _git__fabro() {
                 ;;
             git__fabro__subcmd__help,fork)
                 cmd="git__fabro__subcmd__help__subcmd__fork"
+                ;;
+            git__fabro__subcmd__help,fsck)
+                cmd="git__fabro__subcmd__help__subcmd__fsck"
                 ;;
             git__fabro__subcmd__help,gc)
                 cmd="git__fabro__subcmd__help__subcmd__gc"
@@ -191,7 +197,7 @@ _git__fabro() {
 
     case "${cmd}" in
         git__fabro)
-            opts="-C -q -h -V --quiet --help --version start checkpoint snapshot finish log ps show diff fork rewind resume restore archive unarchive gc push fetch hooks completions generate-docs help"
+            opts="-C -q -h -V --quiet --help --version start checkpoint snapshot finish log ps show diff fork rewind resume restore archive unarchive gc fsck push fetch hooks completions generate-docs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -370,6 +376,24 @@ _git__fabro() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        git__fabro__subcmd__fsck)
+            opts="-C -q -h --repair --json --quiet --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         git__fabro__subcmd__gc)
             opts="-C -q -h --older-than --dry-run --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -411,7 +435,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__help)
-            opts="start checkpoint snapshot finish log ps show diff fork rewind resume restore archive unarchive gc push fetch hooks completions generate-docs help"
+            opts="start checkpoint snapshot finish log ps show diff fork rewind resume restore archive unarchive gc fsck push fetch hooks completions generate-docs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -509,6 +533,20 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__help__subcmd__fork)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__fabro__subcmd__help__subcmd__fsck)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1047,7 +1085,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__rewind)
-            opts="-C -q -h --list --force --json --quiet --help"
+            opts="-C -q -h --list --json --force --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -40,6 +40,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand archive 'Archive runs: hide them from `ps` (they stay in git until `gc`)'
             cand unarchive 'Unarchive runs: give them back the status they had'
             cand gc 'Delete archived runs older than a limit, and stale worktree registrations of runs'
+            cand fsck 'Check that runs hold together, and repair what can be repaired without losing anything'
             cand push 'Push runs (both branches of each) to a remote, never forcing'
             cand fetch 'Fetch runs (both branches of each) from a remote, never forcing'
             cand hooks 'Install, remove or inspect git-fabro''s git hooks'
@@ -136,7 +137,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
         }
         &'git-fabro;fork'= {
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
-            cand --list 'List the source''s timeline instead of forking'
+            cand --list 'List the source''s timeline instead'
             cand --json 'Print JSON'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
@@ -145,9 +146,9 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
         }
         &'git-fabro;rewind'= {
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
-            cand --list 'List the run''s timeline instead of rewinding'
-            cand --force 'Rewind a run that has not ended'
+            cand --list 'List the source''s timeline instead'
             cand --json 'Print JSON'
+            cand --force 'Rewind a run that has not ended'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand -h 'Print help (see more with ''--help'')'
@@ -192,6 +193,15 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --older-than 'Only runs archived at least this long ago (0, 45s, 90m, 12h, 30d, 2w)'
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
             cand --dry-run 'List what would be removed and remove nothing'
+            cand --json 'Print JSON'
+            cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'git-fabro;fsck'= {
+            cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
+            cand --repair 'Repair what can be repaired'
             cand --json 'Print JSON'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
@@ -307,6 +317,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand archive 'Archive runs: hide them from `ps` (they stay in git until `gc`)'
             cand unarchive 'Unarchive runs: give them back the status they had'
             cand gc 'Delete archived runs older than a limit, and stale worktree registrations of runs'
+            cand fsck 'Check that runs hold together, and repair what can be repaired without losing anything'
             cand push 'Push runs (both branches of each) to a remote, never forcing'
             cand fetch 'Fetch runs (both branches of each) from a remote, never forcing'
             cand hooks 'Install, remove or inspect git-fabro''s git hooks'
@@ -343,6 +354,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
         &'git-fabro;help;unarchive'= {
         }
         &'git-fabro;help;gc'= {
+        }
+        &'git-fabro;help;fsck'= {
         }
         &'git-fabro;help;push'= {
         }

@@ -10,11 +10,11 @@ use serde_json::{Value, json};
 
 use crate::config::Config;
 use crate::error::{Error, Result};
-use crate::git::{RefEdit, Repo};
+use crate::git::Repo;
 use crate::message;
 use crate::node::{NodeId, StageStatus};
 use crate::record::{Checkpoint, RunRecord, StageRecord, StatusKind, pretty};
-use crate::run::{self, RUN_JSON, RunState};
+use crate::run::{RUN_JSON, RunState};
 use crate::store::RunDir;
 use crate::time::Timestamp;
 use crate::workspace::Workspace;
@@ -147,19 +147,10 @@ pub fn checkpoint(
         &config.identity,
     )?;
 
-    repo.update_refs(
-        &[
-            RefEdit::Update {
-                name: run::meta_branch(&state.id),
-                old: state.meta_tip,
-                new: meta_commit,
-            },
-            RefEdit::Update {
-                name: run::run_branch(&state.id),
-                old: state.run_tip,
-                new: run_commit,
-            },
-        ],
+    state.move_branches(
+        repo,
+        meta_commit,
+        run_commit,
         &format!("fabro: checkpoint {stage}"),
         &config.identity,
     )?;

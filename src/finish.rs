@@ -7,10 +7,10 @@ use serde_json::json;
 
 use crate::config::Config;
 use crate::error::{Error, Result};
-use crate::git::{RefEdit, Repo};
+use crate::git::Repo;
 use crate::message;
 use crate::record::{Conclusion, Status, StatusKind};
-use crate::run::{self, RUN_JSON, RunState};
+use crate::run::{RUN_JSON, RunState};
 use crate::store::RunDir;
 use crate::time::Timestamp;
 use crate::workspace::{Place, Workspace};
@@ -123,19 +123,12 @@ fn finalize(
         &message::meta_commit(&subject, &state.id, None),
         &config.identity,
     )?;
-    repo.update_refs(
-        &[
-            RefEdit::Update {
-                name: run::meta_branch(&state.id),
-                old: state.meta_tip,
-                new: commit,
-            },
-            RefEdit::Update {
-                name: run::run_branch(&state.id),
-                old: state.run_tip,
-                new: state.run_tip,
-            },
-        ],
+    // The run branch moves to where it is: the transaction checks that no checkpoint
+    // slipped in, so the conclusion's final commit really is the tip.
+    state.move_branches(
+        repo,
+        commit,
+        state.run_tip,
         "fabro: finalize run",
         &config.identity,
     )?;

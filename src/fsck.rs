@@ -46,13 +46,32 @@ impl Report {
     }
 
     /// A problem `--repair` can fix; `repaired` says whether this call fixed it.
-    fn fixable(&mut self, run: Option<&RunId>, kind: &'static str, message: String, repaired: bool) {
+    fn fixable(
+        &mut self,
+        run: Option<&RunId>,
+        kind: &'static str,
+        message: String,
+        repaired: bool,
+    ) {
         self.push(run, kind, message, true, repaired);
     }
 
-    fn push(&mut self, run: Option<&RunId>, kind: &'static str, message: String, repairable: bool, repaired: bool) {
+    fn push(
+        &mut self,
+        run: Option<&RunId>,
+        kind: &'static str,
+        message: String,
+        repairable: bool,
+        repaired: bool,
+    ) {
         let run_id = run.map(ToString::to_string);
-        self.problems.push(Finding { run_id, kind, message, repairable, repaired });
+        self.problems.push(Finding {
+            run_id,
+            kind,
+            message,
+            repairable,
+            repaired,
+        });
     }
 }
 
@@ -60,7 +79,11 @@ impl Report {
 pub fn fsck(repo: &Repo, config: &Config, only: &[RunId], repair: bool) -> Result<Report> {
     let mut report = Report::default();
     let all: Vec<RunId> = run::list(repo)?.into_iter().map(|(id, _)| id).collect();
-    let runs: Vec<&RunId> = if only.is_empty() { all.iter().collect() } else { only.iter().collect() };
+    let runs: Vec<&RunId> = if only.is_empty() {
+        all.iter().collect()
+    } else {
+        only.iter().collect()
+    };
     for id in &runs {
         report.runs_checked += 1;
         check_run(repo, config, id, repair, &mut report)?;
@@ -71,7 +94,13 @@ pub fn fsck(repo: &Repo, config: &Config, only: &[RunId], repair: bool) -> Resul
     Ok(report)
 }
 
-fn check_run(repo: &Repo, config: &Config, id: &RunId, repair: bool, report: &mut Report) -> Result<()> {
+fn check_run(
+    repo: &Repo,
+    config: &Config,
+    id: &RunId,
+    repair: bool,
+    report: &mut Report,
+) -> Result<()> {
     let state = match RunState::load(repo, id) {
         Ok(state) => state,
         Err(err) => {
@@ -103,7 +132,10 @@ fn check_run(repo: &Repo, config: &Config, id: &RunId, repair: bool, report: &mu
     let mut previous: Option<usize> = None;
     for entry in &entries {
         if let Some(before) = previous.filter(|before| entry.completed != before + 1) {
-            let message = format!("checkpoint @{} has completed count {} after {before}", entry.ordinal, entry.completed);
+            let message = format!(
+                "checkpoint @{} has completed count {} after {before}",
+                entry.ordinal, entry.completed
+            );
             report.problem(Some(id), "completed-count", message);
         }
         previous = Some(entry.completed);
@@ -134,52 +166,97 @@ fn check_run(repo: &Repo, config: &Config, id: &RunId, repair: bool, report: &mu
 }
 
 /// The run's local state: a workspace whose run directory is gone is rebuilt from git.
-fn check_local(repo: &Repo, config: &Config, state: &RunState, repair: bool, report: &mut Report) -> Result<()> {
-    let Some(ws) = workspace::Workspace::find(repo, &state.id)? else { return Ok(()) };
+fn check_local(
+    repo: &Repo,
+    config: &Config,
+    state: &RunState,
+    repair: bool,
+    report: &mut Report,
+) -> Result<()> {
+    let Some(ws) = workspace::Workspace::find(repo, &state.id)? else {
+        return Ok(());
+    };
     let worktree = (ws.place == workspace::Place::Worktree).then_some(ws.path.as_path());
     let has_dir = crate::store::RunDir::locate(&config.runs_dir, &state.id, worktree)
         .is_some_and(|d| d.path.join(MANIFEST).is_file());
     if !has_dir {
-        let repaired = repair && crate::resume::rebuild_run_dir(repo, &config.runs_dir, state).is_ok();
-        let message = format!("run {} works in {} but has no run directory", state.id, ws.path.display());
+        let repaired =
+            repair && crate::resume::rebuild_run_dir(repo, &config.runs_dir, state).is_ok();
+        let message = format!(
+            "run {} works in {} but has no run directory",
+            state.id,
+            ws.path.display()
+        );
         report.fixable(Some(&state.id), "missing-run-directory", message, repaired);
     }
     Ok(())
 }
 
-fn check_repository(repo: &Repo, config: &Config, runs: &[RunId], repair: bool, report: &mut Report) -> Result<()> {
+fn check_repository(
+    repo: &Repo,
+    config: &Config,
+    runs: &[RunId],
+    repair: bool,
+    report: &mut Report,
+) -> Result<()> {
     let known: HashSet<&str> = runs.iter().map(RunId::as_str).collect();
     // Run branches without a metadata branch: left by a start or fork killed between the two.
     for (name, tip) in repo.refs_under(RUN_BRANCH_PREFIX)? {
-        let Ok(id) = RunId::parse(&name) else { continue };
+        let Ok(id) = RunId::parse(&name) else {
+            continue;
+        };
         if known.contains(id.as_str()) {
             continue;
         }
         // A branch still at the commit a start or fork began from holds no work of the run.
-        let own_work = Trailers::parse(&repo.commit_info(tip)?.message).run.as_deref() == Some(id.as_str());
+        let own_work = Trailers::parse(&repo.commit_info(tip)?.message)
+            .run
+            .as_deref()
+            == Some(id.as_str());
         let message = format!("{} has no metadata branch", run::run_branch(&id));
         if own_work {
             report.problem(Some(&id), "orphan-run-branch", message);
             continue;
         }
-        let delete = [RefEdit::Delete { name: run::run_branch(&id), old: tip }];
-        let repaired = repair && repo.update_refs(&delete, "fabro: fsck --repair", &config.identity).is_ok();
+        let delete = [RefEdit::Delete {
+            name: run::run_branch(&id),
+            old: tip,
+        }];
+        let repaired = repair
+            && repo
+                .update_refs(&delete, "fabro: fsck --repair", &config.identity)
+                .is_ok();
         report.fixable(Some(&id), "orphan-run-branch", message, repaired);
     }
     for dir in ["heads/fabro", "fabro"] {
         for lock in repo.stale_ref_locks(dir) {
             let repaired = repair && std::fs::remove_file(&lock).is_ok();
-            report.fixable(None, "stale-lock", format!("{} was left by a killed process", lock.display()), repaired);
+            report.fixable(
+                None,
+                "stale-lock",
+                format!("{} was left by a killed process", lock.display()),
+                repaired,
+            );
         }
     }
     for worktree in repo.worktrees()? {
-        let Some(id) = worktree.branch.as_deref().and_then(|b| b.strip_prefix(RUN_BRANCH_PREFIX)) else { continue };
+        let Some(id) = worktree
+            .branch
+            .as_deref()
+            .and_then(|b| b.strip_prefix(RUN_BRANCH_PREFIX))
+        else {
+            continue;
+        };
         let gone = !worktree.exists;
         let orphan = !known.contains(id);
         if !gone && !orphan {
             continue;
         }
-        let why = if gone { "its directory is gone" } else { "its run no longer exists" };
+        let why = if gone {
+            "its directory is gone"
+        } else {
+            "its run no longer exists"
+        };
         let message = format!("worktree registration {} ({why})", worktree.path.display());
         // A live worktree of a vanished run may hold work: only a registration without a
         // directory is removed.
@@ -195,11 +272,16 @@ fn check_repository(repo: &Repo, config: &Config, runs: &[RunId], repair: bool, 
         if known.contains(registration.run_id.as_str()) {
             continue;
         }
-        let Ok(id) = RunId::parse(&registration.run_id) else { continue };
+        let Ok(id) = RunId::parse(&registration.run_id) else {
+            continue;
+        };
         if repair {
             workspace::unregister(repo, &id);
         }
-        let message = format!("in-place registration of a run that no longer exists ({})", registration.workdir.display());
+        let message = format!(
+            "in-place registration of a run that no longer exists ({})",
+            registration.workdir.display()
+        );
         report.fixable(Some(&id), "stale-in-place", message, repair);
     }
     for (dir, manifest) in run_dirs_of(&config.runs_dir, &repo.main_path()) {
@@ -221,11 +303,14 @@ fn check_repository(repo: &Repo, config: &Config, runs: &[RunId], repair: bool, 
 
 /// Run directories under `runs_dir` whose manifest names this repository.
 fn run_dirs_of(runs_dir: &Path, repository: &Path) -> Vec<(PathBuf, Manifest)> {
-    let Ok(entries) = std::fs::read_dir(runs_dir) else { return Vec::new() };
+    let Ok(entries) = std::fs::read_dir(runs_dir) else {
+        return Vec::new();
+    };
     entries
         .flatten()
         .filter_map(|entry| {
-            let manifest: Manifest = serde_json::from_slice(&std::fs::read(entry.path().join(MANIFEST)).ok()?).ok()?;
+            let manifest: Manifest =
+                serde_json::from_slice(&std::fs::read(entry.path().join(MANIFEST)).ok()?).ok()?;
             (Path::new(&manifest.repository) == repository).then(|| (entry.path(), manifest))
         })
         .collect()

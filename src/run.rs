@@ -2,7 +2,7 @@
 //! its refs. A run exists exactly when its metadata branch does.
 
 use crate::error::{Error, Result};
-use crate::git::{ObjectId, Repo};
+use crate::git::{Identity, ObjectId, RefEdit, Repo};
 use crate::message::Trailers;
 use crate::record::{Checkpoint, RunRecord};
 use crate::run_id::RunId;
@@ -119,6 +119,32 @@ impl RunState {
             meta_tree,
             record,
         })
+    }
+
+    /// Moves both branches from the tips this state was read at, in one transaction: the
+    /// metadata branch first, so a crash between the two leaves a metadata commit that no run
+    /// commit names (never counted), not a run commit naming a missing one.
+    pub fn move_branches(
+        &self,
+        repo: &Repo,
+        meta: ObjectId,
+        run: ObjectId,
+        reflog: &str,
+        who: &Identity,
+    ) -> Result<()> {
+        let edits = [
+            RefEdit::Update {
+                name: meta_branch(&self.id),
+                old: self.meta_tip,
+                new: meta,
+            },
+            RefEdit::Update {
+                name: run_branch(&self.id),
+                old: self.run_tip,
+                new: run,
+            },
+        ];
+        repo.update_refs(&edits, reflog, who)
     }
 
     /// The checkpoint record the next checkpoint builds on.

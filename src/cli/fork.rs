@@ -4,7 +4,7 @@ use super::{Ctx, log, output};
 use crate::fork::fork;
 use crate::run::RunState;
 use crate::target::Target;
-use crate::timeline::{find, timeline};
+use crate::timeline::{Entry, find, timeline};
 
 /// Fork a run at a checkpoint into a new, independent run
 ///
@@ -14,37 +14,55 @@ use crate::timeline::{find, timeline};
 /// The source is untouched. Prints the new run id; `git fabro resume` gives it a worktree.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The run to fork
+    #[command(flatten)]
+    source: SourceArgs,
+}
+
+/// The source run and checkpoint of a fork or rewind, or `--list` to see its timeline.
+#[derive(Debug, clap::Args)]
+pub struct SourceArgs {
+    /// The source run
     run: String,
     /// The checkpoint to start at (@N, NODE, NODE@V or a sha prefix; default: the latest)
     target: Option<String>,
-    /// List the source's timeline instead of forking
+    /// List the source's timeline instead
     #[arg(long)]
     list: bool,
     /// Print JSON
     #[arg(long)]
-    json: bool,
+    pub json: bool,
+}
+
+impl SourceArgs {
+    /// The source and its target checkpoint; `None` when `--list` printed the timeline.
+    pub fn resolve(&self, ctx: &Ctx) -> Result<Option<(RunState, Entry)>> {
+        let id = ctx.run_id(Some(&self.run))?;
+        let state = RunState::load(&ctx.repo, &id)?;
+        if self.list {
+            let entries = timeline(&ctx.repo, &state)?;
+            if self.json {
+                output::json(&entries)?;
+            } else {
+                log::print(&entries, id.as_str())?;
+            }
+            return Ok(None);
+        }
+        let entry = find(&ctx.repo, &state, &Target::parse(self.target.as_deref())?)?;
+        Ok(Some((state, entry)))
+    }
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
-    let id = ctx.run_id(Some(&args.run))?;
-    let state = RunState::load(&ctx.repo, &id)?;
-    if args.list {
-        let entries = timeline(&ctx.repo, &state)?;
-        return if args.json {
-            output::json(&entries)
-        } else {
-            log::print(&entries, id.as_str())
-        };
-    }
-    let entry = find(&ctx.repo, &state, &Target::parse(args.target.as_deref())?)?;
-    let forked = fork(&ctx.repo, &id, &entry, &ctx.config(&state, None)?)?;
-    if args.json {
+    let Some((state, entry)) = args.source.resolve(ctx)? else {
+        return Ok(());
+    };
+    let forked = fork(&ctx.repo, &state.id, &entry, &ctx.config(&state, None)?)?;
+    if args.source.json {
         return output::json(&forked);
     }
     output::note(format!(
         "forked run {} at @{} {}@{} into {}; `git fabro resume {}` gives it a worktree",
-        id, entry.ordinal, entry.node_id, entry.visit, forked.run_id, forked.run_id
+        state.id, entry.ordinal, entry.node_id, entry.visit, forked.run_id, forked.run_id
     ));
     output::line(&forked.run_id)
 }

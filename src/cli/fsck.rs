@@ -25,20 +25,35 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
-    let ids = args.runs.iter().map(|text| ctx.run_id(Some(text))).collect::<Result<Vec<_>>>()?;
+    let ids = args
+        .runs
+        .iter()
+        .map(|text| ctx.run_id(Some(text)))
+        .collect::<Result<Vec<_>>>()?;
     let report = fsck(&ctx.repo, &ctx.base_config()?, &ids, args.repair)?;
     if args.json {
         output::json(&report)?;
     } else {
         print(&report)?;
     }
-    if report.is_clean() { Ok(()) } else { Err(crate::error::Error::Failed("git fabro fsck found problems".into()).into()) }
+    if report.is_clean() {
+        Ok(())
+    } else {
+        Err(crate::error::Error::Failed("git fabro fsck found problems".into()).into())
+    }
 }
 
 fn print(report: &Report) -> Result<()> {
     let line = |finding: &Finding, label: &str| {
-        let run = finding.run_id.as_deref().map(|r| format!("{} ", &r[..8.min(r.len())])).unwrap_or_default();
-        output::line(format!("{label:<9} {run}{}: {}", finding.kind, finding.message))
+        let run = finding
+            .run_id
+            .as_deref()
+            .map(|r| format!("{} ", &r[..8.min(r.len())]))
+            .unwrap_or_default();
+        output::line(format!(
+            "{label:<9} {run}{}: {}",
+            finding.kind, finding.message
+        ))
     };
     for finding in &report.problems {
         let label = match (finding.repaired, finding.repairable) {
@@ -52,13 +67,21 @@ fn print(report: &Report) -> Result<()> {
         line(note, "note")?;
     }
     let remaining = report.problems.iter().filter(|p| !p.repaired).count();
-    let fixable = report.problems.iter().filter(|p| !p.repaired && p.repairable).count();
+    let fixable = report
+        .problems
+        .iter()
+        .filter(|p| !p.repaired && p.repairable)
+        .count();
     match remaining {
         0 => output::note(format!("checked {} runs: ok", report.runs_checked)),
         n => output::note(format!(
             "checked {} runs: {n} problem(s){}",
             report.runs_checked,
-            if fixable > 0 { format!(", {fixable} of them fixable with `git fabro fsck --repair`") } else { String::new() }
+            if fixable > 0 {
+                format!(", {fixable} of them fixable with `git fabro fsck --repair`")
+            } else {
+                String::new()
+            }
         )),
     }
     Ok(())

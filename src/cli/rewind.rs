@@ -1,10 +1,8 @@
 use anyhow::Result;
 
-use super::{Ctx, log, output};
+use super::fork::SourceArgs;
+use super::{Ctx, output};
 use crate::rewind::rewind;
-use crate::run::RunState;
-use crate::target::Target;
-use crate::timeline::{find, timeline};
 
 /// Rewind a run to a checkpoint: fork it there and archive the source as superseded
 ///
@@ -14,33 +12,18 @@ use crate::timeline::{find, timeline};
 /// the first attempt) instead of minting another run. Prints the new run id.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The run to rewind
-    run: String,
-    /// The checkpoint to rewind to (@N, NODE, NODE@V or a sha prefix; default: the latest)
-    target: Option<String>,
-    /// List the run's timeline instead of rewinding
-    #[arg(long)]
-    list: bool,
+    #[command(flatten)]
+    source: SourceArgs,
     /// Rewind a run that has not ended
     #[arg(long)]
     force: bool,
-    /// Print JSON
-    #[arg(long)]
-    json: bool,
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
-    let id = ctx.run_id(Some(&args.run))?;
-    let state = RunState::load(&ctx.repo, &id)?;
-    if args.list {
-        let entries = timeline(&ctx.repo, &state)?;
-        return if args.json {
-            output::json(&entries)
-        } else {
-            log::print(&entries, id.as_str())
-        };
-    }
-    let entry = find(&ctx.repo, &state, &Target::parse(args.target.as_deref())?)?;
+    let Some((state, entry)) = args.source.resolve(ctx)? else {
+        return Ok(());
+    };
+    let id = &state.id;
     let rewound = rewind(
         &ctx.repo,
         &state,
@@ -48,7 +31,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         args.force,
         &ctx.config(&state, None)?,
     )?;
-    if args.json {
+    if args.source.json {
         return output::json(&rewound);
     }
     let new = &rewound.fork.run_id;

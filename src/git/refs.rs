@@ -129,13 +129,19 @@ impl Repo {
         let mut found = Vec::new();
         let mut pending = vec![self.common_dir().join("refs").join(dir)];
         while let Some(dir) = pending.pop() {
-            let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
             for entry in entries.flatten() {
                 let path = entry.path();
                 if path.is_dir() {
                     pending.push(path);
                 } else if path.extension().is_some_and(|e| e == "lock") {
-                    let age = entry.metadata().and_then(|m| m.modified()).ok().and_then(|t| t.elapsed().ok());
+                    let age = entry
+                        .metadata()
+                        .and_then(|m| m.modified())
+                        .ok()
+                        .and_then(|t| t.elapsed().ok());
                     if age.is_some_and(|age| age >= STALE_LOCK) {
                         found.push(path);
                     }

@@ -18,17 +18,27 @@ struct Lcg(u64);
 
 impl Lcg {
     fn next(&mut self, below: u64) -> u64 {
-        self.0 = self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
         (self.0 >> 33) % below
     }
 }
 
 fn trials() -> usize {
-    std::env::var("FABRO_TORTURE_TRIALS").ok().and_then(|n| n.parse().ok()).unwrap_or(60)
+    std::env::var("FABRO_TORTURE_TRIALS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(60)
 }
 
 fn kill_after(cmd: &mut Command, micros: u64) -> bool {
-    let mut child = cmd.stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    let mut child = cmd
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
     std::thread::sleep(Duration::from_micros(micros));
     let finished = matches!(child.try_wait(), Ok(Some(status)) if status.success());
     let _ = child.kill();
@@ -43,7 +53,10 @@ fn rerun(repo: &TestRepo, args: &[&str]) -> String {
         return String::from_utf8_lossy(&out.stdout).into_owned();
     }
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.code() == Some(3) && err.contains(".lock"), "{args:?}: {err}");
+    assert!(
+        out.status.code() == Some(3) && err.contains(".lock"),
+        "{args:?}: {err}"
+    );
     std::thread::sleep(Duration::from_millis(5_500));
     run_ok(repo.fabro().args(args))
 }
@@ -51,7 +64,11 @@ fn rerun(repo: &TestRepo, args: &[&str]) -> String {
 /// git accepts the repository, and git-fabro finds nothing `--repair` cannot fix.
 fn assert_consistent(repo: &TestRepo, context: &str) {
     let git = repo.git_output(&repo.path, &["fsck", "--strict", "--no-dangling"]);
-    assert!(git.status.success(), "{context}: {}", String::from_utf8_lossy(&git.stderr));
+    assert!(
+        git.status.success(),
+        "{context}: {}",
+        String::from_utf8_lossy(&git.stderr)
+    );
     let out = repo.fabro().args(["fsck", "--json"]).output().unwrap();
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     for problem in report["problems"].as_array().unwrap() {
@@ -63,7 +80,10 @@ fn assert_consistent(repo: &TestRepo, context: &str) {
 }
 
 fn timeline_commits(repo: &TestRepo, id: &str) -> BTreeSet<String> {
-    repo.log_json(id).iter().map(|e| e["run_commit"].as_str().unwrap().to_owned()).collect()
+    repo.log_json(id)
+        .iter()
+        .map(|e| e["run_commit"].as_str().unwrap().to_owned())
+        .collect()
 }
 
 #[test]
@@ -73,10 +93,17 @@ fn killed_checkpoints_lose_nothing_that_was_recorded() {
     let mut rng = Lcg(0x5eed_0001);
     let mut recorded = BTreeSet::new();
     for trial in 0..trials() {
-        write_file(&run.worktree.join(format!("f{}.txt", trial % 7)), &format!("{trial}\n"));
+        write_file(
+            &run.worktree.join(format!("f{}.txt", trial % 7)),
+            &format!("{trial}\n"),
+        );
         let node = format!("n{trial}");
         let before = repo.git(&["rev-parse", &format!("fabro/run/{}", run.id)]);
-        let exited_ok = kill_after(repo.fabro().args(["checkpoint", "--run", &run.id, "--node", &node]), rng.next(25_000));
+        let exited_ok = kill_after(
+            repo.fabro()
+                .args(["checkpoint", "--run", &run.id, "--node", &node]),
+            rng.next(25_000),
+        );
         if exited_ok {
             let after = repo.git(&["rev-parse", &format!("fabro/run/{}", run.id)]);
             assert_ne!(before, after, "trial {trial}: exit 0 but nothing recorded");
@@ -84,12 +111,23 @@ fn killed_checkpoints_lose_nothing_that_was_recorded() {
         }
         assert_consistent(&repo, &format!("checkpoint trial {trial}"));
         let timeline = timeline_commits(&repo, &run.id);
-        assert!(recorded.is_subset(&timeline), "trial {trial}: a recorded checkpoint is gone");
+        assert!(
+            recorded.is_subset(&timeline),
+            "trial {trial}: a recorded checkpoint is gone"
+        );
         if !exited_ok {
-            recorded.insert(rerun(&repo, &["checkpoint", "--run", &run.id, "--node", &node]).trim().to_owned());
+            recorded.insert(
+                rerun(&repo, &["checkpoint", "--run", &run.id, "--node", &node])
+                    .trim()
+                    .to_owned(),
+            );
         }
     }
-    let counts: Vec<u64> = repo.log_json(&run.id).iter().map(|e| e["completed"].as_u64().unwrap()).collect();
+    let counts: Vec<u64> = repo
+        .log_json(&run.id)
+        .iter()
+        .map(|e| e["completed"].as_u64().unwrap())
+        .collect();
     assert_eq!(counts, (1..=counts.len() as u64).collect::<Vec<_>>());
 }
 
@@ -110,9 +148,33 @@ fn killed_forks_rewinds_restores_and_finishes_are_finished_by_a_rerun() {
         let delay = rng.next(30_000);
         let (args, check): (Vec<String>, &str) = match trial % 4 {
             0 => (vec!["fork".into(), run.id.clone(), "@1".into()], "fork"),
-            1 => (vec!["rewind".into(), run.id.clone(), "@1".into(), "--force".into()], "rewind"),
-            2 => (vec!["restore".into(), "--run".into(), run.id.clone(), "@1".into()], "restore"),
-            _ => (vec!["finish".into(), "--run".into(), run.id.clone(), "--keep-worktree".into()], "finish"),
+            1 => (
+                vec![
+                    "rewind".into(),
+                    run.id.clone(),
+                    "@1".into(),
+                    "--force".into(),
+                ],
+                "rewind",
+            ),
+            2 => (
+                vec![
+                    "restore".into(),
+                    "--run".into(),
+                    run.id.clone(),
+                    "@1".into(),
+                ],
+                "restore",
+            ),
+            _ => (
+                vec![
+                    "finish".into(),
+                    "--run".into(),
+                    run.id.clone(),
+                    "--keep-worktree".into(),
+                ],
+                "finish",
+            ),
         };
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         kill_after(repo.fabro().args(&args), delay);
@@ -120,23 +182,43 @@ fn killed_forks_rewinds_restores_and_finishes_are_finished_by_a_rerun() {
         let out = rerun(&repo, &args);
         match check {
             "rewind" => {
-                let record: Value =
-                    serde_json::from_str(&repo.git(&["show", &format!("fabro/meta/{}:run.json", run.id)])).unwrap();
-                assert_eq!(record["superseded_by"], out.trim(), "trial {trial}: one replacement, named by the source");
+                let record: Value = serde_json::from_str(
+                    &repo.git(&["show", &format!("fabro/meta/{}:run.json", run.id)]),
+                )
+                .unwrap();
+                assert_eq!(
+                    record["superseded_by"],
+                    out.trim(),
+                    "trial {trial}: one replacement, named by the source"
+                );
             }
             "restore" => {
-                assert_eq!(std::fs::read_to_string(run.worktree.join("a.txt")).unwrap(), "one\n");
-                assert!(!run.worktree.join("b.txt").exists() && !run.worktree.join("c.txt").exists());
+                assert_eq!(
+                    std::fs::read_to_string(run.worktree.join("a.txt")).unwrap(),
+                    "one\n"
+                );
+                assert!(
+                    !run.worktree.join("b.txt").exists() && !run.worktree.join("c.txt").exists()
+                );
             }
             "finish" => {
-                let record: Value =
-                    serde_json::from_str(&repo.git(&["show", &format!("fabro/meta/{}:run.json", run.id)])).unwrap();
+                let record: Value = serde_json::from_str(
+                    &repo.git(&["show", &format!("fabro/meta/{}:run.json", run.id)]),
+                )
+                .unwrap();
                 assert_eq!(record["status"]["kind"], "succeeded");
-                assert!(run.run_dir.join("conclusion.json").is_file(), "trial {trial}");
+                assert!(
+                    run.run_dir.join("conclusion.json").is_file(),
+                    "trial {trial}"
+                );
             }
             _ => assert_eq!(repo.log_json(out.trim()).len(), 1),
         }
-        assert_eq!(repo.log_json(&run.id).len(), 2, "trial {trial}: the source's checkpoints are intact");
+        assert_eq!(
+            repo.log_json(&run.id).len(),
+            2,
+            "trial {trial}: the source's checkpoints are intact"
+        );
         assert_consistent(&repo, &format!("{check} trial {trial} after the rerun"));
     }
 }
@@ -167,13 +249,24 @@ fn many_processes_on_one_run_and_many_runs_at_once() {
                 succeeded.entry(id).or_default().insert(node);
             }
             Some(3) => {}
-            other => panic!("{id} {node} exited {other:?}: {}", String::from_utf8_lossy(&out.stderr)),
+            other => panic!(
+                "{id} {node} exited {other:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            ),
         }
     }
     for run in &runs {
-        let recorded: BTreeSet<String> =
-            repo.log_json(&run.id).iter().map(|e| e["node_id"].as_str().unwrap().to_owned()).collect();
-        assert_eq!(recorded, succeeded.remove(&run.id).unwrap_or_default(), "run {}", run.id);
+        let recorded: BTreeSet<String> = repo
+            .log_json(&run.id)
+            .iter()
+            .map(|e| e["node_id"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(
+            recorded,
+            succeeded.remove(&run.id).unwrap_or_default(),
+            "run {}",
+            run.id
+        );
     }
     assert_consistent(&repo, "after the crowd");
 }
