@@ -630,7 +630,7 @@ class Bench:
 
         targets = [long_run]
         if self.args.large:
-            targets.append(10_000)
+            targets.append(self.args.large_checkpoints)
         if "checkpoint-growth" in wanted:
             say(f"[{label}] checkpoint-growth")
             early = window(10)
@@ -695,6 +695,21 @@ class CpuMeter:
         share = max(other, 0.0) / (wall * cpus) * 100 if wall > 0 else 0.0
         self.share = share
         return f"{max(other, 0.0):.0f} CPU-s over {wall:.0f} s, {share:.0f}% of {cpus} CPUs (0% = quiet machine)"
+
+
+def wait_quiet(limit: float) -> None:
+    deadline = time.monotonic() + limit
+    while True:
+        meter = CpuMeter()
+        time.sleep(10)
+        meter.background()
+        if meter.share < 10:
+            say(f"machine quiet (other processes: {meter.share:.0f}% CPU)")
+            return
+        if time.monotonic() > deadline:
+            say(f"machine still busy (other processes: {meter.share:.0f}% CPU); measuring anyway")
+            return
+        say(f"waiting for a quiet machine (other processes: {meter.share:.0f}% CPU)")
 
 
 def cmd_text(argv: list[str], env: dict | None = None) -> str:
@@ -848,6 +863,8 @@ def main() -> int:
     ap.add_argument("--large", action="store_true", help="add the 100,000-file repo and log-10000")
     ap.add_argument("--quick", action="store_true", help="smoke mode: 1,000 files, 3 reps, 100-checkpoint runs")
     ap.add_argument("--checkpoints", type=int, help="length of the growth/log run (default 1000; 100 with --quick)")
+    ap.add_argument("--large-checkpoints", type=int, default=10_000,
+                    help="length the growth/log run is extended to with --large (default 10000)")
     ap.add_argument("--growth-files", type=int, default=1000, help="files in the growth/log repo (default 1000)")
     ap.add_argument("--bench", help=f"comma-separated subset of {','.join(BENCH_NAMES)}")
     ap.add_argument("--work", default=str(ROOT / "bench" / "work"), help="work dir (default bench/work)")
@@ -858,6 +875,8 @@ def main() -> int:
     ap.add_argument("--no-racy-wait", action="store_true",
                     help="measure right after each change instead of waiting out the racy-timestamp window")
     ap.add_argument("--keep", action="store_true", help="keep the scratch repos of this run (work/runs)")
+    ap.add_argument("--wait-quiet", type=float, default=0, metavar="SECONDS",
+                    help="before measuring, wait up to SECONDS for 10 s in which other processes use < 10%% CPU")
     ap.add_argument("--settle", type=float,
                     help=f"seconds to wait (after sync) before a measurement that follows mass inode frees: "
                          f"default {SETTLE:.0f} on ext4 without a journal, 0 elsewhere and with --quick")
@@ -876,8 +895,8 @@ def main() -> int:
         unknown = wanted - set(BENCH_NAMES)
         if unknown:
             ap.error(f"unknown benchmark(s) {sorted(unknown)}; choose from {BENCH_NAMES}")
-    if args.reps < 1 or args.checkpoints <= 10:
-        ap.error("--reps must be >= 1 and --checkpoints > 10")
+    if args.reps < 1 or args.checkpoints <= 10 or (args.large and args.large_checkpoints <= args.checkpoints):
+        ap.error("--reps must be >= 1, --checkpoints > 10 and --large-checkpoints > --checkpoints")
 
     t_start = time.monotonic()
     if not args.no_build:
@@ -915,6 +934,8 @@ def main() -> int:
     shutil.copy2(binary, work / "bin" / "git-fabro")
     binary = work / "bin" / "git-fabro"
     env = scratch_env(work, fabro_home, binary)
+    if args.wait_quiet > 0:
+        wait_quiet(args.wait_quiet)
     cpu0 = CpuMeter()
     fabro = ["git", "fabro"] if args.via_git else [str(binary)]
     r = Runner(env, fabro)
