@@ -146,7 +146,6 @@ pub fn checkpoint(
         &run_message,
         &config.identity,
     )?;
-
     state.move_branches(
         repo,
         meta_commit,
@@ -164,7 +163,16 @@ pub fn checkpoint(
         completed,
         run_commit: run_commit.to_string(),
         meta_commit: meta_commit.to_string(),
-        warnings: Vec::new(),
+        warnings: snapshot
+            .skipped
+            .iter()
+            .map(|f| {
+                format!(
+                    "left out {} ({} bytes, over the size limit)",
+                    f.path, f.size
+                )
+            })
+            .collect(),
     };
     if let Err(err) = snapshot.write_index() {
         outcome.warnings.push(format!(

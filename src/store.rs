@@ -133,7 +133,8 @@ impl RunDir {
         let write = || -> std::io::Result<()> {
             let mut file = fs::File::create(&temp)?;
             file.write_all(data)?;
-            file.sync_data()?;
+            // No fsync: the rename keeps readers from seeing a torn file, and after a power
+            // loss the directory is rebuilt from git, which is the durable store.
             fs::rename(&temp, &target)
         };
         write().map_err(|err| {
