@@ -27,12 +27,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 GEN_VERSION = 1  # bump when the synthetic repository layout or content changes
 RACY_WAIT = 1.1  # seconds; git's racy-timestamp window is 1 s at second granularity
-SETTLE = 61.0  # seconds; ext4 without a journal avoids reusing inodes freed in the last 60 s
+# Seconds; ext4 without a journal avoids reusing an inode freed in the last 60 s, or 360 s while
+# its inode-table block is dirty (fs/ext4/ialloc.c, recently_deleted()), and finds out by
+# walking them, so file creation right after a mass deletion is very slow.
+SETTLE = 361.0
 LAST_DELETE = ".last-delete"  # in the work dir: when the harness last deleted its trash
 TARGET_FILES = 300  # untracked, ignored files in each worktree's target/
 WARMUP, RSS_RUN = -1, -2  # repetition markers
 NODES = ["plan", "implement", "test", "review", "fix"]
-BENCH_NAMES = ["checkpoint-10", "checkpoint-touch-all", "start", "checkpoint-growth", "log"]
+BENCH_NAMES = ["checkpoint-10", "snapshot-10", "checkpoint-touch-all", "start", "checkpoint-growth", "fork-growth", "log"]
 
 
 class CommandFailed(Exception):
@@ -267,6 +270,19 @@ def discard(work: Path, path: Path) -> None:
         path.rename(trash / f"{time.monotonic_ns()}-{path.name}")
 
 
+def create_canary(work: Path, n: int = 5000) -> float:
+    """Milliseconds to create `n` empty files: slow when the filesystem must skip many recently
+    freed inodes (see SETTLE).  The files go to the trash."""
+    d = work / f"canary-{time.monotonic_ns()}"
+    d.mkdir()
+    t0 = time.perf_counter()
+    for i in range(n):
+        os.close(os.open(d / f"f{i}", os.O_CREAT | os.O_WRONLY, 0o644))
+    ms = (time.perf_counter() - t0) * 1000
+    discard(work, d)
+    return ms
+
+
 def empty_trash(work: Path) -> None:
     if (work / "trash").exists():
         shutil.rmtree(work / "trash", ignore_errors=True)
@@ -444,7 +460,7 @@ class Bench:
         base = self.base(nfiles)
         repo = copy_repo(base, self.work / "runs" / f"files-{nfiles}" / "repo")
         label = f"{nfiles:,} files"
-        if wanted & {"checkpoint-10", "checkpoint-touch-all"}:
+        if wanted & {"checkpoint-10", "snapshot-10", "checkpoint-touch-all"}:
             say(f"[{label}] setting up the run worktree and the git worktree")
             run_id, fwt = self.fabro_start(repo)
             gwt = repo.parent / "git-worktree"
@@ -478,6 +494,23 @@ class Bench:
                     self.racy.mark()
                     self.paired(res, rep, fabro_ckpt, git_commit())
                     self.same_tree(repo, state["fabro_commit"], "bench/git", "checkpoint-10")
+                self.add(res)
+            if "snapshot-10" in wanted:
+                # A snapshot (`git fabro snapshot`, no node, no metadata) against the same commit.
+                say(f"[{label}] snapshot-10")
+                res = Result("snapshot-10", label)
+
+                def fabro_snap(rss):
+                    p = r.fab("snapshot", "--run", run_id, cwd=fwt, rss=rss)
+                    self.note_stderr("git fabro snapshot", p)
+                    state["fabro_commit"] = p.out.strip()
+                    return p.ms, p.rss_kb
+
+                for rep in self.reps():
+                    tree.change10([fwt, gwt])
+                    self.racy.mark()
+                    self.paired(res, rep, fabro_snap, git_commit())
+                    self.same_tree(repo, state["fabro_commit"], "bench/git", "snapshot-10")
                 self.add(res)
             if "checkpoint-touch-all" in wanted:
                 say(f"[{label}] checkpoint-touch-all")
@@ -582,10 +615,6 @@ class Bench:
             """warm-up + reps checkpoints (10 files changed each) ending at checkpoint `end`."""
             first = max(count + 1, end - self.args.reps - 1)  # the warm-up's ordinal
             build_to(first - 1)
-            if self.args.settle > 0 and end > 10:
-                say(f"  settling {self.args.settle:.0f} s (inodes freed by the build-up, see BENCHMARKS.md)")
-                os.sync()
-                time.sleep(self.args.settle)
             res = Result("checkpoint-growth", label)
             for rep in self.reps():
                 tree.change10([wt])
@@ -631,9 +660,28 @@ class Bench:
         targets = [long_run]
         if self.args.large:
             targets.append(self.args.large_checkpoints)
+        def fork_window() -> Result:
+            """`git fabro fork RUN` (at the latest checkpoint), warm-up + reps times, now."""
+            res = Result("fork-growth", label)
+            res.extra["at"] = count
+            for rep in self.reps():
+                p = r.fab("fork", run_id, cwd=repo, rss=rep == RSS_RUN)
+                self.note_stderr("git fabro fork", p, ("forked run ",))
+                if rep == WARMUP:
+                    res.warmup["fabro"] = p.ms
+                elif rep == RSS_RUN:
+                    res.fabro_rss_kb.append(p.rss_kb)
+                else:
+                    res.fabro_ms.append(p.ms)
+            return res
+
+        early_fork = None
         if "checkpoint-growth" in wanted:
             say(f"[{label}] checkpoint-growth")
             early = window(10)
+            if "fork-growth" in wanted:
+                say(f"[{label}] fork at {count} checkpoints")
+                early_fork = fork_window()
             for end in targets:
                 late = window(end)
                 late.bench = f"checkpoint-growth {end}/10"
@@ -647,6 +695,20 @@ class Bench:
         elif "log" in wanted:
             for end in targets:
                 bench_log(end)
+        if "fork-growth" in wanted and early_fork is None:
+            build_to(10)
+            say(f"[{label}] fork at 10 checkpoints")
+            early_fork = fork_window()
+        if early_fork is not None:
+            for end in targets:
+                build_to(end)
+                say(f"[{label}] fork at {end:,} checkpoints")
+                late = fork_window()
+                late.bench = f"fork-growth {end}/10"
+                late.baseline = f"git-fabro forking the same run at {early_fork.extra['at']} checkpoints"
+                late.git_ms = list(early_fork.fabro_ms)
+                late.git_rss_kb = list(early_fork.fabro_rss_kb)
+                self.add(late)
         if build_ms:
             self.build_stats = {
                 "checkpoints": len(build_ms),
@@ -794,7 +856,7 @@ def report(bench: Bench, facts: dict, args, total_s: float) -> str:
         "",
         f"Mode: {mode}; {args.reps} repetitions after 1 discarded warm-up; "
         f"racy-timestamp wait {'off' if args.no_racy_wait else f'{RACY_WAIT} s before every index-writing measurement'}; "
-        f"settle {args.settle:.0f} s; "
+        f"settle {args.settle:.0f} s after the previous run's deletions; "
         f"git-fabro invoked as `{' '.join(bench.r.fabro)}`; peak RSS: {bench.r.rss_source}.",
         "",
         "| benchmark | size | git-fabro median [min–max] ms | git median [min–max] ms | ratio | git-fabro peak RSS | git peak RSS |",
@@ -810,11 +872,14 @@ def report(bench: Bench, facts: dict, args, total_s: float) -> str:
         if res.baseline != "git":
             baseline += " ¹"
             git_rss = "-"
-            a, b = res.extra["checkpoints"]
-            notes.append(
-                f"¹ {res.bench}: git-fabro column = checkpoints {a}–{b} of one run; "
-                f"git column = {res.baseline} of the same run; ratio = late/early (1.00 = flat)."
-            )
+            if "checkpoints" in res.extra:
+                a, b = res.extra["checkpoints"]
+                notes.append(
+                    f"¹ {res.bench}: git-fabro column = checkpoints {a}–{b} of one run; "
+                    f"git column = {res.baseline} of the same run; ratio = late/early (1.00 = flat)."
+                )
+            else:
+                notes.append(f"¹ {res.bench}: git column = {res.baseline}; ratio = late/early (1.00 = flat).")
         out.append(
             f"| {res.bench} | {res.size} | {fmt_ms(res.fabro_ms)} | {baseline} | {ratio} | "
             f"{fmt_mb(res.fabro_rss_kb)} | {git_rss} |"
@@ -829,7 +894,7 @@ def report(bench: Bench, facts: dict, args, total_s: float) -> str:
             out.append(f"- {res.size}: git-fabro {d['fabro']:.1f} ms, git {d['git']:.1f} ms")
     busy = [res for res in bench.results if res.extra.get("other_cpu_share", 0) > 10]
     if busy:
-        out += ["", "Measured while other processes kept the CPUs busy (numbers less trustworthy):"]
+        out += ["", "Measured while other processes (or kernel threads, e.g. writeback) used > 10% CPU:"]
         out += [f"- {res.bench} {res.size}: {res.extra['other_cpu']}" for res in busy]
     starts = [res for res in bench.results if res.bench == "start"]
     if starts:
@@ -848,7 +913,13 @@ def report(bench: Bench, facts: dict, args, total_s: float) -> str:
         out += ["", "Problems noticed in git-fabro:"] + [f"- {p}" for p in bench.problems]
     if bench.failures:
         out += ["", "FAILURES:"] + [f"- {f}" for f in bench.failures]
-    out += ["", f"Total harness time: {total_s:.0f} s (load average at end: "
+    t = args.timing
+    parts = [f"build {t['build_s']:.0f} s"]
+    if "wait_quiet_s" in t:
+        parts.append(f"waiting for a quiet machine {t['wait_quiet_s']:.0f} s")
+    if "settle_after_previous_run_s" in t:
+        parts.append(f"waiting out the previous run's deletions {t['settle_after_previous_run_s']:.0f} s")
+    out += ["", f"Total harness time: {total_s:.0f} s ({', '.join(parts)}; load average at end: "
             + " ".join(f"{x:.2f}" for x in os.getloadavg()) + ")"]
     return "\n".join(out) + "\n"
 
@@ -878,7 +949,7 @@ def main() -> int:
     ap.add_argument("--wait-quiet", type=float, default=0, metavar="SECONDS",
                     help="before measuring, wait up to SECONDS for 10 s in which other processes use < 10%% CPU")
     ap.add_argument("--settle", type=float,
-                    help=f"seconds to wait (after sync) before a measurement that follows mass inode frees: "
+                    help=f"seconds that must have passed since the previous run deleted its files: "
                          f"default {SETTLE:.0f} on ext4 without a journal, 0 elsewhere and with --quick")
     args = ap.parse_args()
 
@@ -913,6 +984,7 @@ def main() -> int:
     if not binary.is_file():
         say(f"no git-fabro binary at {binary}")
         return 1
+    timing = {"build_s": time.monotonic() - t_start}
 
     work = Path(args.work).resolve()
     work.mkdir(parents=True, exist_ok=True)
@@ -925,6 +997,7 @@ def main() -> int:
     if args.settle > 0 and since < args.settle:
         say(f"the last run deleted its files {since:.0f} s ago; waiting {args.settle - since:.0f} s (see --settle)")
         time.sleep(args.settle - since)
+        timing["settle_after_previous_run_s"] = args.settle - since
     fabro_home = work / "fabro-home"
     for d in (fabro_home, work / "runs", work / "bin"):
         discard(work, d)
@@ -935,7 +1008,10 @@ def main() -> int:
     binary = work / "bin" / "git-fabro"
     env = scratch_env(work, fabro_home, binary)
     if args.wait_quiet > 0:
+        t0 = time.monotonic()
         wait_quiet(args.wait_quiet)
+        timing["wait_quiet_s"] = time.monotonic() - t0
+    canary = {"start": create_canary(work)}
     cpu0 = CpuMeter()
     fabro = ["git", "fabro"] if args.via_git else [str(binary)]
     r = Runner(env, fabro)
@@ -943,21 +1019,29 @@ def main() -> int:
     bench = Bench(args, r, work, fabro_home)
 
     for n in sizes:
-        if wanted & {"checkpoint-10", "checkpoint-touch-all", "start"}:
+        if wanted & {"checkpoint-10", "snapshot-10", "checkpoint-touch-all", "start"}:
             try:
                 bench.per_size(n, wanted)
-            except (CommandFailed, OSError, ValueError, KeyError) as e:
+            except (CommandFailed, OSError, ValueError, KeyError, subprocess.CalledProcessError) as e:
                 bench.failures.append(f"{n:,} files: {e}")
                 say(f"FAILED: {e}")
-    if wanted & {"checkpoint-growth", "log"}:
+    if wanted & {"checkpoint-growth", "fork-growth", "log"}:
         try:
             bench.growth_and_log(wanted)
-        except (CommandFailed, OSError, ValueError, KeyError) as e:
+        except (CommandFailed, OSError, ValueError, KeyError, subprocess.CalledProcessError) as e:
             bench.failures.append(f"growth/log: {e}")
             say(f"FAILED: {e}")
 
     total = time.monotonic() - t_start
-    facts["CPU used by other processes during the run"] = cpu0.background()
+    timing["total_s"] = total
+    args.timing = timing
+    facts["CPU used by other processes and kernel threads during the run"] = cpu0.background()
+    canary["end"] = create_canary(work)
+    slow = max(canary.values()) > 1000
+    facts["file-creation canary (5,000 empty files) at start / end"] = (
+        f"{canary['start']:.0f} ms / {canary['end']:.0f} ms"
+        + (" — SLOW: file creation is held up by recently freed inodes, distrust `start`" if slow else " (healthy)")
+    )
     text = report(bench, facts, args, total)
     sys.stdout.write(text)
     sys.stdout.flush()
@@ -979,7 +1063,7 @@ def main() -> int:
         discard(work, fabro_home)
     say("emptying the trash")
     empty_trash(work)
-    say(f"done in {total:.0f} s")
+    say(f"done in {time.monotonic() - t_start:.0f} s, trash included")
     return 1 if bench.failures else 0
 
 
