@@ -31,17 +31,7 @@ fn a_healthy_repository_is_clean_and_a_lost_race_is_only_a_note() {
     assert_eq!(clean["runs_checked"], 1);
     assert!(clean["problems"].as_array().unwrap().is_empty());
 
-    let meta = format!("refs/heads/fabro/meta/{}", run.id);
-    let tree = repo.git(&["rev-parse", &format!("{meta}^{{tree}}")]);
-    let lost = repo.git(&[
-        "commit-tree",
-        tree.trim(),
-        "-p",
-        &meta,
-        "-m",
-        "checkpoint lost@1 (succeeded)",
-    ]);
-    repo.git(&["update-ref", &meta, lost.trim()]);
+    repo.leave_dangling_metadata(&run.id);
     let (code, noted) = report(&repo, &[]);
     assert_eq!(code, 0);
     assert_eq!(kinds(&noted, "notes"), ["dangling-metadata"]);

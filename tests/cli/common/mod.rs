@@ -130,6 +130,22 @@ impl TestRepo {
         serde_json::from_str(&self.ok(&["log", id, "--json"])).expect("log --json is JSON")
     }
 
+    /// What a process killed between the two ref moves of a checkpoint leaves: a checkpoint
+    /// commit on the run's metadata branch that no run commit names.
+    pub fn leave_dangling_metadata(&self, id: &str) {
+        let meta = format!("refs/heads/fabro/meta/{id}");
+        let tree = self.git(&["rev-parse", &format!("{meta}^{{tree}}")]);
+        let lost = self.git(&[
+            "commit-tree",
+            tree.trim(),
+            "-p",
+            &meta,
+            "-m",
+            "checkpoint lost@1 (succeeded)",
+        ]);
+        self.git(&["update-ref", &meta, lost.trim()]);
+    }
+
     /// Everything of the user's that git-fabro must never touch.
     pub fn user_state(&self) -> UserState {
         let refs = self
