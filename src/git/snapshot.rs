@@ -62,8 +62,41 @@ impl Snapshot {
             .write(gix::index::write::Options::default())
             .map_err(|err| {
                 Error::Failed(format!("cannot write the index: {}", super::describe(&err)))
-            })
+            })?;
+        if let Some(checksum) = self.index.checksum() {
+            // Only a cache: without it the next snapshot compares the index with the tree.
+            let _ = write_stamp(self.index.path(), self.tree, checksum);
+        }
+        Ok(())
     }
+}
+
+/// Beside an index git-fabro wrote: the tree that index matched and the index's checksum then.
+/// While both still hold, comparing the index with that tree again can only find nothing.
+fn stamp_path(index: &Path) -> std::path::PathBuf {
+    let name = index
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    index.with_file_name(format!("{name}.fabro-tree"))
+}
+
+fn write_stamp(index: &Path, tree: ObjectId, checksum: ObjectId) -> std::io::Result<()> {
+    let stamp = stamp_path(index);
+    let temp = stamp.with_extension(format!("tmp-{}", std::process::id()));
+    std::fs::write(&temp, format!("{tree} {checksum}\n"))?;
+    std::fs::rename(&temp, &stamp)
+}
+
+/// Whether `index` is, unchanged, the one git-fabro wrote to match `tree`.
+fn index_matches(index: &gix::index::File, tree: ObjectId) -> bool {
+    let Some(checksum) = index.checksum() else {
+        return false;
+    };
+    let Ok(stamp) = std::fs::read_to_string(stamp_path(index.path())) else {
+        return false;
+    };
+    stamp.trim_end() == format!("{tree} {checksum}")
 }
 
 enum IndexChange {
@@ -102,7 +135,11 @@ impl Repo {
             None => self.empty_tree(),
         };
         let mut index = self.index_for(spec.index, base_tree)?;
-        let mut edits = self.staged_edits(base_tree, &index, spec)?;
+        let mut edits = if index_matches(&index, base_tree) {
+            Vec::new()
+        } else {
+            self.staged_edits(base_tree, &index, spec)?
+        };
         let (mut pipeline, _) = repo.filter_pipeline(Some(base_tree))?;
         let mut changes = Vec::new();
         let mut skipped = Vec::new();

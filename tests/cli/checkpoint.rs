@@ -325,3 +325,20 @@ fn a_metadata_commit_left_by_a_killed_process_is_not_counted() {
         serde_json::json!(["a", "b"])
     );
 }
+
+#[test]
+fn changes_staged_with_git_add_after_a_checkpoint_are_taken() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    repo.checkpoint(&run.id, "one");
+    // The agent stages a file with git itself: the index now differs from the run's tip while
+    // the work tree equals the index, so only comparing the index with the tip shows it.
+    write_file(&run.worktree.join("staged.txt"), "staged by the agent\n");
+    repo.git_in(&run.worktree, &["add", "staged.txt"]);
+    let sha = repo.checkpoint(&run.id, "two");
+    assert_eq!(
+        repo.git(&["show", &format!("{sha}:staged.txt")]),
+        "staged by the agent\n"
+    );
+    assert_eq!(repo.git_in(&run.worktree, &["status", "--porcelain"]), "");
+}
