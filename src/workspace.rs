@@ -145,6 +145,14 @@ pub fn register(repo: &Repo, id: &RunId, workdir: &Path) -> Result<()> {
 
 /// Forgets an in-place run on this clone (its private index with it).
 pub fn unregister(repo: &Repo, id: &RunId) {
-    let _ = std::fs::remove_file(registry(repo).join(format!("{id}.json")));
-    let _ = std::fs::remove_file(private_index(repo, id));
+    // The registration, the private index and whatever git-fabro keeps beside that index.
+    let prefix = format!("{id}.");
+    let Ok(entries) = std::fs::read_dir(registry(repo)) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        if entry.file_name().to_string_lossy().starts_with(&prefix) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }

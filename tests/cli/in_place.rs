@@ -65,6 +65,17 @@ fn every_command_leaves_the_users_index_refs_and_files_alone() {
     }
     assert_eq!(repo.git(&["status", "--porcelain"]), status);
     assert_eq!(repo.log_json(&id).len(), 2);
+    let left: Vec<String> = std::fs::read_dir(repo.path.join(".git/fabro/in-place"))
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(
+        left.iter().all(|name| !name.starts_with(&id)),
+        "finish forgets the run in place: {left:?}"
+    );
     assert!(
         !repo.git(&["worktree", "list"]).contains(&id),
         "no worktree for a run in place"
