@@ -3,7 +3,7 @@
 //! `git fabro fsck` may report only what `--repair` fixes, no checkpoint whose command had
 //! exited 0 may be lost, and running the command again must finish the job.
 //!
-//! `FABRO_TORTURE_TRIALS` (default 60 per operation, 300 in all) scales it up by hand.
+//! `FABRO_TORTURE_TRIALS` (default 100 per test, 200 kills in all) scales it up by hand.
 
 use std::collections::BTreeSet;
 use std::process::{Command, Stdio};
@@ -30,7 +30,7 @@ fn trials() -> usize {
     std::env::var("FABRO_TORTURE_TRIALS")
         .ok()
         .and_then(|n| n.parse().ok())
-        .unwrap_or(60)
+        .unwrap_or(100)
 }
 
 fn kill_after(cmd: &mut Command, micros: u64) -> bool {
