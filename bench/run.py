@@ -838,6 +838,13 @@ def _first_line(path: str) -> str:
         return "n/a"
 
 
+def shown_command(argv: list[str]) -> str:
+    """The command as the report shows it: paths inside the repository made relative to it, so
+    no machine's layout ends up in a pasted report."""
+    root = str(Path(__file__).resolve().parent.parent) + os.sep
+    return " ".join(a[len(root):] if a.startswith(root) else a for a in argv)
+
+
 def fmt_ms(values: list[float]) -> str:
     if not values:
         return "-"
@@ -857,7 +864,7 @@ def report(bench: Bench, facts: dict, args, total_s: float) -> str:
         f"Mode: {mode}; {args.reps} repetitions after 1 discarded warm-up; "
         f"racy-timestamp wait {'off' if args.no_racy_wait else f'{RACY_WAIT} s before every index-writing measurement'}; "
         f"settle {args.settle:.0f} s after the previous run's deletions; "
-        f"git-fabro invoked as `{' '.join(bench.r.fabro)}`; peak RSS: {bench.r.rss_source}.",
+        f"git-fabro invoked as `{shown_command(bench.r.fabro)}`; peak RSS: {bench.r.rss_source}.",
         "",
         "| benchmark | size | git-fabro median [min–max] ms | git median [min–max] ms | ratio | git-fabro peak RSS | git peak RSS |",
         "|---|---|---|---|---|---|---|",
