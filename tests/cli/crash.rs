@@ -1,29 +1,15 @@
 //! SIGKILL at many moments of fork, rewind and restore: git must stay consistent and running
 //! the same command again must complete the job.
 
-use std::process::{Command, Stdio};
-use std::time::Duration;
-
 use serde_json::Value;
 
-use crate::common::{TestRepo, run_ok, write_file};
+use crate::common::{TestRepo, kill_after, rerun, write_file};
 use crate::fork::finished_run;
 
 /// Delays before the kill, in microseconds, spread over a command's whole life.
 const DELAYS: &[u64] = &[
     0, 500, 1_000, 2_000, 3_000, 4_000, 6_000, 8_000, 12_000, 20_000,
 ];
-
-fn kill_after(cmd: &mut Command, micros: u64) {
-    let mut child = cmd
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(Duration::from_micros(micros));
-    let _ = child.kill();
-    let _ = child.wait();
-}
 
 fn assert_fsck_clean(repo: &TestRepo) {
     let out = repo.git_output(&repo.path, &["fsck", "--strict", "--no-dangling"]);
@@ -32,22 +18,6 @@ fn assert_fsck_clean(repo: &TestRepo) {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-}
-
-/// Runs `args` again after a kill. A ref lock the killed process held can only be told apart
-/// from a live one by its age, so a rerun that meets one waits for it to count as stale.
-fn rerun(repo: &TestRepo, args: &[&str]) -> String {
-    let out = repo.fabro().args(args).output().unwrap();
-    if out.status.success() {
-        return String::from_utf8_lossy(&out.stdout).into_owned();
-    }
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.code() == Some(3) && err.contains(".lock"),
-        "{args:?}: {err}"
-    );
-    std::thread::sleep(Duration::from_millis(5_500));
-    run_ok(repo.fabro().args(args))
 }
 
 /// Every run of the repository reads back: its record parses and its timeline walks.

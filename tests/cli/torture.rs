@@ -6,12 +6,11 @@
 //! `FABRO_TORTURE_TRIALS` (default 100 per test, 200 kills in all) scales it up by hand.
 
 use std::collections::BTreeSet;
-use std::process::{Command, Stdio};
-use std::time::Duration;
+use std::process::Stdio;
 
 use serde_json::Value;
 
-use crate::common::{TestRepo, run_ok, write_file};
+use crate::common::{TestRepo, kill_after, rerun, run_ok, write_file};
 
 /// A small linear congruential generator: enough spread for kill delays, and reproducible.
 struct Lcg(u64);
@@ -31,34 +30,6 @@ fn trials() -> usize {
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(100)
-}
-
-fn kill_after(cmd: &mut Command, micros: u64) -> bool {
-    let mut child = cmd
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(Duration::from_micros(micros));
-    let finished = matches!(child.try_wait(), Ok(Some(status)) if status.success());
-    let _ = child.kill();
-    let status = child.wait().unwrap();
-    finished || status.success()
-}
-
-/// Runs `args`, waiting out a ref lock a killed process left (it counts as stale after 5 s).
-fn rerun(repo: &TestRepo, args: &[&str]) -> String {
-    let out = repo.fabro().args(args).output().unwrap();
-    if out.status.success() {
-        return String::from_utf8_lossy(&out.stdout).into_owned();
-    }
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.code() == Some(3) && err.contains(".lock"),
-        "{args:?}: {err}"
-    );
-    std::thread::sleep(Duration::from_millis(5_500));
-    run_ok(repo.fabro().args(args))
 }
 
 /// git accepts the repository, and git-fabro finds nothing `--repair` cannot fix.

@@ -227,3 +227,34 @@ pub fn run_err(cmd: &mut Command) -> (i32, String) {
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+/// Starts `cmd`, waits `micros` microseconds, then kills it with SIGKILL. Returns whether it had
+/// already exited 0 (a command that returned 0 must have recorded what it said it recorded).
+pub fn kill_after(cmd: &mut Command, micros: u64) -> bool {
+    let mut child = cmd
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_micros(micros));
+    let finished = matches!(child.try_wait(), Ok(Some(status)) if status.success());
+    let _ = child.kill();
+    let status = child.wait().unwrap();
+    finished || status.success()
+}
+
+/// Runs `args` again after a kill. A ref lock the killed process held can only be told apart
+/// from a live one by its age, so a rerun that meets one waits for it to count as stale (5 s).
+pub fn rerun(repo: &TestRepo, args: &[&str]) -> String {
+    let out = repo.fabro().args(args).output().unwrap();
+    if out.status.success() {
+        return String::from_utf8_lossy(&out.stdout).into_owned();
+    }
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.code() == Some(3) && err.contains(".lock"),
+        "{args:?}: {err}"
+    );
+    std::thread::sleep(std::time::Duration::from_millis(5_500));
+    run_ok(repo.fabro().args(args))
+}
