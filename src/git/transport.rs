@@ -32,29 +32,32 @@ impl Repo {
     /// `git push --atomic --porcelain --no-verify REMOTE REFSPECS`: never forced, never running
     /// the user's hooks (git-fabro's own pre-push hook calls this).
     pub fn push(&self, remote: &str, refspecs: &[String], progress: bool) -> Result<Transfer> {
-        let mut args = vec!["push", "--atomic", "--porcelain", "--no-verify"];
-        // Without --progress git stays silent on a pipe; --quiet would also drop the porcelain.
-        if progress {
-            args.push("--progress");
-        }
-        let out = self.git(&args, remote, refspecs, progress)?;
-        let refs = out.stdout.lines().filter_map(parse_push_line).collect();
-        Ok(Transfer {
-            refs,
-            ok: out.ok,
-            messages: out.stderr,
-        })
+        let args = ["push", "--atomic", "--porcelain", "--no-verify"];
+        self.transfer(&args, remote, refspecs, progress, parse_push_line)
     }
 
     /// `git fetch --atomic --porcelain REMOTE REFSPECS` into local refs of the same names,
     /// never forced.
     pub fn fetch(&self, remote: &str, refspecs: &[String], progress: bool) -> Result<Transfer> {
-        let mut args = vec!["fetch", "--atomic", "--porcelain", "--no-write-fetch-head"];
+        let args = ["fetch", "--atomic", "--porcelain", "--no-write-fetch-head"];
+        self.transfer(&args, remote, refspecs, progress, parse_fetch_line)
+    }
+
+    fn transfer(
+        &self,
+        args: &[&str],
+        remote: &str,
+        refspecs: &[String],
+        progress: bool,
+        parse: fn(&str) -> Option<RefReport>,
+    ) -> Result<Transfer> {
+        let mut args = args.to_vec();
+        // Without --progress git stays silent on a pipe; --quiet would also drop the porcelain.
         if progress {
             args.push("--progress");
         }
         let out = self.git(&args, remote, refspecs, progress)?;
-        let refs = out.stdout.lines().filter_map(parse_fetch_line).collect();
+        let refs = out.stdout.lines().filter_map(parse).collect();
         Ok(Transfer {
             refs,
             ok: out.ok,
