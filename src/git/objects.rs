@@ -4,7 +4,7 @@
 use gix::bstr::ByteSlice;
 
 use super::{ObjectId, Repo};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::time::Timestamp;
 
 /// The author and committer of git-fabro's commits.
@@ -104,19 +104,5 @@ impl Repo {
 
     pub fn read_blob(&self, id: ObjectId) -> Result<Vec<u8>> {
         Ok(self.repo.find_blob(id)?.data.clone())
-    }
-
-    /// Resolves a hex prefix (4 or more characters) to the one object it names.
-    pub fn expand_prefix(&self, hex: &str) -> Result<Option<ObjectId>> {
-        let Ok(prefix) = gix::hash::Prefix::from_hex(hex) else {
-            return Ok(None);
-        };
-        match self.repo.objects.lookup_prefix(prefix, None) {
-            Ok(Some(Ok(id))) => Ok(Some(id)),
-            Ok(Some(Err(()))) => Err(Error::AmbiguousTarget(format!(
-                "{hex} names more than one object"
-            ))),
-            _ => Ok(None),
-        }
     }
 }
