@@ -35,7 +35,12 @@ LAST_DELETE = ".last-delete"  # in the work dir: when the harness last deleted i
 TARGET_FILES = 300  # untracked, ignored files in each worktree's target/
 WARMUP, RSS_RUN = -1, -2  # repetition markers
 NODES = ["plan", "implement", "test", "review", "fix"]
-BENCH_NAMES = ["checkpoint-10", "snapshot-10", "checkpoint-touch-all", "start", "checkpoint-growth", "fork-growth", "log"]
+BENCH_NAMES = [
+    "checkpoint-10", "snapshot-10", "checkpoint-touch-all", "restore", "fork", "start",
+    "ps", "checkpoint-growth", "fork-growth", "log",
+]
+PER_SIZE = {"checkpoint-10", "snapshot-10", "checkpoint-touch-all", "restore", "fork", "start"}
+PS_FILES = 10  # files in the repository that holds the runs `ps` lists
 
 
 class CommandFailed(Exception):
@@ -460,7 +465,7 @@ class Bench:
         base = self.base(nfiles)
         repo = copy_repo(base, self.work / "runs" / f"files-{nfiles}" / "repo")
         label = f"{nfiles:,} files"
-        if wanted & {"checkpoint-10", "snapshot-10", "checkpoint-touch-all"}:
+        if wanted & (PER_SIZE - {"start"}):
             say(f"[{label}] setting up the run worktree and the git worktree")
             run_id, fwt = self.fabro_start(repo)
             gwt = repo.parent / "git-worktree"
@@ -526,12 +531,101 @@ class Bench:
                 self.paired(after, 0, fabro_ckpt, git_commit("--allow-empty"))
                 res.extra["next_unchanged_ms"] = {"fabro": after.fabro_ms[0], "git": after.git_ms[0]}
                 self.add(res)
+            if "restore" in wanted:
+                self.bench_restore(label, run_id, fwt, gwt, tree)
+            if "fork" in wanted:
+                self.bench_fork(repo, label, run_id)
             status = r.gitout("status", "--porcelain", cwd=fwt)
             if status:
                 self.problem(f"`git status` in the run worktree is not clean after checkpoints: {status[:300]}")
         if "start" in wanted:
             say(f"[{label}] start")
             self.bench_start(repo, label)
+
+    def bench_restore(self, label: str, run_id: str, fwt: Path, gwt: Path, tree: "Tree") -> None:
+        """Throw away a 10-file change, keeping it somewhere first: `git fabro restore` (recovery
+        commit, then the worktree back at the latest checkpoint) against `git stash push -u`
+        (stash commits, then the worktree back at HEAD)."""
+        r = self.r
+        say(f"[{label}] restore")
+        res = Result("restore", label)
+        # A checkpoint and a commit of the same files, so both sides go back to the same tree.
+        ckpt = r.fab("checkpoint", "--run", run_id, "--node", "plan", cwd=fwt).out.strip()
+        r.git("add", "-A", cwd=gwt)
+        r.git("commit", "-q", "--allow-empty", "-m", "x", cwd=gwt)
+        self.same_tree(gwt, ckpt, "HEAD", "restore")
+        for rep in self.reps():
+            files = list(tree.files)
+            tree.change10([fwt, gwt])
+            self.racy.mark()
+
+            def fabro_restore(rss):
+                p = r.fab("restore", "--run", run_id, cwd=fwt, rss=rss)
+                self.note_stderr("git fabro restore", p, ("restored ", "to get back: "))
+                return p.ms, p.rss_kb
+
+            def git_stash(rss):
+                p = r.git("stash", "push", "-u", "-q", cwd=gwt, rss=rss)
+                return p.ms, p.rss_kb
+
+            self.paired(res, rep, fabro_restore, git_stash)
+            tree.files = files
+            for wt in (fwt, gwt):
+                left = r.gitout("status", "--porcelain", cwd=wt)
+                if left:
+                    raise CommandFailed(f"restore: {wt.name} is not back at its commit: {left[:300]}")
+            r.git("stash", "drop", "-q", cwd=gwt)
+        self.add(res)
+
+    def bench_fork(self, repo: Path, label: str, run_id: str) -> None:
+        """`git fabro fork RUN` (a new run at the latest checkpoint: run branch, metadata
+        branch, run directory) against `git branch NEW fabro/run/RUN`."""
+        r = self.r
+        say(f"[{label}] fork")
+        res = Result("fork", label)
+        for seq, rep in enumerate(self.reps()):
+            def fabro_fork(rss):
+                p = r.fab("fork", run_id, cwd=repo, rss=rss)
+                self.note_stderr("git fabro fork", p, ("forked run ",))
+                return p.ms, p.rss_kb
+
+            def git_branch(rss):
+                p = r.git("branch", f"bench/fork-{seq}", f"fabro/run/{run_id}", cwd=repo, rss=rss)
+                return p.ms, p.rss_kb
+
+            self.paired(res, rep, fabro_fork, git_branch, racy=False)
+        self.add(res)
+
+    def bench_ps(self, nruns: int) -> None:
+        """`git fabro ps` in a repository with `nruns` finished runs, against `git for-each-ref`
+        (which lists the same refs without reading what they point at)."""
+        r = self.r
+        repo = copy_repo(self.base(PS_FILES), self.work / "runs" / "ps" / "repo")
+        say(f"[{nruns:,} runs] creating the runs")
+        for k in range(nruns):
+            run_id, wt = self.fabro_start(repo)
+            (wt / "result.txt").write_text(f"run {k}\n")
+            r.fab("checkpoint", "--run", run_id, "--node", "plan", cwd=wt)
+            # The worktree stays on disk (moved to the trash at the end), see "ext4 without a journal".
+            r.fab("finish", "--run", run_id, "--keep-worktree", cwd=repo)
+        say(f"[{nruns:,} runs] ps")
+        res = Result("ps", f"{nruns:,} runs")
+
+        def fabro_ps(rss):
+            p = r.fab("ps", cwd=repo, discard_stdout=True, rss=rss)
+            self.note_stderr("git fabro ps", p)
+            return p.ms, p.rss_kb
+
+        def git_refs(rss):
+            p = r.git("for-each-ref", cwd=repo, discard_stdout=True, rss=rss)
+            return p.ms, p.rss_kb
+
+        for rep in self.reps():
+            self.paired(res, rep, fabro_ps, git_refs, racy=False)
+        listed = json.loads(r.fab("ps", "--json", cwd=repo).out)
+        if len(listed) != nruns:
+            raise CommandFailed(f"git fabro ps listed {len(listed)} runs, expected {nruns}")
+        self.add(res)
 
     def bench_start(self, repo: Path, label: str) -> None:
         r = self.r
@@ -593,6 +687,7 @@ class Bench:
         tree = Tree(layout(nfiles))
         count = 0
         build_ms = []
+        series: list[list[float]] = []  # [ordinal, ms] of the build-up checkpoints
 
         def ckpt(measured: bool, rss: bool = False):
             nonlocal count
@@ -601,6 +696,7 @@ class Bench:
             count += 1
             if not measured:
                 build_ms.append(p.ms)
+                series.append([count, round(p.ms, 2)])
             return p
 
         def build_to(n: int) -> None:
@@ -632,10 +728,13 @@ class Bench:
             res.extra["checkpoints"] = [first + 2, count]
             return res
 
-        def bench_log(n: int) -> None:
+        def bench_log(n: int, packed: bool = False) -> None:
+            """`log` of the run at exactly `n` checkpoints; `packed` after `git gc` has packed
+            its objects (they are loose until then, as checkpoints write them)."""
             build_to(n)
-            say(f"[{n:,} checkpoints] log")
-            res = Result(f"log-{n}", f"{n:,} ckpts")
+            name = f"log-{n}" + (" packed" if packed else "")
+            say(f"[{n:,} checkpoints] {name}")
+            res = Result(name, f"{n:,} ckpts")
             branch = f"fabro/run/{run_id}"
 
             def fabro_log(rss):
@@ -660,6 +759,7 @@ class Bench:
         targets = [long_run]
         if self.args.large:
             targets.append(self.args.large_checkpoints)
+
         def fork_window() -> Result:
             """`git fabro fork RUN` (at the latest checkpoint), warm-up + reps times, now."""
             res = Result("fork-growth", label)
@@ -709,12 +809,17 @@ class Bench:
                 late.git_ms = list(early_fork.fabro_ms)
                 late.git_rss_kb = list(early_fork.fabro_rss_kb)
                 self.add(late)
+        if "log" in wanted:
+            say(f"[{count:,} checkpoints] git gc")
+            r.git("gc", "-q", cwd=repo)
+            bench_log(count, packed=True)
         if build_ms:
             self.build_stats = {
                 "checkpoints": len(build_ms),
                 "median_ms": statistics.median(build_ms),
                 "first_100_median_ms": statistics.median(build_ms[:100]),
                 "last_100_median_ms": statistics.median(build_ms[-100:]),
+                "series": series,
             }
 
 
@@ -943,6 +1048,7 @@ def main() -> int:
     ap.add_argument("--checkpoints", type=int, help="length of the growth/log run (default 1000; 100 with --quick)")
     ap.add_argument("--large-checkpoints", type=int, default=10_000,
                     help="length the growth/log run is extended to with --large (default 10000)")
+    ap.add_argument("--runs", type=int, help="finished runs in the repository `ps` lists (default 1000; 100 with --quick)")
     ap.add_argument("--growth-files", type=int, default=1000, help="files in the growth/log repo (default 1000)")
     ap.add_argument("--bench", help=f"comma-separated subset of {','.join(BENCH_NAMES)}")
     ap.add_argument("--work", default=str(ROOT / "bench" / "work"), help="work dir (default bench/work)")
@@ -962,6 +1068,8 @@ def main() -> int:
 
     if args.reps is None:
         args.reps = 3 if args.quick else 7
+    if args.runs is None:
+        args.runs = 100 if args.quick else 1000
     if args.checkpoints is None:
         args.checkpoints = 100 if args.quick else 1000
     if args.sizes is None:
@@ -1026,12 +1134,18 @@ def main() -> int:
     bench = Bench(args, r, work, fabro_home)
 
     for n in sizes:
-        if wanted & {"checkpoint-10", "snapshot-10", "checkpoint-touch-all", "start"}:
+        if wanted & PER_SIZE:
             try:
                 bench.per_size(n, wanted)
             except (CommandFailed, OSError, ValueError, KeyError, subprocess.CalledProcessError) as e:
                 bench.failures.append(f"{n:,} files: {e}")
                 say(f"FAILED: {e}")
+    if "ps" in wanted:
+        try:
+            bench.bench_ps(args.runs)
+        except (CommandFailed, OSError, ValueError, KeyError, subprocess.CalledProcessError) as e:
+            bench.failures.append(f"ps: {e}")
+            say(f"FAILED: {e}")
     if wanted & {"checkpoint-growth", "fork-growth", "log"}:
         try:
             bench.growth_and_log(wanted)

@@ -11,9 +11,10 @@ use serde::Serialize;
 
 /// Prints one pretty JSON document on stdout.
 pub fn json(value: &impl Serialize) -> Result<()> {
-    let mut out = std::io::stdout().lock();
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     serde_json::to_writer_pretty(&mut out, value)?;
     writeln!(out)?;
+    out.flush()?;
     Ok(())
 }
 
@@ -32,7 +33,8 @@ pub fn table(header: &[&str], rows: &[Vec<String>], status_column: Option<usize>
             *width = (*width).max(cell.chars().count());
         }
     }
-    let mut out = std::io::stdout().lock();
+    // One write for the whole table rather than one per line: a long timeline is thousands.
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let header: Vec<String> = header.iter().map(|h| (*h).to_owned()).collect();
     let colour = colour_on(&std::io::stdout());
     for (r, row) in std::iter::once(&header).chain(rows).enumerate() {
@@ -53,6 +55,7 @@ pub fn table(header: &[&str], rows: &[Vec<String>], status_column: Option<usize>
         }
         writeln!(out, "{}", text.trim_end())?;
     }
+    out.flush()?;
     Ok(())
 }
 

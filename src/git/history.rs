@@ -1,6 +1,8 @@
 //! First-parent history walks over run branches, decoding only what a timeline needs: the
 //! commit's parents, message and committer time.
 
+use gix::odb::loose;
+
 use super::{ObjectId, Repo};
 use crate::error::Result;
 
@@ -15,31 +17,63 @@ pub struct CommitInfo {
     pub time: i64,
 }
 
+impl CommitInfo {
+    fn decode(id: ObjectId, commit: &gix::objs::CommitRef<'_>) -> Result<CommitInfo> {
+        Ok(CommitInfo {
+            id,
+            tree: commit.tree(),
+            first_parent: commit.parents().next(),
+            message: commit.message.to_vec(),
+            time: commit.time()?.seconds,
+        })
+    }
+}
+
 impl Repo {
     pub fn commit_info(&self, id: ObjectId) -> Result<CommitInfo> {
         let commit = self.repo.find_commit(id)?;
-        let decoded = commit.decode()?;
-        Ok(CommitInfo {
-            id,
-            tree: decoded.tree(),
-            first_parent: decoded.parents().next(),
-            message: decoded.message.to_vec(),
-            time: decoded.time()?.seconds,
-        })
+        CommitInfo::decode(id, &commit.decode()?)
     }
 
     /// Walks `tip` and its first parents, newest first.
     pub fn first_parents(&self, tip: ObjectId) -> FirstParentWalk<'_> {
+        let objects_dir = self.repo.objects.store_ref().path().to_owned();
         FirstParentWalk {
             repo: self,
             next: Some(tip),
+            loose: Some(loose::Store::at(objects_dir, self.repo.object_hash())),
+            buf: Vec::new(),
         }
     }
 }
 
+/// Checkpoint commits are written loose and stay loose until `git gc` packs them. The object
+/// store looks in its packs first and then stats a loose object before opening it; reading
+/// loose commits straight from the loose store saves that stat on every commit of a recent
+/// run. Walking newest first, the first commit that is not loose marks where packed history
+/// begins, and from there on the walk goes through the store.
 pub struct FirstParentWalk<'repo> {
     repo: &'repo Repo,
     next: Option<ObjectId>,
+    loose: Option<loose::Store>,
+    buf: Vec<u8>,
+}
+
+impl FirstParentWalk<'_> {
+    fn read_loose(&mut self, id: ObjectId) -> Option<CommitInfo> {
+        let store = self.loose.as_ref()?;
+        let found = store
+            .try_find(&id, &mut self.buf)
+            .ok()
+            .flatten()
+            .filter(|data| data.kind == gix::objs::Kind::Commit)
+            .and_then(|data| gix::objs::CommitRef::from_bytes(data.data, id.kind()).ok())
+            .and_then(|commit| CommitInfo::decode(id, &commit).ok());
+        if found.is_none() {
+            self.loose = None;
+        }
+        found
+    }
 }
 
 impl Iterator for FirstParentWalk<'_> {
@@ -47,7 +81,10 @@ impl Iterator for FirstParentWalk<'_> {
 
     fn next(&mut self) -> Option<Self::Item> {
         let id = self.next.take()?;
-        let info = self.repo.commit_info(id);
+        let info = match self.read_loose(id) {
+            Some(info) => Ok(info),
+            None => self.repo.commit_info(id),
+        };
         if let Ok(info) = &info {
             self.next = info.first_parent;
         }

@@ -74,6 +74,28 @@ fn the_human_timeline_is_a_compact_table() {
 }
 
 #[test]
+fn a_timeline_reads_the_same_across_loose_and_packed_history() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    repo.checkpoint(&run.id, "plan");
+    repo.checkpoint(&run.id, "code");
+    let before = repo.log_json(&run.id);
+    // Packed older history under loose newer commits, as after a `git gc` mid-run.
+    repo.git(&["gc", "-q"]);
+    let packed = repo.log_json(&run.id);
+    assert_eq!(before, packed);
+    repo.checkpoint(&run.id, "test");
+    let log = repo.log_json(&run.id);
+    assert_eq!(
+        log.iter()
+            .map(|e| e["node_id"].as_str().unwrap())
+            .collect::<Vec<_>>(),
+        ["plan", "code", "test"]
+    );
+    assert_eq!(&log[..2], &before[..]);
+}
+
+#[test]
 fn commits_made_inside_the_worktree_do_not_break_the_timeline() {
     let repo = TestRepo::new();
     let run = repo.start();
