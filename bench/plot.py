@@ -104,8 +104,9 @@ def growth_panel(out, series):
     axes(out, x0, x1, xticks, [(sy(t), f"{t:g}") for t in yt],
          "Checkpoint time vs earlier checkpoints in the run",
          "checkpoint number in the run", "milliseconds")
-    dots = "".join(f'<circle cx="{sx(x):.1f}" cy="{sy(y):.1f}" r="1"/>' for x, y in zip(xs, ys))
-    out.append(f'<g fill="{DOT}" fill-opacity="0.35">{dots}</g>')
+    # Each dot is a zero-length round-capped stroke: a tenth of the bytes of a <circle>.
+    dots = "".join(f"M{sx(x):.1f} {sy(y):.1f}h0" for x, y in zip(xs, ys))
+    out.append(f'<path d="{dots}" stroke="{DOT}" stroke-opacity="0.5" stroke-width="2" stroke-linecap="round"/>')
     half = min(101, max(1, len(ys) // 10)) // 2
     med = [statistics.median(ys[max(0, i - half):i + half + 1]) for i in range(len(ys))]
     pts = " ".join(f"{sx(x):.1f},{sy(m):.1f}" for x, m in zip(xs, med))
