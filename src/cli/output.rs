@@ -114,8 +114,11 @@ pub fn progress(what: &str) -> Progress {
     let shown = Arc::new(AtomicBool::new(false));
     let thread = std::thread::spawn(move || {
         let started = Instant::now();
-        // Quick operations finish before anything is drawn.
-        while stopped.recv_timeout(Duration::from_millis(250)).is_err() {
+        // Quick operations finish before anything is drawn. Only a timeout repaints: a message
+        // or a dropped sender both mean the operation is over.
+        while let Err(mpsc::RecvTimeoutError::Timeout) =
+            stopped.recv_timeout(Duration::from_millis(250))
+        {
             shown.store(true, Ordering::Relaxed);
             eprint!("\r{what}... {:.1}s", started.elapsed().as_secs_f64());
         }

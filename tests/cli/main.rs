@@ -28,4 +28,5 @@ mod show;
 mod snapshot;
 mod start;
 mod sync;
+mod terminal;
 mod torture;

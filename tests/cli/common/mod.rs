@@ -258,3 +258,69 @@ pub fn rerun(repo: &TestRepo, args: &[&str]) -> String {
     std::thread::sleep(std::time::Duration::from_millis(5_500));
     run_ok(repo.fabro().args(args))
 }
+
+/// How a command ended on a pseudo-terminal, and what it painted there.
+pub struct OnTerminal {
+    /// The exit code, or None when it had to be killed at the deadline.
+    pub code: Option<i32>,
+    /// Everything it printed (stdout and stderr share the terminal), up to `TERMINAL_KEEP` bytes.
+    pub output: String,
+    /// How many bytes it printed in all.
+    pub printed: usize,
+}
+
+/// A command that has not exited by then is taken to hang.
+const TERMINAL_DEADLINE: std::time::Duration = std::time::Duration::from_secs(60);
+const TERMINAL_KEEP: usize = 1 << 20;
+
+impl TestRepo {
+    /// Runs `git-fabro ARGS` (shell words) in `dir` on a pseudo-terminal, as a person at a
+    /// terminal would, through util-linux `script`; kills it if it runs past the deadline.
+    pub fn on_terminal(&self, dir: &Path, args: &str, env: &[(&str, &str)]) -> OnTerminal {
+        use std::io::Read;
+        use std::os::unix::process::CommandExt;
+
+        let bin = assert_cmd::cargo::cargo_bin("git-fabro");
+        let mut cmd = self.command("script");
+        cmd.args(["-qec", &format!("{} {args}", bin.display()), "/dev/null"])
+            .current_dir(dir)
+            .env_remove("NO_COLOR")
+            .envs(env.iter().copied())
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .process_group(0);
+        let mut child = cmd
+            .spawn()
+            .expect("util-linux `script` runs (.ci/run installs it)");
+        let mut stdout = child.stdout.take().expect("piped stdout");
+        let reader = std::thread::spawn(move || {
+            let (mut kept, mut printed, mut buf) = (Vec::new(), 0, [0u8; 8192]);
+            while let Ok(n @ 1..) = stdout.read(&mut buf) {
+                printed += n;
+                if kept.len() < TERMINAL_KEEP {
+                    kept.extend_from_slice(&buf[..n]);
+                }
+            }
+            (kept, printed)
+        });
+        let started = std::time::Instant::now();
+        let code = loop {
+            if let Some(status) = child.try_wait().expect("wait for script") {
+                break status.code();
+            }
+            if started.elapsed() > TERMINAL_DEADLINE {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        let (kept, printed) = reader.join().expect("reader thread");
+        OnTerminal {
+            code,
+            output: String::from_utf8_lossy(&kept).into_owned(),
+            printed,
+        }
+    }
+}
