@@ -324,3 +324,35 @@ impl TestRepo {
         }
     }
 }
+
+/// Every entry below `dir` (files by content, symlinks by target, directories, modes), for
+/// checking that a command changed nothing around a run. Does not follow symlinks.
+pub fn tree_digest(dir: &Path) -> BTreeMap<PathBuf, String> {
+    use std::os::unix::fs::PermissionsExt;
+    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, String>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let rel = path.strip_prefix(root).expect("inside").to_owned();
+            let Ok(meta) = std::fs::symlink_metadata(&path) else {
+                continue;
+            };
+            let mode = meta.permissions().mode();
+            let what = if meta.file_type().is_symlink() {
+                format!("link -> {:?}", std::fs::read_link(&path).ok())
+            } else if meta.is_dir() {
+                walk(root, &path, out);
+                format!("dir {mode:o}")
+            } else {
+                let data = std::fs::read(&path).unwrap_or_default();
+                format!("file {mode:o} {}", String::from_utf8_lossy(&data))
+            };
+            out.insert(rel, what);
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, dir, &mut out);
+    out
+}
