@@ -62,7 +62,9 @@ fn git_completion() -> Option<PathBuf> {
         return Some(found.clone());
     }
     if std::env::var_os("FABRO_SKIP_BASH_COMPLETION_TEST").is_some_and(|v| v == "1") {
-        eprintln!("note: git's bash completion is not installed; skipping");
+        eprintln!(
+            "SKIPPED: git's bash completion is not installed (FABRO_SKIP_BASH_COMPLETION_TEST=1)"
+        );
         return None;
     }
     panic!(

@@ -152,18 +152,24 @@ fn visible_pages(cmd: &clap::Command, prefix: &str, pages: &mut Vec<String>) {
     }
 }
 
-/// Whether man can run here; CI installs man-db and groff.
+/// Whether man can run here. CI installs man-db and groff; elsewhere a missing man fails the
+/// test with how to install it, unless FABRO_SKIP_MAN_TESTS=1 skips it out loud.
 fn have_man() -> bool {
     let found = Command::new("man")
         .arg("--version")
         .output()
         .is_ok_and(|o| o.status.success());
-    if !found {
-        eprintln!(
-            "note: man is not installed; skipping (Debian: apt-get install man-db groff-base)"
-        );
+    if found {
+        return true;
     }
-    found
+    if std::env::var_os("FABRO_SKIP_MAN_TESTS").is_some_and(|v| v == "1") {
+        eprintln!("SKIPPED: man is not installed (FABRO_SKIP_MAN_TESTS=1)");
+        return false;
+    }
+    panic!(
+        "man is not installed (Debian: apt-get install man-db groff-base); \
+         set FABRO_SKIP_MAN_TESTS=1 to skip the man page tests"
+    );
 }
 
 /// A command with the environment man and git need and nothing of the user's.
