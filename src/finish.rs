@@ -102,7 +102,7 @@ fn finalize(
     let conclusion = Conclusion {
         timestamp: now.rfc3339(),
         status: request.status,
-        duration_ms: u64::try_from(now.millis - started.millis).unwrap_or(0),
+        duration_ms: u64::try_from(now.millis() - started.millis()).unwrap_or(0),
         failure_reason: request
             .reason
             .clone()

@@ -2,6 +2,8 @@
 //! Data goes to stdout, everything addressed to a person goes to stderr.
 
 use std::io::{IsTerminal, Write};
+
+use anstyle::{AnsiColor, Style};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
@@ -59,21 +61,22 @@ pub fn table(header: &[&str], rows: &[Vec<String>], status_column: Option<usize>
     Ok(())
 }
 
-const BOLD: &str = "1";
-const RED: &str = "31";
-const GREEN: &str = "32";
-const YELLOW: &str = "33";
+const BOLD: Style = Style::new().bold();
+const RED: Style = AnsiColor::Red.on_default();
+const GREEN: Style = AnsiColor::Green.on_default();
+const YELLOW: Style = AnsiColor::Yellow.on_default();
 
-/// Colour only for a person at a terminal, and never when `NO_COLOR` is set.
-pub fn colour_on(stream: &impl IsTerminal) -> bool {
-    stream.is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+/// Colour as git decides it: on a terminal whose `TERM` can show it, never with `NO_COLOR`
+/// (and `CLICOLOR`/`CLICOLOR_FORCE` as the convention says).
+pub fn colour_on(stream: &impl anstream::stream::RawStream) -> bool {
+    anstream::AutoStream::choice(stream) != anstream::ColorChoice::Never
 }
 
-pub fn paint(text: &str, style: &str) -> String {
-    format!("\x1b[{style}m{text}\x1b[0m")
+pub fn paint(text: &str, style: Style) -> String {
+    format!("{style}{text}{style:#}")
 }
 
-fn status_style(status: &str) -> &'static str {
+fn status_style(status: &str) -> Style {
     match status {
         "succeeded" => GREEN,
         "failed" | "dead" => RED,

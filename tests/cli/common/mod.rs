@@ -285,6 +285,7 @@ impl TestRepo {
         cmd.args(["-qec", &format!("{} {args}", bin.display()), "/dev/null"])
             .current_dir(dir)
             .env_remove("NO_COLOR")
+            .env("TERM", "xterm-256color")
             .envs(env.iter().copied())
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::piped())
