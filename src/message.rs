@@ -1,6 +1,6 @@
 //! Commit messages of FORMAT.md: the run commit's subject and trailer block, written byte for
-//! byte, and a trailer parser that reads the last paragraph the way `git interpret-trailers`
-//! does, so that timelines can be rebuilt from any clone.
+//! byte, and read back through git's own trailer rules (gix implements them), so that
+//! timelines rebuilt on any clone agree with `git interpret-trailers`.
 
 use crate::node::{NodeId, StageStatus};
 use crate::run_id::RunId;
@@ -49,37 +49,10 @@ pub struct Trailers {
 }
 
 impl Trailers {
-    /// Reads the last paragraph of `message` if every line of it is a `Token: value` trailer
-    /// (or a folded continuation), as git does for a trailer block.
+    /// Reads the trailer block of `message` as `git interpret-trailers --parse` does.
     pub fn parse(message: &[u8]) -> Trailers {
         let mut trailers = Trailers::default();
-        let text = String::from_utf8_lossy(message);
-        let body = text.trim_end_matches(['\n', '\r', ' ', '\t']);
-        let Some(block) = body.rsplit_once("\n\n").map(|(_, last)| last) else {
-            return trailers;
-        };
-        let mut entries: Vec<(String, String)> = Vec::new();
-        for line in block.lines() {
-            if line.starts_with([' ', '\t']) {
-                match entries.last_mut() {
-                    Some((_, value)) => {
-                        value.push(' ');
-                        value.push_str(line.trim());
-                    }
-                    None => return Trailers::default(),
-                }
-            } else if let Some((token, value)) = line.split_once(':') {
-                let token = token.trim_end();
-                if token.is_empty() || !token.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
-                {
-                    return Trailers::default();
-                }
-                entries.push((token.to_owned(), value.trim().to_owned()));
-            } else {
-                return Trailers::default();
-            }
-        }
-        for (token, value) in entries {
+        for (token, value) in crate::git::trailers(message) {
             match token.to_ascii_lowercase().as_str() {
                 "fabro-run" => trailers.run = Some(value),
                 "fabro-completed" => trailers.completed = value.parse().ok(),
@@ -135,5 +108,43 @@ mod tests {
         let trailers = Trailers::parse(b"s\n\nFabro-Stage: plan\n  @2\nFabro-Run: R\n");
         assert_eq!(trailers.stage.as_deref(), Some("plan @2"));
         assert_eq!(trailers.run.as_deref(), Some("R"));
+    }
+
+    /// The trailers git itself reads from `message`, keeping the Fabro ones.
+    fn git_reads(message: &str) -> Trailers {
+        use std::io::Write;
+        let mut git = std::process::Command::new("git")
+            .args(["interpret-trailers", "--parse"])
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("git runs");
+        git.stdin
+            .take()
+            .unwrap()
+            .write_all(message.as_bytes())
+            .unwrap();
+        let out = git.wait_with_output().unwrap();
+        Trailers::parse(format!("s\n\n{}", String::from_utf8_lossy(&out.stdout)).as_bytes())
+    }
+
+    #[test]
+    fn reads_what_git_interpret_trailers_reads() {
+        for message in [
+            "fabro(R): a (succeeded)\n\nFabro-Run: R\nFabro-Completed: 2\nFabro-Checkpoint: abc\n",
+            "s\r\n\r\nFabro-Run: R\r\nFabro-Completed: 3\r\n",
+            "s\n\nbody text\n\nFabro-Run: R\nnot a trailer\nSigned-off-by: A <a@b>\n",
+            "s\n\nFabro-Run: R\n\nfooter paragraph\n",
+            "s\n\nFabro-Stage: plan\n  @2\nFabro-Run: R\n",
+            "only a subject\n",
+        ] {
+            assert_eq!(
+                Trailers::parse(message.as_bytes()),
+                git_reads(message),
+                "{message:?}"
+            );
+        }
     }
 }

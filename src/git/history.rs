@@ -91,3 +91,20 @@ impl Iterator for FirstParentWalk<'_> {
         Some(info)
     }
 }
+
+/// The trailers of a commit message as `git interpret-trailers --parse` reads them: the last
+/// paragraph of the body when git takes it for a trailer block, folded values unfolded.
+pub fn trailers(message: &[u8]) -> Vec<(String, String)> {
+    use gix::bstr::ByteSlice;
+    let Some(body) = gix::objs::commit::MessageRef::from_bytes(message).body() else {
+        return Vec::new();
+    };
+    body.trailers()
+        .map(|t| {
+            (
+                t.token.to_str_lossy().into_owned(),
+                t.value.to_str_lossy().into_owned(),
+            )
+        })
+        .collect()
+}

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 pub use diff::FileStat;
 pub use excludes::Excludes;
 pub use gix::ObjectId;
-pub use history::{CommitInfo, FirstParentWalk};
+pub use history::{CommitInfo, FirstParentWalk, trailers};
 pub use objects::{Identity, TreeEntry};
 pub use refs::RefEdit;
 pub use restore::{PathAction, PathChange};
