@@ -5,36 +5,30 @@
 //! (`run.json`, the workflow graph, one folder per stage). Each run commit names its metadata
 //! commit in a `Fabro-Checkpoint` trailer, so a timeline is rebuilt from git alone on any clone.
 //!
-//! `git` is the only door to the repository; the other modules are plain functions over typed
-//! data, and `cli` turns them into the `git fabro` command.
+//! The modules are layers, each using only those below it:
+//!
+//! - `git`: the only door to the repository (gix, and the `git` binary for push and fetch);
+//! - `format`: what is stored, as FORMAT.md defines it (ids, records, messages, trailers);
+//! - `config`: the settings, from flags, files and git config;
+//! - `run`: a run read back from git (state, timeline, targets, where its files live);
+//! - `ops`: the operations that change runs (start, checkpoint, fork, restore, gc, ...);
+//! - `cli`: the `git fabro` command, one file per command, and all printing.
+//!
+//! `error` is shared by all of them.
 
-pub mod checkpoint;
 pub mod cli;
 pub mod config;
 pub mod error;
-pub mod finish;
-pub mod fork;
-pub mod fsck;
-pub mod gc;
+pub mod format;
 pub mod git;
-pub mod hooks;
-pub mod inspect;
-pub mod lifecycle;
-pub mod message;
-pub mod node;
-pub mod record;
-pub mod relink;
-pub mod remote;
-pub mod restore;
-pub mod resume;
-pub mod rewind;
+pub mod ops;
 pub mod run;
-pub mod run_id;
-pub mod snapshot;
-pub mod start;
-pub mod store;
-pub mod sync;
-pub mod target;
-pub mod time;
-pub mod timeline;
-pub mod workspace;
+
+// Old flat paths, kept while branches written against them are merged.
+pub use format::{message, node, record, run_id, store, time};
+pub use git::remote;
+pub use ops::{
+    checkpoint, finish, fork, fsck, gc, hooks, lifecycle, relink, restore, resume, rewind,
+    snapshot, start, sync,
+};
+pub use run::{inspect, target, timeline, workspace};

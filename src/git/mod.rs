@@ -8,6 +8,7 @@ mod history;
 mod objects;
 mod observe;
 mod refs;
+pub mod remote;
 mod restore;
 pub mod shadow;
 mod snapshot;

@@ -1,5 +1,12 @@
 //! A run as git stores it: its two branches, how a user names it, and the state read back from
-//! its refs. A run exists exactly when its metadata branch does.
+//! its refs. A run exists exactly when its metadata branch does. Beneath it, what is read from a
+//! run without changing it: its timeline, the targets that name a checkpoint, where its files
+//! live, and the summaries that listings show.
+
+pub mod inspect;
+pub mod target;
+pub mod timeline;
+pub mod workspace;
 
 use crate::error::{Error, Result};
 use crate::git::{Identity, ObjectId, RefEdit, Repo};

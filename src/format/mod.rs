@@ -1,0 +1,11 @@
+//! What git-fabro stores and exchanges, as FORMAT.md defines it: run ids, node ids and
+//! statuses, `run.json` and the other JSON records, commit messages and their trailers,
+//! timestamps, and the files of a run directory. Plain types and their encodings; nothing here
+//! reads a repository.
+
+pub mod message;
+pub mod node;
+pub mod record;
+pub mod run_id;
+pub mod store;
+pub mod time;

@@ -1,0 +1,18 @@
+//! The operations on runs, one module each: plain functions over typed data that read and
+//! write through `git` and return what they did. No argument parsing, no printing, no
+//! environment reads: the command line (and, later, the workflow engine) call these.
+
+pub mod checkpoint;
+pub mod finish;
+pub mod fork;
+pub mod fsck;
+pub mod gc;
+pub mod hooks;
+pub mod lifecycle;
+pub mod relink;
+pub mod restore;
+pub mod resume;
+pub mod rewind;
+pub mod snapshot;
+pub mod start;
+pub mod sync;
