@@ -105,4 +105,10 @@ impl Repo {
     pub fn read_blob(&self, id: ObjectId) -> Result<Vec<u8>> {
         Ok(self.repo.find_blob(id)?.data.clone())
     }
+
+    /// The size of object `id`, from its header alone: a record found in a repository can be
+    /// refused for its size before it is read into memory.
+    pub fn object_size(&self, id: ObjectId) -> Result<u64> {
+        Ok(self.repo.find_header(id)?.size())
+    }
 }
