@@ -18,6 +18,7 @@ pub mod fsck;
 pub mod gc;
 pub mod git;
 pub mod hooks;
+pub mod input;
 pub mod inspect;
 pub mod lifecycle;
 pub mod message;

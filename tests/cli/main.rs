@@ -11,6 +11,7 @@ mod conventions;
 mod crash;
 mod diff;
 mod errors;
+mod file_inputs;
 mod finish;
 mod fork;
 mod fsck;
