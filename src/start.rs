@@ -81,6 +81,16 @@ pub fn start(repo: &Repo, home: &Path, request: &StartRequest) -> Result<Started
         _ => None,
     };
     let in_place = request.in_place || repo.is_shadow();
+    if in_place
+        && let Some(dir) = repo.workdir()
+        && dir.to_str().is_none()
+    {
+        // The registration and run.json name the directory in JSON, which holds only UTF-8.
+        return Err(Error::Usage(format!(
+            "cannot run in place in {}: its path is not UTF-8, which the run's records cannot hold",
+            dir.display()
+        )));
+    }
     if in_place && request.base.is_some() {
         return Err(Error::Usage(
             "--base and --in-place do not go together: a run in place starts from the directory as it is".into(),

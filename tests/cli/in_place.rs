@@ -226,3 +226,24 @@ fn an_in_place_run_keeps_file_names_that_are_not_utf8() {
     std::fs::write(dir.join("staged"), "s\n").unwrap();
     assert_eq!(repo.user_state(), before);
 }
+
+#[test]
+fn a_directory_whose_path_is_not_utf8_is_refused_in_place_without_a_panic() {
+    use std::os::unix::ffi::OsStrExt;
+    let repo = TestRepo::new();
+    let dir = repo.root.join(std::ffi::OsStr::from_bytes(b"r\xe9"));
+    std::fs::create_dir(&dir).unwrap();
+    repo.git_in(&dir, &["init", "-q", "-b", "main"]);
+    std::fs::write(dir.join("a.txt"), "a\n").unwrap();
+    let (code, err) = run_err(repo.fabro_in(&dir).args(["start", "--in-place"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("not UTF-8") && !err.contains("panicked"),
+        "{err}"
+    );
+    assert_eq!(
+        repo.git_in(&dir, &["for-each-ref", "refs/heads/fabro/"]),
+        "",
+        "no run was created"
+    );
+}
