@@ -295,3 +295,30 @@ fn malformed_trailers_on_a_run_branch_are_refused_or_skipped_without_panicking()
         run_ok(repo.fabro().args(["ps"]));
     }
 }
+
+#[test]
+fn an_oversized_run_toml_on_a_fetched_run_is_refused_unread() {
+    let repo = TestRepo::new();
+    let source = repo.start();
+    repo.checkpoint(&source.id, "plan");
+    let fork = repo.ok(&["fork", &source.id]).trim().to_owned();
+    let meta = format!("refs/heads/fabro/meta/{fork}");
+    // A comment is valid TOML: read whole, it would be accepted.
+    let mut toml = b"# ".to_vec();
+    toml.resize(17 << 20, b'a');
+    toml.push(b'\n');
+    let blob = git_stdin(&repo, &["hash-object", "-w", "--stdin"], &toml);
+    let mut listing = repo.git(&["ls-tree", &meta]);
+    listing.push_str(&format!("100644 blob {blob}\trun.toml\n"));
+    let tree = git_stdin(&repo, &["mktree"], listing.as_bytes());
+    let commit = repo.git(&["commit-tree", &tree, "-p", &meta, "-m", "planted"]);
+    repo.git(&["update-ref", &meta, commit.trim()]);
+    let before = around(&repo);
+    let (code, err) = run_err(repo.fabro().args(["resume", &fork]));
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("run.toml") && err.contains("over the 16 MiB"),
+        "{err}"
+    );
+    assert_eq!(around(&repo), before, "no run directory or worktree made");
+}
