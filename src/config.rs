@@ -9,6 +9,7 @@ use serde::Deserialize;
 
 use crate::error::{Error, Result};
 use crate::git::{Identity, Repo};
+use crate::input;
 
 pub const SETTINGS_FILE: &str = "settings.toml";
 pub const RUN_FILE: &str = "run.toml";
@@ -97,13 +98,20 @@ impl Settings {
         })
     }
 
-    /// Reads a TOML file; a missing file is empty settings.
+    /// Reads a TOML file; a missing file is empty settings. Like a file named on the command
+    /// line, it must be a regular file of sensible size: a FIFO would block every command.
     pub fn load(path: &Path) -> Result<Settings> {
-        match std::fs::read_to_string(path) {
-            Ok(text) => Settings::parse(&text, path),
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(Settings::default()),
-            Err(err) => Err(Error::io(format!("cannot read {}", path.display()))(err)),
+        match std::fs::metadata(path) {
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(Settings::default());
+            }
+            Err(err) => return Err(Error::io(format!("cannot read {}", path.display()))(err)),
+            Ok(_) => {}
         }
+        let bytes = input::read_file(path, "settings", input::MAX_DEFINITION)?;
+        let text = String::from_utf8(bytes)
+            .map_err(|_| Error::Usage(format!("{} is not UTF-8 text", path.display())))?;
+        Settings::parse(&text, path)
     }
 }
 

@@ -190,3 +190,11 @@ fn a_relative_runs_dir_is_taken_inside_the_fabro_home() {
     let files = repo.git(&["ls-tree", "-r", "--name-only", &format!("fabro/run/{id}")]);
     assert!(!files.contains("my-runs"), "{files}");
 }
+
+#[test]
+fn a_settings_file_that_is_a_fifo_is_refused_rather_than_blocking() {
+    let repo = TestRepo::new();
+    std::fs::create_dir_all(&repo.home).unwrap();
+    mkfifo(&repo, &repo.home.join("settings.toml"));
+    refused(&repo, &["start"], "not a regular file");
+}
