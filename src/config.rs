@@ -9,6 +9,7 @@ use serde::Deserialize;
 
 use crate::error::{Error, Result};
 use crate::git::{Identity, Repo};
+use crate::input;
 
 pub const SETTINGS_FILE: &str = "settings.toml";
 pub const RUN_FILE: &str = "run.toml";
@@ -67,8 +68,9 @@ pub struct RemoteSettings {
 pub struct CheckpointSettings {
     /// Gitignore-style patterns never staged into run commits.
     pub exclude_globs: Option<Vec<String>>,
-    /// Files larger than this many bytes are left out of snapshots (default 50 MiB).
-    pub max_file_size: Option<u64>,
+    /// Files larger than this are left out of snapshots (default 50 MiB): a number of bytes
+    /// or a size with a unit, as `fabro.maxFileSize` takes it.
+    pub max_file_size: Option<Size>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -96,13 +98,20 @@ impl Settings {
         })
     }
 
-    /// Reads a TOML file; a missing file is empty settings.
+    /// Reads a TOML file; a missing file is empty settings. Like a file named on the command
+    /// line, it must be a regular file of sensible size: a FIFO would block every command.
     pub fn load(path: &Path) -> Result<Settings> {
-        match std::fs::read_to_string(path) {
-            Ok(text) => Settings::parse(&text, path),
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(Settings::default()),
-            Err(err) => Err(Error::io(format!("cannot read {}", path.display()))(err)),
+        match std::fs::metadata(path) {
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(Settings::default());
+            }
+            Err(err) => return Err(Error::io(format!("cannot read {}", path.display()))(err)),
+            Ok(_) => {}
         }
+        let bytes = input::read_file(path, "settings", input::MAX_DEFINITION)?;
+        let text = String::from_utf8(bytes)
+            .map_err(|_| Error::Usage(format!("{} is not UTF-8 text", path.display())))?;
+        Settings::parse(&text, path)
     }
 }
 
@@ -140,27 +149,33 @@ impl Config {
             .flatten()
             .find_map(|s| s.checkpoint.exclude_globs.clone())
             .unwrap_or_else(|| repo.config_strings(EXCLUDE_GLOB_KEY));
+        // A relative runs directory is taken inside the fabro home: relative to wherever the
+        // command happens to run, it would land in a worktree and be captured by its run.
         let runs_dir = layers
             .iter()
             .flatten()
             .find_map(|s| s.runs.dir.clone())
             .or_else(|| repo.config_path(RUNS_DIR_KEY))
-            .unwrap_or_else(|| home.join("runs"));
+            .map_or_else(|| home.join("runs"), |dir| home.join(dir));
         let remote = layers
             .iter()
             .flatten()
             .find_map(|s| s.remote.name.clone())
             .or_else(|| repo.config_string(REMOTE_KEY))
             .unwrap_or_else(|| DEFAULT_REMOTE.to_owned());
-        let max_file_size = layers
+        let max_file_size = match layers
             .iter()
             .flatten()
-            .find_map(|s| s.checkpoint.max_file_size)
-            .or_else(|| {
-                repo.config_string(MAX_FILE_SIZE_KEY)
-                    .and_then(|v| parse_size(&v))
-            })
-            .unwrap_or(DEFAULT_MAX_FILE_SIZE);
+            .find_map(|s| s.checkpoint.max_file_size.as_ref())
+        {
+            Some(size) => size.bytes()?,
+            None => match repo.config_string(MAX_FILE_SIZE_KEY) {
+                Some(text) => {
+                    parse_size(&text).ok_or_else(|| bad_size(MAX_FILE_SIZE_KEY, &text))?
+                }
+                None => DEFAULT_MAX_FILE_SIZE,
+            },
+        };
         Ok(Config {
             identity: Identity { name, email },
             exclude_globs,
@@ -188,21 +203,50 @@ impl Config {
     }
 }
 
-/// `50M`, `2G`, `512k` or a number of bytes, as git writes sizes in config.
+/// A size in `settings.toml` or `run.toml`: bytes, or text with a unit.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+pub enum Size {
+    Bytes(u64),
+    Text(String),
+}
+
+impl Size {
+    fn bytes(&self) -> Result<u64> {
+        match self {
+            Size::Bytes(bytes) => Ok(*bytes),
+            Size::Text(text) => parse_size(text).ok_or_else(|| bad_size("max_file_size", text)),
+        }
+    }
+}
+
+fn bad_size(key: &str, text: &str) -> Error {
+    Error::Usage(format!(
+        "{key} = {text:?} is not a size; use bytes or a number with a unit: 512k, 50M, 2G \
+         (powers of 1024, as git reads them), 1KiB, 1MiB, 1GiB, or 1kB, 1MB, 1GB (powers of 1000)"
+    ))
+}
+
+/// `50M`, `2g`, `512k` (powers of 1024, as git reads sizes in config), `1MiB` (the same
+/// written out), `1MB` or `1kB` (powers of 1000, as the SI units mean), or a number of bytes,
+/// with or without a `B`. Units ignore case; a space may separate them from the number.
 pub fn parse_size(text: &str) -> Option<u64> {
     let text = text.trim();
-    let (number, unit) = match text.char_indices().last()? {
-        (i, c) if c.is_ascii_alphabetic() => (&text[..i], c.to_ascii_lowercase()),
-        _ => (text, 'b'),
-    };
-    let factor = match unit {
-        'b' => 1,
-        'k' => 1 << 10,
-        'm' => 1 << 20,
-        'g' => 1 << 30,
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let factor: u64 = match unit.trim_start().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kib" => 1 << 10,
+        "m" | "mib" => 1 << 20,
+        "g" | "gib" => 1 << 30,
+        "kb" => 1_000,
+        "mb" => 1_000_000,
+        "gb" => 1_000_000_000,
         _ => return None,
     };
-    number.trim().parse::<u64>().ok()?.checked_mul(factor)
+    number.parse::<u64>().ok()?.checked_mul(factor)
 }
 
 #[cfg(test)]
@@ -229,6 +273,22 @@ mod tests {
         assert_eq!(super::parse_size("1024"), Some(1024));
         assert_eq!(super::parse_size("2g"), Some(2 << 30));
         assert_eq!(super::parse_size("lots"), None);
+        assert_eq!(super::parse_size("1MB"), Some(1_000_000));
+        assert_eq!(super::parse_size("1MiB"), Some(1 << 20));
+        assert_eq!(super::parse_size("512k"), Some(512 << 10));
+        assert_eq!(super::parse_size("512 KiB"), Some(512 << 10));
+        assert_eq!(super::parse_size("7b"), Some(7));
+        for bad in [
+            "",
+            "M",
+            "1.5M",
+            "-1",
+            "1TB",
+            "1 M B",
+            "99999999999999999999",
+        ] {
+            assert_eq!(super::parse_size(bad), None, "{bad}");
+        }
     }
 
     #[test]

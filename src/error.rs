@@ -64,8 +64,7 @@ impl Error {
             | Error::NoCurrentRun
             | Error::TargetNotFound(_)
             | Error::AmbiguousTarget(_)
-            | Error::NotARepository(_)
-            | Error::Corrupt(_) => exit::USAGE,
+            | Error::NotARepository(_) => exit::USAGE,
             Error::Conflict(_) => exit::CONFLICT,
             Error::Git(err) if err.is_conflict() => exit::CONFLICT,
             _ => exit::FAILED,
@@ -90,6 +89,7 @@ impl Error {
             }
             Error::NotARepository(_) => "run it inside a git repository, or pass -C DIR".into(),
             Error::Conflict(_) => "another git-fabro process changed the run at the same time; retry".into(),
+            Error::Corrupt(_) => "`git fabro fsck` lists what is wrong and repairs what it can".into(),
             Error::Refused(text) if text.contains("fetch first") || text.contains("non-fast-forward") => {
                 "the remote has commits this clone lacks: `git fabro fetch` the run, or push it under a fork".into()
             }

@@ -14,13 +14,14 @@
 //! - `ops`: the operations that change runs (start, checkpoint, fork, restore, gc, ...);
 //! - `cli`: the `git fabro` command, one file per command, and all printing.
 //!
-//! `error` is shared by all of them.
+//! `error` and `input` (files a user names on the command line) are shared by all of them.
 
 pub mod cli;
 pub mod config;
 pub mod error;
 pub mod format;
 pub mod git;
+pub mod input;
 pub mod ops;
 pub mod run;
 

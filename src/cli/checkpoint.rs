@@ -5,6 +5,7 @@ use anyhow::Result;
 use super::{Ctx, output};
 use crate::checkpoint::{CheckpointRequest, check_attachment_name, checkpoint, parse_context};
 use crate::error::Error;
+use crate::input;
 use crate::node::{NodeId, StageStatus};
 use crate::run::RunState;
 
@@ -81,8 +82,11 @@ fn request(args: &Args) -> Result<CheckpointRequest, Error> {
             .split_once('=')
             .ok_or_else(|| Error::Usage(format!("--attach {arg:?} is not NAME=PATH")))?;
         check_attachment_name(name)?;
-        let data = std::fs::read(PathBuf::from(path))
-            .map_err(|err| Error::Usage(format!("--attach {name}: cannot read {path}: {err}")))?;
+        let data = input::read_file(
+            &PathBuf::from(path),
+            &format!("--attach {name}"),
+            input::MAX_ATTACHMENT,
+        )?;
         attachments.push((name.to_owned(), data));
     }
     Ok(CheckpointRequest {

@@ -26,6 +26,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     let progress = output::progress("collecting archived runs");
     let collected = gc(&ctx.repo, older_than, args.dry_run, &ctx.base_config()?)?;
     drop(progress);
+    output::warn_unreadable(&collected.unreadable);
     if args.json {
         return output::json(&collected);
     }

@@ -75,8 +75,14 @@ impl Which {
 pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     match args.action {
         Action::Install(which) => {
-            for path in hooks::install(&ctx.repo, &which.hooks())? {
-                output::note(format!("installed {}", path.display()));
+            for written in hooks::install(&ctx.repo, &which.hooks())? {
+                output::note(format!("installed {}", written.path.display()));
+                if !written.enabled {
+                    output::warn(format!(
+                        "{} is not executable, so git does not run it; `chmod +x` it to enable it",
+                        written.path.display()
+                    ));
+                }
             }
             Ok(())
         }

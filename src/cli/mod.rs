@@ -204,7 +204,8 @@ impl Ctx {
         {
             return Ok(Some(Settings::load(&path)?));
         }
-        match self.repo.blob_at(state.meta_tree, RUN_FILE)? {
+        let limit = crate::input::MAX_DEFINITION;
+        match self.repo.blob_at_most(state.meta_tree, RUN_FILE, limit)? {
             Some(bytes) => {
                 let origin = format!("run.toml of run {}", state.id);
                 Ok(Some(Settings::parse(

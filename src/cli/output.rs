@@ -173,3 +173,13 @@ pub fn warn(message: impl std::fmt::Display) {
 pub fn short(sha: &str) -> &str {
     sha.get(..7).unwrap_or(sha)
 }
+
+/// One warning per run a listing left out because its record cannot be read.
+pub fn warn_unreadable(runs: &[crate::run::Unreadable]) {
+    for run in runs {
+        warn(format!(
+            "{} (left out; check it with `git fabro fsck {}`)",
+            run.reason, run.id
+        ));
+    }
+}

@@ -18,11 +18,12 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
-    let runs = list_runs(&ctx.repo, args.all)?;
+    let (runs, unreadable) = list_runs(&ctx.repo, args.all)?;
+    output::warn_unreadable(&unreadable);
     if args.json {
         return output::json(&runs);
     }
-    if runs.is_empty() {
+    if runs.is_empty() && unreadable.is_empty() {
         output::note("no runs; start one with `git fabro start`");
         return Ok(());
     }

@@ -32,10 +32,11 @@ pub fn run(ctx: &Ctx, mut args: Args) -> Result<()> {
     shift_run_argument(ctx, &mut args.remote, &mut args.runs);
     let remote = args.remote.clone().unwrap_or(ctx.base_config()?.remote);
     let ids = if args.all {
-        run::list(&ctx.repo)?
-            .into_iter()
-            .map(|(id, _)| id)
-            .collect()
+        // A run that cannot be read (a broken record, a missing branch) would fail the whole
+        // atomic push; it stays here, with a warning.
+        let (states, unreadable) = run::load_all(&ctx.repo)?;
+        output::warn_unreadable(&unreadable);
+        states.into_iter().map(|state| state.id).collect()
     } else if args.runs.is_empty() {
         vec![ctx.run_id(None).map_err(|_| {
             Error::Usage("name the runs to push, or pass --all (no current run here)".into())

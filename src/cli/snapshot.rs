@@ -1,6 +1,9 @@
+use std::path::{Component, Path, PathBuf};
+
 use anyhow::Result;
 
 use super::{Ctx, output};
+use crate::error::Error;
 use crate::run::RunState;
 use crate::snapshot::snapshot;
 
@@ -20,7 +23,7 @@ pub struct Args {
     #[arg(long, value_name = "TEXT")]
     reason: Option<String>,
     /// Only these paths
-    paths: Vec<String>,
+    paths: Vec<PathBuf>,
     /// Print JSON
     #[arg(long)]
     json: bool,
@@ -53,26 +56,53 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     }
 }
 
-/// Paths given relative to the current directory, made relative to the work tree.
-fn workdir_relative(workdir: &std::path::Path, paths: &[String]) -> Result<Vec<String>> {
+/// Paths given relative to the current directory, made relative to the work tree's root: each
+/// is resolved once, here. `..` is taken lexically, as git does; a symlink the path names is a
+/// file of the run, not followed. A path naming the root itself means every file (an empty
+/// list).
+fn workdir_relative(workdir: &Path, paths: &[PathBuf]) -> Result<Vec<Vec<u8>>> {
     let cwd = std::env::current_dir()?;
     let root = std::fs::canonicalize(workdir)?;
-    paths
-        .iter()
-        .map(|p| {
-            let absolute = std::path::absolute(cwd.join(p))?;
-            let parent = absolute
-                .parent()
-                .and_then(|d| std::fs::canonicalize(d).ok())
-                .unwrap_or_default();
-            let full = parent.join(absolute.file_name().unwrap_or_default());
-            let rel = full.strip_prefix(&root).map_err(|_| {
-                crate::error::Error::Usage(format!(
-                    "{p} is outside the run's files ({})",
-                    root.display()
-                ))
-            })?;
-            Ok(rel.to_string_lossy().into_owned())
-        })
-        .collect()
+    let mut relative = Vec::with_capacity(paths.len());
+    for given in paths {
+        let full = physical(&lexically_normal(&cwd.join(given)));
+        let rel = full.strip_prefix(&root).map_err(|_| {
+            Error::Usage(format!(
+                "{} is outside the run's files ({})",
+                given.display(),
+                root.display()
+            ))
+        })?;
+        if rel.as_os_str().is_empty() {
+            return Ok(Vec::new());
+        }
+        relative.push(rel.as_os_str().as_encoded_bytes().to_vec());
+    }
+    Ok(relative)
+}
+
+/// `a/./b/../c` as `a/c`, without asking the file system.
+fn lexically_normal(path: &Path) -> PathBuf {
+    let mut normal = PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                normal.pop();
+            }
+            other => normal.push(other),
+        }
+    }
+    normal
+}
+
+/// The path with its directory's symlinks resolved (so that it compares with the canonical work
+/// tree), but its last component kept as named.
+fn physical(path: &Path) -> PathBuf {
+    match (path.parent(), path.file_name()) {
+        (Some(dir), Some(name)) => std::fs::canonicalize(dir)
+            .unwrap_or_else(|_| physical(dir))
+            .join(name),
+        _ => path.to_owned(),
+    }
 }

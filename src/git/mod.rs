@@ -7,6 +7,7 @@ mod excludes;
 mod history;
 mod objects;
 mod observe;
+mod pathspec;
 mod refs;
 pub mod remote;
 mod restore;

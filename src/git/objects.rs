@@ -4,7 +4,7 @@
 use gix::bstr::ByteSlice;
 
 use super::{ObjectId, Repo};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::time::Timestamp;
 
 /// The author and committer of git-fabro's commits.
@@ -104,5 +104,27 @@ impl Repo {
 
     pub fn read_blob(&self, id: ObjectId) -> Result<Vec<u8>> {
         Ok(self.repo.find_blob(id)?.data.clone())
+    }
+
+    /// The size of object `id`, from its header alone: a record found in a repository can be
+    /// refused for its size before it is read into memory.
+    pub fn object_size(&self, id: ObjectId) -> Result<u64> {
+        Ok(self.repo.find_header(id)?.size())
+    }
+
+    /// Like [`Repo::blob_at`], for a file another clone may have written: one over `limit`
+    /// bytes is refused from its header, unread.
+    pub fn blob_at_most(&self, tree: ObjectId, path: &str, limit: u64) -> Result<Option<Vec<u8>>> {
+        let Some(id) = self.entry_at(tree, path)? else {
+            return Ok(None);
+        };
+        let size = self.object_size(id)?;
+        if size > limit {
+            return Err(Error::Corrupt(format!(
+                "{path} on the metadata branch is {size} bytes, over the {} MiB git-fabro reads",
+                limit >> 20
+            )));
+        }
+        self.blob_at(tree, path)
     }
 }

@@ -35,7 +35,7 @@ impl Repo {
         &self,
         index: &gix::index::State,
         excludes: &Excludes,
-        paths: &[String],
+        paths: &[Vec<u8>],
     ) -> Result<Vec<Observed>> {
         use gix::worktree::stack::state::{attributes, ignore};
         let repo = &self.repo;
@@ -50,15 +50,7 @@ impl Repo {
                 Some(excludes.search().clone()),
             )?
             .detach();
-        let (pathspec, _) = repo
-            .pathspec(
-                false,
-                paths.iter().map(String::as_str),
-                true,
-                index,
-                attributes::Source::WorktreeThenIdMapping,
-            )?
-            .into_parts();
+        let pathspec = self.pathspec_search(paths)?;
         let cwd = repo.current_dir();
         let git_dir =
             gix::path::realpath_opts(repo.git_dir(), cwd, gix::path::realpath::MAX_SYMLINKS)

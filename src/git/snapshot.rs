@@ -28,8 +28,8 @@ pub struct SnapshotSpec<'a> {
     /// Files larger than this are left out (and reported), so one stray binary cannot bloat
     /// the repository.
     pub max_file_size: u64,
-    /// Only these paths (pathspecs relative to the work tree); all when empty.
-    pub paths: &'a [String],
+    /// Only these paths (pathspecs relative to the work tree's root, as bytes); all when empty.
+    pub paths: &'a [Vec<u8>],
 }
 
 /// A file a snapshot left out because of its size.
@@ -148,7 +148,9 @@ impl Repo {
             .ok_or_else(|| Error::Failed("the run has no work tree".into()))?
             .to_owned();
         let too_big = |path: &BString, skipped: &mut Vec<SkippedFile>| {
-            let size = std::fs::symlink_metadata(workdir.join(path.to_str_lossy().as_ref()))
+            let size = gix::path::from_bstr(path.as_bstr())
+                .ok()
+                .and_then(|rel| std::fs::symlink_metadata(workdir.join(rel)).ok())
                 .map_or(0, |m| m.len());
             let big = size > spec.max_file_size;
             if big {
@@ -159,7 +161,11 @@ impl Repo {
             }
             big
         };
-        for item in self.observe_worktree(&index, spec.excludes, spec.paths)? {
+        let observed = self.observe_worktree(&index, spec.excludes, spec.paths)?;
+        if !spec.paths.is_empty() {
+            self.refuse_unmatched(spec.paths, &index, &observed, &edits)?;
+        }
+        for item in observed {
             match item {
                 Observed::Tracked {
                     entry,
@@ -278,17 +284,11 @@ impl Repo {
     ) -> Result<Vec<Edit>> {
         use gix::diff::index::{Action, ChangeRef};
         let mut edits = Vec::new();
-        let mut pathspec = self.repo.pathspec(
-            false,
-            spec.paths.iter().map(String::as_str),
-            true,
-            index,
-            gix::worktree::stack::state::attributes::Source::IdMapping,
-        )?;
+        let mut search = self.pathspec_search(spec.paths)?;
         self.repo.tree_index_status(
             &base_tree,
             index,
-            Some(&mut pathspec),
+            None,
             gix::status::tree_index::TrackRenames::Disabled,
             |change, _, _| {
                 let (path, new) = match change {
@@ -312,7 +312,14 @@ impl Repo {
                     ChangeRef::Deletion { location, .. } => (location, None),
                     ChangeRef::Rewrite { .. } => return Ok(Action::Continue(())),
                 };
-                if !spec.excludes.is_excluded(path.as_ref()) {
+                let named = search
+                    .pattern_matching_relative_path(
+                        path.as_ref(),
+                        Some(false),
+                        &mut |_, _, _, _| false,
+                    )
+                    .is_some_and(|m| !m.is_excluded());
+                if named && !spec.excludes.is_excluded(path.as_ref()) {
                     edits.push((path.into_owned(), new));
                 }
                 Ok(Action::Continue(()))
@@ -327,13 +334,38 @@ impl Repo {
         }
         let mut editor = self.edit_tree(base_tree)?;
         for (path, new) in edits {
-            let path = path.to_str_lossy();
             match new {
-                Some((kind, id)) => editor.put_entry(&path, *kind, *id)?,
-                None => editor.remove(&path)?,
+                Some((kind, id)) => editor.put_entry(path, *kind, *id)?,
+                None => editor.remove(path)?,
             }
         }
         editor.write()
+    }
+
+    /// A named path that matches no file is refused, as `git add` refuses it, rather than
+    /// saving nothing and reporting success.
+    fn refuse_unmatched(
+        &self,
+        paths: &[Vec<u8>],
+        index: &gix::index::File,
+        observed: &[Observed],
+        edits: &[Edit],
+    ) -> Result<()> {
+        let found: Vec<&gix::bstr::BStr> = observed
+            .iter()
+            .filter_map(|item| match item {
+                Observed::Untracked { path } => Some(path.as_bstr()),
+                Observed::Tracked { .. } => None,
+            })
+            .chain(edits.iter().map(|(path, _)| path.as_bstr()))
+            .collect();
+        match self.unmatched_path(paths, index, &found)? {
+            Some(path) => Err(Error::Usage(format!(
+                "pathspec '{}' did not match any of the run's files (ignored and excluded files are never saved)",
+                path.as_bstr()
+            ))),
+            None => Ok(()),
+        }
     }
 }
 

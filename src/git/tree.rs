@@ -7,6 +7,7 @@
 //! written here are checked where they come from (node ids, attachment names, files found in
 //! a work tree).
 
+use gix::bstr::BStr;
 use gix::objs::tree::EntryKind;
 
 use super::{ObjectId, Repo};
@@ -39,15 +40,24 @@ impl TreeEdit<'_> {
         self.put_entry(path, EntryKind::Tree, id)
     }
 
-    pub fn put_entry(&mut self, path: &str, kind: EntryKind, id: ObjectId) -> Result<()> {
+    /// Puts `id` at `path`. Paths are bytes: a file name need not be UTF-8, and it is stored
+    /// exactly as the file system has it.
+    pub fn put_entry(
+        &mut self,
+        path: impl AsRef<[u8]>,
+        kind: EntryKind,
+        id: ObjectId,
+    ) -> Result<()> {
         self.editor
-            .upsert(path.split('/'), kind, id)
+            .upsert(components(path.as_ref()), kind, id)
             .map_err(edit_error)?;
         Ok(())
     }
 
-    pub fn remove(&mut self, path: &str) -> Result<()> {
-        self.editor.remove(path.split('/')).map_err(edit_error)?;
+    pub fn remove(&mut self, path: impl AsRef<[u8]>) -> Result<()> {
+        self.editor
+            .remove(components(path.as_ref()))
+            .map_err(edit_error)?;
         Ok(())
     }
 
@@ -58,6 +68,10 @@ impl TreeEdit<'_> {
             .write(|tree| repo.write_object(tree).map(gix::Id::detach))
             .map_err(Error::Git)
     }
+}
+
+fn components(path: &[u8]) -> impl Iterator<Item = &BStr> {
+    path.split(|byte| *byte == b'/').map(BStr::new)
 }
 
 fn edit_error(err: impl std::fmt::Display) -> Error {

@@ -86,7 +86,10 @@ pub fn fsck(repo: &Repo, config: &Config, only: &[RunId], repair: bool) -> Resul
     };
     for id in &runs {
         report.runs_checked += 1;
-        check_run(repo, config, id, repair, &mut report)?;
+        // One run's broken objects are that run's problem; the other runs are still checked.
+        if let Err(err) = check_run(repo, config, id, repair, &mut report) {
+            report.problem(Some(id), "unreadable-run", err.to_string());
+        }
     }
     if only.is_empty() {
         check_repository(repo, config, &all, repair, &mut report)?;
@@ -208,11 +211,11 @@ fn check_repository(
         if known.contains(id.as_str()) {
             continue;
         }
-        // A branch still at the commit a start or fork began from holds no work of the run.
-        let own_work = Trailers::parse(&repo.commit_info(tip)?.message)
-            .run
-            .as_deref()
-            == Some(id.as_str());
+        // A branch still at the commit a start or fork began from holds no work of the run;
+        // one whose tip cannot be read is kept, as if it did.
+        let own_work = repo.commit_info(tip).map_or(true, |commit| {
+            Trailers::parse(&commit.message).run.as_deref() == Some(id.as_str())
+        });
         let message = format!("{} has no metadata branch", run::run_branch(&id));
         if own_work {
             report.problem(Some(&id), "orphan-run-branch", message);

@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::git::{RefEdit, Repo};
 use crate::record::StatusKind;
 use crate::restore::recovery_prefix;
-use crate::run::{self, RUN_BRANCH_PREFIX, RunState};
+use crate::run::{self, RUN_BRANCH_PREFIX, RunState, Unreadable};
 use crate::store::RunDir;
 use crate::time::Timestamp;
 
@@ -21,6 +21,9 @@ pub struct Collected {
     pub runs: Vec<CollectedRun>,
     pub stale_worktrees: Vec<PathBuf>,
     pub dry_run: bool,
+    /// Runs left alone because their record cannot be read.
+    #[serde(skip)]
+    pub unreadable: Vec<Unreadable>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -64,8 +67,16 @@ pub fn gc(repo: &Repo, older_than: i64, dry_run: bool, config: &Config) -> Resul
     };
     let worktrees = repo.worktrees()?;
     for (id, meta_tip) in run::list(repo)? {
-        let state = RunState::load(repo, &id)?;
-        let archived_at = repo.commit_info(meta_tip)?.time;
+        // A run whose record cannot be read is left alone (and reported), never deleted.
+        let loaded = RunState::load(repo, &id)
+            .and_then(|state| Ok((state, repo.commit_info(meta_tip)?.time)));
+        let (state, archived_at) = match loaded {
+            Ok(loaded) => loaded,
+            Err(err) => {
+                collected.unreadable.push(Unreadable::new(&id, &err));
+                continue;
+            }
+        };
         if state.record.status.kind != StatusKind::Archived || now - archived_at < older_than {
             continue;
         }

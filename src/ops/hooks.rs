@@ -95,24 +95,34 @@ pub fn status(repo: &Repo) -> Vec<HookStatus> {
         .collect()
 }
 
+/// A hook file install or uninstall wrote.
+#[derive(Clone, Debug)]
+pub struct Written {
+    pub path: PathBuf,
+    /// Whether git runs it: a hook the user made non-executable stays so, and stays disabled.
+    pub enabled: bool,
+}
+
 /// Installs (or updates) the block in each hook file, creating files that do not exist.
-pub fn install(repo: &Repo, hooks: &[Hook]) -> Result<Vec<PathBuf>> {
+pub fn install(repo: &Repo, hooks: &[Hook]) -> Result<Vec<Written>> {
     let dir = hooks_dir(repo);
     std::fs::create_dir_all(&dir).map_err(Error::io(format!("cannot create {}", dir.display())))?;
     let mut written = Vec::new();
     for &hook in hooks {
         let path = dir.join(hook.file_name());
-        let new = match std::fs::read_to_string(&path) {
-            Ok(text) => with_block(&text, hook, &path)?,
+        refuse_symlink(&path, hook)?;
+        let (new, mode) = match std::fs::read_to_string(&path) {
+            Ok(text) => (with_block(&text, hook, &path)?, file_mode(&path)?),
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
-                format!("{SHEBANG}{}", hook.block(true))
+                (format!("{SHEBANG}{}", hook.block(true)), NEW_HOOK_MODE)
             }
             Err(err) => return Err(Error::io(format!("cannot read {}", path.display()))(err)),
         };
-        std::fs::write(&path, new)
-            .map_err(Error::io(format!("cannot write {}", path.display())))?;
-        make_executable(&path)?;
-        written.push(path);
+        replace_file(&path, &new, mode)?;
+        written.push(Written {
+            path,
+            enabled: mode & 0o111 != 0,
+        });
     }
     Ok(written)
 }
@@ -129,13 +139,14 @@ pub fn uninstall(repo: &Repo, hooks: &[Hook]) -> Result<Vec<PathBuf>> {
         let Some((before, block, after)) = split_block(&text) else {
             continue;
         };
+        refuse_symlink(&path, hook)?;
         let rest = format!("{before}{after}");
-        let result = if block.starts_with(&format!("{BEGIN}{CREATED}")) && rest == SHEBANG {
+        if block.starts_with(&format!("{BEGIN}{CREATED}")) && rest == SHEBANG {
             std::fs::remove_file(&path)
+                .map_err(Error::io(format!("cannot remove {}", path.display())))?;
         } else {
-            std::fs::write(&path, rest)
-        };
-        result.map_err(Error::io(format!("cannot update {}", path.display())))?;
+            replace_file(&path, &rest, file_mode(&path)?)?;
+        }
         changed.push(path);
     }
     Ok(changed)
@@ -183,20 +194,70 @@ fn split_block(text: &str) -> Option<(&str, &str, &str)> {
     Some((&text[..start], &text[start..end], &text[end..]))
 }
 
+/// Replaces a hook git may run at any moment the way an editor saves a file: the new text goes
+/// to a temporary file beside it, with the hook's mode, and is renamed over it. A full disk or a
+/// kill leaves the old hook or the new one, whole, never a truncated one.
+fn replace_file(path: &Path, text: &str, mode: u32) -> Result<()> {
+    use std::io::Write;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temp = path.with_file_name(format!(".{name}.fabro-{}", std::process::id()));
+    let write = || -> std::io::Result<()> {
+        let mut file = std::fs::File::create(&temp)?;
+        file.write_all(text.as_bytes())?;
+        set_mode(&file, mode)?;
+        file.sync_all()?;
+        std::fs::rename(&temp, path)
+    };
+    write().map_err(|err| {
+        let _ = std::fs::remove_file(&temp);
+        Error::io(format!("cannot write {}", path.display()))(err)
+    })
+}
+
+/// A hook that is a symbolic link points at a file git-fabro did not choose (a shared hook, a
+/// script the repository tracks): it is not edited behind the user's back.
+fn refuse_symlink(path: &Path, hook: Hook) -> Result<()> {
+    let Ok(link) = std::fs::read_link(path) else {
+        return Ok(());
+    };
+    Err(Error::Failed(format!(
+        "{} is a symbolic link to {}; git-fabro does not edit the file it points to: add \
+         `git-fabro hooks run {} \"$@\"` to that hook yourself, or replace the link with a file",
+        path.display(),
+        link.display(),
+        hook.file_name()
+    )))
+}
+
+/// What a hook git-fabro creates gets: executable by everyone, like git's sample hooks.
+const NEW_HOOK_MODE: u32 = 0o755;
+
 #[cfg(unix)]
-fn make_executable(path: &Path) -> Result<()> {
+fn file_mode(path: &Path) -> Result<u32> {
     use std::os::unix::fs::PermissionsExt;
-    let mode = std::fs::metadata(path)
+    Ok(std::fs::metadata(path)
         .map_err(Error::io(format!("cannot read {}", path.display())))?
         .permissions()
-        .mode();
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode | 0o111)).map_err(
-        Error::io(format!("cannot make {} executable", path.display())),
-    )
+        .mode()
+        & 0o7777)
+}
+
+#[cfg(unix)]
+fn set_mode(file: &std::fs::File, mode: u32) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    file.set_permissions(std::fs::Permissions::from_mode(mode))
 }
 
 #[cfg(not(unix))]
-fn make_executable(_path: &Path) -> Result<()> {
+fn file_mode(_path: &Path) -> Result<u32> {
+    Ok(NEW_HOOK_MODE)
+}
+
+#[cfg(not(unix))]
+fn set_mode(_file: &std::fs::File, _mode: u32) -> std::io::Result<()> {
     Ok(())
 }
 

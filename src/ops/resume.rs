@@ -145,7 +145,9 @@ pub fn rebuild_run_dir(repo: &Repo, runs_dir: &Path, state: &RunState) -> Result
     let dir = RunDir::open(&path)?;
     dir.write_json(MANIFEST, &Manifest::new(&state.record, &repo.main_path()))?;
     for name in [GRAPH_FILE, RUN_FILE] {
-        if let Some(bytes) = repo.blob_at(state.meta_tree, name)? {
+        if let Some(bytes) =
+            repo.blob_at_most(state.meta_tree, name, crate::input::MAX_DEFINITION)?
+        {
             dir.write(name, &bytes)?;
         }
     }

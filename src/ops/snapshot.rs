@@ -48,7 +48,7 @@ pub fn snapshot(
     state: &RunState,
     config: &Config,
     reason: Option<&str>,
-    paths: &[String],
+    paths: &[Vec<u8>],
 ) -> Result<Snapshotted> {
     let kind = state.record.status.kind;
     if kind.is_terminal() || kind == StatusKind::Archived {

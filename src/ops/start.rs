@@ -14,6 +14,7 @@ use sha2::{Digest, Sha256};
 use crate::config::{Config, RUN_FILE, Settings};
 use crate::error::{Error, Result};
 use crate::git::{ObjectId, RefEdit, Repo, Snapshot, SnapshotSpec};
+use crate::input;
 use crate::message;
 use crate::record::{FORMAT, RunRecord, Spec, Start, Status, StatusKind};
 use crate::run::{self, GRAPH_FILE, RUN_JSON};
@@ -48,10 +49,7 @@ pub struct Started {
 
 /// Reads a workflow file: its bytes, its name (the file stem) and their SHA-256.
 pub fn read_workflow(path: &Path) -> Result<(Vec<u8>, String, String)> {
-    let source = std::fs::read(path).map_err(Error::io(format!(
-        "cannot read workflow {}",
-        path.display()
-    )))?;
+    let source = input::read_file(path, "--workflow", input::MAX_DEFINITION)?;
     let name = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -70,10 +68,12 @@ pub fn sha256_hex(data: &[u8]) -> String {
 pub fn start(repo: &Repo, home: &Path, request: &StartRequest) -> Result<Started> {
     let workflow = request.workflow.as_deref().map(read_workflow).transpose()?;
     let run_toml = match &request.config {
-        Some(path) => Some(
-            std::fs::read_to_string(path)
-                .map_err(Error::io(format!("cannot read {}", path.display())))?,
-        ),
+        Some(path) => {
+            let bytes = input::read_file(path, "--config", input::MAX_DEFINITION)?;
+            Some(String::from_utf8(bytes).map_err(|_| {
+                Error::Usage(format!("--config: {} is not UTF-8 text", path.display()))
+            })?)
+        }
         None => None,
     };
     let settings = match (&run_toml, &request.config) {
@@ -81,6 +81,16 @@ pub fn start(repo: &Repo, home: &Path, request: &StartRequest) -> Result<Started
         _ => None,
     };
     let in_place = request.in_place || repo.is_shadow();
+    if in_place
+        && let Some(dir) = repo.workdir()
+        && dir.to_str().is_none()
+    {
+        // The registration and run.json name the directory in JSON, which holds only UTF-8.
+        return Err(Error::Usage(format!(
+            "cannot run in place in {}: its path is not UTF-8, which the run's records cannot hold",
+            dir.display()
+        )));
+    }
     if in_place && request.base.is_some() {
         return Err(Error::Usage(
             "--base and --in-place do not go together: a run in place starts from the directory as it is".into(),

@@ -6,11 +6,12 @@ use std::collections::HashMap;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::git::{ObjectId, Repo};
 use crate::message::Trailers;
 use crate::record::{Checkpoint, StatusKind};
-use crate::run::{self, read_record};
+use crate::run::{self, Unreadable, read_record};
+use crate::run_id::RunId;
 use crate::timeline::Entry;
 
 /// One row of `ps`.
@@ -28,8 +29,9 @@ pub struct RunSummary {
     pub worktree: Option<String>,
 }
 
-/// Every run, newest first; archived runs only when `all`.
-pub fn list_runs(repo: &Repo, all: bool) -> Result<Vec<RunSummary>> {
+/// Every run, newest first (archived runs only when `all`), and the runs whose record cannot be
+/// read, which the listing leaves out.
+pub fn list_runs(repo: &Repo, all: bool) -> Result<(Vec<RunSummary>, Vec<Unreadable>)> {
     let worktrees: HashMap<String, String> = repo
         .worktrees()?
         .into_iter()
@@ -37,31 +39,47 @@ pub fn list_runs(repo: &Repo, all: bool) -> Result<Vec<RunSummary>> {
         .filter_map(|w| Some((w.branch?, w.path.display().to_string())))
         .collect();
     let mut out = Vec::new();
+    let mut unreadable = Vec::new();
     for (id, meta_tip) in run::list(repo)?.into_iter().rev() {
-        let record = read_record(repo, repo.commit_tree(meta_tip)?, &meta_tip.to_string())?;
-        if record.status.kind == StatusKind::Archived && !all {
-            continue;
+        match summarize(repo, &id, meta_tip, &worktrees) {
+            Ok(summary) if summary.status == StatusKind::Archived && !all => {}
+            Ok(summary) => out.push(summary),
+            Err(err) => unreadable.push(Unreadable::new(&id, &err)),
         }
-        // The run branch's newest trailer is the truth about completed nodes.
-        let completed = match repo.ref_target(&run::run_branch(&id))? {
-            Some(tip) => Trailers::parse(&repo.commit_info(tip)?.message)
-                .completed
-                .unwrap_or(record.completed()),
-            None => record.completed(),
-        };
-        out.push(RunSummary {
-            run_id: id.to_string(),
-            status: record.status.kind,
-            workflow_name: record.spec.workflow_name,
-            goal: record.spec.goal,
-            completed,
-            start_time: record.start.start_time,
-            run_branch: record.start.run_branch,
-            meta_branch: record.start.meta_branch,
-            worktree: worktrees.get(&run::run_branch(&id)).cloned(),
-        });
     }
-    Ok(out)
+    Ok((out, unreadable))
+}
+
+fn summarize(
+    repo: &Repo,
+    id: &RunId,
+    meta_tip: ObjectId,
+    worktrees: &HashMap<String, String>,
+) -> Result<RunSummary> {
+    let unreadable = |err: Error| Error::Corrupt(format!("run {id} cannot be read: {err}"));
+    let tree = repo.commit_tree(meta_tip).map_err(unreadable)?;
+    let record = read_record(repo, tree, &meta_tip.to_string()).map_err(unreadable)?;
+    // The run branch's newest trailer is the truth about completed nodes.
+    let tip = repo.ref_target(&run::run_branch(id))?.ok_or_else(|| {
+        Error::Corrupt(format!(
+            "run {id} has a metadata branch but no run branch {}",
+            run::run_branch(id)
+        ))
+    })?;
+    let completed = Trailers::parse(&repo.commit_info(tip).map_err(unreadable)?.message)
+        .completed
+        .unwrap_or(record.completed());
+    Ok(RunSummary {
+        run_id: id.to_string(),
+        status: record.status.kind,
+        workflow_name: record.spec.workflow_name,
+        goal: record.spec.goal,
+        completed,
+        start_time: record.start.start_time,
+        run_branch: record.start.run_branch,
+        meta_branch: record.start.meta_branch,
+        worktree: worktrees.get(&run::run_branch(id)).cloned(),
+    })
 }
 
 /// One checkpoint in full: its timeline entry, its record and its stage's files.

@@ -117,8 +117,9 @@ impl RunState {
                 run_branch(id)
             ))
         })?;
-        let meta_tree = repo.commit_tree(meta_tip)?;
-        let record = read_record(repo, meta_tree, &meta_tip.to_string())?;
+        let unreadable = |err: Error| Error::Corrupt(format!("run {id} cannot be read: {err}"));
+        let meta_tree = repo.commit_tree(meta_tip).map_err(unreadable)?;
+        let record = read_record(repo, meta_tree, &meta_tip.to_string()).map_err(unreadable)?;
         Ok(RunState {
             id: id.clone(),
             run_tip,
@@ -201,10 +202,51 @@ impl RunState {
     }
 }
 
+/// A run that a listing leaves out because its record cannot be read, and why: one bad run,
+/// fetched or damaged, must not hide every other run.
+#[derive(Clone, Debug)]
+pub struct Unreadable {
+    pub id: RunId,
+    pub reason: String,
+}
+
+impl Unreadable {
+    pub fn new(id: &RunId, err: &Error) -> Unreadable {
+        Unreadable {
+            id: id.clone(),
+            reason: err.to_string(),
+        }
+    }
+}
+
+/// Every run whose state can be read, oldest first, and the runs that cannot be read.
+pub fn load_all(repo: &Repo) -> Result<(Vec<RunState>, Vec<Unreadable>)> {
+    let mut states = Vec::new();
+    let mut unreadable = Vec::new();
+    for (id, _) in list(repo)? {
+        match RunState::load(repo, &id) {
+            Ok(state) => states.push(state),
+            Err(err) => unreadable.push(Unreadable::new(&id, &err)),
+        }
+    }
+    Ok((states, unreadable))
+}
+
+/// The largest `run.json` read. A record of thousands of checkpoints is well under a megabyte;
+/// one this large can only come from a damaged or hostile clone, and is refused unread.
+pub const MAX_RUN_JSON: u64 = 16 << 20;
+
 /// Reads and checks `run.json` from a metadata tree.
 pub fn read_record(repo: &Repo, meta_tree: ObjectId, origin: &str) -> Result<RunRecord> {
-    let bytes = repo
-        .blob_at(meta_tree, RUN_JSON)?
+    let blob = repo
+        .entry_at(meta_tree, RUN_JSON)?
         .ok_or_else(|| Error::Corrupt(format!("metadata commit {origin} has no run.json")))?;
-    RunRecord::from_json(&bytes, origin)
+    let size = repo.object_size(blob)?;
+    if size > MAX_RUN_JSON {
+        return Err(Error::Corrupt(format!(
+            "run.json at {origin} is {size} bytes, over the {} MiB git-fabro reads",
+            MAX_RUN_JSON >> 20
+        )));
+    }
+    RunRecord::from_json(&repo.read_blob(blob)?, origin)
 }

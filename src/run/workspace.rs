@@ -71,7 +71,7 @@ impl Workspace {
         &self,
         base: Option<ObjectId>,
         config: &Config,
-        paths: &[String],
+        paths: &[Vec<u8>],
     ) -> Result<Snapshot> {
         let excludes = config.excludes(&self.path);
         self.repo.snapshot(&SnapshotSpec {

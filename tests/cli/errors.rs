@@ -164,13 +164,18 @@ fn a_corrupt_run_json_is_reported_not_trusted() {
         for args in [
             vec!["checkpoint", "--run", &run.id, "--node", "a"],
             vec!["show", &run.id],
-            vec!["ps"],
         ] {
+            // A record that cannot be read is a failure, not a usage error.
             let (code, err) = run_err(repo.fabro().args(&args));
-            assert_eq!(code, 2, "{bad} {args:?}: {err}");
+            assert_eq!(code, 1, "{bad} {args:?}: {err}");
             assert!(err.contains("run.json"), "{err}");
             assert!(!err.contains("panicked"), "{err}");
         }
+        // A listing leaves the run out and says why.
+        let listed = repo.fabro().arg("ps").output().unwrap();
+        let err = String::from_utf8_lossy(&listed.stderr);
+        assert!(listed.status.success(), "{err}");
+        assert!(err.contains("run.json") && err.contains(&run.id), "{err}");
         assert_eq!(written(&repo), before);
     }
 }

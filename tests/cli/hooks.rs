@@ -86,6 +86,12 @@ fn pushing_a_run_branch_pushes_its_metadata_and_the_users_hook_still_runs() {
         &repo.path.join(".git/hooks/pre-push"),
         &format!("#!/bin/sh\ncat > {}\n", marker.display()),
     );
+    // A hook git runs is executable; install keeps the mode it finds.
+    std::fs::set_permissions(
+        repo.path.join(".git/hooks/pre-push"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
     repo.ok(&["hooks", "install"]);
     let run = repo.start();
     repo.checkpoint(&run.id, "a");
@@ -195,4 +201,120 @@ fn an_amend_that_drops_the_trailers_is_re_linked_by_tree() {
             .contains("links/")
     );
     run_ok(repo.fabro().args(["show", &run.id, "two"]));
+}
+
+fn mode_of(path: &std::path::Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o7777
+}
+
+/// A user hook long enough that a write cut short loses its end.
+fn long_user_hook() -> String {
+    let mut text = "#!/bin/sh\n".to_owned();
+    for i in 0..200 {
+        text.push_str(&format!(
+            "echo 'check number {i} of the user hook' >/dev/null\n"
+        ));
+    }
+    text.push_str("exit 0\n");
+    text
+}
+
+#[test]
+fn a_write_cut_short_leaves_the_users_hook_whole() {
+    let repo = TestRepo::new();
+    let hook = repo.path.join(".git/hooks/pre-push");
+    let mine = long_user_hook();
+    write_file(&hook, &mine);
+    // A file size limit below the hook's size fails the write as a full disk would.
+    let bin = assert_cmd::cargo::cargo_bin("git-fabro");
+    let out = repo
+        .command("sh")
+        .args(["-c", "ulimit -f 4 && exec \"$0\" hooks install --pre-push"])
+        .arg(&bin)
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "the write cannot succeed");
+    assert_eq!(
+        std::fs::read_to_string(&hook).unwrap(),
+        mine,
+        "the user's hook is untouched"
+    );
+    repo.ok(&["hooks", "install", "--pre-push"]);
+    let out = repo
+        .command("sh")
+        .args(["-c", "ulimit -f 4 && exec \"$0\" hooks uninstall"])
+        .arg(&bin)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let text = std::fs::read_to_string(&hook).unwrap();
+    assert!(
+        text.ends_with(&mine["#!/bin/sh\n".len()..]) && text.contains("# BEGIN git-fabro"),
+        "still the installed hook, whole"
+    );
+}
+
+#[test]
+fn install_keeps_the_hooks_mode_and_a_disabled_hook_stays_disabled() {
+    use std::os::unix::fs::PermissionsExt;
+    let repo = TestRepo::new();
+    let hook = repo.path.join(".git/hooks/pre-push");
+    write_file(&hook, "#!/bin/sh\nexit 0\n");
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let out = repo.fabro().args(["hooks", "install"]).output().unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("not executable"), "{err}");
+    assert_eq!(mode_of(&hook), 0o640, "still disabled");
+    assert!(
+        std::fs::read_to_string(&hook)
+            .unwrap()
+            .contains("# BEGIN git-fabro")
+    );
+    repo.ok(&["hooks", "uninstall"]);
+    assert_eq!(mode_of(&hook), 0o640);
+    assert_eq!(
+        std::fs::read_to_string(&hook).unwrap(),
+        "#!/bin/sh\nexit 0\n"
+    );
+
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o750)).unwrap();
+    repo.ok(&["hooks", "install"]);
+    assert_eq!(mode_of(&hook), 0o750);
+    assert_eq!(
+        mode_of(&repo.path.join(".git/hooks/post-rewrite")),
+        0o755,
+        "a hook git-fabro creates runs"
+    );
+}
+
+#[test]
+fn a_symlinked_hook_is_not_written_through() {
+    let repo = TestRepo::new();
+    let shared = repo.root.join("shared-hooks/pre-push");
+    write_file(&shared, "#!/bin/sh\nexit 0\n");
+    let hook = repo.path.join(".git/hooks/pre-push");
+    std::os::unix::fs::symlink(&shared, &hook).unwrap();
+    let (code, err) = crate::common::run_err(repo.fabro().args(["hooks", "install", "--pre-push"]));
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("symbolic link"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(&shared).unwrap(),
+        "#!/bin/sh\nexit 0\n"
+    );
+    assert!(
+        std::fs::symlink_metadata(&hook)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+
+    // A dangling link is not followed to create its target either.
+    let dangling = repo.path.join(".git/hooks/post-rewrite");
+    std::os::unix::fs::symlink(repo.root.join("nowhere/post-rewrite"), &dangling).unwrap();
+    let (code, _) =
+        crate::common::run_err(repo.fabro().args(["hooks", "install", "--post-rewrite"]));
+    assert_eq!(code, 1);
+    assert!(!repo.root.join("nowhere").exists());
 }

@@ -194,3 +194,56 @@ fn big_files_are_left_out_and_listed_and_the_fabro_home_is_never_captured() {
     .unwrap();
     assert_eq!(status["skipped_files"], serde_json::json!(["big.bin"]));
 }
+
+#[test]
+fn an_in_place_run_keeps_file_names_that_are_not_utf8() {
+    use std::os::unix::ffi::OsStrExt;
+    let repo = TestRepo::new();
+    let dir = repo.path.join(std::ffi::OsStr::from_bytes(b"d\xe9"));
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(dir.join("staged"), "s\n").unwrap();
+    repo.git(&["add", "-A"]);
+    std::fs::write(
+        repo.path.join(std::ffi::OsStr::from_bytes(b"new\xff")),
+        "n\n",
+    )
+    .unwrap();
+    let before = repo.user_state();
+    let id = repo.ok(&["start", "--in-place"]).trim().to_owned();
+    let run = format!("fabro/run/{id}");
+    let listed = repo.git_output(&repo.path, &["ls-tree", "-r", "-z", "--name-only", &run]);
+    assert_eq!(
+        listed.stdout,
+        b"README.md\0d\xe9/staged\0new\xff\0src/lib.rs\0"
+    );
+    std::fs::write(dir.join("staged"), "changed\n").unwrap();
+    let sha = repo.checkpoint(&id, "one");
+    let listed = repo.git_output(&repo.path, &["ls-tree", "-r", "-z", "--name-only", &sha]);
+    assert_eq!(
+        listed.stdout,
+        b"README.md\0d\xe9/staged\0new\xff\0src/lib.rs\0"
+    );
+    std::fs::write(dir.join("staged"), "s\n").unwrap();
+    assert_eq!(repo.user_state(), before);
+}
+
+#[test]
+fn a_directory_whose_path_is_not_utf8_is_refused_in_place_without_a_panic() {
+    use std::os::unix::ffi::OsStrExt;
+    let repo = TestRepo::new();
+    let dir = repo.root.join(std::ffi::OsStr::from_bytes(b"r\xe9"));
+    std::fs::create_dir(&dir).unwrap();
+    repo.git_in(&dir, &["init", "-q", "-b", "main"]);
+    std::fs::write(dir.join("a.txt"), "a\n").unwrap();
+    let (code, err) = run_err(repo.fabro_in(&dir).args(["start", "--in-place"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("not UTF-8") && !err.contains("panicked"),
+        "{err}"
+    );
+    assert_eq!(
+        repo.git_in(&dir, &["for-each-ref", "refs/heads/fabro/"]),
+        "",
+        "no run was created"
+    );
+}

@@ -105,3 +105,88 @@ fn restore_last_success_skips_failed_checkpoints() {
         "good\n"
     );
 }
+
+#[test]
+fn snapshot_paths_are_relative_to_the_current_directory_once() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    write_file(&run.worktree.join("sub/a.txt"), "a\n");
+    write_file(&run.worktree.join("top.txt"), "top\n");
+    let sub = run.worktree.join("sub");
+    let sha = crate::common::run_ok(repo.fabro_in(&sub).args(["snapshot", "a.txt"]))
+        .trim()
+        .to_owned();
+    let files = repo.git(&["ls-tree", "-r", "--name-only", &sha]);
+    assert!(
+        files.contains("sub/a.txt") && !files.contains("top.txt"),
+        "{files}"
+    );
+    let sha = crate::common::run_ok(repo.fabro_in(&sub).args(["snapshot", "../top.txt"]))
+        .trim()
+        .to_owned();
+    let files = repo.git(&["ls-tree", "-r", "--name-only", &sha]);
+    assert!(files.contains("top.txt"), "{files}");
+}
+
+#[test]
+fn a_snapshot_path_that_matches_nothing_is_refused() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    write_file(&run.worktree.join("a.txt"), "a\n");
+    let tip = repo.git(&["rev-parse", &format!("fabro/run/{}", run.id)]);
+    let (code, err) = crate::common::run_err(repo.fabro_in(&run.worktree).args([
+        "snapshot",
+        "a.txt",
+        "no-such-file",
+    ]));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("pathspec 'no-such-file' did not match"),
+        "{err}"
+    );
+    assert_eq!(
+        repo.git(&["rev-parse", &format!("fabro/run/{}", run.id)]),
+        tip,
+        "nothing was written"
+    );
+    // A tracked file that is unchanged, or deleted, still matches.
+    crate::common::run_ok(repo.fabro_in(&run.worktree).args(["snapshot", "README.md"]));
+    std::fs::remove_file(run.worktree.join("README.md")).unwrap();
+    crate::common::run_ok(repo.fabro_in(&run.worktree).args(["snapshot", "README.md"]));
+}
+
+#[test]
+fn file_names_that_are_not_utf8_are_kept_byte_for_byte() {
+    use std::os::unix::ffi::OsStrExt;
+    let repo = TestRepo::new();
+    let run = repo.start();
+    let name = std::ffi::OsStr::from_bytes(b"caf\xe9.txt");
+    std::fs::write(run.worktree.join("sub").join(name), "x\n")
+        .or_else(|_| {
+            std::fs::create_dir_all(run.worktree.join("sub"))?;
+            std::fs::write(run.worktree.join("sub").join(name), "x\n")
+        })
+        .unwrap();
+    let sha = crate::common::run_ok(
+        repo.fabro_in(&run.worktree.join("sub"))
+            .arg("snapshot")
+            .arg(name),
+    )
+    .trim()
+    .to_owned();
+    let listed = repo.git_output(&repo.path, &["ls-tree", "-r", "-z", "--name-only", &sha]);
+    assert_eq!(listed.stdout, b"README.md\0src/lib.rs\0sub/caf\xe9.txt\0");
+
+    std::fs::write(
+        run.worktree.join(std::ffi::OsStr::from_bytes(b"\xff\xfe")),
+        "y\n",
+    )
+    .unwrap();
+    let sha = repo.checkpoint(&run.id, "one");
+    let listed = repo.git_output(&repo.path, &["ls-tree", "-z", "--name-only", &sha]);
+    assert_eq!(listed.stdout, b"README.md\0src\0sub\0\xff\xfe\0");
+    let fsck = repo.git_output(&repo.path, &["fsck", "--strict"]);
+    assert!(fsck.status.success());
+    let status = repo.git_in(&run.worktree, &["status", "--porcelain"]);
+    assert_eq!(status, "", "the worktree's index matches the commit");
+}

@@ -241,3 +241,53 @@ fn many_processes_on_one_run_and_many_runs_at_once() {
     }
     assert_consistent(&repo, "after the crowd");
 }
+
+/// The hook's text and mode, for comparing whole files.
+fn hook_state(path: &std::path::Path) -> Option<(String, u32)> {
+    use std::os::unix::fs::PermissionsExt;
+    let text = std::fs::read_to_string(path).ok()?;
+    let mode = std::fs::metadata(path).ok()?.permissions().mode() & 0o7777;
+    Some((text, mode))
+}
+
+#[test]
+fn killed_hook_installs_and_uninstalls_leave_the_old_hook_or_the_new_one_whole() {
+    use std::os::unix::fs::PermissionsExt;
+    let repo = TestRepo::new();
+    let hook = repo.path.join(".git/hooks/pre-push");
+    let mut mine = "#!/bin/sh\n".to_owned();
+    for i in 0..2_000 {
+        mine.push_str(&format!("echo 'user check {i}' >/dev/null\n"));
+    }
+    write_file(&hook, &mine);
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o750)).unwrap();
+    let without = hook_state(&hook).unwrap();
+    repo.ok(&["hooks", "install", "--pre-push"]);
+    let with = hook_state(&hook).unwrap();
+    repo.ok(&["hooks", "uninstall", "--pre-push"]);
+    assert_eq!(hook_state(&hook).unwrap(), without);
+
+    let mut rng = Lcg(0x5eed_0004);
+    for trial in 0..trials() {
+        let (action, before, after) = if trial % 2 == 0 {
+            ("install", &without, &with)
+        } else {
+            ("uninstall", &with, &without)
+        };
+        kill_after(
+            repo.fabro().args(["hooks", action, "--pre-push"]),
+            rng.next(4_000),
+        );
+        let state = hook_state(&hook).expect("the hook is still there");
+        assert!(
+            &state == before || &state == after,
+            "trial {trial} ({action}): the hook is neither the old one nor the new one, whole \
+             (mode {:o}, {} bytes)",
+            state.1,
+            state.0.len()
+        );
+        // Bring it to the state the next trial starts from.
+        run_ok(repo.fabro().args(["hooks", action, "--pre-push"]));
+        assert_eq!(&hook_state(&hook).unwrap(), after);
+    }
+}
