@@ -38,3 +38,4 @@ pub mod target;
 pub mod time;
 pub mod timeline;
 pub mod workspace;
+pub mod worktree_removal;

@@ -30,3 +30,4 @@ mod start;
 mod sync;
 mod terminal;
 mod torture;
+mod work_kept;

@@ -1,0 +1,97 @@
+//! Removing a run's worktree only when nothing in it would be lost: every file there must be
+//! byte-identical in the run's final commit, ignored, excluded and oversized files included,
+//! since a checkpoint never took those. `finish` and `gc` both go through here.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::config::Config;
+use crate::error::Result;
+use crate::git::{ObjectId, Repo, UnrecordedFile};
+use crate::workspace::Workspace;
+
+/// How many unrecorded paths a message or a JSON answer names; the count says how many more.
+pub const SHOWN: usize = 10;
+
+/// What a removal found in the worktree when it kept it.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Kept {
+    /// The first [`SHOWN`] paths that the final commit does not hold.
+    pub unrecorded_files: Vec<UnrecordedFile>,
+    /// How many there are in all.
+    pub unrecorded_count: usize,
+}
+
+impl Kept {
+    fn new(mut files: Vec<UnrecordedFile>) -> Kept {
+        let count = files.len();
+        files.truncate(SHOWN);
+        Kept {
+            unrecorded_files: files,
+            unrecorded_count: count,
+        }
+    }
+
+    /// `3 files are not in the final commit: a (excluded), b (ignored), c (too large)`.
+    pub fn describe(&self) -> String {
+        let shown = 5.min(self.unrecorded_files.len());
+        let mut names: Vec<String> = self.unrecorded_files[..shown]
+            .iter()
+            .map(|f| format!("{} ({})", f.path, f.why.as_str()))
+            .collect();
+        if self.unrecorded_count > shown {
+            names.push(format!("and {} more", self.unrecorded_count - shown));
+        }
+        let (count, verb) = match self.unrecorded_count {
+            1 => ("1 path".to_owned(), "is"),
+            n => (format!("{n} paths"), "are"),
+        };
+        format!(
+            "{count} there {verb} not in the run's final commit: {}",
+            names.join(", ")
+        )
+    }
+}
+
+/// Whether the worktree went, or why it stayed.
+pub enum Removal {
+    Removed,
+    Kept(Kept),
+}
+
+/// Removes the worktree of `workspace` when everything in it is byte-identical in `tip`.
+/// A worktree that another process removed meanwhile counts as removed.
+pub fn remove_if_clean(
+    repo: &Repo,
+    workspace: &Workspace,
+    tip: ObjectId,
+    config: &Config,
+) -> Result<Removal> {
+    if !workspace.path.exists() {
+        return Ok(Removal::Removed);
+    }
+    let unrecorded = workspace.unrecorded(tip, config)?;
+    if !unrecorded.is_empty() {
+        return Ok(Removal::Kept(Kept::new(unrecorded)));
+    }
+    remove(repo, &workspace.path)?;
+    Ok(Removal::Removed)
+}
+
+/// Removes a worktree, tolerating one that a concurrent command removed first.
+fn remove(repo: &Repo, path: &Path) -> Result<()> {
+    match repo.remove_worktree(path) {
+        Err(_) if !path.exists() => Ok(()),
+        other => other,
+    }
+}
+
+/// The warning for a worktree kept at `path`.
+pub fn kept_message(path: &Path, kept: &Kept) -> String {
+    format!(
+        "kept the worktree at {}: {}; checkpoint or move what you need, then remove it with `git worktree remove --force`",
+        path.display(),
+        kept.describe()
+    )
+}
