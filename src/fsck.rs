@@ -218,6 +218,12 @@ fn check_repository(
             report.problem(Some(&id), "orphan-run-branch", message);
             continue;
         }
+        // Someone may have checked the branch out and committed on it since.
+        if let Some(reason) = crate::branch_guard::reason_to_keep(repo, &id, tip, None)? {
+            let message = format!("{message}; it is kept because {reason}");
+            report.problem(Some(&id), "orphan-run-branch", message);
+            continue;
+        }
         let delete = [RefEdit::Delete {
             name: run::run_branch(&id),
             old: tip,

@@ -8,6 +8,7 @@
 //! `git` is the only door to the repository; the other modules are plain functions over typed
 //! data, and `cli` turns them into the `git fabro` command.
 
+pub mod branch_guard;
 pub mod checkpoint;
 pub mod cli;
 pub mod config;

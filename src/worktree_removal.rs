@@ -24,7 +24,7 @@ pub struct Kept {
 }
 
 impl Kept {
-    fn new(mut files: Vec<UnrecordedFile>) -> Kept {
+    pub fn new(mut files: Vec<UnrecordedFile>) -> Kept {
         let count = files.len();
         files.truncate(SHOWN);
         Kept {

@@ -7,7 +7,9 @@ use crate::gc::{gc, parse_duration};
 ///
 /// Removes the refs (run, metadata and recovery), run directory and worktree of every
 /// archived run whose archiving is older than --older-than, and the registrations of run
-/// worktrees whose directory is gone. Never touches a ref git-fabro did not create.
+/// worktrees whose directory is gone. Never touches a ref git-fabro did not create, and keeps
+/// a run whose branch is checked out elsewhere or holds commits that are not the run's, or
+/// whose worktree holds files that its final commit does not.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Only runs archived at least this long ago (0, 45s, 90m, 12h, 30d, 2w)
@@ -26,6 +28,9 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     let progress = output::progress("collecting archived runs");
     let collected = gc(&ctx.repo, older_than, args.dry_run, &ctx.base_config()?)?;
     drop(progress);
+    for warning in &collected.warnings {
+        output::warn(warning);
+    }
     if args.json {
         return output::json(&collected);
     }
@@ -40,13 +45,19 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
             run.run_id, run.archived_at
         ))?;
     }
+    for kept in &collected.kept {
+        output::line(format!("kept run {}: {}", kept.run_id, kept.reason))?;
+    }
     for worktree in &collected.stale_worktrees {
         output::line(format!(
             "{verb} stale worktree registration {}",
             worktree.display()
         ))?;
     }
-    if collected.runs.is_empty() && collected.stale_worktrees.is_empty() {
+    if collected.runs.is_empty()
+        && collected.kept.is_empty()
+        && collected.stale_worktrees.is_empty()
+    {
         output::note("nothing to collect");
     }
     Ok(())

@@ -7,6 +7,7 @@ mod excludes;
 mod history;
 mod objects;
 mod observe;
+mod reach;
 mod refs;
 mod restore;
 pub mod shadow;

@@ -3,6 +3,7 @@
 mod common;
 
 mod archive;
+mod branch_guard;
 mod checkpoint;
 mod completion_bash;
 mod concurrency;
