@@ -118,22 +118,19 @@ fn collect_run(
     let own_worktree = repo
         .worktree_on(&run::run_branch(id))?
         .filter(|w| w.exists && is_runs_own(&w.path, id))
-        .map(|w| linked_workspace(&w.path))
-        .transpose()?;
+        .and_then(|w| linked_workspace(&w.path));
     let own_path = own_worktree.as_ref().map(|w| w.path.as_path());
     let mut reason = branch_guard::reason_to_keep(repo, id, state.run_tip, own_path)?;
     if reason.is_none()
         && let Some(ws) = &own_worktree
+        && let Some(files) = worktree_removal::unrecorded(ws, state.run_tip, config)?
+        && !files.is_empty()
     {
-        let unrecorded = ws.unrecorded(state.run_tip, config)?;
-        if !unrecorded.is_empty() {
-            let kept = Kept::new(unrecorded);
-            reason = Some(format!(
-                "its worktree {} holds work: {}",
-                ws.path.display(),
-                kept.describe()
-            ));
-        }
+        let kept = Kept::new(files).describe();
+        reason = Some(format!(
+            "its worktree {} holds work: {kept}",
+            ws.path.display()
+        ));
     }
     if let Some(reason) = reason {
         collected.kept.push(KeptRun {
@@ -228,9 +225,10 @@ fn is_runs_own(path: &Path, id: &RunId) -> bool {
         .is_some_and(|m| m.run_id == id.as_str())
 }
 
-fn linked_workspace(path: &Path) -> Result<Workspace> {
-    Ok(Workspace {
-        repo: Repo::open(path)?,
+/// The run's linked worktree, unless it vanished (another command removed it meanwhile).
+fn linked_workspace(path: &Path) -> Option<Workspace> {
+    Some(Workspace {
+        repo: Repo::open(path).ok()?,
         path: path.to_owned(),
         place: Place::Worktree,
         index: None,

@@ -68,21 +68,35 @@ pub fn remove_if_clean(
     tip: ObjectId,
     config: &Config,
 ) -> Result<Removal> {
-    if !workspace.path.exists() {
-        return Ok(Removal::Removed);
+    match unrecorded(workspace, tip, config)? {
+        None => Ok(Removal::Removed),
+        Some(files) if !files.is_empty() => Ok(Removal::Kept(Kept::new(files))),
+        Some(_) => {
+            remove(repo, &workspace.path)?;
+            Ok(Removal::Removed)
+        }
     }
-    let unrecorded = workspace.unrecorded(tip, config)?;
-    if !unrecorded.is_empty() {
-        return Ok(Removal::Kept(Kept::new(unrecorded)));
-    }
-    remove(repo, &workspace.path)?;
-    Ok(Removal::Removed)
 }
 
-/// Removes a worktree, tolerating one that a concurrent command removed first.
+/// What the worktree holds that `tip` does not, or `None` when the worktree is gone, as when
+/// another command removed it while this one looked.
+pub fn unrecorded(
+    workspace: &Workspace,
+    tip: ObjectId,
+    config: &Config,
+) -> Result<Option<Vec<UnrecordedFile>>> {
+    match workspace.unrecorded(tip, config) {
+        _ if !workspace.path.exists() => Ok(None),
+        Ok(files) => Ok(Some(files)),
+        Err(err) => Err(err),
+    }
+}
+
+/// Removes a worktree, tolerating one that a concurrent command removed first or is removing
+/// now (its `.git` file, which makes the directory a worktree, is gone).
 fn remove(repo: &Repo, path: &Path) -> Result<()> {
     match repo.remove_worktree(path) {
-        Err(_) if !path.exists() => Ok(()),
+        Err(_) if !path.join(".git").exists() => Ok(()),
         other => other,
     }
 }
