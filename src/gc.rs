@@ -16,6 +16,7 @@ use crate::branch_guard;
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::git::{RefEdit, Repo};
+use crate::interrupted_gc;
 use crate::record::StatusKind;
 use crate::restore::recovery_prefix;
 use crate::run::{self, RUN_BRANCH_PREFIX, RunState};
@@ -32,6 +33,10 @@ pub struct Collected {
     /// Archived runs old enough that were kept, and why.
     pub kept: Vec<KeptRun>,
     pub stale_worktrees: Vec<PathBuf>,
+    /// Worktrees of runs whose refs an interrupted gc deleted, removed now.
+    pub left_behind_worktrees: Vec<PathBuf>,
+    /// Run directories of runs whose refs an interrupted gc deleted, removed now.
+    pub left_behind_run_dirs: Vec<PathBuf>,
     pub dry_run: bool,
     #[serde(skip)]
     pub warnings: Vec<String>,
@@ -101,9 +106,49 @@ pub fn gc(repo: &Repo, older_than: i64, dry_run: bool, config: &Config) -> Resul
                 repo.remove_worktree(&worktree.path)?;
             }
             collected.stale_worktrees.push(worktree.path);
+        } else if let Some(id) = worktree
+            .branch
+            .as_deref()
+            .and_then(|b| b.strip_prefix(RUN_BRANCH_PREFIX))
+            .and_then(|id| RunId::parse(id).ok())
+            .filter(|id| !collected.runs.iter().any(|r| r.run_id == id.as_str()))
+        {
+            finish_interrupted(repo, &worktree.path, &id, config, &mut collected)?;
         }
     }
+    for dir in interrupted_gc::leftover_run_dirs(repo, &config.runs_dir) {
+        if !dry_run && let Err(err) = interrupted_gc::remove_run_dir(&dir) {
+            let shown = dir.display();
+            collected
+                .warnings
+                .push(format!("cannot remove {shown}: {err}"));
+            continue;
+        }
+        collected.left_behind_run_dirs.push(dir);
+    }
     Ok(collected)
+}
+
+/// Removes the worktree of a run whose refs an interrupted gc deleted, when it is clean.
+fn finish_interrupted(
+    repo: &Repo,
+    worktree: &Path,
+    id: &RunId,
+    config: &Config,
+    collected: &mut Collected,
+) -> Result<()> {
+    let Some(tip) = interrupted_gc::left_behind(repo, worktree, id)? else {
+        return Ok(());
+    };
+    if !interrupted_gc::is_clean(worktree, tip, config) {
+        collected.warnings.push(format!(
+            "kept the worktree at {} of a collected run: it holds work its final commit lacks",
+            worktree.display()
+        ));
+    } else if collected.dry_run || interrupted_gc::finish(repo, worktree, tip, config)? {
+        collected.left_behind_worktrees.push(worktree.to_owned());
+    }
+    Ok(())
 }
 
 /// Deletes one archived run, or says why it stays.
@@ -149,7 +194,13 @@ fn collect_run(
         worktree: own_path.map(Path::to_owned),
     };
     if !collected.dry_run {
-        repo.update_refs(&edits, "fabro: gc", &config.identity)?;
+        if let Some(dir) = &entry.run_dir {
+            interrupted_gc::mark(dir, id, state.run_tip)?;
+        }
+        if let Err(err) = repo.update_refs(&edits, "fabro: gc", &config.identity) {
+            entry.run_dir.as_deref().map(interrupted_gc::unmark);
+            return Err(err);
+        }
         if let Some(ws) = &own_worktree
             && let Removal::Kept(kept) =
                 worktree_removal::remove_if_clean(repo, ws, state.run_tip, config)?
@@ -177,7 +228,7 @@ fn remove_run_dir(dir: &Path, entry: &mut CollectedRun, warnings: &mut Vec<Strin
             dir.display()
         ));
         entry.run_dir = None;
-    } else if let Err(err) = std::fs::remove_dir_all(dir)
+    } else if let Err(err) = interrupted_gc::remove_run_dir(dir)
         && dir.exists()
     {
         warnings.push(format!(

@@ -20,6 +20,7 @@ pub mod gc;
 pub mod git;
 pub mod hooks;
 pub mod inspect;
+pub mod interrupted_gc;
 pub mod lifecycle;
 pub mod message;
 pub mod node;

@@ -7,7 +7,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::config::Config;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::git::{ObjectId, Repo, UnrecordedFile};
 use crate::workspace::Workspace;
 
@@ -93,12 +93,25 @@ pub fn unrecorded(
 }
 
 /// Removes a worktree, tolerating one that a concurrent command removed first or is removing
-/// now (its `.git` file, which makes the directory a worktree, is gone).
+/// now (its `.git` file, which makes the directory a worktree, is gone). The directory is
+/// first renamed aside, so that a removal cut short leaves a registration without a directory
+/// (which `gc` and `fsck --repair` prune) rather than a half-deleted worktree.
 fn remove(repo: &Repo, path: &Path) -> Result<()> {
-    match repo.remove_worktree(path) {
-        Err(_) if !path.join(".git").exists() => Ok(()),
-        other => other,
+    let mut aside = path.as_os_str().to_owned();
+    aside.push(".removing");
+    let aside = std::path::PathBuf::from(aside);
+    if std::fs::rename(path, &aside).is_err() {
+        return match repo.remove_worktree(path) {
+            Err(_) if !path.join(".git").exists() => Ok(()),
+            other => other,
+        };
     }
+    if let Err(err) = repo.remove_worktree(path)
+        && repo.worktrees()?.iter().any(|w| w.path == path)
+    {
+        return Err(err);
+    }
+    std::fs::remove_dir_all(&aside).map_err(Error::io(format!("cannot remove {}", aside.display())))
 }
 
 /// The warning for a worktree kept at `path`.

@@ -45,6 +45,18 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
             run.run_id, run.archived_at
         ))?;
     }
+    for worktree in &collected.left_behind_worktrees {
+        output::line(format!(
+            "{verb} worktree {} of a run an interrupted gc removed",
+            worktree.display()
+        ))?;
+    }
+    for dir in &collected.left_behind_run_dirs {
+        output::line(format!(
+            "{verb} run directory {} of a run an interrupted gc removed",
+            dir.display()
+        ))?;
+    }
     for kept in &collected.kept {
         output::line(format!("kept run {}: {}", kept.run_id, kept.reason))?;
     }
@@ -57,6 +69,8 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     if collected.runs.is_empty()
         && collected.kept.is_empty()
         && collected.stale_worktrees.is_empty()
+        && collected.left_behind_worktrees.is_empty()
+        && collected.left_behind_run_dirs.is_empty()
     {
         output::note("nothing to collect");
     }
