@@ -161,3 +161,60 @@ fn gc_moves_refs_before_it_touches_the_worktree() {
     let fsck = repo.git_output(&repo.path, &["fsck", "--strict"]);
     assert!(fsck.status.success());
 }
+
+/// What a gc killed between deleting a run's refs and removing its worktree leaves.
+fn left_by_a_killed_gc(repo: &TestRepo) -> crate::common::Started {
+    let run = repo.start();
+    write_file(&run.worktree.join("a.txt"), "recorded\n");
+    let tip = repo.checkpoint(&run.id, "a");
+    repo.ok(&["finish", "--run", &run.id, "--keep-worktree"]);
+    write_file(
+        &run.run_dir.join("gc.json"),
+        &format!("{{\"run_id\":\"{}\",\"run_tip\":\"{tip}\"}}", run.id),
+    );
+    repo.git(&[
+        "update-ref",
+        "-d",
+        &format!("refs/heads/fabro/meta/{}", run.id),
+    ]);
+    repo.git(&["update-ref", "-d", &branch(&run.id)]);
+    run
+}
+
+#[test]
+fn a_worktree_an_interrupted_gc_left_goes_only_when_it_is_clean() {
+    let repo = TestRepo::new();
+    let clean = left_by_a_killed_gc(&repo);
+    let dirty = left_by_a_killed_gc(&repo);
+    write_file(&dirty.worktree.join("unsaved.txt"), "not recorded\n");
+    let (code, stderr) = run_err(repo.fabro().arg("fsck"));
+    assert_eq!(code, 1, "{stderr}");
+    let report = fsck_repair(&repo);
+    let stale: Vec<&Value> = report["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["kind"] == "stale-worktree")
+        .collect();
+    assert_eq!(stale.len(), 2, "{report}");
+    for problem in stale {
+        let is_clean = problem["message"].as_str().unwrap().contains(&clean.id);
+        assert_eq!(problem["repaired"], is_clean, "{problem}");
+    }
+    assert!(!clean.worktree.exists() && !clean.run_dir.exists());
+    assert_eq!(
+        std::fs::read_to_string(dirty.worktree.join("unsaved.txt")).unwrap(),
+        "not recorded\n"
+    );
+    // gc finishes the clean one too, and keeps the other.
+    let again = left_by_a_killed_gc(&repo);
+    let out = repo.fabro().args(["gc"]).output().unwrap();
+    assert!(out.status.success());
+    assert!(!again.worktree.exists() && !again.run_dir.exists());
+    assert!(dirty.worktree.join("unsaved.txt").is_file());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("kept the worktree"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
