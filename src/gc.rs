@@ -89,7 +89,17 @@ pub fn gc(repo: &Repo, older_than: i64, dry_run: bool, config: &Config) -> Resul
         ..Collected::default()
     };
     for (id, meta_tip) in run::list(repo)? {
-        let state = RunState::load(repo, &id)?;
+        let state = match RunState::load(repo, &id) {
+            Ok(state) => state,
+            // Collected by another gc meanwhile: nothing left to do.
+            Err(Error::RunNotFound(_)) => continue,
+            // Whether it is archived cannot be told, so it is not collected.
+            Err(err @ Error::Corrupt(_)) => {
+                collected.warnings.push(format!("skipped run {id}: {err}"));
+                continue;
+            }
+            Err(err) => return Err(err),
+        };
         let archived_at = repo.commit_info(meta_tip)?.time;
         if state.record.status.kind != StatusKind::Archived || now - archived_at < older_than {
             continue;

@@ -218,3 +218,55 @@ fn a_worktree_an_interrupted_gc_left_goes_only_when_it_is_clean() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn gc_skips_a_run_whose_record_it_cannot_read_and_collects_the_others() {
+    let repo = TestRepo::new();
+    let done = finished_run(&repo);
+    repo.ok(&["archive", &done]);
+    // A run fetched from elsewhere whose run.json is not JSON.
+    let blob = repo
+        .command("git")
+        .args(["hash-object", "-w", "--stdin"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            child.stdin.take().unwrap().write_all(b"{ not json")?;
+            child.wait_with_output()
+        })
+        .unwrap();
+    let blob = String::from_utf8_lossy(&blob.stdout).trim().to_owned();
+    let listing = repo.root.join("listing");
+    std::fs::write(&listing, format!("100644 blob {blob}\trun.json\n")).unwrap();
+    let tree = repo
+        .command("git")
+        .args(["mktree"])
+        .stdin(std::fs::File::open(&listing).unwrap())
+        .output()
+        .unwrap();
+    let tree = String::from_utf8_lossy(&tree.stdout).trim().to_owned();
+    let commit = repo.git(&["commit-tree", &tree, "-m", "archive run"]);
+    repo.git(&[
+        "update-ref",
+        &format!("refs/heads/fabro/meta/{ORPHAN}"),
+        commit.trim(),
+    ]);
+    repo.git(&["update-ref", &branch(ORPHAN), "HEAD"]);
+
+    let out = repo
+        .fabro()
+        .args(["gc", "--older-than", "0"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!exists(&repo, &branch(&done)));
+    assert!(
+        exists(&repo, &branch(ORPHAN)) && exists(&repo, &format!("refs/heads/fabro/meta/{ORPHAN}"))
+    );
+}
