@@ -29,7 +29,7 @@ pub mod run;
 pub use format::{message, node, record, run_id, store, time};
 pub use git::remote;
 pub use ops::{
-    checkpoint, finish, fork, fsck, gc, hooks, lifecycle, relink, restore, resume, rewind,
-    snapshot, start, sync,
+    branch_guard, checkpoint, finish, fork, fsck, gc, hooks, interrupted_gc, lifecycle, relink,
+    restore, resume, rewind, snapshot, start, sync, worktree_removal,
 };
 pub use run::{inspect, target, timeline, workspace};

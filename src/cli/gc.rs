@@ -7,7 +7,9 @@ use crate::gc::{gc, parse_duration};
 ///
 /// Removes the refs (run, metadata and recovery), run directory and worktree of every
 /// archived run whose archiving is older than --older-than, and the registrations of run
-/// worktrees whose directory is gone. Never touches a ref git-fabro did not create.
+/// worktrees whose directory is gone. Never touches a ref git-fabro did not create, and keeps
+/// a run whose branch is checked out elsewhere or holds commits that are not the run's, or
+/// whose worktree holds files that its final commit does not.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Only runs archived at least this long ago (0, 45s, 90m, 12h, 30d, 2w)
@@ -27,6 +29,9 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     let collected = gc(&ctx.repo, older_than, args.dry_run, &ctx.base_config()?)?;
     drop(progress);
     output::warn_unreadable(&collected.unreadable);
+    for warning in &collected.warnings {
+        output::warn(warning);
+    }
     if args.json {
         return output::json(&collected);
     }
@@ -41,13 +46,33 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
             run.run_id, run.archived_at
         ))?;
     }
+    for worktree in &collected.left_behind_worktrees {
+        output::line(format!(
+            "{verb} worktree {} of a run an interrupted gc removed",
+            worktree.display()
+        ))?;
+    }
+    for dir in &collected.left_behind_run_dirs {
+        output::line(format!(
+            "{verb} run directory {} of a run an interrupted gc removed",
+            dir.display()
+        ))?;
+    }
+    for kept in &collected.kept {
+        output::line(format!("kept run {}: {}", kept.run_id, kept.reason))?;
+    }
     for worktree in &collected.stale_worktrees {
         output::line(format!(
             "{verb} stale worktree registration {}",
             worktree.display()
         ))?;
     }
-    if collected.runs.is_empty() && collected.stale_worktrees.is_empty() {
+    if collected.runs.is_empty()
+        && collected.kept.is_empty()
+        && collected.stale_worktrees.is_empty()
+        && collected.left_behind_worktrees.is_empty()
+        && collected.left_behind_run_dirs.is_empty()
+    {
         output::note("nothing to collect");
     }
     Ok(())

@@ -51,6 +51,11 @@ impl Excludes {
 
     /// Whether `path` (a file) or any directory above it is excluded.
     pub fn is_excluded(&self, path: &BStr) -> bool {
+        self.is_excluded_entry(path, false)
+    }
+
+    /// Like [`Excludes::is_excluded`], for a file or a directory.
+    pub fn is_excluded_entry(&self, path: &BStr, is_dir: bool) -> bool {
         let case = gix::glob::pattern::Case::Sensitive;
         let matches = |candidate: &BStr, is_dir| {
             self.search
@@ -60,6 +65,6 @@ impl Excludes {
         path.char_indices()
             .filter(|(_, _, c)| *c == '/')
             .any(|(start, _, _)| matches(path[..start].as_bstr(), true))
-            || matches(path, false)
+            || matches(path, is_dir)
     }
 }

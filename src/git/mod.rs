@@ -8,6 +8,7 @@ mod history;
 mod objects;
 mod observe;
 mod pathspec;
+mod reach;
 mod refs;
 pub mod remote;
 mod restore;
@@ -15,6 +16,7 @@ pub mod shadow;
 mod snapshot;
 mod transport;
 mod tree;
+mod unrecorded;
 mod worktree;
 
 use std::path::{Path, PathBuf};
@@ -29,6 +31,7 @@ pub use restore::{PathAction, PathChange};
 pub use snapshot::{SkippedFile, Snapshot, SnapshotSpec};
 pub use transport::{RefReport, Transfer};
 pub use tree::TreeEdit;
+pub use unrecorded::{Unrecorded, UnrecordedFile};
 pub use worktree::Worktree;
 
 use crate::error::{Error, Result};

@@ -26,16 +26,37 @@ pub(super) enum Observed {
     Untracked {
         path: BString,
     },
+    /// A nested repository: never captured, but its files are still on disk.
+    Repository {
+        path: BString,
+    },
+    /// An ignored or excluded file or directory; reported only when asked for, since a
+    /// snapshot never takes them.
+    Ignored {
+        path: BString,
+        is_dir: bool,
+    },
+}
+
+/// Which untracked entries a worktree walk reports besides the ones a snapshot takes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Walk {
+    /// What a snapshot may take.
+    Snapshot,
+    /// Also ignored and excluded entries: everything that is on disk.
+    Everything,
 }
 
 impl Repo {
-    /// Compares the index with the files on disk, reporting tracked changes, stat refreshes and
-    /// untracked files that are neither ignored nor excluded.
+    /// Compares the index with the files on disk, reporting tracked changes, stat refreshes,
+    /// nested repositories and untracked files that are neither ignored nor excluded (and, with
+    /// [`Walk::Everything`], the ignored and excluded ones too).
     pub(super) fn observe_worktree(
         &self,
         index: &gix::index::State,
         excludes: &Excludes,
         paths: &[Vec<u8>],
+        walk: Walk,
     ) -> Result<Vec<Observed>> {
         use gix::worktree::stack::state::{attributes, ignore};
         let repo = &self.repo;
@@ -66,9 +87,13 @@ impl Repo {
                 new_root: Some(workdir.to_owned()),
             },
         )?;
-        let dirwalk = repo
+        let mut dirwalk = repo
             .dirwalk_options()?
             .emit_untracked(gix::dir::walk::EmissionMode::Matching);
+        if walk == Walk::Everything {
+            // An ignored directory comes out whole, without walking into it.
+            dirwalk = dirwalk.emit_ignored(Some(gix::dir::walk::EmissionMode::Matching));
+        }
         let interrupt = AtomicBool::new(false);
         let mut recorder = Recorder::default();
         status_with_renames(
@@ -128,15 +153,18 @@ impl Repo {
                     });
                 }
                 Entry::DirectoryContents { entry, .. } => {
-                    if entry.status == gix::dir::entry::Status::Untracked
-                        && !matches!(
-                            entry.disk_kind,
-                            Some(gix::dir::entry::Kind::Repository) | None
-                        )
-                    {
-                        observed.push(Observed::Untracked {
-                            path: entry.rela_path,
-                        });
+                    use gix::dir::entry::{Kind, Status};
+                    let path = entry.rela_path;
+                    match (entry.status, entry.disk_kind) {
+                        (_, None) | (Status::Tracked | Status::Pruned, _) => {}
+                        (Status::Untracked, Some(Kind::Repository)) => {
+                            observed.push(Observed::Repository { path });
+                        }
+                        (Status::Untracked, Some(_)) => observed.push(Observed::Untracked { path }),
+                        (Status::Ignored(_), Some(kind)) => observed.push(Observed::Ignored {
+                            path,
+                            is_dir: matches!(kind, Kind::Directory | Kind::Repository),
+                        }),
                     }
                 }
                 Entry::Rewrite { .. } => {}

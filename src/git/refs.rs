@@ -90,7 +90,7 @@ impl Repo {
         };
         result.map_err(|err| {
             let text = super::describe(&err);
-            if err.is_conflict() || is_lock_error(&err) {
+            if err.is_conflict() || is_lock_error(&err) || self.moved_meanwhile(edits) {
                 let names: Vec<&str> = edits.iter().map(RefEdit::name).collect();
                 Error::Conflict(format!(
                     "{} changed while this command ran ({text})",
@@ -101,6 +101,21 @@ impl Repo {
             }
         })?;
         Ok(())
+    }
+
+    /// Whether a ref of `edits` no longer holds what the edit expects: deleted or created by
+    /// another process, which gix reports as a failed precondition rather than a conflict.
+    fn moved_meanwhile(&self, edits: &[RefEdit]) -> bool {
+        edits.iter().any(|edit| {
+            let Ok(now) = self.ref_target(edit.name()) else {
+                return false;
+            };
+            match edit {
+                RefEdit::Create { .. } => now.is_some(),
+                RefEdit::Ensure { new, .. } => now.is_some_and(|now| now != *new),
+                RefEdit::Update { old, .. } | RefEdit::Delete { old, .. } => now != Some(*old),
+            }
+        })
     }
 
     /// Removes lock files of `edits` that no live transaction can own: git-fabro holds a ref

@@ -14,7 +14,7 @@ use gix::index::entry::{Mode, Stat};
 use gix::objs::tree::EntryKind;
 use gix::status::plumbing::index_as_worktree::{Change, EntryStatus};
 
-use super::observe::Observed;
+use super::observe::{Observed, Walk};
 use super::{Excludes, ObjectId, Repo};
 use crate::error::{Error, Result};
 
@@ -46,6 +46,10 @@ pub struct Snapshot {
     pub changed_paths: usize,
     pub skipped: Vec<SkippedFile>,
     index: gix::index::File,
+    /// Whether the index, once written, holds exactly the tree: not so after a snapshot of
+    /// some paths, or one that left out a staged change under an excluded path. Only then may
+    /// the stamp vouch for it, or the next snapshot would skip what the index still holds.
+    index_is_tree: bool,
 }
 
 impl Snapshot {
@@ -63,9 +67,14 @@ impl Snapshot {
             .map_err(|err| {
                 Error::Failed(format!("cannot write the index: {}", super::describe(&err)))
             })?;
-        if let Some(checksum) = self.index.checksum() {
-            // Only a cache: without it the next snapshot compares the index with the tree.
-            let _ = write_stamp(self.index.path(), self.tree, checksum);
+        // Only a cache: without it the next snapshot compares the index with the tree.
+        match self.index.checksum() {
+            Some(checksum) if self.index_is_tree => {
+                let _ = write_stamp(self.index.path(), self.tree, checksum);
+            }
+            _ => {
+                let _ = std::fs::remove_file(stamp_path(self.index.path()));
+            }
         }
         Ok(())
     }
@@ -124,7 +133,7 @@ enum IndexChange {
     },
 }
 
-type Edit = (BString, Option<(EntryKind, ObjectId)>);
+pub(super) type Edit = (BString, Option<(EntryKind, ObjectId)>);
 
 impl Repo {
     /// Snapshots this repository's work tree on top of `spec.base`.
@@ -135,8 +144,8 @@ impl Repo {
             None => self.empty_tree(),
         };
         let mut index = self.index_for(spec.index, base_tree)?;
-        let mut edits = if index_matches(&index, base_tree) {
-            Vec::new()
+        let (mut edits, left_out_staged) = if index_matches(&index, base_tree) {
+            (Vec::new(), false)
         } else {
             self.staged_edits(base_tree, &index, spec)?
         };
@@ -161,7 +170,7 @@ impl Repo {
             }
             big
         };
-        let observed = self.observe_worktree(&index, spec.excludes, spec.paths)?;
+        let observed = self.observe_worktree(&index, spec.excludes, spec.paths, Walk::Snapshot)?;
         if !spec.paths.is_empty() {
             self.refuse_unmatched(spec.paths, &index, &observed, &edits)?;
         }
@@ -238,6 +247,8 @@ impl Repo {
                         stat: stat_of(metadata)?,
                     });
                 }
+                // Nested repositories are not the run's files; ignored ones are never asked for.
+                Observed::Repository { .. } | Observed::Ignored { .. } => {}
             }
         }
         let changed_paths = edits.len();
@@ -248,12 +259,17 @@ impl Repo {
             changed_paths,
             skipped,
             index,
+            index_is_tree: spec.paths.is_empty() && !left_out_staged,
         })
     }
 
     /// The index to compare with: the private one when given (created from the base tree the
     /// first time), else the work tree's own.
-    fn index_for(&self, private: Option<&Path>, base_tree: ObjectId) -> Result<gix::index::File> {
+    pub(super) fn index_for(
+        &self,
+        private: Option<&Path>,
+        base_tree: ObjectId,
+    ) -> Result<gix::index::File> {
         let repo = &self.repo;
         let index = match private {
             Some(path) => {
@@ -275,18 +291,39 @@ impl Repo {
     }
 
     /// Differences between the base tree and the index (what `git add` staged) count like
-    /// work tree changes.
+    /// work tree changes. Also says whether a staged change under an excluded path was left out.
     fn staged_edits(
         &self,
         base_tree: ObjectId,
         index: &gix::index::File,
         spec: &SnapshotSpec,
+    ) -> Result<(Vec<Edit>, bool)> {
+        let mut left_out = false;
+        let edits = self
+            .index_changes(base_tree, index, spec.paths)?
+            .into_iter()
+            .filter(|(path, _)| {
+                let excluded = spec.excludes.is_excluded(path.as_ref());
+                left_out |= excluded;
+                !excluded
+            })
+            .collect();
+        Ok((edits, left_out))
+    }
+
+    /// Every path (limited to `paths`, all when empty) where the index differs from `tree`,
+    /// with what the index holds there.
+    pub(super) fn index_changes(
+        &self,
+        tree: ObjectId,
+        index: &gix::index::File,
+        paths: &[Vec<u8>],
     ) -> Result<Vec<Edit>> {
         use gix::diff::index::{Action, ChangeRef};
         let mut edits = Vec::new();
-        let mut search = self.pathspec_search(spec.paths)?;
+        let mut search = self.pathspec_search(paths)?;
         self.repo.tree_index_status(
-            &base_tree,
+            &tree,
             index,
             None,
             gix::status::tree_index::TrackRenames::Disabled,
@@ -319,7 +356,7 @@ impl Repo {
                         &mut |_, _, _, _| false,
                     )
                     .is_some_and(|m| !m.is_excluded());
-                if named && !spec.excludes.is_excluded(path.as_ref()) {
+                if named {
                     edits.push((path.into_owned(), new));
                 }
                 Ok(Action::Continue(()))
@@ -355,7 +392,10 @@ impl Repo {
             .iter()
             .filter_map(|item| match item {
                 Observed::Untracked { path } => Some(path.as_bstr()),
-                Observed::Tracked { .. } => None,
+                // Nothing a snapshot takes: naming only these saves nothing.
+                Observed::Tracked { .. }
+                | Observed::Repository { .. }
+                | Observed::Ignored { .. } => None,
             })
             .chain(edits.iter().map(|(path, _)| path.as_bstr()))
             .collect();

@@ -14,6 +14,7 @@ use crate::run::{RUN_JSON, RunState};
 use crate::store::RunDir;
 use crate::time::Timestamp;
 use crate::workspace::{Place, Workspace};
+use crate::worktree_removal::{self, Kept, Removal};
 
 #[derive(Clone, Debug)]
 pub struct FinishRequest {
@@ -30,6 +31,9 @@ pub struct Finished {
     pub meta_commit: String,
     pub final_git_commit_sha: String,
     pub worktree_removed: bool,
+    /// What kept the worktree: the paths that the final commit does not hold.
+    #[serde(flatten)]
+    pub kept: Kept,
     #[serde(skip)]
     pub warnings: Vec<String>,
 }
@@ -44,6 +48,11 @@ pub fn finish(
 ) -> Result<Finished> {
     let (conclusion, meta_commit) = match (&state.record.status.kind, &state.record.conclusion) {
         (kind, Some(conclusion)) if *kind == request.status => (conclusion.clone(), state.meta_tip),
+        // Archiving a finished run keeps its conclusion: finishing it the same way again is
+        // the interrupted finish completed, not a new ending.
+        (StatusKind::Archived, Some(conclusion)) if conclusion.status == request.status => {
+            (conclusion.clone(), state.meta_tip)
+        }
         (StatusKind::Running | StatusKind::Submitted, _) => finalize(repo, state, config, request)?,
         (kind, _) => {
             return Err(Error::Failed(format!(
@@ -61,6 +70,7 @@ pub fn finish(
         meta_commit: meta_commit.to_string(),
         final_git_commit_sha: state.run_tip.to_string(),
         worktree_removed: false,
+        kept: Kept::default(),
         warnings: Vec::new(),
     };
     if let Some(dir) = run_dir
@@ -74,14 +84,14 @@ pub fn finish(
         // An in-place run leaves the user's directory as it is; only its registration goes.
         Some(ws) if ws.place == Place::InPlace => crate::workspace::unregister(repo, &state.id),
         Some(ws) if !request.keep_worktree => {
-            if ws.is_dirty(state.run_tip, config)? {
-                finished.warnings.push(format!(
-                    "kept the worktree at {}: it has changes that no checkpoint holds; checkpoint them or remove it with `git worktree remove --force`",
-                    ws.path.display()
-                ));
-            } else {
-                repo.remove_worktree(&ws.path)?;
-                finished.worktree_removed = true;
+            match worktree_removal::remove_if_clean(repo, ws, state.run_tip, config)? {
+                Removal::Removed => finished.worktree_removed = true,
+                Removal::Kept(kept) => {
+                    finished
+                        .warnings
+                        .push(worktree_removal::kept_message(&ws.path, &kept));
+                    finished.kept = kept;
+                }
             }
         }
         _ => {}

@@ -11,6 +11,7 @@ use serde::Serialize;
 use crate::config::Config;
 use crate::error::Result;
 use crate::git::{RefEdit, Repo};
+use crate::interrupted_gc;
 use crate::message::Trailers;
 use crate::run::{self, RUN_BRANCH_PREFIX, RunState, read_record};
 use crate::run_id::RunId;
@@ -221,6 +222,12 @@ fn check_repository(
             report.problem(Some(&id), "orphan-run-branch", message);
             continue;
         }
+        // Someone may have checked the branch out and committed on it since.
+        if let Some(reason) = crate::branch_guard::reason_to_keep(repo, &id, tip, None)? {
+            let message = format!("{message}; it is kept because {reason}");
+            report.problem(Some(&id), "orphan-run-branch", message);
+            continue;
+        }
         let delete = [RefEdit::Delete {
             name: run::run_branch(&id),
             old: tip,
@@ -264,6 +271,14 @@ fn check_repository(
         // A live worktree of a vanished run may hold work: only a registration without a
         // directory is removed.
         let run = RunId::parse(id).ok();
+        if let Some(tip) = left_by_gc(repo, &worktree.path, run.as_ref())?
+            && interrupted_gc::is_clean(&worktree.path, tip, config)
+        {
+            let repaired = repair && interrupted_gc::finish(repo, &worktree.path, tip, config)?;
+            let message = format!("{message}, left by an interrupted gc");
+            report.fixable(run.as_ref(), "stale-worktree", message, repaired);
+            continue;
+        }
         if gone {
             let repaired = repair && repo.remove_worktree(&worktree.path).is_ok();
             report.fixable(run.as_ref(), "stale-worktree", message, repaired);
@@ -294,14 +309,30 @@ fn check_repository(
         let id = RunId::parse(&manifest.run_id).ok();
         let message = format!("{} belongs to a run that no longer exists", dir.display());
         // A worktree left inside may hold work no checkpoint has: that is for a person to decide.
-        if dir.join(crate::store::WORKTREE_DIR).exists() {
-            report.problem(id.as_ref(), "stale-run-directory", message);
+        let worktree = dir.join(crate::store::WORKTREE_DIR);
+        if worktree.exists() {
+            // One an interrupted gc left is reported with its worktree registration.
+            if left_by_gc(repo, &worktree, id.as_ref())?.is_none() {
+                report.problem(id.as_ref(), "stale-run-directory", message);
+            }
             continue;
         }
         let repaired = repair && std::fs::remove_dir_all(&dir).is_ok();
         report.fixable(id.as_ref(), "stale-run-directory", message, repaired);
     }
     Ok(())
+}
+
+/// The final commit of the run whose worktree at `path` an interrupted gc left behind.
+fn left_by_gc(
+    repo: &Repo,
+    path: &Path,
+    run: Option<&RunId>,
+) -> Result<Option<crate::git::ObjectId>> {
+    match run {
+        Some(id) => interrupted_gc::left_behind(repo, path, id),
+        None => Ok(None),
+    }
 }
 
 /// Run directories under `runs_dir` whose manifest names this repository.

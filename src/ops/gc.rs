@@ -1,29 +1,54 @@
 //! Garbage collection of runs: the refs, run directories and worktrees of archived runs older
 //! than a limit, and worktree registrations of runs whose directory is gone. It only ever
-//! deletes refs under git-fabro's own prefixes, each with a compare-and-swap.
+//! deletes refs under git-fabro's own prefixes, each with a compare-and-swap, and never
+//! deletes work: a run whose branch is checked out elsewhere or holds someone's commits, or
+//! whose worktree holds files its final commit lacks, is kept whole.
+//!
+//! The refs go first: their compare-and-swap is what tells that no other command (an
+//! `unarchive`, a checkpoint) changed the run meanwhile. The worktree and run directory go
+//! only after it, and the worktree only when it is still clean.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::branch_guard;
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::git::{RefEdit, Repo};
+use crate::interrupted_gc;
 use crate::record::StatusKind;
 use crate::restore::recovery_prefix;
 use crate::run::{self, RUN_BRANCH_PREFIX, RunState, Unreadable};
-use crate::store::RunDir;
+use crate::run_id::RunId;
+use crate::store::{MANIFEST, Manifest, RunDir, WORKTREE_DIR};
 use crate::time::Timestamp;
+use crate::workspace::{Place, Workspace};
+use crate::worktree_removal::{self, Kept, Removal};
 
 /// What `gc` removed, or would remove with `--dry-run`.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Collected {
     pub runs: Vec<CollectedRun>,
+    /// Archived runs old enough that were kept, and why.
+    pub kept: Vec<KeptRun>,
     pub stale_worktrees: Vec<PathBuf>,
+    /// Worktrees of runs whose refs an interrupted gc deleted, removed now.
+    pub left_behind_worktrees: Vec<PathBuf>,
+    /// Run directories of runs whose refs an interrupted gc deleted, removed now.
+    pub left_behind_run_dirs: Vec<PathBuf>,
     pub dry_run: bool,
     /// Runs left alone because their record cannot be read.
     #[serde(skip)]
     pub unreadable: Vec<Unreadable>,
+    #[serde(skip)]
+    pub warnings: Vec<String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct KeptRun {
+    pub run_id: String,
+    pub reason: String,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -32,6 +57,7 @@ pub struct CollectedRun {
     pub archived_at: String,
     pub refs: Vec<String>,
     pub run_dir: Option<PathBuf>,
+    /// The run's worktree, removed (or to be removed) with it.
     pub worktree: Option<PathBuf>,
 }
 
@@ -65,13 +91,14 @@ pub fn gc(repo: &Repo, older_than: i64, dry_run: bool, config: &Config) -> Resul
         dry_run,
         ..Collected::default()
     };
-    let worktrees = repo.worktrees()?;
     for (id, meta_tip) in run::list(repo)? {
-        // A run whose record cannot be read is left alone (and reported), never deleted.
         let loaded = RunState::load(repo, &id)
             .and_then(|state| Ok((state, repo.commit_info(meta_tip)?.time)));
         let (state, archived_at) = match loaded {
             Ok(loaded) => loaded,
+            // Collected by another gc meanwhile: nothing left to do.
+            Err(Error::RunNotFound(_)) => continue,
+            // Whether it is archived cannot be told: left alone (and reported), never deleted.
             Err(err) => {
                 collected.unreadable.push(Unreadable::new(&id, &err));
                 continue;
@@ -80,48 +107,7 @@ pub fn gc(repo: &Repo, older_than: i64, dry_run: bool, config: &Config) -> Resul
         if state.record.status.kind != StatusKind::Archived || now - archived_at < older_than {
             continue;
         }
-        let branch = run::run_branch(&id);
-        let worktree = worktrees
-            .iter()
-            .find(|w| w.branch.as_deref() == Some(branch.as_str()));
-        let mut edits = vec![
-            RefEdit::Delete {
-                name: run::meta_branch(&id),
-                old: state.meta_tip,
-            },
-            RefEdit::Delete {
-                name: branch.clone(),
-                old: state.run_tip,
-            },
-        ];
-        let recovery = recovery_prefix(&id);
-        for (rest, old) in repo.refs_under(&recovery)? {
-            edits.push(RefEdit::Delete {
-                name: format!("{recovery}{rest}"),
-                old,
-            });
-        }
-        let run_dir = RunDir::locate(&config.runs_dir, &id, worktree.map(|w| w.path.as_path()));
-        let entry = CollectedRun {
-            run_id: id.to_string(),
-            archived_at: Timestamp::from_seconds(archived_at).rfc3339(),
-            refs: edits.iter().map(|e| e.name().to_owned()).collect(),
-            run_dir: run_dir.as_ref().map(|d| d.path.clone()),
-            worktree: worktree.map(|w| w.path.clone()),
-        };
-        if !dry_run {
-            // Worktree first, so no registration outlives its branch; the directory last,
-            // because it means nothing once the refs are gone.
-            if let Some(worktree) = worktree {
-                repo.remove_worktree(&worktree.path)?;
-            }
-            repo.update_refs(&edits, "fabro: gc", &config.identity)?;
-            if let Some(dir) = &run_dir {
-                std::fs::remove_dir_all(&dir.path)
-                    .map_err(Error::io(format!("cannot remove {}", dir.path.display())))?;
-            }
-        }
-        collected.runs.push(entry);
+        collect_run(repo, &state, archived_at, config, &mut collected)?;
     }
     for worktree in repo.worktrees()? {
         let ours = worktree
@@ -133,9 +119,184 @@ pub fn gc(repo: &Repo, older_than: i64, dry_run: bool, config: &Config) -> Resul
                 repo.remove_worktree(&worktree.path)?;
             }
             collected.stale_worktrees.push(worktree.path);
+        } else if let Some(id) = worktree
+            .branch
+            .as_deref()
+            .and_then(|b| b.strip_prefix(RUN_BRANCH_PREFIX))
+            .and_then(|id| RunId::parse(id).ok())
+            .filter(|id| !collected.runs.iter().any(|r| r.run_id == id.as_str()))
+        {
+            finish_interrupted(repo, &worktree.path, &id, config, &mut collected)?;
         }
     }
+    for dir in interrupted_gc::leftover_run_dirs(repo, &config.runs_dir) {
+        if !dry_run && let Err(err) = interrupted_gc::remove_run_dir(&dir) {
+            let shown = dir.display();
+            collected
+                .warnings
+                .push(format!("cannot remove {shown}: {err}"));
+            continue;
+        }
+        collected.left_behind_run_dirs.push(dir);
+    }
     Ok(collected)
+}
+
+/// Removes the worktree of a run whose refs an interrupted gc deleted, when it is clean.
+fn finish_interrupted(
+    repo: &Repo,
+    worktree: &Path,
+    id: &RunId,
+    config: &Config,
+    collected: &mut Collected,
+) -> Result<()> {
+    let Some(tip) = interrupted_gc::left_behind(repo, worktree, id)? else {
+        return Ok(());
+    };
+    if !interrupted_gc::is_clean(worktree, tip, config) {
+        collected.warnings.push(format!(
+            "kept the worktree at {} of a collected run: it holds work its final commit lacks",
+            worktree.display()
+        ));
+    } else if collected.dry_run || interrupted_gc::finish(repo, worktree, tip, config)? {
+        collected.left_behind_worktrees.push(worktree.to_owned());
+    }
+    Ok(())
+}
+
+/// Deletes one archived run, or says why it stays.
+fn collect_run(
+    repo: &Repo,
+    state: &RunState,
+    archived_at: i64,
+    config: &Config,
+    collected: &mut Collected,
+) -> Result<()> {
+    let id = &state.id;
+    let own_worktree = repo
+        .worktree_on(&run::run_branch(id))?
+        .filter(|w| w.exists && is_runs_own(&w.path, id))
+        .and_then(|w| linked_workspace(&w.path));
+    let own_path = own_worktree.as_ref().map(|w| w.path.as_path());
+    let mut reason = branch_guard::reason_to_keep(repo, id, state.run_tip, own_path)?;
+    if reason.is_none()
+        && let Some(ws) = &own_worktree
+        && let Some(files) = worktree_removal::unrecorded(ws, state.run_tip, config)?
+        && !files.is_empty()
+    {
+        let kept = Kept::new(files).describe();
+        reason = Some(format!(
+            "its worktree {} holds work: {kept}",
+            ws.path.display()
+        ));
+    }
+    if let Some(reason) = reason {
+        collected.kept.push(KeptRun {
+            run_id: id.to_string(),
+            reason,
+        });
+        return Ok(());
+    }
+    let edits = ref_deletions(repo, state)?;
+    let run_dir = RunDir::locate(&config.runs_dir, id, own_path);
+    let mut entry = CollectedRun {
+        run_id: id.to_string(),
+        archived_at: Timestamp::from_seconds(archived_at).rfc3339(),
+        refs: edits.iter().map(|e| e.name().to_owned()).collect(),
+        run_dir: run_dir.as_ref().map(|d| d.path.clone()),
+        worktree: own_path.map(Path::to_owned),
+    };
+    if !collected.dry_run {
+        if let Some(dir) = &entry.run_dir {
+            interrupted_gc::mark(dir, id, state.run_tip)?;
+        }
+        if let Err(err) = repo.update_refs(&edits, "fabro: gc", &config.identity) {
+            entry.run_dir.as_deref().map(interrupted_gc::unmark);
+            return Err(err);
+        }
+        if let Some(ws) = &own_worktree
+            && let Removal::Kept(kept) =
+                worktree_removal::remove_if_clean(repo, ws, state.run_tip, config)?
+        {
+            // Written to while gc ran: the files stay, and the run directory around them.
+            collected
+                .warnings
+                .push(worktree_removal::kept_message(&ws.path, &kept));
+            entry.worktree = None;
+        }
+        if let Some(dir) = entry.run_dir.clone() {
+            remove_run_dir(&dir, &mut entry, &mut collected.warnings);
+        }
+    }
+    collected.runs.push(entry);
+    Ok(())
+}
+
+/// Removes the run directory once its refs are gone, unless a worktree is left inside it (one
+/// kept above, or one git no longer knows about): files there may be someone's work.
+fn remove_run_dir(dir: &Path, entry: &mut CollectedRun, warnings: &mut Vec<String>) {
+    if dir.join(WORKTREE_DIR).exists() {
+        warnings.push(format!(
+            "kept {}: a worktree inside it may hold work",
+            dir.display()
+        ));
+        entry.run_dir = None;
+    } else if let Err(err) = interrupted_gc::remove_run_dir(dir)
+        && dir.exists()
+    {
+        warnings.push(format!(
+            "cannot remove {} ({err}); `git fabro fsck --repair` removes it later",
+            dir.display()
+        ));
+        entry.run_dir = None;
+    }
+}
+
+/// The run's metadata, run and recovery refs, each as a compare-and-swap deletion.
+fn ref_deletions(repo: &Repo, state: &RunState) -> Result<Vec<RefEdit>> {
+    let mut edits = vec![
+        RefEdit::Delete {
+            name: run::meta_branch(&state.id),
+            old: state.meta_tip,
+        },
+        RefEdit::Delete {
+            name: run::run_branch(&state.id),
+            old: state.run_tip,
+        },
+    ];
+    let recovery = recovery_prefix(&state.id);
+    for (rest, old) in repo.refs_under(&recovery)? {
+        edits.push(RefEdit::Delete {
+            name: format!("{recovery}{rest}"),
+            old,
+        });
+    }
+    Ok(edits)
+}
+
+/// Whether `path` is the worktree git-fabro made for the run: `<run dir>/worktree`, beside a
+/// manifest naming the run. A worktree a person added on the branch is theirs.
+fn is_runs_own(path: &Path, id: &RunId) -> bool {
+    let Some(dir) = path
+        .parent()
+        .filter(|_| path.file_name().is_some_and(|n| n == WORKTREE_DIR))
+    else {
+        return false;
+    };
+    std::fs::read(dir.join(MANIFEST))
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<Manifest>(&bytes).ok())
+        .is_some_and(|m| m.run_id == id.as_str())
+}
+
+/// The run's linked worktree, unless it vanished (another command removed it meanwhile).
+fn linked_workspace(path: &Path) -> Option<Workspace> {
+    Some(Workspace {
+        repo: Repo::open(path).ok()?,
+        path: path.to_owned(),
+        place: Place::Worktree,
+        index: None,
+    })
 }
 
 #[cfg(test)]

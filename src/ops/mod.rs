@@ -2,12 +2,14 @@
 //! write through `git` and return what they did. No argument parsing, no printing, no
 //! environment reads: the command line (and, later, the workflow engine) call these.
 
+pub mod branch_guard;
 pub mod checkpoint;
 pub mod finish;
 pub mod fork;
 pub mod fsck;
 pub mod gc;
 pub mod hooks;
+pub mod interrupted_gc;
 pub mod lifecycle;
 pub mod relink;
 pub mod restore;
@@ -16,3 +18,4 @@ pub mod rewind;
 pub mod snapshot;
 pub mod start;
 pub mod sync;
+pub mod worktree_removal;

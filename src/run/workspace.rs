@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::Config;
 use crate::error::{Error, Result};
-use crate::git::{ObjectId, Repo, Snapshot, SnapshotSpec};
+use crate::git::{ObjectId, Repo, Snapshot, SnapshotSpec, UnrecordedFile};
 use crate::run;
 use crate::run_id::RunId;
 
@@ -81,6 +81,14 @@ impl Workspace {
             max_file_size: config.max_file_size,
             paths,
         })
+    }
+
+    /// Every path of the workspace whose content `tip` does not hold byte for byte, ignored,
+    /// excluded and oversized files included: what removing the workspace would lose.
+    pub fn unrecorded(&self, tip: ObjectId, config: &Config) -> Result<Vec<UnrecordedFile>> {
+        let excludes = config.excludes(&self.path);
+        self.repo
+            .unrecorded(tip, self.index.as_deref(), &excludes, config.max_file_size)
     }
 
     /// Whether the workspace holds changes that the run's tip does not.

@@ -95,3 +95,84 @@ fn runs_in_one_repository_do_not_block_each_other() {
         assert_eq!(repo.log_json(&run.id).len(), 1);
     }
 }
+
+/// `finish`, `gc` and `unarchive` of one archived run at once: one wins, the others exit 3
+/// or find nothing to do, and nothing is lost. With `dirty`, the worktree holds a file that
+/// no checkpoint recorded, which must survive whoever wins.
+fn race_finish_gc_unarchive(repo: &TestRepo, dirty: bool) {
+    let run = repo.start();
+    crate::common::write_file(&run.worktree.join("a.txt"), "recorded\n");
+    repo.checkpoint(&run.id, "a");
+    repo.ok(&["finish", "--run", &run.id, "--keep-worktree"]);
+    repo.ok(&["archive", &run.id]);
+    let unsaved = run.worktree.join("unsaved.txt");
+    if dirty {
+        crate::common::write_file(&unsaved, "not recorded\n");
+    }
+    let commands: [&[&str]; 3] = [
+        &["finish", "--run", &run.id],
+        &["gc", "--older-than", "0"],
+        &["unarchive", &run.id],
+    ];
+    let children: Vec<(String, Child)> = commands
+        .iter()
+        .map(|args| {
+            let child = repo
+                .fabro()
+                .args(*args)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            (args[0].to_owned(), child)
+        })
+        .collect();
+    for (command, code, err) in wait_all(children) {
+        let nothing_to_do = code == 2 && err.contains("no run matches");
+        assert!(
+            code == 0 || code == 3 || nothing_to_do,
+            "{command} exited {code}: {err}"
+        );
+    }
+    let meta = format!("refs/heads/fabro/meta/{}", run.id);
+    let alive = repo
+        .git_output(&repo.path, &["rev-parse", "--verify", "-q", &meta])
+        .status
+        .success();
+    if alive {
+        assert_eq!(repo.log_json(&run.id).len(), 1, "the checkpoint is intact");
+        let record: serde_json::Value =
+            serde_json::from_str(&repo.git(&["show", &format!("{meta}:run.json")])).unwrap();
+        let kind = record["status"]["kind"].as_str().unwrap();
+        assert!(kind == "archived" || kind == "succeeded", "{kind}");
+    } else {
+        assert!(!dirty, "gc deleted a run whose worktree held work");
+        let refs = repo.git(&["for-each-ref", "--format=%(refname)"]);
+        assert!(!refs.contains(&run.id), "{refs}");
+    }
+    if dirty {
+        assert_eq!(std::fs::read_to_string(&unsaved).unwrap(), "not recorded\n");
+    }
+    let fsck = repo.git_output(&repo.path, &["fsck", "--strict", "--no-dangling"]);
+    assert!(
+        fsck.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fsck.stderr)
+    );
+    let out = repo.fabro().args(["fsck", "--json"]).output().unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for problem in report["problems"].as_array().unwrap() {
+        assert_eq!(problem["repairable"], true, "{problem}");
+    }
+    if !out.status.success() {
+        crate::common::run_ok(repo.fabro().args(["fsck", "--repair"]));
+    }
+}
+
+#[test]
+fn finish_gc_and_unarchive_racing_on_one_run_lose_nothing() {
+    let repo = TestRepo::new();
+    for trial in 0..12 {
+        race_finish_gc_unarchive(&repo, trial % 2 == 1);
+    }
+}

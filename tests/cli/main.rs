@@ -3,6 +3,7 @@
 mod common;
 
 mod archive;
+mod branch_guard;
 mod checkpoint;
 mod completion_bash;
 mod concurrency;
@@ -32,3 +33,4 @@ mod start;
 mod sync;
 mod terminal;
 mod torture;
+mod work_kept;

@@ -291,3 +291,123 @@ fn killed_hook_installs_and_uninstalls_leave_the_old_hook_or_the_new_one_whole()
         assert_eq!(&hook_state(&hook).unwrap(), after);
     }
 }
+
+/// git accepts the repository and `git fabro fsck` reports only what `--repair` fixes,
+/// without repairing anything: the rerun that follows must finish the job by itself.
+fn assert_repairable(repo: &TestRepo, context: &str) {
+    let git = repo.git_output(&repo.path, &["fsck", "--strict", "--no-dangling"]);
+    assert!(
+        git.status.success(),
+        "{context}: {}",
+        String::from_utf8_lossy(&git.stderr)
+    );
+    let out = repo.fabro().args(["fsck", "--json"]).output().unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for problem in report["problems"].as_array().unwrap() {
+        assert_eq!(problem["repairable"], true, "{context}: {problem}");
+    }
+}
+
+fn gone(repo: &TestRepo, id: &str) -> bool {
+    !repo
+        .git(&["for-each-ref", "--format=%(refname)"])
+        .contains(id)
+}
+
+#[test]
+fn killed_gcs_lose_no_work_and_a_rerun_collects() {
+    let repo = TestRepo::new();
+    let mut rng = Lcg(0x5eed_0003);
+    // Never collected: a live run, and an archived one whose worktree holds unrecorded work.
+    let live = repo.start();
+    write_file(&live.worktree.join("live.txt"), "live\n");
+    repo.checkpoint(&live.id, "live");
+    let dirty = repo.start();
+    repo.checkpoint(&dirty.id, "dirty");
+    repo.ok(&["archive", &dirty.id]);
+    write_file(&dirty.worktree.join("unsaved.txt"), "not recorded\n");
+    for trial in 0..(trials() / 4).max(1) {
+        let run = repo.start();
+        write_file(&run.worktree.join("a.txt"), &format!("{trial}\n"));
+        repo.checkpoint(&run.id, "a");
+        repo.ok(&["finish", "--run", &run.id, "--keep-worktree"]);
+        repo.ok(&["archive", &run.id]);
+        let delay = rng.next(60_000);
+        let args = ["gc", "--older-than", "0"];
+        kill_after(repo.fabro().args(args), delay);
+        let context = format!("gc trial {trial} ({delay}us)");
+        assert_repairable(&repo, &context);
+        rerun(&repo, &args);
+        assert!(gone(&repo, &run.id), "{context}: the run is collected");
+        assert!(
+            !run.worktree.exists() && !run.run_dir.exists(),
+            "{context}: its worktree and run directory are gone"
+        );
+        assert!(
+            !repo.git(&["worktree", "list"]).contains(&run.id),
+            "{context}"
+        );
+        assert_eq!(repo.log_json(&live.id).len(), 1, "{context}");
+        assert_eq!(repo.log_json(&dirty.id).len(), 1, "{context}");
+        assert_eq!(
+            std::fs::read_to_string(dirty.worktree.join("unsaved.txt")).unwrap(),
+            "not recorded\n",
+            "{context}"
+        );
+        assert_consistent(&repo, &format!("{context} after the rerun"));
+    }
+}
+
+#[test]
+fn killed_fsck_repairs_lose_no_work_and_a_rerun_repairs() {
+    const ULID: &[u8] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+    let repo = TestRepo::new();
+    let mut rng = Lcg(0x5eed_0004);
+    let live = repo.start();
+    repo.checkpoint(&live.id, "live");
+    write_file(&live.worktree.join("unsaved.txt"), "not recorded\n");
+    repo.git(&["branch", "mine"]);
+    let head = repo.git(&["rev-parse", "HEAD"]);
+    for trial in 0..(trials() / 4).max(1) {
+        let suffix: String = [trial / 32 % 32, trial % 32]
+            .iter()
+            .map(|&i| ULID[i] as char)
+            .collect();
+        // What killed commands leave: a run branch without a run, a removed worktree, a run
+        // directory of a vanished run.
+        let orphan = format!("01ARZ3NDEKTSV4RRFFQ69G5F{suffix}");
+        repo.git(&[
+            "update-ref",
+            &format!("refs/heads/fabro/run/{orphan}"),
+            head.trim(),
+        ]);
+        let removed = repo.start();
+        std::fs::remove_dir_all(&removed.worktree).unwrap();
+        let vanished = format!("01ARZ3NDEKTSV4RRFFQ69G6F{suffix}");
+        write_file(
+            &repo
+                .home
+                .join(format!("runs/20200101-{vanished}/manifest.json")),
+            &format!(
+                "{{\"run_id\":\"{vanished}\",\"start_time\":\"x\",\"run_branch\":\"x\",\"meta_branch\":\"x\",\"base_sha\":\"x\",\"repository\":{:?}}}",
+                repo.path.to_str().unwrap()
+            ),
+        );
+        let delay = rng.next(40_000);
+        let args = ["fsck", "--repair"];
+        kill_after(repo.fabro().args(args), delay);
+        let context = format!("fsck --repair trial {trial} ({delay}us)");
+        assert_repairable(&repo, &context);
+        rerun(&repo, &args);
+        run_ok(repo.fabro().arg("fsck"));
+        assert!(gone(&repo, &orphan), "{context}");
+        assert_eq!(repo.log_json(&live.id).len(), 1, "{context}");
+        assert_eq!(repo.log_json(&removed.id).len(), 0, "{context}");
+        assert_eq!(
+            std::fs::read_to_string(live.worktree.join("unsaved.txt")).unwrap(),
+            "not recorded\n",
+            "{context}"
+        );
+        assert_eq!(repo.git(&["rev-parse", "mine"]), head, "{context}");
+    }
+}

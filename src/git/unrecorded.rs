@@ -1,0 +1,142 @@
+//! What removing a work tree would destroy: every path whose content on disk is not
+//! byte-identical in a given commit. That is more than a snapshot sees, because a snapshot
+//! leaves out ignored and excluded paths, files over the size limit and nested repositories,
+//! and all of those are lost just the same when the directory goes.
+
+use std::path::Path;
+
+use gix::bstr::{BString, ByteSlice};
+use gix::status::plumbing::index_as_worktree::{Change, EntryStatus};
+use serde::Serialize;
+
+use super::observe::{Observed, Walk};
+use super::{Excludes, ObjectId, Repo};
+use crate::error::Result;
+
+/// Why a path on disk is not in the commit as it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Unrecorded {
+    /// A tracked file changed or removed since the commit.
+    Changed,
+    /// A change `git add` staged that the commit does not hold.
+    Staged,
+    /// A new file the next checkpoint would take.
+    Untracked,
+    /// Ignored by `.gitignore`, `info/exclude` or `core.excludesFile`.
+    Ignored,
+    /// Matched by the run's `exclude_globs` or a directory never staged.
+    Excluded,
+    /// Larger than `max_file_size`.
+    TooLarge,
+    /// A repository inside the work tree.
+    NestedRepository,
+}
+
+impl Unrecorded {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Unrecorded::Changed => "changed",
+            Unrecorded::Staged => "staged",
+            Unrecorded::Untracked => "untracked",
+            Unrecorded::Ignored => "ignored",
+            Unrecorded::Excluded => "excluded",
+            Unrecorded::TooLarge => "too large",
+            Unrecorded::NestedRepository => "nested repository",
+        }
+    }
+}
+
+/// A path of the work tree whose content the commit does not hold.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct UnrecordedFile {
+    pub path: String,
+    pub why: Unrecorded,
+}
+
+impl Repo {
+    /// Every path of this work tree that is not byte-identical in `commit`, checked against
+    /// `index` (a private index of a run in place) or the work tree's own. Empty means the work
+    /// tree can be removed without losing anything.
+    pub fn unrecorded(
+        &self,
+        commit: ObjectId,
+        index: Option<&Path>,
+        excludes: &Excludes,
+        max_file_size: u64,
+    ) -> Result<Vec<UnrecordedFile>> {
+        let tree = self.commit_tree(commit)?;
+        let index = self.index_for(index, tree)?;
+        let workdir = self.workdir().map(Path::to_owned).unwrap_or_default();
+        let on_disk = |path: &BString| workdir.join(path.to_str_lossy().as_ref());
+        let too_big = |path: &BString| {
+            std::fs::symlink_metadata(on_disk(path)).is_ok_and(|m| m.len() > max_file_size)
+        };
+        let mut found = Vec::new();
+        let mut add = |path: BString, why| {
+            found.push(UnrecordedFile {
+                path: path.to_str_lossy().into_owned(),
+                why,
+            });
+        };
+        // No stamp is trusted here: this check decides whether files are deleted.
+        for (path, _) in self.index_changes(tree, &index, &[])? {
+            add(path, Unrecorded::Staged);
+        }
+        for item in self.observe_worktree(&index, excludes, &[], Walk::Everything)? {
+            match item {
+                Observed::Tracked { path, status, .. } => match status {
+                    EntryStatus::NeedsUpdate(_)
+                    | EntryStatus::Change(Change::SubmoduleModification(_))
+                    | EntryStatus::Change(Change::Modification {
+                        executable_bit_changed: false,
+                        content_change: None,
+                        ..
+                    }) => {}
+                    _ if excludes.is_excluded(path.as_ref()) => add(path, Unrecorded::Excluded),
+                    _ if too_big(&path) => add(path, Unrecorded::TooLarge),
+                    _ => add(path, Unrecorded::Changed),
+                },
+                Observed::Untracked { path } if too_big(&path) => add(path, Unrecorded::TooLarge),
+                Observed::Untracked { path } => add(path, Unrecorded::Untracked),
+                Observed::Repository { path } => add(path, Unrecorded::NestedRepository),
+                Observed::Ignored { path, is_dir } => {
+                    if is_dir && !holds_files(&on_disk(&path)) {
+                        continue; // an empty directory holds nothing to lose
+                    }
+                    let why = if excludes.is_excluded_entry(path.as_ref(), is_dir) {
+                        Unrecorded::Excluded
+                    } else {
+                        Unrecorded::Ignored
+                    };
+                    // Named as `git status` names a directory it lists whole.
+                    let mut path = path;
+                    if is_dir {
+                        path.push(b'/');
+                    }
+                    add(path, why);
+                }
+            }
+        }
+        found.sort_by(|a, b| a.path.cmp(&b.path));
+        found.dedup_by(|a, b| a.path == b.path);
+        Ok(found)
+    }
+}
+
+/// Whether anything but directories lies below `dir`; stops at the first such entry.
+fn holds_files(dir: &Path) -> bool {
+    let mut pending = vec![dir.to_owned()];
+    while let Some(dir) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            return true; // unreadable: assume it holds something
+        };
+        for entry in entries.flatten() {
+            match entry.file_type() {
+                Ok(kind) if kind.is_dir() => pending.push(entry.path()),
+                _ => return true,
+            }
+        }
+    }
+    false
+}

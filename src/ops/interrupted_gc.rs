@@ -1,0 +1,150 @@
+//! A `gc` killed between deleting a run's refs and removing its worktree leaves a worktree
+//! on a branch that is gone. Before it deletes the refs, `gc` writes `gc.json` into the run
+//! directory with the run's final commit, so that a later `gc` or `fsck --repair` can still
+//! tell whether that worktree holds anything the run did not record, and finish the job
+//! only when it does not.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::Config;
+use crate::error::Result;
+use crate::git::{ObjectId, Repo};
+use crate::run;
+use crate::run_id::RunId;
+use crate::store::{MANIFEST, Manifest, WORKTREE_DIR};
+use crate::workspace::{Place, Workspace};
+use crate::worktree_removal::{self, Removal};
+
+pub const MARKER: &str = "gc.json";
+
+#[derive(Serialize, Deserialize)]
+struct Marker {
+    run_id: String,
+    run_tip: String,
+}
+
+/// Records in the run directory `dir`, before the refs go, the commit its worktree was
+/// checked against.
+pub fn mark(dir: &Path, id: &RunId, run_tip: ObjectId) -> Result<()> {
+    let marker = Marker {
+        run_id: id.to_string(),
+        run_tip: run_tip.to_string(),
+    };
+    let path = dir.join(MARKER);
+    std::fs::write(&path, crate::record::pretty(&marker)).map_err(crate::error::Error::io(format!(
+        "cannot write {}",
+        path.display()
+    )))
+}
+
+/// Forgets the mark when the refs stayed after all (another process moved them).
+pub fn unmark(dir: &Path) {
+    let _ = std::fs::remove_file(dir.join(MARKER));
+}
+
+/// Removes a collected run's directory with its manifest and mark last, so that a removal cut
+/// short leaves a directory the next `gc` still recognises and removes.
+pub fn remove_run_dir(dir: &Path) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)?.flatten() {
+        let name = entry.file_name();
+        if name == MANIFEST || name == MARKER {
+            continue;
+        }
+        match entry.file_type()? {
+            kind if kind.is_dir() => std::fs::remove_dir_all(entry.path())?,
+            _ => std::fs::remove_file(entry.path())?,
+        }
+    }
+    let _ = std::fs::remove_file(dir.join(MARKER));
+    let _ = std::fs::remove_file(dir.join(MANIFEST));
+    std::fs::remove_dir(dir)
+}
+
+/// The final commit of a run whose refs an interrupted `gc` deleted, when `worktree` is that
+/// run's own worktree and the run is really gone.
+pub fn left_behind(repo: &Repo, worktree: &Path, id: &RunId) -> Result<Option<ObjectId>> {
+    if repo.ref_target(&run::meta_branch(id))?.is_some()
+        || repo.ref_target(&run::run_branch(id))?.is_some()
+        || worktree.file_name().is_none_or(|n| n != WORKTREE_DIR)
+    {
+        return Ok(None);
+    }
+    let Some(dir) = worktree.parent() else {
+        return Ok(None);
+    };
+    let read = |name: &str| std::fs::read(dir.join(name)).ok();
+    let manifest = read(MANIFEST).and_then(|b| serde_json::from_slice::<Manifest>(&b).ok());
+    let marker = read(MARKER).and_then(|b| serde_json::from_slice::<Marker>(&b).ok());
+    Ok(match (manifest, marker) {
+        (Some(manifest), Some(marker))
+            if manifest.run_id == id.as_str() && marker.run_id == id.as_str() =>
+        {
+            ObjectId::from_hex(marker.run_tip.as_bytes())
+                .ok()
+                .filter(|tip| repo.object_exists(*tip))
+        }
+        _ => None,
+    })
+}
+
+/// Run directories under `runs_dir` of this repository's runs whose refs an interrupted `gc`
+/// deleted after it had removed their worktree (none is left inside).
+pub fn leftover_run_dirs(repo: &Repo, runs_dir: &Path) -> Vec<std::path::PathBuf> {
+    let Ok(entries) = std::fs::read_dir(runs_dir) else {
+        return Vec::new();
+    };
+    let main = repo.main_path();
+    entries
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|dir| {
+            let read = |name: &str| std::fs::read(dir.join(name)).ok();
+            let Some(manifest) = read(MANIFEST)
+                .and_then(|b| serde_json::from_slice::<Manifest>(&b).ok())
+                .filter(|m| Path::new(&m.repository) == main)
+            else {
+                return false;
+            };
+            let marked = read(MARKER)
+                .and_then(|b| serde_json::from_slice::<Marker>(&b).ok())
+                .is_some_and(|m| m.run_id == manifest.run_id);
+            let gone = RunId::parse(&manifest.run_id).is_ok_and(|id| {
+                matches!(repo.ref_target(&run::meta_branch(&id)), Ok(None))
+                    && matches!(repo.ref_target(&run::run_branch(&id)), Ok(None))
+            });
+            marked && gone && !dir.join(WORKTREE_DIR).exists()
+        })
+        .collect()
+}
+
+/// Whether the worktree an interrupted `gc` left holds nothing that `run_tip` lacks.
+pub fn is_clean(worktree: &Path, run_tip: ObjectId, config: &Config) -> bool {
+    workspace(worktree)
+        .and_then(|ws| ws.unrecorded(run_tip, config))
+        .is_ok_and(|files| files.is_empty())
+}
+
+fn workspace(worktree: &Path) -> Result<Workspace> {
+    Ok(Workspace {
+        repo: Repo::open(worktree)?,
+        path: worktree.to_owned(),
+        place: Place::Worktree,
+        index: None,
+    })
+}
+
+/// Finishes what an interrupted `gc` began for the worktree at `worktree`: removes it and its
+/// run directory when nothing in it differs from `run_tip`. Returns whether it did.
+pub fn finish(repo: &Repo, worktree: &Path, run_tip: ObjectId, config: &Config) -> Result<bool> {
+    match worktree_removal::remove_if_clean(repo, &workspace(worktree)?, run_tip, config)? {
+        Removal::Kept(_) => Ok(false),
+        Removal::Removed => {
+            if let Some(dir) = worktree.parent() {
+                let _ = remove_run_dir(dir);
+            }
+            Ok(true)
+        }
+    }
+}
