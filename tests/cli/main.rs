@@ -20,6 +20,7 @@ mod hooks;
 mod in_place;
 mod log;
 mod ps;
+mod ref_locks;
 mod restore;
 mod resume;
 mod rewind;
