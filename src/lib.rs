@@ -30,6 +30,7 @@ pub mod resume;
 pub mod rewind;
 pub mod run;
 pub mod run_id;
+pub mod run_pid;
 pub mod snapshot;
 pub mod start;
 pub mod store;

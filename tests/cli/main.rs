@@ -16,6 +16,7 @@ mod fork;
 mod fsck;
 mod generated;
 mod git_agrees;
+mod held_runs;
 mod hooks;
 mod in_place;
 mod log;
