@@ -22,6 +22,7 @@ pub mod inspect;
 pub mod lifecycle;
 pub mod message;
 pub mod node;
+pub mod process;
 pub mod record;
 pub mod relink;
 pub mod remote;

@@ -153,7 +153,8 @@ pub fn rebuild_run_dir(repo: &Repo, runs_dir: &Path, state: &RunState) -> Result
 }
 
 /// The run's worktree on the run branch, added again when missing. A registration whose
-/// directory is gone is pruned first.
+/// directory is gone, or an unfinished checkout an interrupted start or resume left on the
+/// branch or at the worktree's place, is removed first.
 fn rebuild_worktree(
     repo: &Repo,
     state: &RunState,
@@ -161,11 +162,13 @@ fn rebuild_worktree(
     config: &Config,
 ) -> Result<Workspace> {
     let branch = run::run_branch(&state.id);
-    // Workspace::find found no live worktree: a registration left is one whose directory is gone.
-    if let Some(stale) = repo.worktree_on(&branch)? {
+    let path = run_dir.worktree();
+    // Workspace::find found no finished worktree: one left on the branch is gone or unfinished.
+    for stale in repo.worktrees()?.into_iter().filter(|w| {
+        w.branch.as_deref() == Some(branch.as_str()) || (w.unfinished.is_some() && w.path == path)
+    }) {
         repo.remove_worktree(&stale.path)?;
     }
-    let path = run_dir.worktree();
     repo.add_worktree(&path, &branch, &config.identity)?;
     Ok(Workspace {
         repo: Repo::open(&path)?,

@@ -8,6 +8,7 @@ use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
+use crate::process::is_alive;
 use crate::run_id::RunId;
 use crate::store::RunDir;
 
@@ -114,26 +115,4 @@ fn held(id: &RunId, pid: u32) -> Error {
 
 fn read_pid(path: &Path) -> Option<u32> {
     fs::read_to_string(path).ok()?.trim().parse().ok()
-}
-
-/// Whether `pid` names a running process (a zombie has ended and counts as dead).
-fn is_alive(pid: u32) -> bool {
-    if pid == 0 {
-        return false;
-    }
-    let proc = Path::new("/proc");
-    if proc.join("self").exists() {
-        return match fs::read_to_string(proc.join(pid.to_string()).join("stat")) {
-            // The state follows the command name, which is in parentheses and may hold spaces.
-            Ok(stat) => stat
-                .rsplit_once(')')
-                .is_none_or(|(_, rest)| rest.trim_start().chars().next() != Some('Z')),
-            Err(_) => false,
-        };
-    }
-    std::process::Command::new("kill")
-        .args(["-0", &pid.to_string()])
-        .stderr(std::process::Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
 }

@@ -13,6 +13,7 @@ pub mod shadow;
 mod snapshot;
 mod transport;
 mod tree;
+mod unfinished;
 mod worktree;
 
 use std::path::{Path, PathBuf};
@@ -27,6 +28,7 @@ pub use restore::{PathAction, PathChange};
 pub use snapshot::{SkippedFile, Snapshot, SnapshotSpec};
 pub use transport::{RefReport, Transfer};
 pub use tree::TreeEdit;
+pub use unfinished::{BrokenRegistration, Unfinished};
 pub use worktree::Worktree;
 
 use crate::error::{Error, Result};

@@ -32,3 +32,4 @@ mod start;
 mod sync;
 mod terminal;
 mod torture;
+mod unfinished_worktrees;
