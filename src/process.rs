@@ -14,7 +14,7 @@ pub fn is_alive(pid: u32) -> bool {
             // The state follows the command name, which is in parentheses and may hold spaces.
             Ok(stat) => stat
                 .rsplit_once(')')
-                .is_none_or(|(_, rest)| rest.trim_start().chars().next() != Some('Z')),
+                .is_none_or(|(_, rest)| !rest.trim_start().starts_with('Z')),
             Err(_) => false,
         };
     }

@@ -179,10 +179,10 @@ impl Repo {
                 let path = entry.path();
                 if path.is_dir() {
                     pending.push(path);
-                } else if path.extension().is_some_and(|e| e == "lock") {
-                    if lock_age(&path).is_some_and(|age| age >= STALE_LOCK) {
-                        found.push(path);
-                    }
+                } else if path.extension().is_some_and(|e| e == "lock")
+                    && lock_age(&path).is_some_and(|age| age >= STALE_LOCK)
+                {
+                    found.push(path);
                 }
             }
         }
