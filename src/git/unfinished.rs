@@ -27,7 +27,8 @@ pub struct Unfinished {
 }
 
 impl Unfinished {
-    pub(super) fn read(admin_dir: &Path) -> Option<Unfinished> {
+    /// The state of the registration in `admin_dir` for the worktree at `path`.
+    pub(super) fn read(repo: &Repo, admin_dir: &Path, path: &Path) -> Option<Unfinished> {
         let lock = admin_dir.join("locked");
         let reason = std::fs::read_to_string(&lock).ok()?;
         let reason = reason.strip_prefix(INITIALIZING)?;
@@ -35,15 +36,16 @@ impl Unfinished {
             .trim()
             .strip_prefix(OWNER)
             .and_then(|rest| rest.strip_suffix(')'))
-            .and_then(|pid| pid.parse().ok());
+            .and_then(|pid| pid.parse().ok())
+            .or_else(|| repo.announced_adder(path));
         Some(Unfinished {
             owner,
             age: age_of(&lock),
         })
     }
 
-    /// Whether no process is adding it any more. A lock without an owner is git-fabro's only
-    /// for the moment before it writes its pid (or git's own add), so age decides for it.
+    /// Whether no process is adding it any more. A lock without a known owner is git's own
+    /// add, so age decides for it.
     pub fn is_abandoned(&self) -> bool {
         match self.owner {
             Some(pid) => !is_alive(pid),
@@ -64,7 +66,59 @@ pub struct BrokenRegistration {
     pub age: Duration,
 }
 
+/// An add under way in this process, announced in `<common dir>/fabro/adding/<pid>` before
+/// gix reserves anything, so that a registration it leaves has a known owner from its first
+/// moment. Dropping it withdraws the announcement.
+pub(super) struct AddAnnouncement(PathBuf);
+
+impl Drop for AddAnnouncement {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
 impl Repo {
+    fn announcements(&self) -> PathBuf {
+        self.common_dir().join("fabro").join("adding")
+    }
+
+    pub(super) fn announce_add(&self, path: &Path) -> Result<AddAnnouncement> {
+        let dir = self.announcements();
+        std::fs::create_dir_all(&dir)
+            .map_err(Error::io(format!("cannot create {}", dir.display())))?;
+        let file = dir.join(std::process::id().to_string());
+        std::fs::write(&file, path.as_os_str().as_encoded_bytes())
+            .map_err(Error::io(format!("cannot write {}", file.display())))?;
+        Ok(AddAnnouncement(file))
+    }
+
+    /// The process that announced an add at `path`; announcements of dead processes are removed.
+    fn announced_adder(&self, path: &Path) -> Option<u32> {
+        let mut owner = None;
+        for entry in std::fs::read_dir(self.announcements()).ok()?.flatten() {
+            let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse().ok()) else {
+                continue;
+            };
+            let announced = std::fs::read(entry.path()).unwrap_or_default();
+            if announced == path.as_os_str().as_encoded_bytes() {
+                owner = Some(pid);
+            } else if !is_alive(pid) {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+        owner
+    }
+
+    fn adds_under_way(&self) -> bool {
+        let Ok(entries) = std::fs::read_dir(self.announcements()) else {
+            return false;
+        };
+        entries
+            .flatten()
+            .filter_map(|entry| entry.file_name().to_str()?.parse().ok())
+            .any(is_alive)
+    }
+
     /// Administrative directories without a recorded worktree path or an index: what an add
     /// killed in its first steps leaves. One with an index belonged to a real worktree and is
     /// left for a person to look at.
@@ -95,11 +149,13 @@ impl Repo {
         )))
     }
 
-    /// Removes broken registrations old enough that no add can still be writing them, so a
-    /// kill in an earlier add's first steps does not make this one fail.
+    /// Removes broken registrations no add can still be writing (none of git-fabro's is under
+    /// way, or they are old), so a kill in an earlier add's first steps does not make this one
+    /// fail.
     pub(super) fn clear_abandoned_registrations(&self) {
+        let quiet = !self.adds_under_way();
         for broken in self.broken_worktree_registrations() {
-            if broken.age >= STALE_LOCK {
+            if quiet || broken.age >= STALE_LOCK {
                 let _ = self.remove_broken_registration(&broken);
             }
         }
@@ -134,14 +190,22 @@ impl Repo {
             )));
         }
         let dot_git = worktree.path.join(".git");
-        if links_back(&dot_git, &worktree.admin_dir) {
-            std::fs::remove_dir_all(&worktree.path).map_err(Error::io(format!(
-                "cannot remove {}",
-                worktree.path.display()
-            )))?;
-        } else if !dot_git.exists() {
-            // The add stopped before linking it: only an empty directory can be its own.
-            let _ = std::fs::remove_dir(&worktree.path);
+        match link_target(&dot_git) {
+            Some(target) if same_path(&target, &worktree.admin_dir) => {
+                std::fs::remove_dir_all(&worktree.path).map_err(Error::io(format!(
+                    "cannot remove {}",
+                    worktree.path.display()
+                )))?;
+            }
+            Some(_) => {} // another worktree's files now: not this registration's to remove
+            None => {
+                // The add stopped while linking, before any checkout: an empty `.git` is all
+                // it wrote, and only an empty directory can be its own.
+                if std::fs::metadata(&dot_git).is_ok_and(|m| m.is_file() && m.len() == 0) {
+                    let _ = std::fs::remove_file(&dot_git);
+                }
+                let _ = std::fs::remove_dir(&worktree.path);
+            }
         }
         std::fs::remove_dir_all(&worktree.admin_dir).map_err(Error::io(format!(
             "cannot remove {}",
@@ -150,23 +214,21 @@ impl Repo {
     }
 }
 
-/// Whether the `.git` file at `dot_git` points at `admin_dir`.
-fn links_back(dot_git: &Path, admin_dir: &Path) -> bool {
-    let Ok(text) = std::fs::read_to_string(dot_git) else {
-        return false;
-    };
-    let Some(target) = text.strip_prefix("gitdir:").map(str::trim) else {
-        return false;
-    };
-    let target = dot_git
-        .parent()
-        .map_or_else(|| PathBuf::from(target), |dir| dir.join(target));
-    match (
-        std::fs::canonicalize(target),
-        std::fs::canonicalize(admin_dir),
-    ) {
+/// Where the `.git` file at `dot_git` points, if it is a complete link.
+fn link_target(dot_git: &Path) -> Option<PathBuf> {
+    let text = std::fs::read_to_string(dot_git).ok()?;
+    let target = text.strip_prefix("gitdir:")?.trim();
+    Some(
+        dot_git
+            .parent()
+            .map_or_else(|| PathBuf::from(target), |dir| dir.join(target)),
+    )
+}
+
+fn same_path(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
         (Ok(a), Ok(b)) => a == b,
-        _ => false,
+        _ => a == b,
     }
 }
 

@@ -40,6 +40,7 @@ impl Repo {
         ]);
         let repo = gix::open_opts(self.repo.git_dir(), options)?;
         self.clear_abandoned_registrations();
+        let _announcement = self.announce_add(path)?;
         let interrupt = AtomicBool::new(false);
         let failed = |err: gix::Error| {
             Error::Failed(format!(
@@ -89,9 +90,9 @@ impl Repo {
             let branch = head.strip_prefix("ref: ").map(|r| r.trim().to_owned());
             out.push(Worktree {
                 exists: path.is_dir(),
+                unfinished: Unfinished::read(self, &admin_dir, &path),
                 path,
                 branch,
-                unfinished: Unfinished::read(&admin_dir),
                 admin_dir,
             });
         }

@@ -241,3 +241,96 @@ fn many_processes_on_one_run_and_many_runs_at_once() {
     }
     assert_consistent(&repo, "after the crowd");
 }
+
+/// After a kill mid-checkout: git-fabro finds only what `--repair` fixes, and once repaired
+/// git accepts the repository (git itself rejects a registration killed before its HEAD was
+/// written) and nothing is left to report.
+fn assert_repairable(repo: &TestRepo, context: &str) {
+    let out = repo.fabro().args(["fsck", "--json"]).output().unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for problem in report["problems"].as_array().unwrap() {
+        assert_eq!(problem["repairable"], true, "{context}: {problem}");
+    }
+    if !out.status.success() {
+        run_ok(repo.fabro().args(["fsck", "--repair"]));
+    }
+    run_ok(repo.fabro().arg("fsck"));
+    assert_consistent(repo, context);
+}
+
+/// The run ids on the repository's metadata branches.
+fn run_ids(repo: &TestRepo) -> BTreeSet<String> {
+    repo.git(&[
+        "for-each-ref",
+        "--format=%(refname:lstrip=4)",
+        "refs/heads/fabro/meta/",
+    ])
+    .lines()
+    .map(str::to_owned)
+    .collect()
+}
+
+/// Resumes `id` and checks that its worktree is a whole, clean checkout of the run's tip.
+fn assert_resumes_whole(repo: &TestRepo, id: &str, files: usize, context: &str) {
+    let out = repo.fabro().args(["resume", id]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{context}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let state: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        state["dirty"], false,
+        "{context}: adopted an unfinished worktree"
+    );
+    let worktree = std::path::PathBuf::from(state["worktree"].as_str().unwrap());
+    let checked_out = std::fs::read_dir(worktree.join("files")).unwrap().count();
+    assert_eq!(checked_out, files, "{context}");
+}
+
+#[test]
+fn killed_starts_and_resumes_leave_nothing_that_is_adopted_or_in_the_way() {
+    let repo = TestRepo::new();
+    let files = 150;
+    for i in 0..files {
+        repo.write(&format!("files/f{i:03}.txt"), &format!("{i}\n"));
+    }
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "many files"]);
+    let mut rng = Lcg(0x5eed_0003);
+    for trial in 0..trials() / 4 {
+        let before = run_ids(&repo);
+        let delay = rng.next(150_000);
+        kill_after(repo.fabro().arg("start"), delay);
+        let context = format!("start trial {trial} ({delay}us)");
+        assert_repairable(&repo, &context);
+        let started: Vec<String> = run_ids(&repo).difference(&before).cloned().collect();
+        for id in &started {
+            assert_resumes_whole(&repo, id, files, &context);
+        }
+        let run = match started.first() {
+            Some(id) => id.clone(),
+            None => repo.start().id,
+        };
+
+        // A resume that has to check the worktree out again, killed on the way.
+        let worktree = repo
+            .git(&["worktree", "list", "--porcelain"])
+            .lines()
+            .filter_map(|l| l.strip_prefix("worktree "))
+            .find(|path| path.contains(&run))
+            .map(str::to_owned);
+        if let Some(worktree) = worktree {
+            repo.git(&["worktree", "remove", "--force", &worktree]);
+        }
+        let delay = rng.next(150_000);
+        kill_after(repo.fabro().args(["resume", &run]), delay);
+        let context = format!("resume trial {trial} ({delay}us)");
+        assert_repairable(&repo, &context);
+        assert_resumes_whole(&repo, &run, files, &context);
+        run_ok(
+            repo.fabro()
+                .args(["finish", "--run", &run, "--status", "failed"]),
+        );
+    }
+}

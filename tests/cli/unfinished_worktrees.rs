@@ -99,19 +99,30 @@ fn a_registration_that_records_no_worktree_is_reported_and_cleared() {
     std::fs::write(stray.join("gitdir"), "").unwrap();
 
     assert_eq!(fsck_kinds(&repo), ["broken-worktree-registration"]);
+    // A fresh one may be an add under way in another process: a start does not touch it.
+    let adding = repo.path.join(".git/fabro/adding");
+    std::fs::create_dir_all(&adding).unwrap();
+    let sleeper = std::process::Command::new("sleep")
+        .arg("60")
+        .spawn()
+        .unwrap();
+    std::fs::write(adding.join(sleeper.id().to_string()), "/elsewhere").unwrap();
     let (_, err) = run_err(repo.fabro().args(["start"]));
     assert!(err.contains("fsck --repair"), "{err}");
     let report = repo.ok(&["fsck", "--repair"]);
     assert!(report.contains("broken-worktree-registration"), "{report}");
     assert!(!stray.exists());
     repo.start();
+    let mut sleeper = sleeper;
+    let _ = sleeper.kill();
+    let _ = sleeper.wait();
     repo.ok(&["finish", "--run", &run.id, "--status", "failed"]);
     repo.ok(&["resume", &run.id]);
     repo.ok(&["gc", "--older-than", "0"]);
 }
 
 #[test]
-fn an_old_registration_that_records_no_worktree_does_not_stop_a_start() {
+fn a_registration_that_records_no_worktree_does_not_stop_a_start() {
     let repo = TestRepo::new();
     let stray = repo.path.join(".git/worktrees/worktree9");
     std::fs::create_dir_all(&stray).unwrap();
