@@ -177,8 +177,9 @@ fn check_local(
         return Ok(());
     };
     let worktree = (ws.place == workspace::Place::Worktree).then_some(ws.path.as_path());
-    let has_dir = crate::store::RunDir::locate(&config.runs_dir, &state.id, worktree)
-        .is_some_and(|d| d.path.join(MANIFEST).is_file());
+    let has_dir =
+        crate::store::RunDir::locate(&config.runs_dir, &state.id, worktree, &repo.main_path())
+            .is_some_and(|d| d.path.join(MANIFEST).is_file());
     if !has_dir {
         let repaired =
             repair && crate::resume::rebuild_run_dir(repo, &config.runs_dir, state).is_ok();

@@ -90,7 +90,12 @@ pub fn gc(repo: &Repo, older_than: i64, dry_run: bool, config: &Config) -> Resul
                 old,
             });
         }
-        let run_dir = RunDir::locate(&config.runs_dir, &id, worktree.map(|w| w.path.as_path()));
+        let run_dir = RunDir::locate(
+            &config.runs_dir,
+            &id,
+            worktree.map(|w| w.path.as_path()),
+            &repo.main_path(),
+        );
         let entry = CollectedRun {
             run_id: id.to_string(),
             archived_at: Timestamp::from_seconds(archived_at).rfc3339(),

@@ -15,7 +15,7 @@ use crate::lifecycle;
 use crate::record::{Checkpoint, StatusKind};
 use crate::run::{self, GRAPH_FILE, RunState};
 use crate::start::read_workflow;
-use crate::store::{MANIFEST, Manifest, RunDir};
+use crate::store::{MANIFEST, Manifest, RunDir, WORKTREE_DIR};
 use crate::time::Timestamp;
 use crate::workspace::{Place, Workspace};
 
@@ -127,21 +127,25 @@ fn resume_state(
 pub fn rebuild_run_dir(repo: &Repo, runs_dir: &Path, state: &RunState) -> Result<RunDir> {
     let worktree = repo
         .worktree_on(&run::run_branch(&state.id))?
-        .filter(|w| w.exists);
+        .filter(|w| w.exists && w.unfinished.is_none());
     if let Some(dir) = RunDir::locate(
         runs_dir,
         &state.id,
         worktree.as_ref().map(|w| w.path.as_path()),
+        &repo.main_path(),
     ) && dir.path.join(MANIFEST).is_file()
     {
         return Ok(dir);
     }
     let started =
         Timestamp::parse_rfc3339(&state.record.start.start_time).unwrap_or_else(Timestamp::now);
-    let path = RunDir::locate(runs_dir, &state.id, None).map_or_else(
-        || RunDir::default_path(runs_dir, &state.id, started),
-        |d| d.path,
-    );
+    // The manifest written below names this clone, which is how later commands find the
+    // directory when another clone's copy of the run took the default name.
+    // A worktree of the run lives in its run directory, which lost its manifest.
+    let path = worktree
+        .filter(|w| w.path.ends_with(WORKTREE_DIR))
+        .and_then(|w| w.path.parent().map(Path::to_owned))
+        .unwrap_or_else(|| RunDir::free_path(runs_dir, &state.id, started));
     let dir = RunDir::open(&path)?;
     dir.write_json(MANIFEST, &Manifest::new(&state.record, &repo.main_path()))?;
     for name in [GRAPH_FILE, RUN_FILE] {

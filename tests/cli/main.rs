@@ -25,6 +25,7 @@ mod ref_locks;
 mod restore;
 mod resume;
 mod rewind;
+mod second_clone;
 mod shadow;
 mod show;
 mod snapshot;
