@@ -15,7 +15,7 @@ use crate::lifecycle;
 use crate::record::{Checkpoint, StatusKind};
 use crate::run::{self, GRAPH_FILE, RunState};
 use crate::start::read_workflow;
-use crate::store::{MANIFEST, Manifest, RunDir, WORKTREE_DIR};
+use crate::store::{MANIFEST, Manifest, RunDir};
 use crate::time::Timestamp;
 use crate::workspace::{Place, Workspace};
 
@@ -141,12 +141,7 @@ pub fn rebuild_run_dir(repo: &Repo, runs_dir: &Path, state: &RunState) -> Result
         Timestamp::parse_rfc3339(&state.record.start.start_time).unwrap_or_else(Timestamp::now);
     // The manifest written below names this clone, which is how later commands find the
     // directory when another clone's copy of the run took the default name.
-    // A worktree of the run lives in its run directory, which lost its manifest.
-    let path = worktree
-        .filter(|w| w.path.ends_with(WORKTREE_DIR))
-        .and_then(|w| w.path.parent().map(Path::to_owned))
-        .unwrap_or_else(|| RunDir::free_path(runs_dir, &state.id, started));
-    let dir = RunDir::open(&path)?;
+    let dir = RunDir::open(&RunDir::free_path(runs_dir, &state.id, started))?;
     dir.write_json(MANIFEST, &Manifest::new(&state.record, &repo.main_path()))?;
     for name in [GRAPH_FILE, RUN_FILE] {
         if let Some(bytes) = repo.blob_at(state.meta_tree, name)? {
@@ -172,6 +167,13 @@ fn rebuild_worktree(
         w.branch.as_deref() == Some(branch.as_str()) || (w.unfinished.is_some() && w.path == path)
     }) {
         repo.remove_worktree(&stale.path)?;
+    }
+    if std::fs::read_dir(&path).is_ok_and(|mut entries| entries.next().is_some()) {
+        return Err(Error::Failed(format!(
+            "{} is in the way of run {}'s worktree: it is not empty and no worktree is registered there; move it aside (it may hold work), then resume again",
+            path.display(),
+            state.id
+        )));
     }
     repo.add_worktree(&path, &branch, &config.identity)?;
     Ok(Workspace {

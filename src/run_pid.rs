@@ -63,7 +63,7 @@ impl RunDir {
                 }
                 self.remove_dead_holder(&path, found)?;
             }
-            Err(Error::Conflict(format!(
+            Err(Error::Busy(format!(
                 "run {id}: other processes keep taking {} at the same time; retry",
                 path.display()
             )))
@@ -101,14 +101,14 @@ pub fn ensure_not_held(run_dir: Option<&RunDir>, id: &RunId, force: bool) -> Res
     if force || own == Some(holder) {
         return Ok(());
     }
-    Err(Error::Conflict(format!(
+    Err(Error::Busy(format!(
         "{}; pass --force to go ahead anyway",
         held(id, holder)
     )))
 }
 
 fn held(id: &RunId, pid: u32) -> Error {
-    Error::Conflict(format!(
+    Error::Busy(format!(
         "run {id} is held by process {pid} (run.pid): it is still running; wait for it to end or stop it"
     ))
 }

@@ -87,7 +87,7 @@ impl Repo {
             .edit_references_as(to_gix(edits, reflog)?, Some(committer))
             .map_err(|err| {
                 if is_lock_error(&err) {
-                    Error::Conflict(self.describe_held_locks(edits, &super::describe(&err)))
+                    Error::Busy(self.describe_held_locks(edits, &super::describe(&err)))
                 } else if err.is_conflict() {
                     let names: Vec<&str> = edits.iter().map(RefEdit::name).collect();
                     Error::Conflict(format!(

@@ -184,7 +184,7 @@ impl Repo {
                 || "another process".to_owned(),
                 |pid| format!("process {pid}"),
             );
-            return Err(Error::Conflict(format!(
+            return Err(Error::Busy(format!(
                 "the worktree at {} is being checked out by {who}; retry when it is done",
                 worktree.path.display()
             )));

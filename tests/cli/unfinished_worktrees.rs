@@ -135,3 +135,22 @@ fn a_registration_that_records_no_worktree_does_not_stop_a_start() {
     repo.start();
     assert!(!stray.exists());
 }
+
+#[test]
+fn resume_names_a_directory_in_the_worktrees_way_and_leaves_it_alone() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    repo.git(&[
+        "worktree",
+        "remove",
+        "--force",
+        run.worktree.to_str().unwrap(),
+    ]);
+    std::fs::create_dir_all(&run.worktree).unwrap();
+    std::fs::write(run.worktree.join("notes.txt"), "mine\n").unwrap();
+    let (code, err) = run_err(repo.fabro().args(["resume", &run.id]));
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("in the way"), "{err}");
+    assert!(err.contains(run.worktree.to_str().unwrap()), "{err}");
+    assert!(run.worktree.join("notes.txt").exists());
+}
