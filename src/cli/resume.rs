@@ -15,9 +15,12 @@ use crate::store::RunDir;
 /// a command in it
 ///
 /// Refuses archived and succeeded runs, and runs whose run.pid names a live process. Without a
-/// COMMAND, prints the state an engine continues from as JSON. With one, runs it in the
-/// worktree with FABRO_RUN_ID, FABRO_RUN_DIR, FABRO_WORKTREE, FABRO_NEXT_NODE and
-/// FABRO_RESUME=1 set, holds run.pid while it runs, and exits with its exit code.
+/// COMMAND, prints the state an engine continues from as JSON. With one, takes run.pid (of
+/// several resumes at once, exactly one runs its command; the others exit 3), runs the
+/// command in the worktree with FABRO_RUN_ID, FABRO_RUN_DIR, FABRO_WORKTREE, FABRO_NEXT_NODE,
+/// FABRO_RESUME=1 and FABRO_RUN_PID (the holder, whose command may finish or restore the run)
+/// set, and exits with its exit code. An unfinished worktree left by an interrupted start or
+/// resume is never used: it is removed and checked out again.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The run to resume
