@@ -154,3 +154,24 @@ fn resume_names_a_directory_in_the_worktrees_way_and_leaves_it_alone() {
     assert!(err.contains(run.worktree.to_str().unwrap()), "{err}");
     assert!(run.worktree.join("notes.txt").exists());
 }
+
+#[test]
+fn an_unfinished_registration_whose_directory_is_gone_stops_no_command() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    std::fs::write(run.worktree.join("a.txt"), "a\n").unwrap();
+    repo.checkpoint(&run.id, "build");
+    leave_unfinished(&repo, &run.worktree);
+    std::fs::remove_dir_all(&run.worktree).unwrap();
+
+    repo.ok(&["gc", "--older-than", "0"]);
+    repo.ok(&["resume", &run.id]);
+    assert!(run.worktree.join("a.txt").exists());
+    assert!(fsck_kinds(&repo).is_empty());
+
+    leave_unfinished(&repo, &run.worktree);
+    std::fs::remove_dir_all(&run.worktree).unwrap();
+    let report = repo.ok(&["fsck", "--repair"]);
+    assert!(report.contains("unfinished-worktree"), "{report}");
+    assert!(fsck_kinds(&repo).is_empty());
+}
