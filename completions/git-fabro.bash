@@ -215,7 +215,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__archive)
-            opts="-C -q -h --quiet --help"
+            opts="-C -q -h --force --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -329,7 +329,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__finish)
-            opts="-C -q -h --run --status --reason --keep-worktree --json --quiet --help"
+            opts="-C -q -h --run --status --reason --keep-worktree --force --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -395,7 +395,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__gc)
-            opts="-C -q -h --older-than --dry-run --json --quiet --help"
+            opts="-C -q -h --older-than --dry-run --force --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1041,7 +1041,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__restore)
-            opts="-C -q -h --run --last-success --dry-run --json --quiet --help"
+            opts="-C -q -h --run --last-success --dry-run --force --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

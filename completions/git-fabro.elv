@@ -93,6 +93,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --reason 'Why it ended (recorded as the failure reason of a failed run)'
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
             cand --keep-worktree 'Keep the worktree'
+            cand --force 'Go ahead even while a live process holds the run''s run.pid'
             cand --json 'Print a JSON object describing the conclusion'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
@@ -169,6 +170,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
             cand --last-success 'Restore the latest checkpoint whose status is succeeded'
             cand --dry-run 'List what would change and change nothing'
+            cand --force 'Go ahead even while a live process holds the run''s run.pid'
             cand --json 'Print JSON'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
@@ -177,10 +179,11 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
         }
         &'git-fabro;archive'= {
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
+            cand --force 'Go ahead even while a live process holds the run''s run.pid'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
         }
         &'git-fabro;unarchive'= {
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
@@ -193,6 +196,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --older-than 'Only runs archived at least this long ago (0, 45s, 90m, 12h, 30d, 2w)'
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
             cand --dry-run 'List what would be removed and remove nothing'
+            cand --force 'Collect runs even while a live process holds their run.pid'
             cand --json 'Print JSON'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'

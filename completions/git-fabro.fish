@@ -83,6 +83,7 @@ failed\t''"
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand finish" -l reason -d 'Why it ended (recorded as the failure reason of a failed run)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand finish" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand finish" -l keep-worktree -d 'Keep the worktree'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand finish" -l force -d 'Go ahead even while a live process holds the run\'s run.pid'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand finish" -l json -d 'Print a JSON object describing the conclusion'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand finish" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand finish" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -127,18 +128,21 @@ complete -c git-fabro -n "__fish_git_fabro_using_subcommand restore" -l run -d '
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand restore" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand restore" -l last-success -d 'Restore the latest checkpoint whose status is succeeded'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand restore" -l dry-run -d 'List what would change and change nothing'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand restore" -l force -d 'Go ahead even while a live process holds the run\'s run.pid'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand restore" -l json -d 'Print JSON'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand restore" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand restore" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand archive" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand archive" -l force -d 'Go ahead even while a live process holds the run\'s run.pid'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand archive" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
-complete -c git-fabro -n "__fish_git_fabro_using_subcommand archive" -s h -l help -d 'Print help'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand archive" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand unarchive" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand unarchive" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand unarchive" -s h -l help -d 'Print help'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand gc" -l older-than -d 'Only runs archived at least this long ago (0, 45s, 90m, 12h, 30d, 2w)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand gc" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand gc" -l dry-run -d 'List what would be removed and remove nothing'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand gc" -l force -d 'Collect runs even while a live process holds their run.pid'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand gc" -l json -d 'Print JSON'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand gc" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand gc" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -37,6 +37,10 @@ pub enum Error {
     NotARepository(PathBuf),
     #[error("{0}")]
     Conflict(String),
+    /// Another process holds what this command needs (a run's run.pid, a ref lock, a
+    /// checkout under way); the message names it and says what to do.
+    #[error("{0}")]
+    Busy(String),
     #[error("{0}")]
     Corrupt(String),
     /// A remote refused a push or fetch; nothing was changed on either side.
@@ -66,6 +70,7 @@ impl Error {
             | Error::AmbiguousTarget(_)
             | Error::NotARepository(_) => exit::USAGE,
             Error::Conflict(_) => exit::CONFLICT,
+            Error::Busy(_) => exit::CONFLICT,
             Error::Git(err) if err.is_conflict() => exit::CONFLICT,
             _ => exit::FAILED,
         }

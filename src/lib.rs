@@ -27,9 +27,9 @@ pub mod run;
 
 // Old flat paths, kept while branches written against them are merged.
 pub use format::{message, node, record, run_id, store, time};
-pub use git::remote;
+pub use git::{process, remote};
 pub use ops::{
     branch_guard, checkpoint, finish, fork, fsck, gc, hooks, interrupted_gc, lifecycle, relink,
-    restore, resume, rewind, snapshot, start, sync, worktree_removal,
+    restore, resume, rewind, run_pid, snapshot, start, sync, worktree_removal,
 };
 pub use run::{inspect, target, timeline, workspace};

@@ -3,13 +3,19 @@ use anyhow::Result;
 use super::{Ctx, output};
 use crate::lifecycle;
 use crate::run::RunState;
+use crate::run_pid;
 
 /// Archive runs: hide them from `ps` (they stay in git until `gc`)
+///
+/// Refuses (exit 3) a run whose run.pid names a live process, unless --force.
 #[derive(Debug, clap::Args)]
 pub struct ArchiveArgs {
     /// The runs to archive
     #[arg(required = true)]
     runs: Vec<String>,
+    /// Go ahead even while a live process holds the run's run.pid
+    #[arg(long)]
+    force: bool,
 }
 
 /// Unarchive runs: give them back the status they had
@@ -24,6 +30,7 @@ pub fn archive(ctx: &Ctx, args: ArchiveArgs) -> Result<()> {
     for text in &args.runs {
         let id = ctx.run_id(Some(text))?;
         let state = RunState::load(&ctx.repo, &id)?;
+        run_pid::ensure_not_held(ctx.run_dir(&id, None).as_ref(), &id, args.force)?;
         let changed = lifecycle::archive(&ctx.repo, &state, &ctx.config(&state, None)?)?;
         output::note(if changed {
             format!("archived run {id}")

@@ -4,6 +4,7 @@ use super::{Ctx, output};
 use crate::finish::{FinishRequest, finish};
 use crate::record::StatusKind;
 use crate::run::RunState;
+use crate::run_pid;
 use crate::workspace::Workspace;
 
 /// Finish a run: record its conclusion and remove its worktree
@@ -12,6 +13,7 @@ use crate::workspace::Workspace;
 /// final.patch (base to final commit) into the run directory, and removes the worktree unless
 /// --keep-worktree is given or it holds changes that no checkpoint has. Running it again
 /// completes an interrupted finish.
+/// Refuses (exit 3) while a live process holds the run's run.pid, unless --force.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory)
@@ -26,6 +28,9 @@ pub struct Args {
     /// Keep the worktree
     #[arg(long)]
     keep_worktree: bool,
+    /// Go ahead even while a live process holds the run's run.pid
+    #[arg(long)]
+    force: bool,
     /// Print a JSON object describing the conclusion
     #[arg(long)]
     json: bool,
@@ -49,6 +54,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         Some(ws) => ctx.run_dir_of(&id, ws),
         None => ctx.run_dir(&id, None),
     };
+    run_pid::ensure_not_held(run_dir.as_ref(), &id, args.force)?;
     let config = ctx.config(&state, run_dir.as_ref())?;
     let finished = finish(
         &ctx.repo,

@@ -11,7 +11,9 @@ use crate::fsck::{Finding, Report, fsck};
 /// Lists metadata commits left by a checkpoint that lost a race (harmless). Exits 1 when a
 /// problem remains. --repair removes stale worktree registrations, lock files and run
 /// directories, deletes run branches left without a run by a killed start, and rebuilds
-/// missing run directories from git; it says what it did.
+/// missing run directories from git; it says what it did. Unfinished checkouts and
+/// unreadable worktree registrations an interrupted start or resume left are reported, and
+/// removed by --repair once the process that made them is gone.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Only these runs (default: every run, and the repository's state around them)

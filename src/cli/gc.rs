@@ -1,7 +1,10 @@
 use anyhow::Result;
 
 use super::{Ctx, output};
-use crate::gc::{gc, parse_duration};
+use crate::gc::{Collected, gc, parse_duration};
+use crate::run_id::RunId;
+use crate::run_pid;
+use crate::store::RunDir;
 
 /// Delete archived runs older than a limit, and stale worktree registrations of runs
 ///
@@ -9,7 +12,8 @@ use crate::gc::{gc, parse_duration};
 /// archived run whose archiving is older than --older-than, and the registrations of run
 /// worktrees whose directory is gone. Never touches a ref git-fabro did not create, and keeps
 /// a run whose branch is checked out elsewhere or holds commits that are not the run's, or
-/// whose worktree holds files that its final commit does not.
+/// whose worktree holds files that its final commit does not. Refuses (exit 3) while a live
+/// process holds the run.pid of a run it would remove, unless --force.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Only runs archived at least this long ago (0, 45s, 90m, 12h, 30d, 2w)
@@ -18,6 +22,9 @@ pub struct Args {
     /// List what would be removed and remove nothing
     #[arg(long)]
     dry_run: bool,
+    /// Collect runs even while a live process holds their run.pid
+    #[arg(long)]
+    force: bool,
     /// Print JSON
     #[arg(long)]
     json: bool,
@@ -26,7 +33,11 @@ pub struct Args {
 pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     let older_than = parse_duration(&args.older_than)?;
     let progress = output::progress("collecting archived runs");
-    let collected = gc(&ctx.repo, older_than, args.dry_run, &ctx.base_config()?)?;
+    let config = ctx.base_config()?;
+    if !args.dry_run && !args.force {
+        refuse_held_runs(&gc(&ctx.repo, older_than, true, &config)?)?;
+    }
+    let collected = gc(&ctx.repo, older_than, args.dry_run, &config)?;
     drop(progress);
     output::warn_unreadable(&collected.unreadable);
     for warning in &collected.warnings {
@@ -74,6 +85,18 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         && collected.left_behind_run_dirs.is_empty()
     {
         output::note("nothing to collect");
+    }
+    Ok(())
+}
+
+/// Refuses the collection if a live process holds one of the runs it would remove.
+fn refuse_held_runs(planned: &Collected) -> Result<()> {
+    for run in &planned.runs {
+        let (Ok(id), Some(path)) = (RunId::parse(&run.run_id), &run.run_dir) else {
+            continue;
+        };
+        let run_dir = RunDir { path: path.clone() };
+        run_pid::ensure_not_held(Some(&run_dir), &id, false)?;
     }
     Ok(())
 }

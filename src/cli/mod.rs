@@ -182,7 +182,12 @@ impl Ctx {
 
     /// The run's local directory, if this machine has one.
     pub fn run_dir(&self, id: &RunId, worktree: Option<&Path>) -> Option<RunDir> {
-        RunDir::locate(&self.base_config().ok()?.runs_dir, id, worktree)
+        RunDir::locate(
+            &self.base_config().ok()?.runs_dir,
+            id,
+            worktree,
+            &self.repo.main_path(),
+        )
     }
 
     /// The configuration in force for a run: its `run.toml` over the other layers.

@@ -4,6 +4,7 @@ use super::{Ctx, output};
 use crate::git::PathAction;
 use crate::restore::{Restored, resolve, restore};
 use crate::run::RunState;
+use crate::run_pid;
 
 /// Make a run's worktree match a checkpoint exactly
 ///
@@ -12,6 +13,8 @@ use crate::run::RunState;
 /// worktree's current state is committed under refs/fabro/recovery/<RUN_ID>/ and the command
 /// to get back is printed. TARGET is a checkpoint (@N, NODE, NODE@V, sha prefix; default: the
 /// latest), or a sha prefix of a snapshot or recovery commit. The run's branches do not move.
+/// Refuses (exit 3) while a live process holds the run's run.pid, unless --force; the command
+/// that process runs may restore.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory)
@@ -25,6 +28,9 @@ pub struct Args {
     /// List what would change and change nothing
     #[arg(long)]
     dry_run: bool,
+    /// Go ahead even while a live process holds the run's run.pid
+    #[arg(long)]
+    force: bool,
     /// Print JSON
     #[arg(long)]
     json: bool,
@@ -35,7 +41,11 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     let state = RunState::load(&ctx.repo, &id)?;
     let target = resolve(&ctx.repo, &state, args.target.as_deref(), args.last_success)?;
     let workspace = ctx.workspace(&id)?;
-    let config = ctx.config(&state, ctx.run_dir_of(&id, &workspace).as_ref())?;
+    let run_dir = ctx.run_dir_of(&id, &workspace);
+    if !args.dry_run {
+        run_pid::ensure_not_held(run_dir.as_ref(), &id, args.force)?;
+    }
+    let config = ctx.config(&state, run_dir.as_ref())?;
     let restored = restore(&ctx.repo, &workspace, &state, target, &config, args.dry_run)?;
     if args.json {
         output::json(&restored)

@@ -1,6 +1,4 @@
-use std::fs::OpenOptions;
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 use anyhow::Result;
@@ -9,14 +7,20 @@ use super::{Ctx, ExitWith, output};
 use crate::error::Error;
 use crate::resume::{ResumeRequest, ResumeState, resume};
 use crate::run::RunState;
+use crate::run_id::RunId;
+use crate::run_pid::HOLDER_ENV;
+use crate::store::RunDir;
 
 /// Resume a run: rebuild its run directory and worktree from git, then print its state or run
 /// a command in it
 ///
 /// Refuses archived and succeeded runs, and runs whose run.pid names a live process. Without a
-/// COMMAND, prints the state an engine continues from as JSON. With one, runs it in the
-/// worktree with FABRO_RUN_ID, FABRO_RUN_DIR, FABRO_WORKTREE, FABRO_NEXT_NODE and
-/// FABRO_RESUME=1 set, holds run.pid while it runs, and exits with its exit code.
+/// COMMAND, prints the state an engine continues from as JSON. With one, takes run.pid (of
+/// several resumes at once, exactly one runs its command; the others exit 3), runs the
+/// command in the worktree with FABRO_RUN_ID, FABRO_RUN_DIR, FABRO_WORKTREE, FABRO_NEXT_NODE,
+/// FABRO_RESUME=1 and FABRO_RUN_PID (the holder, whose command may finish or restore the run)
+/// set, and exits with its exit code. An unfinished worktree left by an interrupted start or
+/// resume is never used: it is removed and checked out again.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The run to resume
@@ -39,11 +43,9 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     let id = ctx.run_id(Some(&args.run))?;
     let state = RunState::load(&ctx.repo, &id)?;
     let existing = ctx.run_dir(&id, None);
-    if let Some(dir) = &existing
-        && let Some(pid) = live_holder(&dir.path)
-    {
-        return Err(Error::Conflict(format!(
-            "run {id} is held by process {pid} (run.pid); it is still running"
+    if let Some(pid) = existing.as_ref().and_then(RunDir::live_holder) {
+        return Err(Error::Busy(format!(
+            "run {id} is held by process {pid} (run.pid): it is still running"
         ))
         .into());
     }
@@ -64,7 +66,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     if args.command.is_empty() {
         return output::json(&resumed);
     }
-    let code = supervise(&resumed, &args.command)?;
+    let code = supervise(&id, &resumed, &args.command)?;
     if code != 0 {
         return Err(ExitWith(code).into());
     }
@@ -72,25 +74,11 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
 }
 
 /// Runs the command in the worktree while holding run.pid.
-fn supervise(state: &ResumeState, command: &[String]) -> Result<u8> {
-    let pid_file = state.run_dir.join("run.pid");
-    let mut file = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&pid_file)
-        .or_else(|_| {
-            // Only a stale file can be here: a live holder was refused above.
-            std::fs::remove_file(&pid_file)?;
-            OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&pid_file)
-        })
-        .map_err(|_| {
-            Error::Conflict(format!("another process took {} first", pid_file.display()))
-        })?;
-    writeln!(file, "{}", std::process::id())?;
-    drop(file);
+fn supervise(id: &RunId, state: &ResumeState, command: &[String]) -> Result<u8> {
+    let run_dir = RunDir {
+        path: state.run_dir.clone(),
+    };
+    let hold = run_dir.hold(id)?;
     let status = Command::new(&command[0])
         .args(&command[1..])
         .current_dir(&state.worktree)
@@ -102,8 +90,9 @@ fn supervise(state: &ResumeState, command: &[String]) -> Result<u8> {
             state.next_node_id.as_deref().unwrap_or(""),
         )
         .env("FABRO_RESUME", "1")
+        .env(HOLDER_ENV, std::process::id().to_string())
         .status();
-    let _ = std::fs::remove_file(&pid_file);
+    drop(hold);
     let status =
         status.map_err(|err| Error::Failed(format!("cannot run {}: {err}", command[0])))?;
     Ok(exit_code(status))
@@ -122,22 +111,4 @@ fn exit_code(status: std::process::ExitStatus) -> u8 {
 #[cfg(not(unix))]
 fn exit_code(status: std::process::ExitStatus) -> u8 {
     status.code().unwrap_or(1) as u8
-}
-
-/// The pid in run.pid, if that process is alive.
-fn live_holder(run_dir: &Path) -> Option<u32> {
-    let pid: u32 = std::fs::read_to_string(run_dir.join("run.pid"))
-        .ok()?
-        .trim()
-        .parse()
-        .ok()?;
-    let alive = if Path::new("/proc/self").exists() {
-        Path::new(&format!("/proc/{pid}")).exists()
-    } else {
-        Command::new("kill")
-            .args(["-0", &pid.to_string()])
-            .status()
-            .is_ok_and(|s| s.success())
-    };
-    alive.then_some(pid)
 }

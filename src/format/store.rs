@@ -61,17 +61,25 @@ impl RunDir {
         runs_dir.join(format!("{}-{id}", started.yyyymmdd()))
     }
 
-    /// Finds an existing run directory: `$FABRO_RUN_DIR` when it holds this run (as inside
-    /// `resume -- COMMAND`), next to the run's worktree, else in the runs directory.
-    pub fn locate(runs_dir: &Path, id: &RunId, worktree: Option<&Path>) -> Option<RunDir> {
-        if let Some(dir) = std::env::var_os("FABRO_RUN_DIR").map(PathBuf::from) {
-            let holds_run = fs::read(dir.join(MANIFEST))
-                .ok()
-                .and_then(|bytes| serde_json::from_slice::<Manifest>(&bytes).ok())
-                .is_some_and(|m| m.run_id == id.as_str());
-            if holds_run {
-                return Some(RunDir { path: dir });
-            }
+    /// Finds this clone's run directory of run `id`: `$FABRO_RUN_DIR` when it holds the run
+    /// (as inside `resume -- COMMAND`), next to the run's worktree, else in the runs directory.
+    /// Clones of one repository share the fabro home, so a directory counts only when its
+    /// manifest names `repository` (this clone's main path): another clone's copy of the same
+    /// run is never read, held or removed from here.
+    pub fn locate(
+        runs_dir: &Path,
+        id: &RunId,
+        worktree: Option<&Path>,
+        repository: &Path,
+    ) -> Option<RunDir> {
+        let ours = |dir: &Path| {
+            read_manifest(dir)
+                .is_some_and(|m| m.run_id == id.as_str() && Path::new(&m.repository) == repository)
+        };
+        if let Some(dir) = std::env::var_os("FABRO_RUN_DIR").map(PathBuf::from)
+            && ours(&dir)
+        {
+            return Some(RunDir { path: dir });
         }
         if let Some(parent) = worktree.and_then(Path::parent)
             && parent.join(MANIFEST).is_file()
@@ -80,12 +88,33 @@ impl RunDir {
                 path: parent.to_owned(),
             });
         }
-        let suffix = format!("-{id}");
         fs::read_dir(runs_dir)
             .ok()?
             .flatten()
-            .find(|entry| entry.file_name().to_string_lossy().ends_with(&suffix))
-            .map(|entry| RunDir { path: entry.path() })
+            .filter(|entry| names_run(&entry.file_name().to_string_lossy(), id))
+            .map(|entry| entry.path())
+            .find(|path| ours(path))
+            .map(|path| RunDir { path })
+    }
+
+    /// Where this clone rebuilds run `id`'s directory: the default path, or when that holds
+    /// something already (another clone's copy of the run, say), the same with `-2`, `-3`...
+    pub fn free_path(runs_dir: &Path, id: &RunId, started: Timestamp) -> PathBuf {
+        let default = Self::default_path(runs_dir, id, started);
+        let is_free = |path: &Path| {
+            fs::read_dir(path).map_or_else(
+                |err| err.kind() == std::io::ErrorKind::NotFound,
+                |mut entries| entries.next().is_none(),
+            )
+        };
+        std::iter::once(default.clone())
+            .chain((2..).map(|n| {
+                let mut name = default.as_os_str().to_owned();
+                name.push(format!("-{n}"));
+                PathBuf::from(name)
+            }))
+            .find(|path| is_free(path))
+            .unwrap_or(default)
     }
 
     /// Creates the directory; an existing one must be empty, so no other run's files are mixed in.
@@ -169,6 +198,19 @@ impl RunDir {
             format!("nodes/{node}-visit_{visit}")
         }
     }
+}
+
+fn read_manifest(dir: &Path) -> Option<Manifest> {
+    serde_json::from_slice(&fs::read(dir.join(MANIFEST)).ok()?).ok()
+}
+
+/// Whether a directory name is `<date>-<id>` or `<date>-<id>-<n>`, as [`RunDir::free_path`] names them.
+fn names_run(name: &str, id: &RunId) -> bool {
+    let suffix = format!("-{id}");
+    name.ends_with(&suffix)
+        || name.rsplit_once('-').is_some_and(|(head, n)| {
+            head.ends_with(&suffix) && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())
+        })
 }
 
 fn file_name(path: &Path) -> String {

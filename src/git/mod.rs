@@ -8,6 +8,7 @@ mod history;
 mod objects;
 mod observe;
 mod pathspec;
+pub mod process;
 mod reach;
 mod refs;
 pub mod remote;
@@ -16,6 +17,7 @@ pub mod shadow;
 mod snapshot;
 mod transport;
 mod tree;
+mod unfinished;
 mod unrecorded;
 mod worktree;
 
@@ -31,6 +33,7 @@ pub use restore::{PathAction, PathChange};
 pub use snapshot::{SkippedFile, Snapshot, SnapshotSpec};
 pub use transport::{RefReport, Transfer};
 pub use tree::TreeEdit;
+pub use unfinished::{BrokenRegistration, Unfinished};
 pub use unrecorded::{Unrecorded, UnrecordedFile};
 pub use worktree::Worktree;
 

@@ -75,31 +75,79 @@ impl Repo {
     }
 
     /// Applies `edits` as one transaction. A ref that moved, appeared or is locked by another
-    /// process makes the whole transaction fail with a conflict that names it.
+    /// process makes the whole transaction fail with a conflict that names it. A lock is never
+    /// broken here: its owner may only be stalled, and only `fsck --repair` removes old ones.
+    /// After the write, every ref is read back, so a lock removed under this process (by hand,
+    /// or by a repair that took it for stale) cannot let it report a write another one undid.
     pub fn update_refs(&self, edits: &[RefEdit], reflog: &str, who: &Identity) -> Result<()> {
         let signature = who.signature(Timestamp::now());
         let mut time = gix::date::parse::TimeBuf::default();
         let committer = signature.to_ref(&mut time);
-        let attempt = || {
-            self.repo
-                .edit_references_as(to_gix(edits, reflog)?, Some(committer))
-        };
-        let result = match attempt() {
-            Err(err) if is_lock_error(&err) && self.break_stale_locks(edits) => attempt(),
-            other => other,
-        };
-        result.map_err(|err| {
-            let text = super::describe(&err);
-            if err.is_conflict() || is_lock_error(&err) || self.moved_meanwhile(edits) {
-                let names: Vec<&str> = edits.iter().map(RefEdit::name).collect();
-                Error::Conflict(format!(
-                    "{} changed while this command ran ({text})",
-                    names.join(" and ")
-                ))
-            } else {
-                Error::Git(err)
+        self.repo
+            .edit_references_as(to_gix(edits, reflog)?, Some(committer))
+            .map_err(|err| {
+                if is_lock_error(&err) {
+                    Error::Busy(self.describe_held_locks(edits, &super::describe(&err)))
+                } else if err.is_conflict() || self.moved_meanwhile(edits) {
+                    let names: Vec<&str> = edits.iter().map(RefEdit::name).collect();
+                    Error::Conflict(format!(
+                        "{} changed while this command ran ({})",
+                        names.join(" and "),
+                        super::describe(&err)
+                    ))
+                } else {
+                    Error::Git(err)
+                }
+            })?;
+        self.confirm_written(edits)
+    }
+
+    /// Names the lock files that stopped `edits`, and says how to clear one a killed process left.
+    fn describe_held_locks(&self, edits: &[RefEdit], text: &str) -> String {
+        let common = self.common_dir();
+        let mut held = Vec::new();
+        let mut stale = false;
+        for lock in edits
+            .iter()
+            .map(|edit| common.join(format!("{}.lock", edit.name())))
+            .chain([common.join("packed-refs.lock")])
+        {
+            if let Some(age) = lock_age(&lock) {
+                stale |= age >= STALE_LOCK;
+                held.push(lock.display().to_string());
             }
-        })?;
+        }
+        if held.is_empty() {
+            return format!("a ref lock is held by another process ({text})");
+        }
+        let advice = if stale {
+            "; no git-fabro process holds a lock that long, so a killed process probably left it: \
+             if no git or git-fabro process is working on this repository, `git fabro fsck --repair` removes it"
+        } else {
+            "; another process is writing it, retry in a moment"
+        };
+        format!("{} is locked{advice}", held.join(" and "))
+    }
+
+    /// Reads every edited ref back: each must hold what was written, or a descendant that a
+    /// later writer committed on top of it (a checkpoint racing right behind this one).
+    fn confirm_written(&self, edits: &[RefEdit]) -> Result<()> {
+        for edit in edits {
+            let now = self.ref_target(edit.name())?;
+            let holds = match edit {
+                RefEdit::Create { new, .. }
+                | RefEdit::Ensure { new, .. }
+                | RefEdit::Update { new, .. } => now.is_some_and(|now| self.builds_on(now, *new)),
+                RefEdit::Delete { .. } => now.is_none(),
+            };
+            if !holds {
+                let found = now.map_or_else(|| "nothing".to_owned(), |id| id.to_string());
+                return Err(Error::Conflict(format!(
+                    "{} holds {found} right after this command wrote it: another process wrote it at the same time, so this write is not kept; check the run with `git fabro fsck`",
+                    edit.name()
+                )));
+            }
+        }
         Ok(())
     }
 
@@ -118,24 +166,19 @@ impl Repo {
         })
     }
 
-    /// Removes lock files of `edits` that no live transaction can own: git-fabro holds a ref
-    /// lock for microseconds, so one older than [`STALE_LOCK`] was left by a killed process.
-    /// Returns whether any was removed.
-    fn break_stale_locks(&self, edits: &[RefEdit]) -> bool {
-        let common = self.common_dir();
-        let mut broken = false;
-        for edit in edits {
-            let lock = common.join(format!("{}.lock", edit.name()));
-            let age = std::fs::metadata(&lock)
-                .and_then(|m| m.modified())
-                .ok()
-                .and_then(|t| t.elapsed().ok());
-            if age.is_some_and(|age| age >= STALE_LOCK) && std::fs::remove_file(&lock).is_ok() {
-                broken = true;
-            }
-        }
-        broken
+    /// Whether `ancestor` is `tip` or one of its nearest first parents.
+    fn builds_on(&self, tip: ObjectId, ancestor: ObjectId) -> bool {
+        const NEAR: usize = 64;
+        self.first_parents(tip)
+            .take(NEAR)
+            .map_while(|commit| commit.ok())
+            .any(|commit| commit.id == ancestor)
     }
+}
+
+fn lock_age(lock: &std::path::Path) -> Option<std::time::Duration> {
+    let modified = std::fs::metadata(lock).and_then(|m| m.modified()).ok()?;
+    Some(modified.elapsed().unwrap_or_default())
 }
 
 impl Repo {
@@ -151,15 +194,10 @@ impl Repo {
                 let path = entry.path();
                 if path.is_dir() {
                     pending.push(path);
-                } else if path.extension().is_some_and(|e| e == "lock") {
-                    let age = entry
-                        .metadata()
-                        .and_then(|m| m.modified())
-                        .ok()
-                        .and_then(|t| t.elapsed().ok());
-                    if age.is_some_and(|age| age >= STALE_LOCK) {
-                        found.push(path);
-                    }
+                } else if path.extension().is_some_and(|e| e == "lock")
+                    && lock_age(&path).is_some_and(|age| age >= STALE_LOCK)
+                {
+                    found.push(path);
                 }
             }
         }
@@ -167,7 +205,8 @@ impl Repo {
     }
 }
 
-/// How old a lock on one of git-fabro's refs must be to count as left behind by a crash.
+/// How old a lock on one of git-fabro's refs must be to count as left behind by a crash:
+/// git-fabro holds one for microseconds.
 pub const STALE_LOCK: std::time::Duration = std::time::Duration::from_secs(5);
 
 fn is_lock_error(err: &gix::Error) -> bool {

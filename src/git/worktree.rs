@@ -1,11 +1,14 @@
 //! Linked worktrees: adding one on a run branch, finding them, removing them. All through
-//! gix, so `git worktree list` sees exactly what git itself would have written.
+//! gix, so `git worktree list` sees exactly what git itself would have written. An add that
+//! was killed leaves its registration locked as `initializing`, with the pid of the process
+//! that added it: such a worktree is never handed out as finished (see `unfinished.rs`).
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 use gix::progress::Discard;
 
+use super::unfinished::{Unfinished, initializing_by};
 use super::{Identity, Repo, describe};
 use crate::error::{Error, Result};
 
@@ -18,6 +21,10 @@ pub struct Worktree {
     pub branch: Option<String>,
     /// Whether its directory still exists.
     pub exists: bool,
+    /// Its administrative directory, `<common dir>/worktrees/<name>`.
+    pub admin_dir: PathBuf,
+    /// Set while its checkout is not complete: an add is under way, or was killed.
+    pub unfinished: Option<Unfinished>,
 }
 
 impl Repo {
@@ -32,25 +39,36 @@ impl Repo {
             format!("gitoxide.committer.emailFallback={}", who.email),
         ]);
         let repo = gix::open_opts(self.repo.git_dir(), options)?;
+        self.clear_abandoned_registrations();
+        let _announcement = self.announce_add(path)?;
         let interrupt = AtomicBool::new(false);
-        repo.add_worktree(
-            path,
-            gix::worktree::add::Head::Attached(name),
-            Discard,
-            &interrupt,
-        )
-        .map_err(|err| {
+        let failed = |err: gix::Error| {
             Error::Failed(format!(
                 "cannot add a worktree at {}: {}",
                 path.display(),
                 describe(&err)
             ))
-        })?;
+        };
+        let prepared = repo
+            .prepare_add_worktree(path, gix::worktree::add::Head::Attached(name), &interrupt)
+            .map_err(|err| self.explain_add_failure(failed(err)))?;
+        // Until the checkout completes, the lock names this process, so that whoever finds the
+        // registration after a kill can tell an abandoned checkout from one under way.
+        let lock = prepared.repo().git_dir().join("locked");
+        std::fs::write(&lock, initializing_by(std::process::id()))
+            .map_err(Error::io(format!("cannot write {}", lock.display())))?;
+        prepared.checkout(Discard, &interrupt).map_err(failed)?;
         Ok(())
     }
 
-    /// Removes the linked worktree at `path` and its registration, discarding its files.
+    /// Removes the linked worktree at `path` and its registration, discarding its files. An
+    /// unfinished one is removed only when the add that left it is over.
     pub fn remove_worktree(&self, path: &Path) -> Result<()> {
+        if let Some(worktree) = self.worktrees()?.into_iter().find(|w| w.path == path)
+            && let Some(unfinished) = &worktree.unfinished
+        {
+            return self.discard_unfinished(&worktree, unfinished);
+        }
         self.repo
             .remove_worktree(path, gix::worktree::remove::Force::DiscardChanges, Discard)
             .map_err(|err| {
@@ -67,12 +85,15 @@ impl Repo {
         let mut out = Vec::new();
         for proxy in self.repo.worktrees()? {
             let Ok(path) = proxy.base() else { continue };
-            let head = std::fs::read_to_string(proxy.git_dir().join("HEAD")).unwrap_or_default();
+            let admin_dir = proxy.git_dir().to_owned();
+            let head = std::fs::read_to_string(admin_dir.join("HEAD")).unwrap_or_default();
             let branch = head.strip_prefix("ref: ").map(|r| r.trim().to_owned());
             out.push(Worktree {
                 exists: path.is_dir(),
+                unfinished: Unfinished::read(self, &admin_dir, &path),
                 path,
                 branch,
+                admin_dir,
             });
         }
         Ok(out)

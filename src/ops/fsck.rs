@@ -181,8 +181,9 @@ fn check_local(
         return Ok(());
     };
     let worktree = (ws.place == workspace::Place::Worktree).then_some(ws.path.as_path());
-    let has_dir = crate::store::RunDir::locate(&config.runs_dir, &state.id, worktree)
-        .is_some_and(|d| d.path.join(MANIFEST).is_file());
+    let has_dir =
+        crate::store::RunDir::locate(&config.runs_dir, &state.id, worktree, &repo.main_path())
+            .is_some_and(|d| d.path.join(MANIFEST).is_file());
     if !has_dir {
         let repaired =
             repair && crate::resume::rebuild_run_dir(repo, &config.runs_dir, state).is_ok();
@@ -249,7 +250,11 @@ fn check_repository(
             );
         }
     }
+    check_unfinished_worktrees(repo, repair, report)?;
     for worktree in repo.worktrees()? {
+        if worktree.unfinished.is_some() {
+            continue;
+        }
         let Some(id) = worktree
             .branch
             .as_deref()
@@ -348,4 +353,45 @@ fn run_dirs_of(runs_dir: &Path, repository: &Path) -> Vec<(PathBuf, Manifest)> {
             (Path::new(&manifest.repository) == repository).then(|| (entry.path(), manifest))
         })
         .collect()
+}
+
+/// What an interrupted start or resume leaves: a registration still locked as initializing
+/// over a partial checkout, or one that never recorded its worktree's path. Neither holds
+/// work, and the next resume of the run checks its worktree out again.
+fn check_unfinished_worktrees(repo: &Repo, repair: bool, report: &mut Report) -> Result<()> {
+    for worktree in repo.worktrees()? {
+        let Some(unfinished) = &worktree.unfinished else {
+            continue;
+        };
+        let run = worktree
+            .branch
+            .as_deref()
+            .and_then(|b| b.strip_prefix(RUN_BRANCH_PREFIX))
+            .and_then(|id| RunId::parse(id).ok());
+        let path = worktree.path.display();
+        if !unfinished.is_abandoned() {
+            report.notes.push(Finding {
+                run_id: run.as_ref().map(ToString::to_string),
+                kind: "worktree-being-added",
+                message: format!("the worktree at {path} is being checked out"),
+                repairable: false,
+                repaired: false,
+            });
+            continue;
+        }
+        let message = format!(
+            "the worktree at {path} is an unfinished checkout left by an interrupted start or resume; `git fabro resume` checks the run out again"
+        );
+        let repaired = repair && repo.remove_worktree(&worktree.path).is_ok();
+        report.fixable(run.as_ref(), "unfinished-worktree", message, repaired);
+    }
+    for broken in repo.broken_worktree_registrations() {
+        let message = format!(
+            "worktree registration {} records no worktree (an interrupted start or resume); it makes adding worktrees fail",
+            broken.admin_dir.display()
+        );
+        let repaired = repair && repo.remove_broken_registration(&broken).is_ok();
+        report.fixable(None, "broken-worktree-registration", message, repaired);
+    }
+    Ok(())
 }

@@ -198,7 +198,7 @@ fn collect_run(
         return Ok(());
     }
     let edits = ref_deletions(repo, state)?;
-    let run_dir = RunDir::locate(&config.runs_dir, id, own_path);
+    let run_dir = RunDir::locate(&config.runs_dir, id, own_path, &repo.main_path());
     let mut entry = CollectedRun {
         run_id: id.to_string(),
         archived_at: Timestamp::from_seconds(archived_at).rfc3339(),

@@ -15,6 +15,7 @@ pub mod relink;
 pub mod restore;
 pub mod resume;
 pub mod rewind;
+pub mod run_pid;
 pub mod snapshot;
 pub mod start;
 pub mod sync;

@@ -127,22 +127,21 @@ fn resume_state(
 pub fn rebuild_run_dir(repo: &Repo, runs_dir: &Path, state: &RunState) -> Result<RunDir> {
     let worktree = repo
         .worktree_on(&run::run_branch(&state.id))?
-        .filter(|w| w.exists);
+        .filter(|w| w.exists && w.unfinished.is_none());
     if let Some(dir) = RunDir::locate(
         runs_dir,
         &state.id,
         worktree.as_ref().map(|w| w.path.as_path()),
+        &repo.main_path(),
     ) && dir.path.join(MANIFEST).is_file()
     {
         return Ok(dir);
     }
     let started =
         Timestamp::parse_rfc3339(&state.record.start.start_time).unwrap_or_else(Timestamp::now);
-    let path = RunDir::locate(runs_dir, &state.id, None).map_or_else(
-        || RunDir::default_path(runs_dir, &state.id, started),
-        |d| d.path,
-    );
-    let dir = RunDir::open(&path)?;
+    // The manifest written below names this clone, which is how later commands find the
+    // directory when another clone's copy of the run took the default name.
+    let dir = RunDir::open(&RunDir::free_path(runs_dir, &state.id, started))?;
     dir.write_json(MANIFEST, &Manifest::new(&state.record, &repo.main_path()))?;
     for name in [GRAPH_FILE, RUN_FILE] {
         if let Some(bytes) =
@@ -155,7 +154,8 @@ pub fn rebuild_run_dir(repo: &Repo, runs_dir: &Path, state: &RunState) -> Result
 }
 
 /// The run's worktree on the run branch, added again when missing. A registration whose
-/// directory is gone is pruned first.
+/// directory is gone, or an unfinished checkout an interrupted start or resume left on the
+/// branch or at the worktree's place, is removed first.
 fn rebuild_worktree(
     repo: &Repo,
     state: &RunState,
@@ -163,11 +163,20 @@ fn rebuild_worktree(
     config: &Config,
 ) -> Result<Workspace> {
     let branch = run::run_branch(&state.id);
-    // Workspace::find found no live worktree: a registration left is one whose directory is gone.
-    if let Some(stale) = repo.worktree_on(&branch)? {
+    let path = run_dir.worktree();
+    // Workspace::find found no finished worktree: one left on the branch is gone or unfinished.
+    for stale in repo.worktrees()?.into_iter().filter(|w| {
+        w.branch.as_deref() == Some(branch.as_str()) || (w.unfinished.is_some() && w.path == path)
+    }) {
         repo.remove_worktree(&stale.path)?;
     }
-    let path = run_dir.worktree();
+    if std::fs::read_dir(&path).is_ok_and(|mut entries| entries.next().is_some()) {
+        return Err(Error::Failed(format!(
+            "{} is in the way of run {}'s worktree: it is not empty and no worktree is registered there; move it aside (it may hold work), then resume again",
+            path.display(),
+            state.id
+        )));
+    }
     repo.add_worktree(&path, &branch, &config.identity)?;
     Ok(Workspace {
         repo: Repo::open(&path)?,

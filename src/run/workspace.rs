@@ -55,7 +55,12 @@ impl Workspace {
                 index,
             }));
         }
-        let Some(worktree) = repo.worktree_on(&run::run_branch(id))?.filter(|w| w.exists) else {
+        // An unfinished checkout is not the run's files: adopting it would record its missing
+        // files as deleted.
+        let Some(worktree) = repo
+            .worktree_on(&run::run_branch(id))?
+            .filter(|w| w.exists && w.unfinished.is_none())
+        else {
             return Ok(None);
         };
         Ok(Some(Workspace {

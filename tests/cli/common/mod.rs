@@ -243,8 +243,9 @@ pub fn kill_after(cmd: &mut Command, micros: u64) -> bool {
     finished || status.success()
 }
 
-/// Runs `args` again after a kill. A ref lock the killed process held can only be told apart
-/// from a live one by its age, so a rerun that meets one waits for it to count as stale (5 s).
+/// Runs `args` again after a kill. A ref lock the killed process held is never broken by a
+/// command (its owner may be stalled, not dead), so a rerun that meets one waits for it to
+/// count as stale (5 s), removes it with `fsck --repair` as a user would, and tries again.
 pub fn rerun(repo: &TestRepo, args: &[&str]) -> String {
     let out = repo.fabro().args(args).output().unwrap();
     if out.status.success() {
@@ -256,6 +257,12 @@ pub fn rerun(repo: &TestRepo, args: &[&str]) -> String {
         "{args:?}: {err}"
     );
     std::thread::sleep(std::time::Duration::from_millis(5_500));
+    let repair = repo.fabro().args(["fsck", "--repair"]).output().unwrap();
+    let report = String::from_utf8_lossy(&repair.stdout);
+    assert!(
+        report.contains(".lock"),
+        "{args:?}: fsck --repair found no lock: {report}"
+    );
     run_ok(repo.fabro().args(args))
 }
 

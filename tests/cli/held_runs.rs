@@ -1,0 +1,131 @@
+//! `run.pid`: of several `resume RUN -- COMMAND` at once exactly one runs its command, and the
+//! commands that would pull a run from under its holder refuse (exit 3, naming the pid) unless
+//! `--force`, except when the holder's own command runs them.
+
+use std::process::{Child, Command, Stdio};
+
+use crate::common::{TestRepo, run_err, run_ok};
+
+/// A live process to name in run.pid; killed when dropped.
+struct Sleeper(Child);
+
+impl Sleeper {
+    fn new() -> Sleeper {
+        Sleeper(Command::new("sleep").arg("60").spawn().unwrap())
+    }
+
+    fn hold(&self, run_dir: &std::path::Path) -> u32 {
+        std::fs::write(run_dir.join("run.pid"), format!("{}\n", self.0.id())).unwrap();
+        self.0.id()
+    }
+}
+
+impl Drop for Sleeper {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// `git-fabro` itself on the PATH, for commands a resumed command runs.
+fn path_with_binary() -> String {
+    let bin = assert_cmd::cargo::cargo_bin("git-fabro");
+    format!(
+        "{}:{}",
+        bin.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}
+
+#[test]
+fn of_three_concurrent_resumes_exactly_one_runs_its_command() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    let ran = repo.root.join("ran.txt");
+    let script = format!("echo ran >> '{}'; sleep 2", ran.display());
+    let children: Vec<Child> = (0..3)
+        .map(|_| {
+            repo.fabro()
+                .args(["resume", &run.id, "--", "sh", "-c", &script])
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let pids: Vec<u32> = children.iter().map(Child::id).collect();
+    let outputs: Vec<_> = children
+        .into_iter()
+        .map(|c| c.wait_with_output().unwrap())
+        .collect();
+    let runs = std::fs::read_to_string(&ran).unwrap_or_default();
+    assert_eq!(runs.lines().count(), 1, "commands that ran: {runs:?}");
+    let winners: Vec<usize> = (0..3).filter(|i| outputs[*i].status.success()).collect();
+    assert_eq!(winners.len(), 1, "{outputs:?}");
+    let winner = pids[winners[0]];
+    for (i, out) in outputs.iter().enumerate().filter(|(i, _)| *i != winners[0]) {
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "resume {i}: {err}");
+        assert!(
+            err.contains(&format!("process {winner}")),
+            "resume {i}: {err}"
+        );
+    }
+    assert!(!run.run_dir.join("run.pid").exists(), "run.pid is released");
+}
+
+#[test]
+fn a_run_pid_left_by_a_dead_process_is_taken_over() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    std::fs::write(run.run_dir.join("run.pid"), "999999999\n").unwrap();
+    run_ok(repo.fabro().args(["resume", &run.id, "--", "true"]));
+    assert!(!run.run_dir.join("run.pid").exists());
+}
+
+#[test]
+fn finish_archive_gc_and_restore_refuse_a_held_run_unless_forced() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    std::fs::write(run.worktree.join("a.txt"), "a\n").unwrap();
+    repo.checkpoint(&run.id, "build");
+    let sleeper = Sleeper::new();
+    let pid = sleeper.hold(&run.run_dir);
+    let refused: [&[&str]; 3] = [
+        &["finish", "--run", &run.id],
+        &["archive", &run.id],
+        &["restore", "--run", &run.id, "@1"],
+    ];
+    for args in refused {
+        let (code, err) = run_err(repo.fabro().args(args));
+        assert_eq!(code, 3, "{args:?}: {err}");
+        assert!(err.contains(&format!("process {pid}")), "{args:?}: {err}");
+        assert!(err.contains("--force"), "{args:?}: {err}");
+    }
+    assert_eq!(repo.log_json(&run.id).len(), 1);
+    repo.ok(&["restore", "--run", &run.id, "@1", "--force"]);
+    repo.ok(&["archive", &run.id, "--force"]);
+
+    let (code, err) = run_err(repo.fabro().args(["gc", "--older-than", "0"]));
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains(&format!("process {pid}")), "{err}");
+    assert!(run.run_dir.exists());
+    repo.ok(&["gc", "--older-than", "0", "--force"]);
+    assert!(!run.run_dir.exists());
+}
+
+#[test]
+fn the_held_runs_own_command_may_finish_it() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    std::fs::write(run.worktree.join("a.txt"), "a\n").unwrap();
+    repo.checkpoint(&run.id, "build");
+    let script = "git-fabro finish --run \"$FABRO_RUN_ID\" --keep-worktree";
+    run_ok(
+        repo.fabro()
+            .env("PATH", path_with_binary())
+            .args(["resume", &run.id, "--", "sh", "-c", script]),
+    );
+    let out = repo.ok(&["show", &run.id, "--json"]);
+    assert!(out.contains("succeeded"), "{out}");
+}
