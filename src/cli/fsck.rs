@@ -51,8 +51,10 @@ fn print(report: &Report) -> Result<()> {
             .map(|r| format!("{} ", &r[..8.min(r.len())]))
             .unwrap_or_default();
         output::line(format!(
-            "{label:<9} {run}{}: {}",
-            finding.kind, finding.message
+            "{label:<9} {}{}: {}",
+            output::escape(&run),
+            finding.kind,
+            output::escape(&finding.message)
         ))
     };
     for finding in &report.problems {

@@ -51,9 +51,16 @@ fn print(restored: &Restored) -> Result<()> {
             PathAction::Recreate => "recreate",
             PathAction::Remove => "remove",
         };
-        output::line(format!("{verb:<9} {}", change.path))?;
+        output::line(format!("{verb:<9} {}", output::escape(&change.path)))?;
     }
-    let target = &restored.target.label;
+    for left in &restored.left_alone {
+        output::note(format!(
+            "left alone: {} ({})",
+            output::escape(&left.path),
+            output::escape(&left.reason)
+        ));
+    }
+    let target = &output::escape(&restored.target.label);
     match (&restored.recovery_commit, restored.dry_run) {
         (_, true) => output::note(format!(
             "dry run: {} paths would change to match {target}",

@@ -9,10 +9,12 @@ mod objects;
 mod observe;
 mod refs;
 mod restore;
+mod restore_plan;
 pub mod shadow;
 mod snapshot;
 mod transport;
 mod tree;
+mod unsafe_paths;
 mod worktree;
 
 use std::path::{Path, PathBuf};
@@ -24,9 +26,11 @@ pub use history::{CommitInfo, FirstParentWalk};
 pub use objects::{Identity, TreeEntry};
 pub use refs::RefEdit;
 pub use restore::{PathAction, PathChange};
+pub use restore_plan::LeftAlone;
 pub use snapshot::{SkippedFile, Snapshot, SnapshotSpec};
 pub use transport::{RefReport, Transfer};
 pub use tree::TreeEdit;
+pub use unsafe_paths::UnsafeEntry;
 pub use worktree::Worktree;
 
 use crate::error::{Error, Result};

@@ -17,6 +17,7 @@ mod fsck;
 mod generated;
 mod git_agrees;
 mod hooks;
+mod hostile_trees;
 mod in_place;
 mod log;
 mod ps;
