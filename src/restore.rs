@@ -100,9 +100,10 @@ pub fn restore(
 ) -> Result<Restored> {
     let target_commit = crate::fork::parse_sha(&target.commit)?;
     let current = workspace.snapshot(Some(state.run_tip), config, &[])?;
+    let target_tree = repo.commit_tree(target_commit)?;
     let changes = workspace
         .repo
-        .changes_between(current.tree, repo.commit_tree(target_commit)?)
+        .changes_between(current.tree, target_tree)
         .map_err(|err| {
             err.at(format!(
                 "restore target {} ({})",
@@ -114,7 +115,7 @@ pub fn restore(
     let (changes, left_alone) =
         workspace
             .repo
-            .plan_restore(changes, &excludes, &current.skipped)?;
+            .plan_restore(changes, target_tree, &excludes, &current.skipped)?;
     let mut restored = Restored {
         run_id: state.id.to_string(),
         target,

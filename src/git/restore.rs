@@ -10,7 +10,7 @@ use gix::bstr::ByteSlice;
 use gix::objs::tree::EntryKind;
 use serde::Serialize;
 
-use super::restore_plan::{LeftAlone, blocked_parent};
+use super::restore_plan::{Leading, LeftAlone, leading};
 use super::{ObjectId, Repo};
 use crate::error::{Error, Result};
 
@@ -64,7 +64,7 @@ impl Repo {
         let mut left_alone = Vec::new();
         let nothing_removed = HashSet::new();
         for change in changes.iter().filter(|c| c.action == PathAction::Remove) {
-            if let Some(reason) = blocked_parent(&root, &change.path, &nothing_removed) {
+            if let Leading::Blocked(reason) = leading(&root, &change.path, &nothing_removed) {
                 left_alone.push(LeftAlone::new(&change.path, reason));
                 continue;
             }
@@ -83,7 +83,7 @@ impl Repo {
             };
             // Checked again now that the removals are done: a symlink may stand where the
             // plan saw a directory, and following it would write outside the work tree.
-            if let Some(reason) = blocked_parent(&root, &change.path, &nothing_removed) {
+            if let Leading::Blocked(reason) = leading(&root, &change.path, &nothing_removed) {
                 left_alone.push(LeftAlone::new(&change.path, reason));
                 continue;
             }

@@ -10,7 +10,7 @@ use std::path::Path;
 use gix::bstr::{BStr, ByteSlice};
 use serde::Serialize;
 
-use super::{Excludes, PathAction, PathChange, Repo, SkippedFile};
+use super::{Excludes, ObjectId, PathAction, PathChange, Repo, SkippedFile};
 use crate::error::{Error, Result};
 
 /// A path a restore would have changed but leaves as it is, and why.
@@ -29,35 +29,51 @@ impl LeftAlone {
     }
 }
 
-/// What on disk keeps a path from being written: a leading component that is a symlink or
-/// a file. `removed` are paths the restore removes before it writes anything.
-pub(super) fn blocked_parent(root: &Path, path: &str, removed: &HashSet<&str>) -> Option<String> {
+/// What stands on disk in the leading directories of a path a restore would write.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Leading {
+    /// Directories, or nothing yet: the path can be written.
+    Clear,
+    /// A symlink or file the restore removes first: nothing below it is there to keep.
+    Removed,
+    /// A symlink (never written through) or a file no commit holds.
+    Blocked(String),
+}
+
+/// What stands in the leading directories of `path`; `removed` are paths the restore
+/// removes before it writes anything.
+pub(super) fn leading(root: &Path, path: &str, removed: &HashSet<&str>) -> Leading {
     let dirs = path.char_indices().filter(|(_, c)| *c == '/');
     for (at, _) in dirs {
         let dir = &path[..at];
         let Ok(meta) = std::fs::symlink_metadata(root.join(dir)) else {
-            return None; // missing: created as a directory when written
+            return Leading::Clear; // missing: created as a directory when written
         };
-        if meta.is_dir() || removed.contains(dir) {
+        if meta.is_dir() {
             continue;
         }
-        return Some(if meta.file_type().is_symlink() {
+        if removed.contains(dir) {
+            return Leading::Removed;
+        }
+        return Leading::Blocked(if meta.file_type().is_symlink() {
             format!("{dir} is a symlink, which restore never writes through")
         } else {
             format!("{dir} is a file that no commit of the run holds")
         });
     }
-    None
+    Leading::Clear
 }
 
 impl Repo {
-    /// Splits `changes` into those a restore applies and the paths it leaves alone: excluded
-    /// or oversize paths (`skipped` by the snapshot that the recovery commit holds), ignored
-    /// paths the target would create, files the target would overwrite although no commit
-    /// holds them, and paths below a symlink or a file.
+    /// Splits `changes` (towards tree `target`) into those a restore applies and the paths
+    /// it leaves alone: excluded or oversize paths (`skipped` by the snapshot that the
+    /// recovery commit holds), paths ignored now that the target would create, paths the
+    /// target's own ignore rules cover that it would remove, files the target would
+    /// overwrite although no commit holds them, and paths below a symlink or a file.
     pub fn plan_restore(
         &self,
         changes: Vec<PathChange>,
+        target: ObjectId,
         excludes: &Excludes,
         skipped: &[SkippedFile],
     ) -> Result<(Vec<PathChange>, Vec<LeftAlone>)> {
@@ -65,7 +81,15 @@ impl Repo {
             .workdir()
             .ok_or_else(|| Error::Failed("the run has no work tree".into()))?
             .to_owned();
-        let mut ignored = self.ignore_rules()?;
+        let mut ignored_now = self.ignore_rules(None)?;
+        // A restore that brings back an older `.gitignore` must not remove the files the
+        // target ignores, such as a `.env` that became visible once the restore un-ignored it.
+        let any_removal = changes.iter().any(|c| c.action == PathAction::Remove);
+        let mut ignored_by_target = if any_removal {
+            Some(self.ignore_rules(Some(target))?)
+        } else {
+            None
+        };
         let oversize: HashSet<&str> = skipped.iter().map(|s| s.path.as_str()).collect();
         let removed: HashSet<&str> = changes
             .iter()
@@ -80,13 +104,20 @@ impl Repo {
                 Some("excluded from snapshots".to_owned())
             } else if oversize.contains(path) {
                 Some("larger than max_file_size, so in no commit".to_owned())
-            } else if let Some(reason) = blocked_parent(&root, path, &removed) {
+            } else if let Leading::Blocked(reason) = leading(&root, path, &removed) {
                 Some(reason)
-            } else if change.action != PathAction::Recreate {
+            } else if change.action == PathAction::Restore {
                 None
-            } else if ignored(path.as_bytes().as_bstr())? {
+            } else if change.action == PathAction::Remove {
+                let ignored = match ignored_by_target.as_mut() {
+                    Some(ignored) => ignored(path.as_bytes().as_bstr())?,
+                    None => false,
+                };
+                ignored.then(|| "ignored by the target's ignore rules".to_owned())
+            } else if ignored_now(path.as_bytes().as_bstr())? {
                 Some("ignored".to_owned())
-            } else if occupied(&root.join(path)) {
+            } else if leading(&root, path, &removed) == Leading::Clear && occupied(&root.join(path))
+            {
                 Some("a file no commit of the run holds is there".to_owned())
             } else {
                 None
@@ -99,19 +130,25 @@ impl Repo {
         Ok((kept, left_alone))
     }
 
-    /// Whether git ignores a path of this work tree or a directory above it, by its
-    /// `.gitignore` files, `info/exclude` and `core.excludesFile`.
-    fn ignore_rules(&self) -> Result<impl FnMut(&BStr) -> Result<bool> + '_> {
+    /// Whether git ignores a path or a directory above it, by `info/exclude`,
+    /// `core.excludesFile` and the `.gitignore` files of this work tree, or of tree `tree`.
+    fn ignore_rules(
+        &self,
+        tree: Option<ObjectId>,
+    ) -> Result<impl FnMut(&BStr) -> Result<bool> + '_> {
         use gix::index::entry::Mode;
-        let empty = gix::index::State::new(self.repo.object_hash());
-        let mut stack = self
-            .repo
-            .excludes(
-                &empty,
-                None,
-                gix::worktree::stack::state::ignore::Source::WorktreeThenIdMappingIfNotSkipped,
-            )?
-            .detach();
+        use gix::worktree::stack::state::ignore::Source;
+        let (index, source) = match tree {
+            Some(tree) => (self.repo.index_from_tree(&tree)?, Source::IdMapping),
+            None => (
+                gix::index::File::from_state(
+                    gix::index::State::new(self.repo.object_hash()),
+                    self.repo.index_path(),
+                ),
+                Source::WorktreeThenIdMappingIfNotSkipped,
+            ),
+        };
+        let mut stack = self.repo.excludes(&index, None, source)?.detach();
         let objects = self.repo.objects.clone();
         Ok(move |path: &BStr| -> Result<bool> {
             let dirs = path.char_indices().filter(|(_, _, c)| *c == '/');

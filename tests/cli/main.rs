@@ -22,6 +22,7 @@ mod in_place;
 mod log;
 mod ps;
 mod restore;
+mod restore_safety;
 mod resume;
 mod rewind;
 mod shadow;
