@@ -101,21 +101,20 @@ pub fn restore(
     let target_commit = crate::fork::parse_sha(&target.commit)?;
     let current = workspace.snapshot(Some(state.run_tip), config, &[])?;
     let target_tree = repo.commit_tree(target_commit)?;
+    let place = format!(
+        "restore target {} ({})",
+        target.label,
+        short(&target.commit)
+    );
     let changes = workspace
         .repo
         .changes_between(current.tree, target_tree)
-        .map_err(|err| {
-            err.at(format!(
-                "restore target {} ({})",
-                target.label,
-                short(&target.commit)
-            ))
-        })?;
+        .map_err(|err| err.at(&place))?;
     let excludes = config.excludes(&workspace.path);
-    let (changes, left_alone) =
-        workspace
-            .repo
-            .plan_restore(changes, target_tree, &excludes, &current.skipped)?;
+    let (changes, left_alone) = workspace
+        .repo
+        .plan_restore(changes, target_tree, &excludes, &current.skipped)
+        .map_err(|err| err.at(&place))?;
     let mut restored = Restored {
         run_id: state.id.to_string(),
         target,

@@ -139,7 +139,13 @@ impl Repo {
         use gix::index::entry::Mode;
         use gix::worktree::stack::state::ignore::Source;
         let (index, source) = match tree {
-            Some(tree) => (self.repo.index_from_tree(&tree)?, Source::IdMapping),
+            Some(tree) => {
+                // An index refuses the names git's checkout refuses: say which, and where.
+                if let Some(entry) = self.find_unsafe_entry(tree, &mut HashSet::new())? {
+                    return Err(entry.into_error(tree));
+                }
+                (self.repo.index_from_tree(&tree)?, Source::IdMapping)
+            }
             None => (
                 gix::index::File::from_state(
                     gix::index::State::new(self.repo.object_hash()),

@@ -16,7 +16,7 @@ use serde_json::Value;
 use crate::common::{TestRepo, run_err, run_ok, tree_digest, write_file};
 
 /// One entry of a hand-built tree: mode as git writes it in a tree object, name, object id.
-type Entry = (&'static str, Vec<u8>, String);
+pub(crate) type Entry = (&'static str, Vec<u8>, String);
 
 /// The test repository, the run planted in it and the clone that planted it.
 struct Hostile {
@@ -50,13 +50,13 @@ fn git_with_input(repo: &TestRepo, dir: &Path, args: &[&str], input: &[u8]) -> S
     String::from_utf8_lossy(&out.stdout).trim().to_owned()
 }
 
-fn blob(repo: &TestRepo, dir: &Path, content: &[u8]) -> String {
+pub(crate) fn blob(repo: &TestRepo, dir: &Path, content: &[u8]) -> String {
     git_with_input(repo, dir, &["hash-object", "-w", "--stdin"], content)
 }
 
 /// A tree object holding exactly `entries`, in git's order, whatever their names: `git
 /// mktree` refuses most of what these tests need.
-fn tree(repo: &TestRepo, dir: &Path, mut entries: Vec<Entry>) -> String {
+pub(crate) fn tree(repo: &TestRepo, dir: &Path, mut entries: Vec<Entry>) -> String {
     let sort_key = |(mode, name, _): &Entry| {
         let mut key = name.clone();
         if *mode == "40000" {
@@ -86,9 +86,9 @@ fn tree(repo: &TestRepo, dir: &Path, mut entries: Vec<Entry>) -> String {
 }
 
 /// The entries of an existing tree, to build a hostile one on top of it.
-fn entries_of(repo: &TestRepo, dir: &Path, treeish: &str) -> Vec<Entry> {
-    repo.git_in(dir, &["ls-tree", treeish])
-        .lines()
+pub(crate) fn entries_of(repo: &TestRepo, dir: &Path, treeish: &str) -> Vec<Entry> {
+    repo.git_in(dir, &["ls-tree", "-z", treeish])
+        .split_terminator('\0')
         .map(|line| {
             let (meta, name) = line.split_once('\t').expect("an ls-tree line");
             let fields: Vec<&str> = meta.split(' ').collect();

@@ -11,6 +11,7 @@ mod conventions;
 mod crash;
 mod diff;
 mod errors;
+mod escapes;
 mod finish;
 mod fork;
 mod fsck;
