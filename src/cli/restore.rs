@@ -8,9 +8,10 @@ use crate::run::RunState;
 /// Make a run's worktree match a checkpoint exactly
 ///
 /// Files changed since the target are restored, files deleted since come back, files created
-/// since are removed; ignored and excluded paths are left alone. Before changing anything, the
-/// worktree's current state is committed under refs/fabro/recovery/<RUN_ID>/ and the command
-/// to get back is printed. TARGET is a checkpoint (@N, NODE, NODE@V, sha prefix; default: the
+/// since are removed; ignored, excluded and oversize paths, and paths below a symlink, are
+/// left alone and listed. A target holding a path git's checkout refuses (`..`, `.git`, an
+/// absolute name) is refused. Before changing anything, the worktree's current state is
+/// committed under refs/fabro/recovery/<RUN_ID>/ and the command to get back is printed. TARGET is a checkpoint (@N, NODE, NODE@V, sha prefix; default: the
 /// latest), or a sha prefix of a snapshot or recovery commit. The run's branches do not move.
 #[derive(Debug, clap::Args)]
 pub struct Args {
