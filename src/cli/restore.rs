@@ -74,7 +74,13 @@ fn print(restored: &Restored) -> Result<()> {
             restored.run_id,
             output::short(sha)
         )),
-        (None, false) => output::note(format!("the worktree already matches {target}")),
+        (None, false) if restored.left_alone.is_empty() => {
+            output::note(format!("the worktree already matches {target}"));
+        }
+        (None, false) => output::note(format!(
+            "nothing restored: the worktree matches {target} but for the {} paths left alone",
+            restored.left_alone.len()
+        )),
     }
     Ok(())
 }
