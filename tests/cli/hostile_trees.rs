@@ -118,6 +118,11 @@ fn commit_like(repo: &TestRepo, dir: &Path, like: &str, tree: &str, parent: &str
 /// A run with checkpoints @1 `plan` and @2 `code`, made in another clone, whose @1 tree also
 /// holds what `extra` builds, taken into this clone with plain git.
 fn hostile_run(extra: impl Fn(&TestRepo, &Path) -> Vec<Entry>) -> Hostile {
+    hostile_run_at(1, extra)
+}
+
+/// The same, with what `extra` builds in the tree of checkpoint @`ordinal` (1 or 2).
+fn hostile_run_at(ordinal: usize, extra: impl Fn(&TestRepo, &Path) -> Vec<Entry>) -> Hostile {
     let repo = TestRepo::new();
     let bare = repo.root.join("remote.git");
     let bare_arg = bare.to_str().expect("utf-8 path");
@@ -149,14 +154,20 @@ fn hostile_run(extra: impl Fn(&TestRepo, &Path) -> Vec<Entry>) -> Hostile {
     in_other(&["checkpoint", "--run", &id, "--node", "code"]);
 
     let branch = format!("refs/heads/fabro/run/{id}");
-    let (first, second) = (format!("{branch}~1"), branch.clone());
-    let mut entries = entries_of(&repo, &other, &first);
-    entries.extend(extra(&repo, &other));
-    let hostile_tree = tree(&repo, &other, entries);
-    let base = repo.git_in(&other, &["rev-parse", &format!("{first}~1")]);
-    let first_commit = commit_like(&repo, &other, &first, &hostile_tree, base.trim());
-    let second_tree = repo.git_in(&other, &["rev-parse", &format!("{second}^{{tree}}")]);
-    let second_commit = commit_like(&repo, &other, &second, second_tree.trim(), &first_commit);
+    let checkpoints = [format!("{branch}~1"), branch.clone()];
+    let mut parent = repo
+        .git_in(&other, &["rev-parse", &format!("{branch}~2")])
+        .trim()
+        .to_owned();
+    for (at, checkpoint) in (1..).zip(&checkpoints) {
+        let mut entries = entries_of(&repo, &other, checkpoint);
+        if at == ordinal {
+            entries.extend(extra(&repo, &other));
+        }
+        let rewritten = tree(&repo, &other, entries);
+        parent = commit_like(&repo, &other, checkpoint, &rewritten, &parent);
+    }
+    let second_commit = parent;
     repo.git_in(&other, &["update-ref", &branch, &second_commit]);
     let meta = format!("refs/heads/fabro/meta/{id}");
     repo.git_in(&other, &["push", "-q", "origin", &branch, &meta]);
@@ -245,7 +256,7 @@ impl Hostile {
                 stderr.contains(unsafe_path),
                 "{args:?} names the path: {stderr}"
             );
-            assert_eq!(self.outside(), before, "{args:?} changed something outside");
+            assert_unchanged(&before, &self.outside(), args);
         }
         let fsck = self.fabro(&["fsck", id]);
         assert_eq!(fsck.status.code(), Some(1), "fsck reports the run");
@@ -263,7 +274,7 @@ impl Hostile {
         ];
         for args in harmless {
             let _ = self.fabro(args);
-            assert_eq!(self.outside(), before, "{args:?} changed something outside");
+            assert_unchanged(&before, &self.outside(), args);
         }
         // The worktree itself still belongs to this clone: no `.git` was planted in it.
         if worktree.exists() {
@@ -271,6 +282,23 @@ impl Hostile {
             assert!(!worktree.join("sub/.git").exists());
         }
     }
+}
+
+/// Fails naming only the entries that differ: a whole digest is too long to read.
+fn assert_unchanged(
+    before: &BTreeMap<PathBuf, String>,
+    after: &BTreeMap<PathBuf, String>,
+    args: &[&str],
+) {
+    let changed: Vec<&PathBuf> = before
+        .keys()
+        .chain(after.keys())
+        .filter(|path| before.get(*path) != after.get(*path))
+        .collect();
+    assert!(
+        changed.is_empty(),
+        "{args:?} changed outside the run: {changed:?}"
+    );
 }
 
 fn dotdot_chain(repo: &TestRepo, dir: &Path, depth: usize, leaf: &str) -> Entry {
@@ -402,4 +430,19 @@ fn git_fabro_fetch_refuses_the_objects_of_a_hostile_run() {
         .git_in(&clean, &["for-each-ref", "refs/heads/fabro/"]);
     assert_eq!(refs, "", "no ref of the run arrived");
     assert!(hostile.other.exists());
+}
+
+#[test]
+fn resume_refuses_a_fetched_run_whose_latest_checkpoint_climbs_out() {
+    let hostile = hostile_run_at(2, |repo, dir| vec![dotdot_chain(repo, dir, 4, "pwned")]);
+    // Where run directories go exists on any machine that has resumed a run before.
+    std::fs::create_dir_all(hostile.repo.home.join("runs")).unwrap();
+    let before = hostile.outside();
+    let (code, stderr) = run_err(hostile.repo.fabro().args(["resume", &hostile.id]));
+    assert_ne!(code, 0, "{stderr}");
+    assert_unchanged(&before, &hostile.outside(), &["resume"]);
+    assert!(!hostile.repo.root.join("outside").exists());
+    let fsck = hostile.fabro(&["fsck", &hostile.id]);
+    assert_eq!(fsck.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&fsck.stdout).contains("@2 code@1"));
 }
