@@ -1,6 +1,7 @@
 //! Making a worktree's files equal a tree, touching only the paths that differ. The caller
 //! compares the tree with a snapshot of the worktree, which leaves out ignored and excluded
-//! paths, so those are never removed or overwritten unless the target itself holds them.
+//! paths, and `restore_plan` keeps only the changes the recovery commit can undo; writing
+//! checks once more that no symlink stands in a path's leading directories.
 
 use std::collections::HashSet;
 use std::fs;
@@ -78,7 +79,10 @@ impl Repo {
             }
         }
         for change in changes {
-            let Some((kind, id)) = change.target else {
+            // Submodules and trees have no file content of their own to restore.
+            let Some((kind @ (EntryKind::Blob | EntryKind::BlobExecutable | EntryKind::Link), id)) =
+                change.target
+            else {
                 continue;
             };
             // Checked again now that the removals are done: a symlink may stand where the
@@ -105,11 +109,7 @@ impl Repo {
         if let Some(parent) = path.parent() {
             fs::create_dir_all(parent).map_err(Error::io(context()))?;
         }
-        let data = match kind {
-            EntryKind::Blob | EntryKind::BlobExecutable | EntryKind::Link => self.read_blob(id)?,
-            // Submodules and trees have no file content of their own to restore.
-            EntryKind::Commit | EntryKind::Tree => return Ok(()),
-        };
+        let data = self.read_blob(id)?;
         let temp = temp_path(path);
         let write = || -> std::io::Result<()> {
             if kind == EntryKind::Link {
