@@ -55,6 +55,16 @@ pub enum Error {
     },
     #[error("{}", crate::git::describe(.0))]
     Git(#[from] gix::Error),
+    /// A tree holds a path that git's checkout refuses to write; `place` names the tree.
+    #[error(
+        "{place} holds an unsafe path {}: {reason}",
+        crate::cli::output::escape(path)
+    )]
+    UnsafePath {
+        place: String,
+        path: String,
+        reason: String,
+    },
 }
 
 impl Error {
@@ -101,8 +111,23 @@ impl Error {
             Error::Git(err) if err.is_conflict() => {
                 "another process holds or moved the same refs; retry".into()
             }
+            Error::UnsafePath { .. } => {
+                "git-fabro never records such a path: the run came from another clone or was built by hand; `git fabro fsck` lists every run that holds one".into()
+            }
             _ => return None,
         })
+    }
+
+    /// The same error, naming `place` (a checkpoint, say) instead of a bare tree.
+    pub fn at(self, place: impl Into<String>) -> Error {
+        match self {
+            Error::UnsafePath { path, reason, .. } => Error::UnsafePath {
+                place: place.into(),
+                path,
+                reason,
+            },
+            other => other,
+        }
     }
 
     pub fn io(context: impl Into<String>) -> impl FnOnce(std::io::Error) -> Error {

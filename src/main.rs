@@ -28,11 +28,12 @@ fn report(err: &anyhow::Error) -> ExitCode {
         return ExitCode::from(*code);
     }
     let domain = err.chain().find_map(|cause| cause.downcast_ref::<Error>());
-    match domain {
-        // A domain error's message already includes what its causes add.
-        Some(domain) => eprintln!("{} {domain}", output::prefix("error")),
-        None => eprintln!("{} {err:#}", output::prefix("error")),
-    }
+    // A domain error's message already includes what its causes add.
+    let message = domain.map_or_else(|| format!("{err:#}"), ToString::to_string);
+    // Messages quote paths and names from repositories: their control characters are shown,
+    // line by line so that a message meant to span lines still does.
+    let shown: Vec<_> = message.lines().map(output::escape).collect();
+    eprintln!("{} {}", output::prefix("error"), shown.join("\n"));
     if let Some(hint) = domain.and_then(Error::hint) {
         eprintln!("{} {hint}", output::prefix("hint"));
     }

@@ -5,7 +5,7 @@ use crate::fork::parse_sha;
 use crate::git::{FileStat, ObjectId};
 use crate::run::RunState;
 use crate::target::Target;
-use crate::timeline::{find, timeline};
+use crate::timeline::{Entry, find, timeline};
 
 /// Show the changes between two checkpoints, or between a checkpoint and the worktree
 ///
@@ -34,59 +34,67 @@ pub struct Args {
 pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     let id = ctx.run_id(Some(&args.run))?;
     let state = RunState::load(&ctx.repo, &id)?;
-    let checkpoint = |text: Option<&str>| -> Result<ObjectId> {
+    let label = |entry: &Entry| format!("@{} {}@{}", entry.ordinal, entry.node_id, entry.visit);
+    let checkpoint = |text: Option<&str>| -> Result<(ObjectId, String)> {
         let entry = find(&ctx.repo, &state, &Target::parse(text)?)?;
-        Ok(parse_sha(&entry.run_commit)?)
+        Ok((parse_sha(&entry.run_commit)?, label(&entry)))
     };
-    let (from, to) = if args.worktree {
-        let from = checkpoint(args.from.as_deref())?;
+    // `place` names what was compared, for an error about a path one of them holds.
+    let (from, to, place) = if args.worktree {
+        let (from, from_label) = checkpoint(args.from.as_deref())?;
         let workspace = ctx.workspace(&id)?;
         let config = ctx.config(&state, ctx.run_dir_of(&id, &workspace).as_ref())?;
         let to = workspace.snapshot(Some(state.run_tip), &config, &[])?.tree;
-        (ctx.repo.commit_tree(from)?, to)
+        let place = format!("checkpoint {from_label} or the worktree");
+        (ctx.repo.commit_tree(from)?, to, place)
     } else if args.from.is_some() {
-        (
-            checkpoint(args.from.as_deref())?,
-            checkpoint(args.to.as_deref())?,
-        )
+        let (from, from_label) = checkpoint(args.from.as_deref())?;
+        let (to, to_label) = checkpoint(args.to.as_deref())?;
+        (from, to, format!("checkpoint {from_label} or {to_label}"))
     } else {
         let entries = timeline(&ctx.repo, &state)?;
         let latest = entries.last().ok_or_else(|| {
             crate::error::Error::TargetNotFound(format!("run {id} has no checkpoints yet"))
         })?;
-        let previous = match entries.len() {
-            1 => parse_sha(&state.record.start.base_sha)?,
-            n => parse_sha(&entries[n - 2].run_commit)?,
+        let (previous, previous_label) = match entries.len() {
+            1 => (
+                parse_sha(&state.record.start.base_sha)?,
+                "the base commit".to_owned(),
+            ),
+            n => (
+                parse_sha(&entries[n - 2].run_commit)?,
+                label(&entries[n - 2]),
+            ),
         };
-        (previous, parse_sha(&latest.run_commit)?)
+        let place = format!("{previous_label} or checkpoint {}", label(latest));
+        (previous, parse_sha(&latest.run_commit)?, place)
     };
+    let at = |err: crate::error::Error| err.at(&place);
     if args.json {
-        let patch = String::from_utf8_lossy(&ctx.repo.diff_trees(from, to)?).into_owned();
+        let patch =
+            String::from_utf8_lossy(&ctx.repo.diff_trees(from, to).map_err(at)?).into_owned();
         output::json(&serde_json::json!({
             "from": from.to_string(),
             "to": to.to_string(),
-            "files": ctx.repo.diff_stat(from, to)?,
+            "files": ctx.repo.diff_stat(from, to).map_err(at)?,
             "patch": patch,
         }))
     } else if args.stat {
-        print_stat(&ctx.repo.diff_stat(from, to)?)
+        print_stat(&ctx.repo.diff_stat(from, to).map_err(at)?)
     } else {
         use std::io::Write;
         std::io::stdout()
             .lock()
-            .write_all(&ctx.repo.diff_trees(from, to)?)?;
+            .write_all(&ctx.repo.diff_trees(from, to).map_err(at)?)?;
         Ok(())
     }
 }
 
 fn print_stat(stats: &[FileStat]) -> Result<()> {
-    let width = stats
-        .iter()
-        .map(|s| s.path.chars().count())
-        .max()
-        .unwrap_or(0);
+    let paths: Vec<_> = stats.iter().map(|s| output::escape(&s.path)).collect();
+    let width = paths.iter().map(|p| p.chars().count()).max().unwrap_or(0);
     let (mut added, mut removed) = (0, 0);
-    for s in stats {
+    for (s, path) in stats.iter().zip(&paths) {
         let counts = match (s.added, s.removed) {
             (Some(a), Some(r)) => {
                 added += a;
@@ -100,7 +108,7 @@ fn print_stat(stats: &[FileStat]) -> Result<()> {
             }
             _ => "  Bin".to_owned(),
         };
-        output::line(format!(" {:<width$} | {counts}", s.path))?;
+        output::line(format!(" {path:<width$} | {counts}"))?;
     }
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     output::line(format!(

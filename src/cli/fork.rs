@@ -62,7 +62,12 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     }
     output::note(format!(
         "forked run {} at @{} {}@{} into {}; `git fabro resume {}` gives it a worktree",
-        state.id, entry.ordinal, entry.node_id, entry.visit, forked.run_id, forked.run_id
+        state.id,
+        entry.ordinal,
+        output::escape(&entry.node_id),
+        entry.visit,
+        forked.run_id,
+        forked.run_id
     ));
     output::line(&forked.run_id)
 }

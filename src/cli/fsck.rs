@@ -6,7 +6,8 @@ use crate::fsck::{Finding, Report, fsck};
 /// Check that runs hold together, and repair what can be repaired without losing anything
 ///
 /// Checks that every run commit's Fabro-Checkpoint names a metadata commit of the same run,
-/// that completed counts rise by one, that every run.json parses under a known format, and
+/// that completed counts rise by one, that every checkpoint tree holds only paths git's
+/// checkout accepts, that every run.json parses under a known format, and
 /// that worktree registrations, in-place registrations and run directories match the refs.
 /// Lists metadata commits left by a checkpoint that lost a race (harmless). Exits 1 when a
 /// problem remains. --repair removes stale worktree registrations, lock files and run
@@ -53,8 +54,10 @@ fn print(report: &Report) -> Result<()> {
             .map(|r| format!("{} ", &r[..8.min(r.len())]))
             .unwrap_or_default();
         output::line(format!(
-            "{label:<9} {run}{}: {}",
-            finding.kind, finding.message
+            "{label:<9} {}{}: {}",
+            output::escape(&run),
+            finding.kind,
+            output::escape(&finding.message)
         ))
     };
     for finding in &report.problems {

@@ -54,7 +54,8 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     for run in &collected.runs {
         output::line(format!(
             "{verb} run {} (archived {})",
-            run.run_id, run.archived_at
+            output::escape(&run.run_id),
+            output::escape(&run.archived_at)
         ))?;
     }
     for worktree in &collected.left_behind_worktrees {

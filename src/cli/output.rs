@@ -29,8 +29,13 @@ pub fn line(line: impl std::fmt::Display) -> Result<()> {
 /// Prints rows as columns separated by two spaces, the last column unpadded. The cells of
 /// `status_column` are coloured by status on a terminal.
 pub fn table(header: &[&str], rows: &[Vec<String>], status_column: Option<usize>) -> Result<()> {
+    // Cells hold node ids, goals and messages from the repository: never raw control bytes.
+    let rows: Vec<Vec<String>> = rows
+        .iter()
+        .map(|row| row.iter().map(|cell| escape(cell).into_owned()).collect())
+        .collect();
     let mut widths: Vec<usize> = header.iter().map(|h| h.len()).collect();
-    for row in rows {
+    for row in &rows {
         for (width, cell) in widths.iter_mut().zip(row) {
             *width = (*width).max(cell.chars().count());
         }
@@ -39,7 +44,7 @@ pub fn table(header: &[&str], rows: &[Vec<String>], status_column: Option<usize>
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let header: Vec<String> = header.iter().map(|h| (*h).to_owned()).collect();
     let colour = colour_on(&std::io::stdout());
-    for (r, row) in std::iter::once(&header).chain(rows).enumerate() {
+    for (r, row) in std::iter::once(&header).chain(&rows).enumerate() {
         let mut text = String::new();
         for (i, cell) in row.iter().enumerate() {
             let padded = if i + 1 == row.len() {
@@ -182,4 +187,29 @@ pub fn warn_unreadable(runs: &[crate::run::Unreadable]) {
             run.reason, run.id
         ));
     }
+}
+
+/// `text` with every character that could steer a terminal shown visibly instead: control
+/// characters (C0, DEL, C1, so ESC and CSI) as `\t`, `\n`, `\r` or `\x1b`, `\u{9b}`, and the
+/// bidirectional overrides that reorder what a reader sees. Node ids, paths, messages and
+/// reasons read from a repository go through it before reaching a person: another clone
+/// chose those bytes.
+pub fn escape(text: &str) -> std::borrow::Cow<'_, str> {
+    let steers =
+        |c: char| c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+    if !text.chars().any(steers) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut shown = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\t' => shown.push_str("\\t"),
+            '\n' => shown.push_str("\\n"),
+            '\r' => shown.push_str("\\r"),
+            c if (c as u32) < 0x80 && steers(c) => shown.push_str(&format!("\\x{:02x}", c as u32)),
+            c if steers(c) => shown.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => shown.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(shown)
 }

@@ -9,9 +9,10 @@ use crate::run_pid;
 /// Make a run's worktree match a checkpoint exactly
 ///
 /// Files changed since the target are restored, files deleted since come back, files created
-/// since are removed; ignored and excluded paths are left alone. Before changing anything, the
-/// worktree's current state is committed under refs/fabro/recovery/<RUN_ID>/ and the command
-/// to get back is printed. TARGET is a checkpoint (@N, NODE, NODE@V, sha prefix; default: the
+/// since are removed; ignored, excluded and oversize paths, and paths below a symlink, are
+/// left alone and listed. A target holding a path git's checkout refuses (`..`, `.git`, an
+/// absolute name) is refused. Before changing anything, the worktree's current state is
+/// committed under refs/fabro/recovery/<RUN_ID>/ and the command to get back is printed. TARGET is a checkpoint (@N, NODE, NODE@V, sha prefix; default: the
 /// latest), or a sha prefix of a snapshot or recovery commit. The run's branches do not move.
 /// Refuses (exit 3) while a live process holds the run's run.pid, unless --force; the command
 /// that process runs may restore.
@@ -61,9 +62,16 @@ fn print(restored: &Restored) -> Result<()> {
             PathAction::Recreate => "recreate",
             PathAction::Remove => "remove",
         };
-        output::line(format!("{verb:<9} {}", change.path))?;
+        output::line(format!("{verb:<9} {}", output::escape(&change.path)))?;
     }
-    let target = &restored.target.label;
+    for left in &restored.left_alone {
+        output::note(format!(
+            "left alone: {} ({})",
+            output::escape(&left.path),
+            output::escape(&left.reason)
+        ));
+    }
+    let target = &output::escape(&restored.target.label);
     match (&restored.recovery_commit, restored.dry_run) {
         (_, true) => output::note(format!(
             "dry run: {} paths would change to match {target}",
@@ -76,7 +84,13 @@ fn print(restored: &Restored) -> Result<()> {
             restored.run_id,
             output::short(sha)
         )),
-        (None, false) => output::note(format!("the worktree already matches {target}")),
+        (None, false) if restored.left_alone.is_empty() => {
+            output::note(format!("the worktree already matches {target}"));
+        }
+        (None, false) => output::note(format!(
+            "nothing restored: the worktree matches {target} but for the {} paths left alone",
+            restored.left_alone.len()
+        )),
     }
     Ok(())
 }

@@ -48,7 +48,11 @@ fn print(detail: &CheckpointDetail) -> Result<()> {
     let e = &detail.entry;
     output::line(format!(
         "checkpoint @{} {}@{} ({}) of run {}",
-        e.ordinal, e.node_id, e.visit, e.status, e.run_id
+        e.ordinal,
+        output::escape(&e.node_id),
+        e.visit,
+        output::escape(&e.status),
+        output::escape(&e.run_id)
     ))?;
     output::line(format!("run commit   {}", e.run_commit))?;
     output::line(format!("meta commit  {}", e.meta_commit))?;
@@ -56,7 +60,7 @@ fn print(detail: &CheckpointDetail) -> Result<()> {
     output::line(format!("completed    {}", e.completed))?;
     if let Some(record) = &detail.record {
         if let Some(next) = &record.next_node_id {
-            output::line(format!("next node    {next}"))?;
+            output::line(format!("next node    {}", output::escape(next)))?;
         }
         if !record.context_values.is_empty() {
             output::line(format!(
@@ -66,11 +70,11 @@ fn print(detail: &CheckpointDetail) -> Result<()> {
         }
     }
     if let Some(stage) = &detail.stage {
-        output::line(format!("stage        {}", stage.path))?;
+        output::line(format!("stage        {}", output::escape(&stage.path)))?;
         for file in &stage.files {
             output::line(format!(
                 "  {:<24} {:>8} bytes  {}",
-                file.name,
+                output::escape(&file.name),
                 file.size,
                 output::short(&file.blob)
             ))?;

@@ -13,12 +13,14 @@ mod reach;
 mod refs;
 pub mod remote;
 mod restore;
+mod restore_plan;
 pub mod shadow;
 mod snapshot;
 mod transport;
 mod tree;
 mod unfinished;
 mod unrecorded;
+mod unsafe_paths;
 mod worktree;
 
 use std::path::{Path, PathBuf};
@@ -30,11 +32,13 @@ pub use history::{CommitInfo, FirstParentWalk, trailers};
 pub use objects::{Identity, TreeEntry};
 pub use refs::RefEdit;
 pub use restore::{PathAction, PathChange};
+pub use restore_plan::LeftAlone;
 pub use snapshot::{SkippedFile, Snapshot, SnapshotSpec};
 pub use transport::{RefReport, Transfer};
 pub use tree::TreeEdit;
 pub use unfinished::{BrokenRegistration, Unfinished};
 pub use unrecorded::{Unrecorded, UnrecordedFile};
+pub use unsafe_paths::UnsafeEntry;
 pub use worktree::Worktree;
 
 use crate::error::{Error, Result};

@@ -1,7 +1,9 @@
 //! Making a worktree's files equal a tree, touching only the paths that differ. The caller
 //! compares the tree with a snapshot of the worktree, which leaves out ignored and excluded
-//! paths, so those are never removed or overwritten unless the target itself holds them.
+//! paths, and `restore_plan` keeps only the changes the recovery commit can undo; writing
+//! checks once more that no symlink stands in a path's leading directories.
 
+use std::collections::HashSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -9,6 +11,7 @@ use gix::bstr::ByteSlice;
 use gix::objs::tree::EntryKind;
 use serde::Serialize;
 
+use super::restore_plan::{Leading, LeftAlone, leading};
 use super::{ObjectId, Repo};
 use crate::error::{Error, Result};
 
@@ -50,13 +53,22 @@ impl Repo {
     }
 
     /// Applies `changes` to this worktree: removals first, then writes, each file replaced
-    /// atomically. Directories left empty by a removal are removed too.
-    pub fn apply_changes(&self, changes: &[PathChange]) -> Result<()> {
+    /// atomically. Directories left empty by a removal are removed too. A path whose leading
+    /// directory turned out to be a symlink or a file, or whose place is taken by a directory
+    /// that is not empty, is left alone and returned: restore never writes through a symlink
+    /// and never deletes what no commit holds.
+    pub fn apply_changes(&self, changes: &[PathChange]) -> Result<Vec<LeftAlone>> {
         let root = self
             .workdir()
             .ok_or_else(|| Error::Failed("the run has no work tree".into()))?
             .to_owned();
+        let mut left_alone = Vec::new();
+        let nothing_removed = HashSet::new();
         for change in changes.iter().filter(|c| c.action == PathAction::Remove) {
+            if let Leading::Blocked(reason) = leading(&root, &change.path, &nothing_removed) {
+                left_alone.push(LeftAlone::new(&change.path, reason));
+                continue;
+            }
             let path = root.join(&change.path);
             match fs::remove_file(&path) {
                 Ok(()) => remove_empty_parents(&root, &path),
@@ -67,11 +79,29 @@ impl Repo {
             }
         }
         for change in changes {
-            if let Some((kind, id)) = change.target {
-                self.write_entry(&root.join(&change.path), kind, id)?;
+            // Submodules and trees have no file content of their own to restore.
+            let Some((kind @ (EntryKind::Blob | EntryKind::BlobExecutable | EntryKind::Link), id)) =
+                change.target
+            else {
+                continue;
+            };
+            // Checked again now that the removals are done: a symlink may stand where the
+            // plan saw a directory, and following it would write outside the work tree.
+            if let Leading::Blocked(reason) = leading(&root, &change.path, &nothing_removed) {
+                left_alone.push(LeftAlone::new(&change.path, reason));
+                continue;
             }
+            let path = root.join(&change.path);
+            if is_full_dir(&path) {
+                left_alone.push(LeftAlone::new(
+                    &change.path,
+                    "a directory holding files no commit of the run holds is there",
+                ));
+                continue;
+            }
+            self.write_entry(&path, kind, id)?;
         }
-        Ok(())
+        Ok(left_alone)
     }
 
     fn write_entry(&self, path: &Path, kind: EntryKind, id: ObjectId) -> Result<()> {
@@ -79,11 +109,7 @@ impl Repo {
         if let Some(parent) = path.parent() {
             fs::create_dir_all(parent).map_err(Error::io(context()))?;
         }
-        let data = match kind {
-            EntryKind::Blob | EntryKind::BlobExecutable | EntryKind::Link => self.read_blob(id)?,
-            // Submodules and trees have no file content of their own to restore.
-            EntryKind::Commit | EntryKind::Tree => return Ok(()),
-        };
+        let data = self.read_blob(id)?;
         let temp = temp_path(path);
         let write = || -> std::io::Result<()> {
             if kind == EntryKind::Link {
@@ -92,8 +118,8 @@ impl Repo {
                 fs::write(&temp, &data)?;
                 set_executable(&temp, kind == EntryKind::BlobExecutable)?;
             }
-            if path.is_dir() && !path.is_symlink() {
-                fs::remove_dir(path)?; // only succeeds when empty: nothing of the user's is lost
+            if fs::symlink_metadata(path).is_ok_and(|meta| meta.is_dir()) {
+                fs::remove_dir(path)?; // empty, checked by the caller: nothing is lost
             }
             fs::rename(&temp, path)
         };
@@ -102,6 +128,12 @@ impl Repo {
             Error::io(context())(err)
         })
     }
+}
+
+/// Whether `path` is a real directory (not a symlink to one) with anything in it.
+fn is_full_dir(path: &Path) -> bool {
+    fs::symlink_metadata(path).is_ok_and(|meta| meta.is_dir())
+        && fs::read_dir(path).is_ok_and(|mut entries| entries.next().is_some())
 }
 
 fn temp_path(path: &Path) -> PathBuf {

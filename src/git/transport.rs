@@ -37,9 +37,17 @@ impl Repo {
     }
 
     /// `git fetch --atomic --porcelain REMOTE REFSPECS` into local refs of the same names,
-    /// never forced.
+    /// never forced. Objects are checked as they arrive (`fetch.fsckObjects`), so a tree
+    /// holding `..`, `.git` or a name twice never enters this clone through git-fabro.
     pub fn fetch(&self, remote: &str, refspecs: &[String], progress: bool) -> Result<Transfer> {
-        let args = ["fetch", "--atomic", "--porcelain", "--no-write-fetch-head"];
+        let args = [
+            "-c",
+            "fetch.fsckObjects=true",
+            "fetch",
+            "--atomic",
+            "--porcelain",
+            "--no-write-fetch-head",
+        ];
         self.transfer(&args, remote, refspecs, progress, parse_fetch_line)
     }
 

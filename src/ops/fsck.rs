@@ -34,6 +34,10 @@ pub struct Report {
     pub runs_checked: usize,
     pub problems: Vec<Finding>,
     pub notes: Vec<Finding>,
+    /// Trees found safe to check out, shared by the runs checked: checkpoints and forks
+    /// share most of their trees, so each is read once.
+    #[serde(skip)]
+    checked_trees: HashSet<crate::git::ObjectId>,
 }
 
 impl Report {
@@ -166,6 +170,7 @@ fn check_run(
             repaired: false,
         });
     }
+    check_checkpoint_trees(repo, id, &entries, report)?;
     check_local(repo, config, &state, repair, report)
 }
 
@@ -392,6 +397,50 @@ fn check_unfinished_worktrees(repo: &Repo, repair: bool, report: &mut Report) ->
         );
         let repaired = repair && repo.remove_broken_registration(&broken).is_ok();
         report.fixable(None, "broken-worktree-registration", message, repaired);
+    }
+    Ok(())
+}
+
+/// Every checkpoint tree of the run must be one git's checkout accepts: a tree holding `..`,
+/// `.git`, an absolute name or a name twice (planted by another clone) would write outside
+/// the worktree or into a repository's configuration if a command checked it out.
+fn check_checkpoint_trees(
+    repo: &Repo,
+    id: &RunId,
+    entries: &[crate::timeline::Entry],
+    report: &mut Report,
+) -> Result<()> {
+    for entry in entries {
+        let Ok(commit) = crate::fork::parse_sha(&entry.run_commit) else {
+            continue; // a timeline entry always holds a full sha
+        };
+        let found = repo
+            .commit_tree(commit)
+            .and_then(|tree| repo.find_unsafe_entry(tree, &mut report.checked_trees));
+        let unsafe_entry = match found {
+            Ok(Some(unsafe_entry)) => unsafe_entry,
+            Ok(None) => continue,
+            Err(err) => {
+                let message = format!(
+                    "checkpoint @{} ({}): {err}",
+                    entry.ordinal,
+                    crate::cli::output::short(&entry.run_commit)
+                );
+                report.problem(Some(id), "unreadable-tree", message);
+                break;
+            }
+        };
+        let message = format!(
+            "checkpoint @{} {}@{} ({}) holds the unsafe path {}: {}; restore, diff and resume refuse it",
+            entry.ordinal,
+            entry.node_id,
+            entry.visit,
+            crate::cli::output::short(&entry.run_commit),
+            unsafe_entry.path,
+            unsafe_entry.reason
+        );
+        report.problem(Some(id), "unsafe-path", message);
+        break; // one finding per run says what matters: the run came from a hostile clone
     }
     Ok(())
 }

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::config::Config;
 use crate::error::{Error, Result};
-use crate::git::{ObjectId, PathChange, RefEdit, Repo};
+use crate::git::{LeftAlone, ObjectId, PathChange, RefEdit, Repo};
 use crate::message;
 use crate::run::RunState;
 use crate::run_id::RunId;
@@ -33,6 +33,10 @@ pub struct Restored {
     pub recovery_ref: Option<String>,
     pub recovery_commit: Option<String>,
     pub changes: Vec<PathChange>,
+    /// Paths that differ from the target but that restore does not touch, because the
+    /// recovery commit could not give them back (ignored, excluded, oversize) or because
+    /// writing them would go through a symlink.
+    pub left_alone: Vec<LeftAlone>,
 }
 
 pub fn recovery_prefix(id: &RunId) -> String {
@@ -96,9 +100,21 @@ pub fn restore(
 ) -> Result<Restored> {
     let target_commit = crate::fork::parse_sha(&target.commit)?;
     let current = workspace.snapshot(Some(state.run_tip), config, &[])?;
+    let target_tree = repo.commit_tree(target_commit)?;
+    let place = format!(
+        "restore target {} ({})",
+        target.label,
+        short(&target.commit)
+    );
     let changes = workspace
         .repo
-        .changes_between(current.tree, repo.commit_tree(target_commit)?)?;
+        .changes_between(current.tree, target_tree)
+        .map_err(|err| err.at(&place))?;
+    let excludes = config.excludes(&workspace.path);
+    let (changes, left_alone) = workspace
+        .repo
+        .plan_restore(changes, target_tree, &excludes, &current.skipped)
+        .map_err(|err| err.at(&place))?;
     let mut restored = Restored {
         run_id: state.id.to_string(),
         target,
@@ -106,6 +122,7 @@ pub fn restore(
         recovery_ref: None,
         recovery_commit: None,
         changes,
+        left_alone,
     };
     if dry_run || restored.changes.is_empty() {
         return Ok(restored);
@@ -131,6 +148,14 @@ pub fn restore(
     )?;
     restored.recovery_ref = Some(name);
     restored.recovery_commit = Some(recovery.to_string());
-    workspace.repo.apply_changes(&restored.changes)?;
+    let refused = workspace.repo.apply_changes(&restored.changes)?;
+    restored
+        .changes
+        .retain(|change| !refused.iter().any(|left| left.path == change.path));
+    restored.left_alone.extend(refused);
     Ok(restored)
+}
+
+fn short(sha: &str) -> &str {
+    sha.get(..7).unwrap_or(sha)
 }

@@ -14,6 +14,7 @@ use gix::diff::blob::{Algorithm, Diff, InternedInput, UnifiedDiff};
 use gix::diff::tree::recorder::Change;
 use gix::objs::tree::EntryKind;
 
+use super::unsafe_paths::{CheckedRecorder, clash};
 use super::{ObjectId, Repo};
 use crate::error::{Error, Result};
 
@@ -90,13 +91,13 @@ impl Repo {
         let old = self.repo.find_object(old)?.peel_to_tree()?;
         let new = self.repo.find_object(new)?.peel_to_tree()?;
         let hash = self.repo.object_hash();
-        let mut recorder = gix::diff::tree::Recorder::default();
+        let mut checked = CheckedRecorder::default();
         gix::diff::tree(
             gix::objs::TreeRefIter::from_bytes(&old.data, hash),
             gix::objs::TreeRefIter::from_bytes(&new.data, hash),
             gix::diff::tree::State::default(),
             &self.repo.objects,
-            &mut recorder,
+            &mut checked,
         )
         .map_err(|err| match err {
             gix::diff::tree::Error::Failure(err) => Error::Git(err),
@@ -104,8 +105,12 @@ impl Repo {
                 Error::Failed("the tree diff was cancelled".into())
             }
         })?;
+        // Which of the two trees holds an unsafe name is not known here; neither may be used.
+        if let Some(entry) = checked.refused {
+            return Err(entry.into_error(new.id));
+        }
         let mut files = Vec::new();
-        for change in recorder.records {
+        for change in checked.recorder.records {
             // Trees themselves never appear in a patch, only the files below them. A file that
             // becomes a directory arrives as a deletion plus additions, as git shows it.
             let (path, before, after) = match change {
@@ -151,6 +156,18 @@ impl Repo {
         // gix walks breadth-first; git prints in tree order, which for full paths is plain byte
         // order. The sort is stable, so a deletion of `a` stays ahead of an addition of `a`.
         files.sort_by(|x, y| x.0.cmp(&y.0));
+        for (side, tree) in [(0, old.id), (1, new.id)] {
+            let paths = files.iter().filter(|(_, before, after)| {
+                if side == 0 {
+                    before.is_some()
+                } else {
+                    after.is_some()
+                }
+            });
+            if let Some(entry) = clash(paths.map(|(path, _, _)| path)) {
+                return Err(entry.into_error(tree));
+            }
+        }
         Ok(files)
     }
 
