@@ -103,6 +103,8 @@ impl Repo {
                     .map_or_else(|| self.common_dir(), ToOwned::to_owned),
             )
             .args(args)
+            // A remote named `--upload-pack=...` must reach git as a name, never as an option.
+            .arg("--")
             .arg(remote)
             .args(refspecs)
             .stdin(Stdio::null())
