@@ -91,3 +91,14 @@ impl Iterator for FirstParentWalk<'_> {
         Some(info)
     }
 }
+
+impl Repo {
+    /// Whether `ancestor` is `descendant` or reachable from it (false when either is missing).
+    pub fn is_ancestor(&self, ancestor: ObjectId, descendant: ObjectId) -> bool {
+        ancestor == descendant
+            || self
+                .repo
+                .merge_base(ancestor, descendant)
+                .is_ok_and(|base| base.is_some_and(|base| base.detach() == ancestor))
+    }
+}

@@ -37,9 +37,16 @@ impl Repo {
     }
 
     /// `git fetch --atomic --porcelain REMOTE REFSPECS` into local refs of the same names,
-    /// never forced.
+    /// never forced. An empty `--refmap` keeps git from also updating the remote-tracking refs
+    /// that the remote's configured fetch refspecs map the run branches to.
     pub fn fetch(&self, remote: &str, refspecs: &[String], progress: bool) -> Result<Transfer> {
-        let args = ["fetch", "--atomic", "--porcelain", "--no-write-fetch-head"];
+        let args = [
+            "fetch",
+            "--atomic",
+            "--porcelain",
+            "--no-write-fetch-head",
+            "--refmap=",
+        ];
         self.transfer(&args, remote, refspecs, progress, parse_fetch_line)
     }
 

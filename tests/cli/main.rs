@@ -20,6 +20,7 @@ mod hooks;
 mod in_place;
 mod log;
 mod ps;
+mod remote_safety;
 mod restore;
 mod resume;
 mod rewind;
