@@ -216,3 +216,11 @@ impl Ctx {
         }
     }
 }
+
+/// Once a command is done with the repository, git's housekeeping may start behind it, as
+/// after git's own commands that write objects.
+impl Drop for Ctx {
+    fn drop(&mut self) {
+        self.repo.start_auto_gc_if_due();
+    }
+}

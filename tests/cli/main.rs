@@ -3,6 +3,7 @@
 mod common;
 
 mod archive;
+mod auto_gc;
 mod checkpoint;
 mod completion_bash;
 mod concurrency;
