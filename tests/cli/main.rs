@@ -18,6 +18,7 @@ mod fsck;
 mod generated;
 mod git_agrees;
 mod hooks;
+mod hostile_settings;
 mod in_place;
 mod log;
 mod ps;
