@@ -132,6 +132,11 @@ pub fn fetch(repo: &Repo, remote: &str, wanted: &[String], progress: bool) -> Re
     if transfer.ok {
         return Ok(synced);
     }
+    // Only branches this clone lacks commits of were named: git rejects one that diverged.
+    for rejected in synced.refs.iter_mut().filter(|r| r.result == "rejected") {
+        rejected.detail =
+            "diverged: this clone and the remote each have commits the other lacks".into();
+    }
     Err(refused("fetch from", &synced, &transfer.messages))
 }
 

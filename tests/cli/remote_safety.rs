@@ -118,7 +118,28 @@ fn fetch_of_a_diverged_run_says_it_diverged_and_changes_nothing() {
         "--force",
         run.worktree.to_str().unwrap(),
     ]);
-    // This clone moves on differently, and has seen the remote's commits once.
+    // This clone moves on differently.
+    repo.ok(&["resume", &run.id]);
+    repo.checkpoint(&run.id, "ours");
+    let worktree = repo.git(&["worktree", "list", "--porcelain"]);
+    let worktree = worktree
+        .lines()
+        .filter_map(|l| l.strip_prefix("worktree "))
+        .find(|path| path.contains(&run.id))
+        .unwrap()
+        .to_owned();
+    repo.git(&["worktree", "remove", "--force", &worktree]);
+    let refs = repo.git(&["for-each-ref", "refs/heads/fabro/"]);
+    let diverged = |repo: &TestRepo| {
+        let (code, err) = run_err(repo.fabro().args(["fetch", "origin", &run.id]));
+        assert_eq!(code, 1, "{err}");
+        assert!(err.contains("diverged"), "{err}");
+        assert!(!err.contains("`git fabro fetch` the run"), "{err}");
+        assert_eq!(repo.git(&["for-each-ref", "refs/heads/fabro/"]), refs);
+    };
+    // git finds the divergence when the remote's commits are new here...
+    diverged(&repo);
+    // ...and git-fabro before asking git, once this clone has seen them.
     let remote_run = repo.git(&[
         "ls-remote",
         "origin",
@@ -126,15 +147,7 @@ fn fetch_of_a_diverged_run_says_it_diverged_and_changes_nothing() {
     ]);
     let theirs = remote_run.split_whitespace().next().unwrap().to_owned();
     repo.git(&["fetch", "-q", "origin", &theirs]);
-    repo.ok(&["resume", &run.id]);
-    repo.checkpoint(&run.id, "ours");
-
-    let refs = repo.git(&["for-each-ref", "refs/heads/fabro/"]);
-    let (code, err) = run_err(repo.fabro().args(["fetch", "origin", &run.id]));
-    assert_eq!(code, 1, "{err}");
-    assert!(err.contains("diverged"), "{err}");
-    assert!(!err.contains("`git fabro fetch` the run"), "{err}");
-    assert_eq!(repo.git(&["for-each-ref", "refs/heads/fabro/"]), refs);
+    diverged(&repo);
 }
 
 #[test]
