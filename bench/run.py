@@ -37,7 +37,7 @@ WARMUP, RSS_RUN = -1, -2  # repetition markers
 NODES = ["plan", "implement", "test", "review", "fix"]
 BENCH_NAMES = [
     "checkpoint-10", "snapshot-10", "checkpoint-touch-all", "restore", "fork", "start",
-    "ps", "checkpoint-growth", "fork-growth", "log",
+    "ps", "checkpoint-growth", "fork-growth", "log", "disk",
 ]
 PER_SIZE = {"checkpoint-10", "snapshot-10", "checkpoint-touch-all", "restore", "fork", "start"}
 PS_FILES = 10  # files in the repository that holds the runs `ps` lists
@@ -823,6 +823,73 @@ class Bench:
             }
 
 
+    # ---- disk -----------------------------------------------------------------------------
+
+    def disk(self) -> None:
+        """The repository's size as one run grows: the objects checkpoints leave loose with
+        automatic gc off, the same history once `git gc` packed it, and a second run built the
+        same way with git's automatic gc on (`git gc --auto` started behind the checkpoints
+        that pass its threshold).  Sizes are `du -sk .git/objects` after any gc has finished."""
+        r = self.r
+        nfiles = self.args.growth_files
+        ends = [self.args.checkpoints] + ([self.args.large_checkpoints] if self.args.large else [])
+        base = self.base(nfiles)
+        loose = copy_repo(base, self.work / "runs" / "disk" / "loose")
+        auto = copy_repo(base, self.work / "runs" / "disk" / "auto")
+        for key in ("gc.auto", "maintenance.auto"):
+            r.git("config", "--unset", key, cwd=auto)
+        rows = {end: {"checkpoints": end} for end in ends}
+        for side, repo in (("loose", loose), ("auto", auto)):
+            run_id, wt = self.fabro_start(repo)
+            tree = Tree(layout(nfiles))
+            build_ms: list[float] = []
+            for end in ends:
+                say(f"[disk, gc {'on' if side == 'auto' else 'off'}] building the run up to {end:,} checkpoints")
+                while len(build_ms) < end:
+                    tree.change1(wt)
+                    p = r.fab("checkpoint", "--run", run_id, "--node", NODES[len(build_ms) % len(NODES)], cwd=wt)
+                    self.note_stderr("git fabro checkpoint", p)
+                    build_ms.append(p.ms)
+                row = rows[end]
+                row[f"{side}_ms"] = statistics.median(build_ms)
+                row[f"{side}_max_ms"] = max(build_ms)
+                if side == "auto":
+                    wait_for_gc(repo)
+                    row["auto_kb"] = objects_kb(repo)
+                    row["auto_loose"] = loose_count(r, repo)
+                    continue
+                row["loose_kb"] = objects_kb(repo)
+                if end == ends[-1]:
+                    r.git("gc", "-q", cwd=repo)
+                    row["packed_kb"] = objects_kb(repo)
+                else:
+                    packed = copy_repo(repo, repo.parent / f"packed-{end}")
+                    r.git("gc", "-q", cwd=packed)
+                    row["packed_kb"] = objects_kb(packed)
+                    self.discard(packed)
+        self.disk_rows = [rows[end] for end in ends]
+
+
+def objects_kb(repo: Path) -> int:
+    """`du -sk` of the repository's object store: what the files take on disk."""
+    out = subprocess.run(["du", "-sk", str(repo / ".git" / "objects")], capture_output=True, text=True, check=True)
+    return int(out.stdout.split()[0])
+
+
+def loose_count(r: Runner, repo: Path) -> int:
+    counts = dict(line.split(": ") for line in r.gitout("count-objects", "-v", cwd=repo).splitlines())
+    return int(counts["count"])
+
+
+def wait_for_gc(repo: Path, limit: float = 1800.0) -> None:
+    """Waits until no gc runs in `repo`: one started behind the last checkpoint holds gc.pid
+    until it is done (a second, for one spawned just before, to have taken it)."""
+    time.sleep(1.0)
+    deadline = time.monotonic() + limit
+    while (repo / ".git" / "gc.pid").exists() and time.monotonic() < deadline:
+        time.sleep(0.5)
+
+
 # --------------------------------------------------------------------------------------------
 # Report
 
@@ -1021,6 +1088,21 @@ def report(bench: Bench, facts: dict, args, total_s: float) -> str:
             f"median {s['median_ms']:.1f} ms; first 100 median {s['first_100_median_ms']:.1f} ms, "
             f"last 100 median {s['last_100_median_ms']:.1f} ms.",
         ]
+    if getattr(bench, "disk_rows", None):
+        out += [
+            "",
+            "Repository size (`du -sk .git/objects`) of one run, 1 file changed per checkpoint:",
+            "",
+            "| checkpoints | gc off (loose) | same history after `git gc` | automatic gc on (loose objects left) "
+            "| checkpoint median / max ms, gc off | gc on |",
+            "|---|---|---|---|---|---|",
+        ]
+        for row in bench.disk_rows:
+            out.append(
+                f"| {row['checkpoints']:,} | {row['loose_kb'] / 1024:.1f} MB | {row['packed_kb'] / 1024:.1f} MB "
+                f"| {row['auto_kb'] / 1024:.1f} MB ({row['auto_loose']:,}) "
+                f"| {row['loose_ms']:.1f} / {row['loose_max_ms']:.0f} | {row['auto_ms']:.1f} / {row['auto_max_ms']:.0f} |"
+            )
     if bench.problems:
         out += ["", "Problems noticed in git-fabro:"] + [f"- {p}" for p in bench.problems]
     if bench.failures:
@@ -1152,6 +1234,12 @@ def main() -> int:
         except (CommandFailed, OSError, ValueError, KeyError, subprocess.CalledProcessError) as e:
             bench.failures.append(f"growth/log: {e}")
             say(f"FAILED: {e}")
+    if "disk" in wanted:
+        try:
+            bench.disk()
+        except (CommandFailed, OSError, ValueError, KeyError, subprocess.CalledProcessError) as e:
+            bench.failures.append(f"disk: {e}")
+            say(f"FAILED: {e}")
 
     total = time.monotonic() - t_start
     timing["total_s"] = total
@@ -1174,6 +1262,7 @@ def main() -> int:
             "rss_source": r.rss_source + " (KiB)",
             "results": [res.to_json() for res in bench.results],
             "growth_build": getattr(bench, "build_stats", None),
+            "disk": getattr(bench, "disk_rows", None),
             "problems": bench.problems,
             "failures": bench.failures,
             "total_seconds": total,

@@ -1,7 +1,9 @@
 //! Configuration: `settings.toml` in the fabro home, `run.toml` per run, and `fabro.*` keys in
 //! git config. One precedence everywhere: flags > run.toml > settings.toml > git config >
 //! defaults. TOML files are parsed strictly, so a typo is an error with the file and line
-//! rather than a setting that silently does nothing.
+//! rather than a setting that silently does nothing. A run's `run.toml` counts in full only
+//! from its run directory on this machine; the copy on the metadata branch, which travels
+//! between clones, only names the run's author (see [`Settings::recorded`]).
 
 use std::path::{Path, PathBuf};
 
@@ -96,6 +98,18 @@ impl Settings {
                 err.to_string().trim_end()
             ))
         })
+    }
+
+    /// What a `run.toml` recorded on a metadata branch may still decide here. That copy may
+    /// come from another clone, so nothing that decides where files are written (`[runs] dir`),
+    /// what checkpoints keep (`[checkpoint]`) or where runs are sent (`[remote]`) is taken
+    /// from it; those come from this machine alone. The run's author is kept: it names who
+    /// the run's commits are by and decides nothing about files.
+    pub fn recorded(self) -> Settings {
+        Settings {
+            git: self.git,
+            ..Settings::default()
+        }
     }
 
     /// Reads a TOML file; a missing file is empty settings. Like a file named on the command

@@ -201,8 +201,17 @@ impl Ctx {
         Ok(Config::resolve(&self.repo, &self.home, None)?)
     }
 
-    /// The run's `run.toml`: the run directory's copy, else the one on the metadata branch.
+    /// The run's `run.toml`: the run directory's copy (found when not given), else what the
+    /// copy on the metadata branch, which may come from another clone, may decide here.
     fn run_settings(&self, state: &RunState, run_dir: Option<&RunDir>) -> Result<Option<Settings>> {
+        let found;
+        let run_dir = match run_dir {
+            Some(dir) => Some(dir),
+            None => {
+                found = self.local_run_dir(&state.id);
+                found.as_ref()
+            }
+        };
         if let Some(path) = run_dir
             .map(|d| d.path.join(RUN_FILE))
             .filter(|p| p.is_file())
@@ -213,12 +222,27 @@ impl Ctx {
         match self.repo.blob_at_most(state.meta_tree, RUN_FILE, limit)? {
             Some(bytes) => {
                 let origin = format!("run.toml of run {}", state.id);
-                Ok(Some(Settings::parse(
-                    &String::from_utf8_lossy(&bytes),
-                    Path::new(&origin),
-                )?))
+                let recorded =
+                    Settings::parse(&String::from_utf8_lossy(&bytes), Path::new(&origin))?;
+                Ok(Some(recorded.recorded()))
             }
             None => Ok(None),
         }
+    }
+
+    /// The run's directory on this machine, next to its workspace or in the runs directory.
+    fn local_run_dir(&self, id: &RunId) -> Option<RunDir> {
+        match Workspace::find(&self.repo, id) {
+            Ok(Some(workspace)) => self.run_dir_of(id, &workspace),
+            _ => self.run_dir(id, None),
+        }
+    }
+}
+
+/// Once a command is done with the repository, git's housekeeping may start behind it, as
+/// after git's own commands that write objects.
+impl Drop for Ctx {
+    fn drop(&mut self) {
+        self.repo.start_auto_gc_if_due();
     }
 }

@@ -108,3 +108,14 @@ pub fn trailers(message: &[u8]) -> Vec<(String, String)> {
         })
         .collect()
 }
+
+impl Repo {
+    /// Whether `ancestor` is `descendant` or reachable from it (false when either is missing).
+    pub fn is_ancestor(&self, ancestor: ObjectId, descendant: ObjectId) -> bool {
+        ancestor == descendant
+            || self
+                .repo
+                .merge_base(ancestor, descendant)
+                .is_ok_and(|base| base.is_some_and(|base| base.detach() == ancestor))
+    }
+}

@@ -5,6 +5,7 @@
 mod diff;
 mod excludes;
 mod history;
+mod maintenance;
 mod objects;
 mod observe;
 mod pathspec;

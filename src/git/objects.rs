@@ -37,7 +37,8 @@ pub struct TreeEntry {
 
 impl Repo {
     pub fn write_blob(&self, data: &[u8]) -> Result<ObjectId> {
-        Ok(self.repo.write_blob(data)?.detach())
+        let id = super::maintenance::retry_write(|| self.repo.write_blob(data))?;
+        Ok(id.detach())
     }
 
     pub fn write_commit(
@@ -57,7 +58,9 @@ impl Repo {
             message: message.into(),
             extra_headers: Vec::new(),
         };
-        Ok(self.repo.write_object(&commit)?.detach())
+        let id = super::maintenance::retry_write(|| self.repo.write_object(&commit))?.detach();
+        super::maintenance::note_written();
+        Ok(id)
     }
 
     pub fn empty_tree(&self) -> ObjectId {

@@ -209,7 +209,10 @@ impl Repo {
                         if too_big(&path, &mut skipped) {
                             continue;
                         }
-                        match pipeline.worktree_file_to_object(path.as_ref(), &index)? {
+                        let written = super::maintenance::retry_write(|| {
+                            pipeline.worktree_file_to_object(path.as_ref(), &index)
+                        });
+                        match written? {
                             Some((id, kind, metadata)) => {
                                 edits.push((path, Some((kind, id))));
                                 let stat = stat_of(metadata)?;
@@ -231,9 +234,10 @@ impl Repo {
                     if too_big(&path, &mut skipped) {
                         continue;
                     }
-                    let Some((id, kind, metadata)) =
-                        pipeline.worktree_file_to_object(path.as_ref(), &index)?
-                    else {
+                    let written = super::maintenance::retry_write(|| {
+                        pipeline.worktree_file_to_object(path.as_ref(), &index)
+                    });
+                    let Some((id, kind, metadata)) = written? else {
                         continue;
                     };
                     if kind == EntryKind::Commit {

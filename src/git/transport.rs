@@ -38,7 +38,9 @@ impl Repo {
 
     /// `git fetch --atomic --porcelain REMOTE REFSPECS` into local refs of the same names,
     /// never forced. Objects are checked as they arrive (`fetch.fsckObjects`), so a tree
-    /// holding `..`, `.git` or a name twice never enters this clone through git-fabro.
+    /// holding `..`, `.git` or a name twice never enters this clone through git-fabro; an empty
+    /// `--refmap` keeps git from also updating the remote-tracking refs that the remote's
+    /// configured fetch refspecs map the run branches to.
     pub fn fetch(&self, remote: &str, refspecs: &[String], progress: bool) -> Result<Transfer> {
         let args = [
             "-c",
@@ -47,6 +49,7 @@ impl Repo {
             "--atomic",
             "--porcelain",
             "--no-write-fetch-head",
+            "--refmap=",
         ];
         self.transfer(&args, remote, refspecs, progress, parse_fetch_line)
     }
@@ -111,6 +114,8 @@ impl Repo {
                     .map_or_else(|| self.common_dir(), ToOwned::to_owned),
             )
             .args(args)
+            // A remote named `--upload-pack=...` must reach git as a name, never as an option.
+            .arg("--")
             .arg(remote)
             .args(refspecs)
             .stdin(Stdio::null())
@@ -125,17 +130,21 @@ impl Repo {
         // Progress is relayed as it comes (redacted), so a terminal sees it live.
         let relay = std::thread::spawn(move || {
             let mut all = Vec::new();
+            let mut unsent = Vec::new();
             let mut buf = [0u8; 4096];
             while let Ok(n) = stderr_pipe.read(&mut buf) {
                 if n == 0 {
                     break;
                 }
-                if progress {
-                    let _ = std::io::stderr()
-                        .write_all(redact(&String::from_utf8_lossy(&buf[..n])).as_bytes());
-                }
                 all.extend_from_slice(&buf[..n]);
+                if progress {
+                    unsent.extend_from_slice(&buf[..n]);
+                    if let Some(lines) = take_complete_lines(&mut unsent) {
+                        relay_redacted(&lines);
+                    }
+                }
             }
+            relay_redacted(&unsent);
             all
         });
         let mut stdout = String::new();
@@ -156,6 +165,20 @@ impl Repo {
             stdout,
             stderr,
         })
+    }
+}
+
+/// Removes and returns what `unsent` holds up to its last line or progress-line end: a URL
+/// is only redacted whole, never split between two reads.
+fn take_complete_lines(unsent: &mut Vec<u8>) -> Option<Vec<u8>> {
+    let end = unsent.iter().rposition(|&b| b == b'\n' || b == b'\r')?;
+    let rest = unsent.split_off(end + 1);
+    Some(std::mem::replace(unsent, rest))
+}
+
+fn relay_redacted(text: &[u8]) {
+    if !text.is_empty() {
+        let _ = std::io::stderr().write_all(redact(&String::from_utf8_lossy(text)).as_bytes());
     }
 }
 
@@ -205,7 +228,25 @@ fn parse_fetch_line(line: &str) -> Option<RefReport> {
 
 #[cfg(test)]
 mod tests {
-    use super::{parse_fetch_line, parse_push_line};
+    use super::{parse_fetch_line, parse_push_line, take_complete_lines};
+
+    #[test]
+    fn progress_is_relayed_in_whole_lines() {
+        let mut unsent = b"Counting 10%\rCounting 20%\rfatal: 'https://u:p".to_vec();
+        assert_eq!(
+            take_complete_lines(&mut unsent).unwrap(),
+            b"Counting 10%\rCounting 20%\r"
+        );
+        assert_eq!(unsent, b"fatal: 'https://u:p");
+        assert!(take_complete_lines(&mut unsent).is_none());
+        unsent.extend_from_slice(b"w@host/r' failed\n");
+        let line = take_complete_lines(&mut unsent).unwrap();
+        assert_eq!(
+            crate::remote::redact(&String::from_utf8_lossy(&line)),
+            "fatal: 'https://host/r' failed\n"
+        );
+        assert!(unsent.is_empty());
+    }
 
     #[test]
     fn porcelain_lines() {

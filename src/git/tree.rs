@@ -31,7 +31,7 @@ impl Repo {
 impl TreeEdit<'_> {
     /// Puts a regular file with `data` at `path`.
     pub fn put_file(&mut self, path: &str, data: &[u8]) -> Result<()> {
-        let id = self.repo.write_blob(data)?.detach();
+        let id = super::maintenance::retry_write(|| self.repo.write_blob(data))?.detach();
         self.put_entry(path, EntryKind::Blob, id)
     }
 
@@ -65,7 +65,9 @@ impl TreeEdit<'_> {
     pub fn write(mut self) -> Result<ObjectId> {
         let repo = self.repo;
         self.editor
-            .write(|tree| repo.write_object(tree).map(gix::Id::detach))
+            .write(|tree| {
+                super::maintenance::retry_write(|| repo.write_object(tree)).map(gix::Id::detach)
+            })
             .map_err(Error::Git)
     }
 }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::config::{Config, RUN_FILE};
+use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::git::Repo;
 use crate::lifecycle;
@@ -143,12 +143,12 @@ pub fn rebuild_run_dir(repo: &Repo, runs_dir: &Path, state: &RunState) -> Result
     // directory when another clone's copy of the run took the default name.
     let dir = RunDir::open(&RunDir::free_path(runs_dir, &state.id, started))?;
     dir.write_json(MANIFEST, &Manifest::new(&state.record, &repo.main_path()))?;
-    for name in [GRAPH_FILE, RUN_FILE] {
-        if let Some(bytes) =
-            repo.blob_at_most(state.meta_tree, name, crate::input::MAX_DEFINITION)?
-        {
-            dir.write(name, &bytes)?;
-        }
+    // The recorded run.toml is not copied: a run directory's run.toml counts in full, and the
+    // recorded one may come from another clone (config::Settings::recorded).
+    if let Some(bytes) =
+        repo.blob_at_most(state.meta_tree, GRAPH_FILE, crate::input::MAX_DEFINITION)?
+    {
+        dir.write(GRAPH_FILE, &bytes)?;
     }
     Ok(dir)
 }

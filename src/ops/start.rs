@@ -116,7 +116,7 @@ pub fn start(repo: &Repo, home: &Path, request: &StartRequest) -> Result<Started
             graph_sha256: workflow.as_ref().map(|(_, _, sha)| sha.clone()),
             origin_url: repo
                 .config_string("remote.origin.url")
-                .map(|url| crate::remote::redact(&url)),
+                .map(|url| crate::remote::redact_url(&url)),
             ..Spec::default()
         },
         start: Start {

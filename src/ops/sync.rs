@@ -57,6 +57,7 @@ fn push_refspecs(
     refspecs: &[String],
     progress: bool,
 ) -> Result<Synced> {
+    crate::remote::check(remote)?;
     let transfer = repo.push(remote, refspecs, progress)?;
     let synced = Synced {
         remote: display_remote(repo, remote),
@@ -69,8 +70,12 @@ fn push_refspecs(
     Err(refused("push to", &synced, &transfer.messages))
 }
 
-/// Fetches the runs named by `wanted` (ids or prefixes), or every run the remote has.
+/// Fetches the runs named by `wanted` (ids or prefixes), or every run the remote has. Only
+/// the branches where the remote holds something this clone lacks are named: a run that is up
+/// to date or ahead here is left alone, and a run whose files are checked out here (in a
+/// worktree or in place) is refused rather than moved under them.
 pub fn fetch(repo: &Repo, remote: &str, wanted: &[String], progress: bool) -> Result<Synced> {
+    crate::remote::check(remote)?;
     let remote_refs: HashMap<String, ObjectId> = repo
         .ls_remote(remote, "refs/heads/fabro/")?
         .into_iter()
@@ -80,7 +85,7 @@ pub fn fetch(repo: &Repo, remote: &str, wanted: &[String], progress: bool) -> Re
         .filter_map(|name| RunId::parse(name.strip_prefix(META_BRANCH_PREFIX)?).ok())
         .filter(|id| remote_refs.contains_key(&run::run_branch(id)))
         .collect();
-    let ids = if wanted.is_empty() {
+    let mut ids = if wanted.is_empty() {
         available
     } else {
         wanted
@@ -88,43 +93,92 @@ pub fn fetch(repo: &Repo, remote: &str, wanted: &[String], progress: bool) -> Re
             .map(|text| pick(&available, text, remote))
             .collect::<Result<Vec<_>>>()?
     };
-    // Runs already up to date need no fetch; a run branch checked out in a worktree here
-    // cannot move under it.
-    let mut ids: Vec<RunId> = ids
-        .into_iter()
-        .filter(|id| {
-            [run::meta_branch(id), run::run_branch(id)]
-                .iter()
-                .any(|name| repo.ref_target(name).ok().flatten() != remote_refs.get(name).copied())
-        })
-        .collect();
     ids.sort();
-    for id in &ids {
-        if let Some(worktree) = repo.worktree_on(&run::run_branch(id))?
-            && repo.ref_target(&run::run_branch(id))?
-                != remote_refs.get(&run::run_branch(id)).copied()
-        {
-            return Err(Error::Failed(format!(
-                "run {id} moved on at {} but is checked out here in {}; finish the run here or remove that worktree (git worktree remove), then fetch",
-                display_remote(repo, remote),
-                worktree.path.display()
-            )));
-        }
-    }
+    ids.dedup();
     let mut synced = Synced {
         remote: display_remote(repo, remote),
-        runs: ids.iter().map(ToString::to_string).collect(),
+        runs: Vec::new(),
         refs: Vec::new(),
     };
-    if ids.is_empty() {
+    let mut names = Vec::new();
+    for id in &ids {
+        let mut behind = Vec::new();
+        for name in [run::meta_branch(id), run::run_branch(id)] {
+            if let Some(&theirs) = remote_refs.get(&name)
+                && remote_has_more(repo, &name, theirs, &synced.remote)?
+            {
+                behind.push(name);
+            }
+        }
+        if behind.contains(&run::run_branch(id)) {
+            refuse_if_checked_out(repo, id, &synced.remote)?;
+        }
+        if !behind.is_empty() {
+            synced.runs.push(id.to_string());
+            names.extend(behind);
+        }
+    }
+    if names.is_empty() {
         return Ok(synced);
     }
-    let transfer = repo.fetch(remote, &refspecs(&ids), progress)?;
-    synced.refs = transfer.refs;
+    let specs: Vec<String> = names.iter().map(|name| format!("{name}:{name}")).collect();
+    let transfer = repo.fetch(remote, &specs, progress)?;
+    // Only the refs named here are reported, whatever else git chose to mention.
+    synced.refs = transfer
+        .refs
+        .into_iter()
+        .filter(|r| names.contains(&r.name))
+        .collect();
     if transfer.ok {
         return Ok(synced);
     }
+    // Only branches this clone lacks commits of were named: git rejects one that diverged.
+    for rejected in synced.refs.iter_mut().filter(|r| r.result == "rejected") {
+        rejected.detail =
+            "diverged: this clone and the remote each have commits the other lacks".into();
+    }
     Err(refused("fetch from", &synced, &transfer.messages))
+}
+
+/// Whether the remote's `theirs` holds commits the local branch `name` lacks. A local branch
+/// that is `theirs` or has it in its history is up to date or ahead; one that has moved on
+/// from a different commit has diverged, which no fetch may resolve by overwriting.
+fn remote_has_more(repo: &Repo, name: &str, theirs: ObjectId, remote: &str) -> Result<bool> {
+    let Some(ours) = repo.ref_target(name)? else {
+        return Ok(true);
+    };
+    if !repo.object_exists(theirs) {
+        // Not seen here: a fast-forward, or a divergence that git reports as a rejection.
+        return Ok(true);
+    }
+    if repo.is_ancestor(theirs, ours) {
+        return Ok(false);
+    }
+    if repo.is_ancestor(ours, theirs) {
+        return Ok(true);
+    }
+    Err(Error::Refused(format!(
+        "{} diverged: this clone and {remote} each have commits the other lacks; nothing was fetched",
+        name.trim_start_matches("refs/heads/")
+    )))
+}
+
+/// A run branch that files here are checked out from cannot move under them: the next
+/// checkpoint would be taken from the old files and silently undo what the fetch brought.
+fn refuse_if_checked_out(repo: &Repo, id: &RunId, remote: &str) -> Result<()> {
+    if let Some(worktree) = repo.worktree_on(&run::run_branch(id))? {
+        return Err(Error::Failed(format!(
+            "run {id} moved on at {remote} but is checked out here in {}; finish the run here or remove that worktree (git worktree remove), then fetch",
+            worktree.path.display()
+        )));
+    }
+    if let Some(registration) = crate::workspace::registration(repo, id)? {
+        return Err(Error::Failed(format!(
+            "run {id} moved on at {remote} but runs here in place in {}; finish the run here, then fetch",
+            registration.workdir.display()
+        )));
+    }
+    Ok(())
 }
 
 /// The one run of the remote that `text` (an id or prefix) names.

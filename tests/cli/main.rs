@@ -3,6 +3,7 @@
 mod common;
 
 mod archive;
+mod auto_gc;
 mod branch_guard;
 mod checkpoint;
 mod completion_bash;
@@ -22,11 +23,16 @@ mod git_agrees;
 mod held_runs;
 mod hooks;
 mod hostile_records;
+mod hostile_settings;
 mod hostile_trees;
 mod in_place;
+mod in_place;
+mod log;
 mod log;
 mod ps;
+mod ps;
 mod ref_locks;
+mod remote_safety;
 mod restore;
 mod restore_safety;
 mod resume;

@@ -5,7 +5,7 @@ use serde_json::Value;
 use crate::common::{TestRepo, run_err, run_ok, write_file};
 
 /// A bare remote and a second clone of the test repository, both under its root.
-fn remote_and_clone(repo: &TestRepo) -> (std::path::PathBuf, std::path::PathBuf) {
+pub fn remote_and_clone(repo: &TestRepo) -> (std::path::PathBuf, std::path::PathBuf) {
     let bare = repo.root.join("remote.git");
     repo.git(&[
         "clone",
