@@ -53,13 +53,11 @@ pub enum Error {
         context: String,
         source: std::io::Error,
     },
-    #[error("{}", crate::git::describe(.0))]
-    Git(#[from] gix::Error),
+    /// What the repository layer reported that has no meaning of its own here.
+    #[error("{0}")]
+    Git(crate::git::Error),
     /// A tree holds a path that git's checkout refuses to write; `place` names the tree.
-    #[error(
-        "{place} holds an unsafe path {}: {reason}",
-        crate::cli::output::escape(path)
-    )]
+    #[error("{place} holds an unsafe path {path}: {reason}")]
     UnsafePath {
         place: String,
         path: String,
@@ -81,7 +79,6 @@ impl Error {
             | Error::NotARepository(_) => exit::USAGE,
             Error::Conflict(_) => exit::CONFLICT,
             Error::Busy(_) => exit::CONFLICT,
-            Error::Git(err) if err.is_conflict() => exit::CONFLICT,
             _ => exit::FAILED,
         }
     }
@@ -108,9 +105,6 @@ impl Error {
             Error::Refused(text) if text.contains("fetch first") || text.contains("non-fast-forward") => {
                 "the remote has commits this clone lacks: `git fabro fetch` the run, or push it under a fork".into()
             }
-            Error::Git(err) if err.is_conflict() => {
-                "another process holds or moved the same refs; retry".into()
-            }
             Error::UnsafePath { .. } => {
                 "git-fabro never records such a path: the run came from another clone or was built by hand; `git fabro fsck` lists every run that holds one".into()
             }
@@ -133,6 +127,33 @@ impl Error {
     pub fn io(context: impl Into<String>) -> impl FnOnce(std::io::Error) -> Error {
         let context = context.into();
         move |source| Error::Io { context, source }
+    }
+}
+
+/// Each thing the repository layer can report becomes what it means here; only what has no
+/// meaning of its own stays a git error.
+impl From<crate::git::Error> for Error {
+    fn from(err: crate::git::Error) -> Error {
+        use crate::git::Error as Git;
+        match err {
+            Git::NotARepository(path) => Error::NotARepository(path),
+            Git::Conflict(text) => Error::Conflict(text),
+            Git::Busy(text) => Error::Busy(text),
+            Git::Usage(text) => Error::Usage(text),
+            Git::Corrupt(text) => Error::Corrupt(text),
+            Git::UnsafePath {
+                place,
+                path,
+                reason,
+            } => Error::UnsafePath {
+                place,
+                path,
+                reason,
+            },
+            Git::Failed(text) => Error::Failed(text),
+            Git::Io { context, source } => Error::Io { context, source },
+            other @ Git::Gix(_) => Error::Git(other),
+        }
     }
 }
 

@@ -24,12 +24,3 @@ pub mod git;
 pub mod input;
 pub mod ops;
 pub mod run;
-
-// Old flat paths, kept while branches written against them are merged.
-pub use format::{message, node, record, run_id, store, time};
-pub use git::{process, remote};
-pub use ops::{
-    branch_guard, checkpoint, finish, fork, fsck, gc, hooks, interrupted_gc, lifecycle, relink,
-    restore, resume, rewind, run_pid, snapshot, start, sync, worktree_removal,
-};
-pub use run::{inspect, target, timeline, workspace};

@@ -14,7 +14,16 @@ fn main() -> ExitCode {
     };
     match cli::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(err) => report(&err),
+        Err(err) => report(&in_domain_terms(err)),
+    }
+}
+
+/// A repository error that a command passed up as it was becomes the domain's error, which
+/// knows its exit code and hint (a ref another process moved is a conflict, exit 3).
+fn in_domain_terms(err: anyhow::Error) -> anyhow::Error {
+    match err.downcast::<git_fabro::git::Error>() {
+        Ok(git) => Error::from(git).into(),
+        Err(other) => other,
     }
 }
 

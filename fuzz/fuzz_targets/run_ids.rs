@@ -1,8 +1,8 @@
 //! Run ids and prefixes from the command line and from ref names.
 #![no_main]
 
-use git_fabro::node::NodeId;
-use git_fabro::run_id::RunId;
+use git_fabro::format::node::NodeId;
+use git_fabro::format::run_id::RunId;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|text: &str| {

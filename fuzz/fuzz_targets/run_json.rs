@@ -1,7 +1,7 @@
 //! `run.json` as found on a metadata branch another tool may have written.
 #![no_main]
 
-use git_fabro::record::RunRecord;
+use git_fabro::format::record::RunRecord;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -1,8 +1,8 @@
 //! Checkpoint targets as users type them, resolved against a small timeline.
 #![no_main]
 
-use git_fabro::target::Target;
-use git_fabro::timeline::Entry;
+use git_fabro::run::target::Target;
+use git_fabro::run::timeline::Entry;
 use libfuzzer_sys::fuzz_target;
 
 fn entry(ordinal: usize, node: &str, visit: u64, sha: char) -> Entry {

@@ -1,7 +1,7 @@
 //! Trailer blocks and subjects of commit messages written by anyone.
 #![no_main]
 
-use git_fabro::message::{Trailers, parse_subject};
+use git_fabro::format::message::{Trailers, parse_subject};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -1,9 +1,8 @@
 use anyhow::Result;
 
 use super::{Ctx, output};
-use crate::lifecycle;
+use crate::ops::lifecycle;
 use crate::run::RunState;
-use crate::run_pid;
 
 /// Archive runs: hide them from `ps` (they stay in git until `gc`)
 ///
@@ -30,7 +29,7 @@ pub fn archive(ctx: &Ctx, args: ArchiveArgs) -> Result<()> {
     for text in &args.runs {
         let id = ctx.run_id(Some(text))?;
         let state = RunState::load(&ctx.repo, &id)?;
-        run_pid::ensure_not_held(ctx.run_dir(&id, None).as_ref(), &id, args.force)?;
+        ctx.ensure_not_held(ctx.run_dir(&id, None).as_ref(), &id, args.force)?;
         let changed = lifecycle::archive(&ctx.repo, &state, &ctx.config(&state, None)?)?;
         output::note(if changed {
             format!("archived run {id}")

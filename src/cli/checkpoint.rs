@@ -3,10 +3,10 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 use super::{Ctx, output};
-use crate::checkpoint::{CheckpointRequest, check_attachment_name, checkpoint, parse_context};
 use crate::error::Error;
+use crate::format::node::{NodeId, StageStatus};
 use crate::input;
-use crate::node::{NodeId, StageStatus};
+use crate::ops::checkpoint::{CheckpointRequest, check_attachment_name, checkpoint, parse_context};
 use crate::run::RunState;
 
 /// Record a completed node: a metadata commit and a run commit of the worktree

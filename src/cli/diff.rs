@@ -1,11 +1,11 @@
 use anyhow::Result;
 
 use super::{Ctx, output};
-use crate::fork::parse_sha;
 use crate::git::{FileStat, ObjectId};
+use crate::ops::fork::parse_sha;
 use crate::run::RunState;
-use crate::target::Target;
-use crate::timeline::{Entry, find, timeline};
+use crate::run::target::Target;
+use crate::run::timeline::{Entry, find, timeline};
 
 /// Show the changes between two checkpoints, or between a checkpoint and the worktree
 ///
@@ -69,7 +69,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         let place = format!("{previous_label} or checkpoint {}", label(latest));
         (previous, parse_sha(&latest.run_commit)?, place)
     };
-    let at = |err: crate::error::Error| err.at(&place);
+    let at = |err: crate::git::Error| crate::error::Error::from(err).at(&place);
     if args.json {
         let patch =
             String::from_utf8_lossy(&ctx.repo.diff_trees(from, to).map_err(at)?).into_owned();

@@ -1,7 +1,7 @@
 use anyhow::Result;
 
 use super::{Ctx, push};
-use crate::sync::fetch;
+use crate::ops::sync::fetch;
 
 /// Fetch runs (both branches of each) from a remote, never forcing
 ///

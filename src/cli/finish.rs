@@ -1,11 +1,10 @@
 use anyhow::Result;
 
 use super::{Ctx, output};
-use crate::finish::{FinishRequest, finish};
-use crate::record::StatusKind;
+use crate::format::record::StatusKind;
+use crate::ops::finish::{FinishRequest, finish};
 use crate::run::RunState;
-use crate::run_pid;
-use crate::workspace::Workspace;
+use crate::run::workspace::Workspace;
 
 /// Finish a run: record its conclusion and remove its worktree
 ///
@@ -54,7 +53,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         Some(ws) => ctx.run_dir_of(&id, ws),
         None => ctx.run_dir(&id, None),
     };
-    run_pid::ensure_not_held(run_dir.as_ref(), &id, args.force)?;
+    ctx.ensure_not_held(run_dir.as_ref(), &id, args.force)?;
     let config = ctx.config(&state, run_dir.as_ref())?;
     let finished = finish(
         &ctx.repo,

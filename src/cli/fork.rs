@@ -1,10 +1,10 @@
 use anyhow::Result;
 
 use super::{Ctx, log, output};
-use crate::fork::fork;
+use crate::ops::fork::fork;
 use crate::run::RunState;
-use crate::target::Target;
-use crate::timeline::{Entry, find, timeline};
+use crate::run::target::Target;
+use crate::run::timeline::{Entry, find, timeline};
 
 /// Fork a run at a checkpoint into a new, independent run
 ///

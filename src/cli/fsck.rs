@@ -1,7 +1,7 @@
 use anyhow::Result;
 
 use super::{Ctx, output};
-use crate::fsck::{Finding, Report, fsck};
+use crate::ops::fsck::{Finding, Report, fsck};
 
 /// Check that runs hold together, and repair what can be repaired without losing anything
 ///

@@ -1,10 +1,9 @@
 use anyhow::Result;
 
 use super::{Ctx, output};
-use crate::gc::{Collected, gc, parse_duration};
-use crate::run_id::RunId;
-use crate::run_pid;
-use crate::store::RunDir;
+use crate::format::run_id::RunId;
+use crate::format::store::RunDir;
+use crate::ops::gc::{Collected, gc, parse_duration};
 
 /// Delete archived runs older than a limit, and stale worktree registrations of runs
 ///
@@ -35,7 +34,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     let progress = output::progress("collecting archived runs");
     let config = ctx.base_config()?;
     if !args.dry_run && !args.force {
-        refuse_held_runs(&gc(&ctx.repo, older_than, true, &config)?)?;
+        refuse_held_runs(ctx, &gc(&ctx.repo, older_than, true, &config)?)?;
     }
     let collected = gc(&ctx.repo, older_than, args.dry_run, &config)?;
     drop(progress);
@@ -91,13 +90,13 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
 }
 
 /// Refuses the collection if a live process holds one of the runs it would remove.
-fn refuse_held_runs(planned: &Collected) -> Result<()> {
+fn refuse_held_runs(ctx: &Ctx, planned: &Collected) -> Result<()> {
     for run in &planned.runs {
         let (Ok(id), Some(path)) = (RunId::parse(&run.run_id), &run.run_dir) else {
             continue;
         };
         let run_dir = RunDir { path: path.clone() };
-        run_pid::ensure_not_held(Some(&run_dir), &id, false)?;
+        ctx.ensure_not_held(Some(&run_dir), &id, false)?;
     }
     Ok(())
 }

@@ -3,12 +3,12 @@ use std::io::BufRead;
 use anyhow::Result;
 
 use super::{Ctx, output};
-use crate::fork::parse_sha;
-use crate::hooks::{self, Hook};
-use crate::relink::relink;
+use crate::format::run_id::RunId;
+use crate::ops::fork::parse_sha;
+use crate::ops::hooks::{self, Hook};
+use crate::ops::relink::relink;
+use crate::ops::sync::push_metadata;
 use crate::run::RUN_BRANCH_PREFIX;
-use crate::run_id::RunId;
-use crate::sync::push_metadata;
 
 /// Install, remove or inspect git-fabro's git hooks
 ///

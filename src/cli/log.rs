@@ -2,7 +2,7 @@ use anyhow::Result;
 
 use super::{Ctx, output};
 use crate::run::RunState;
-use crate::timeline::{Entry, timeline_with};
+use crate::run::timeline::{Entry, timeline_with};
 
 /// Show a run's timeline, rebuilt from the run branch's trailers
 ///

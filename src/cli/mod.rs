@@ -32,11 +32,12 @@ use clap::{CommandFactory, Parser, Subcommand};
 
 use crate::config::{Config, RUN_FILE, Settings, fabro_home};
 use crate::error::Error;
+use crate::format::run_id::RunId;
+use crate::format::store::RunDir;
 use crate::git::{Repo, shadow};
+use crate::ops::run_pid;
+use crate::run::workspace::{Place, Workspace};
 use crate::run::{self, RunState};
-use crate::run_id::RunId;
-use crate::store::RunDir;
-use crate::workspace::{Place, Workspace};
 
 /// Checkpoint workflow and agent runs in git: one commit per completed node on a run branch,
 /// execution state on an orphan metadata branch, timelines rebuilt from commit trailers.
@@ -131,10 +132,34 @@ impl std::fmt::Display for ExitWith {
 
 impl std::error::Error for ExitWith {}
 
-/// What every command works with: the repository and the fabro home.
+/// What every command works with: the repository, the fabro home, and what the environment
+/// says about the run it works for.
 pub struct Ctx {
     pub repo: Repo,
     pub home: PathBuf,
+    pub env: RunEnv,
+}
+
+/// The variables `resume -- COMMAND` sets for the command it runs, read once here so that
+/// nothing below the command line reads the environment.
+pub struct RunEnv {
+    /// `$FABRO_RUN_ID`: the run a command without a RUN argument works on.
+    pub run_id: Option<String>,
+    /// `$FABRO_RUN_DIR`: that run's directory.
+    pub run_dir: Option<PathBuf>,
+    /// `$FABRO_RUN_PID`: the process holding that run, whose own work this command is.
+    pub holder_pid: Option<u32>,
+}
+
+impl RunEnv {
+    fn read() -> RunEnv {
+        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+        RunEnv {
+            run_id: var("FABRO_RUN_ID"),
+            run_dir: var("FABRO_RUN_DIR").map(PathBuf::from),
+            holder_pid: var(run_pid::HOLDER_ENV).and_then(|pid| pid.parse().ok()),
+        }
+    }
 }
 
 impl Ctx {
@@ -150,19 +175,61 @@ impl Ctx {
         let home = fabro_home();
         let repo = match Repo::discover(&dir) {
             Ok(repo) => repo,
-            Err(err @ Error::NotARepository(_)) => match shadow::find(&home, &dir) {
+            Err(err @ crate::git::Error::NotARepository(_)) => match shadow::find(&home, &dir) {
                 Some(repo) => repo,
                 None if create_shadow => shadow::create(&home, &dir)?,
-                None => return Err(err.into()),
+                None => return Err(Error::from(err).into()),
             },
-            Err(err) => return Err(err.into()),
+            Err(err) => return Err(Error::from(err).into()),
         };
-        Ok(Ctx { repo, home })
+        Ok(Ctx {
+            repo,
+            home,
+            env: RunEnv::read(),
+        })
     }
 
-    /// The run named by a RUN argument, or the current run when there is none.
+    /// The run named by a RUN argument, else `$FABRO_RUN_ID`, else the run whose worktree
+    /// holds the current directory, else the one run in place in this directory.
     pub fn run_id(&self, explicit: Option<&str>) -> Result<RunId> {
-        Ok(run::current(&self.repo, explicit)?)
+        let repo = &self.repo;
+        if let Some(text) = explicit.or(self.env.run_id.as_deref()) {
+            return Ok(run::resolve(repo, text)?);
+        }
+        if let Some(id) = repo.head_branch().and_then(|b| {
+            b.strip_prefix(run::RUN_BRANCH_PREFIX)
+                .map(ToOwned::to_owned)
+        }) {
+            return Ok(run::resolve(repo, &id)?);
+        }
+        let here = repo
+            .workdir()
+            .and_then(|dir| std::fs::canonicalize(dir).ok());
+        let mut in_place: Vec<RunId> = crate::run::workspace::registrations(repo)
+            .into_iter()
+            .filter(|r| std::fs::canonicalize(&r.workdir).ok() == here)
+            .filter_map(|r| RunId::parse(&r.run_id).ok())
+            .collect();
+        match in_place.len() {
+            0 => Err(Error::NoCurrentRun.into()),
+            1 => Ok(in_place.remove(0)),
+            _ => Err(Error::AmbiguousRun {
+                prefix: "the runs in place here".into(),
+                candidates: in_place.iter().map(ToString::to_string).collect(),
+            }
+            .into()),
+        }
+    }
+
+    /// Refuses (exit 3) while a live process other than the one this command works for holds
+    /// the run, unless `force`.
+    pub fn ensure_not_held(&self, run_dir: Option<&RunDir>, id: &RunId, force: bool) -> Result<()> {
+        Ok(run_pid::ensure_not_held(
+            run_dir,
+            id,
+            force,
+            self.env.holder_pid,
+        )?)
     }
 
     /// The run's workspace on this machine: its worktree, or the directory it runs in place.
@@ -185,6 +252,7 @@ impl Ctx {
         RunDir::locate(
             &self.base_config().ok()?.runs_dir,
             id,
+            self.env.run_dir.as_deref(),
             worktree,
             &self.repo.main_path(),
         )

@@ -1,7 +1,7 @@
 use anyhow::Result;
 
 use super::{Ctx, output};
-use crate::inspect::list_runs;
+use crate::run::inspect::list_runs;
 
 /// List the runs of this repository, found from their refs
 ///

@@ -4,8 +4,8 @@ use anyhow::Result;
 
 use super::{Ctx, output};
 use crate::error::Error;
+use crate::ops::sync::{Synced, push};
 use crate::run;
-use crate::sync::{Synced, push};
 
 /// Push runs (both branches of each) to a remote, never forcing
 ///

@@ -2,9 +2,8 @@ use anyhow::Result;
 
 use super::{Ctx, output};
 use crate::git::PathAction;
-use crate::restore::{Restored, resolve, restore};
+use crate::ops::restore::{Restored, resolve, restore};
 use crate::run::RunState;
-use crate::run_pid;
 
 /// Make a run's worktree match a checkpoint exactly
 ///
@@ -44,7 +43,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     let workspace = ctx.workspace(&id)?;
     let run_dir = ctx.run_dir_of(&id, &workspace);
     if !args.dry_run {
-        run_pid::ensure_not_held(run_dir.as_ref(), &id, args.force)?;
+        ctx.ensure_not_held(run_dir.as_ref(), &id, args.force)?;
     }
     let config = ctx.config(&state, run_dir.as_ref())?;
     let restored = restore(&ctx.repo, &workspace, &state, target, &config, args.dry_run)?;

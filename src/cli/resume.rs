@@ -5,11 +5,11 @@ use anyhow::Result;
 
 use super::{Ctx, ExitWith, output};
 use crate::error::Error;
-use crate::resume::{ResumeRequest, ResumeState, resume};
+use crate::format::run_id::RunId;
+use crate::format::store::RunDir;
+use crate::ops::resume::{ResumeRequest, ResumeState, resume};
+use crate::ops::run_pid::HOLDER_ENV;
 use crate::run::RunState;
-use crate::run_id::RunId;
-use crate::run_pid::HOLDER_ENV;
-use crate::store::RunDir;
 
 /// Resume a run: rebuild its run directory and worktree from git, then print its state or run
 /// a command in it

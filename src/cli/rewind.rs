@@ -2,7 +2,7 @@ use anyhow::Result;
 
 use super::fork::SourceArgs;
 use super::{Ctx, output};
-use crate::rewind::rewind;
+use crate::ops::rewind::rewind;
 
 /// Rewind a run to a checkpoint: fork it there and archive the source as superseded
 ///

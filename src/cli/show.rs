@@ -1,10 +1,10 @@
 use anyhow::Result;
 
 use super::{Ctx, output};
-use crate::inspect::{CheckpointDetail, checkpoint_detail};
 use crate::run::RunState;
-use crate::target::Target;
-use crate::timeline::timeline;
+use crate::run::inspect::{CheckpointDetail, checkpoint_detail};
+use crate::run::target::Target;
+use crate::run::timeline::timeline;
 
 /// Show one checkpoint in full: its record, commits and stage files
 ///

@@ -4,8 +4,8 @@ use anyhow::Result;
 
 use super::{Ctx, output};
 use crate::error::Error;
+use crate::ops::snapshot::snapshot;
 use crate::run::RunState;
-use crate::snapshot::snapshot;
 
 /// Save the run's files between checkpoints, without completing a node
 ///

@@ -3,7 +3,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 use super::{Ctx, output};
-use crate::start::{StartRequest, start};
+use crate::ops::start::{StartRequest, start};
 
 /// Start a run: create its run and metadata branches, run directory and worktree
 ///

@@ -2,8 +2,8 @@
 //! byte, and read back through git's own trailer rules (gix implements them), so that
 //! timelines rebuilt on any clone agree with `git interpret-trailers`.
 
-use crate::node::{NodeId, StageStatus};
-use crate::run_id::RunId;
+use crate::format::node::{NodeId, StageStatus};
+use crate::format::run_id::RunId;
 
 pub const RUN: &str = "Fabro-Run";
 pub const COMPLETED: &str = "Fabro-Completed";

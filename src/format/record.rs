@@ -163,7 +163,7 @@ pub struct Conclusion {
 pub struct StageRecord {
     pub node_id: String,
     pub visit: u64,
-    pub status: crate::node::StageStatus,
+    pub status: crate::format::node::StageStatus,
     pub timestamp: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_node_id: Option<String>,
@@ -233,4 +233,19 @@ mod tests {
         );
         assert!(RunRecord::from_json(b"{not json", "abc").is_err());
     }
+}
+
+/// Where a run's metadata tree keeps the links of rewritten checkpoints, one file each.
+pub const LINKS_DIR: &str = "links";
+
+/// What a timeline needs to read a rewritten commit as the checkpoint it replaced.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Link {
+    pub old_commit: String,
+    pub new_commit: String,
+    pub run_id: String,
+    pub node_id: String,
+    pub status: String,
+    pub completed: usize,
+    pub meta_commit: String,
 }

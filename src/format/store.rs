@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::record::{RunRecord, pretty};
-use crate::run_id::RunId;
-use crate::time::Timestamp;
+use crate::format::record::{RunRecord, pretty};
+use crate::format::run_id::RunId;
+use crate::format::time::Timestamp;
 
 pub const MANIFEST: &str = "manifest.json";
 pub const WORKTREE_DIR: &str = "worktree";
@@ -61,14 +61,16 @@ impl RunDir {
         runs_dir.join(format!("{}-{id}", started.yyyymmdd()))
     }
 
-    /// Finds this clone's run directory of run `id`: `$FABRO_RUN_DIR` when it holds the run
-    /// (as inside `resume -- COMMAND`), next to the run's worktree, else in the runs directory.
+    /// Finds this clone's run directory of run `id`: `named` when it holds the run (the
+    /// caller was told of it, as `resume -- COMMAND` tells its command in `$FABRO_RUN_DIR`),
+    /// next to the run's worktree, else in the runs directory.
     /// Clones of one repository share the fabro home, so a directory counts only when its
     /// manifest names `repository` (this clone's main path): another clone's copy of the same
     /// run is never read, held or removed from here.
     pub fn locate(
         runs_dir: &Path,
         id: &RunId,
+        named: Option<&Path>,
         worktree: Option<&Path>,
         repository: &Path,
     ) -> Option<RunDir> {
@@ -76,10 +78,10 @@ impl RunDir {
             read_manifest(dir)
                 .is_some_and(|m| m.run_id == id.as_str() && Path::new(&m.repository) == repository)
         };
-        if let Some(dir) = std::env::var_os("FABRO_RUN_DIR").map(PathBuf::from)
-            && ours(&dir)
-        {
-            return Some(RunDir { path: dir });
+        if let Some(dir) = named.filter(|dir| ours(dir)) {
+            return Some(RunDir {
+                path: dir.to_owned(),
+            });
         }
         if let Some(parent) = worktree.and_then(Path::parent)
             && parent.join(MANIFEST).is_file()

@@ -4,7 +4,7 @@
 use gix::odb::loose;
 
 use super::{ObjectId, Repo};
-use crate::error::Result;
+use crate::git::error::Result;
 
 /// What a timeline reads from one commit.
 #[derive(Clone, Debug)]

@@ -3,6 +3,7 @@
 //! `ObjectId`. Keeping gix behind this door confines its frequent API changes to one folder.
 
 mod diff;
+mod error;
 mod excludes;
 mod history;
 mod maintenance;
@@ -27,6 +28,7 @@ mod worktree;
 use std::path::{Path, PathBuf};
 
 pub use diff::FileStat;
+pub use error::{Error, Result, describe};
 pub use excludes::Excludes;
 pub use gix::ObjectId;
 pub use history::{CommitInfo, FirstParentWalk, trailers};
@@ -41,8 +43,6 @@ pub use unfinished::{BrokenRegistration, Unfinished};
 pub use unrecorded::{Unrecorded, UnrecordedFile};
 pub use unsafe_paths::UnsafeEntry;
 pub use worktree::Worktree;
-
-use crate::error::{Error, Result};
 
 #[derive(Clone)]
 pub struct Repo {
@@ -156,20 +156,13 @@ impl Repo {
     }
 }
 
-/// An error and its causes on one line, each cause once (gix repeats context in its chains).
-pub(crate) fn describe(err: &(dyn std::error::Error + 'static)) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    let mut next = Some(err);
-    while let Some(cause) = next {
-        let text = cause.to_string();
-        if !text.is_empty() && !parts.iter().any(|p| p.contains(&text)) {
-            parts.push(text);
-        }
-        next = cause.source();
-    }
-    parts.join(": ")
-}
-
 fn absolute(path: &Path) -> PathBuf {
     std::path::absolute(path).unwrap_or_else(|_| path.to_owned())
+}
+
+/// A tree's path (bytes) as the file system names it. Every byte string is a path on Unix;
+/// elsewhere one that is not UTF-8 cannot be named, and is refused rather than mangled.
+fn fs_path(path: &gix::bstr::BStr) -> Result<std::borrow::Cow<'_, Path>> {
+    gix::path::from_bstr(path)
+        .map_err(|_| Error::Failed(format!("{path:?} cannot be a file name on this system")))
 }

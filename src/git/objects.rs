@@ -4,8 +4,7 @@
 use gix::bstr::ByteSlice;
 
 use super::{ObjectId, Repo};
-use crate::error::{Error, Result};
-use crate::time::Timestamp;
+use crate::git::error::{Error, Result};
 
 /// The author and committer of git-fabro's commits.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -15,12 +14,13 @@ pub struct Identity {
 }
 
 impl Identity {
-    pub(super) fn signature(&self, when: Timestamp) -> gix::actor::Signature {
+    /// Signed now, in UTC: git-fabro's records say when, not where.
+    pub(super) fn signature_now(&self) -> gix::actor::Signature {
         gix::actor::Signature {
             name: self.name.as_str().into(),
             email: self.email.as_str().into(),
             time: gix::date::Time {
-                seconds: when.seconds(),
+                seconds: jiff::Timestamp::now().as_second(),
                 offset: 0,
             },
         }
@@ -48,7 +48,7 @@ impl Repo {
         message: &str,
         who: &Identity,
     ) -> Result<ObjectId> {
-        let signature = who.signature(Timestamp::now());
+        let signature = who.signature_now();
         let commit = gix::objs::Commit {
             tree,
             parents: parents.iter().copied().collect(),

@@ -14,7 +14,7 @@ use gix::status::plumbing::{
 };
 
 use super::{Excludes, Repo};
-use crate::error::{Error, Result};
+use crate::git::error::{Error, Result};
 
 /// What the worktree walk reported for one path, owned so the index can be edited afterwards.
 pub(super) enum Observed {

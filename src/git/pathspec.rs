@@ -9,7 +9,7 @@ use gix::bstr::{BStr, ByteSlice};
 use gix::pathspec::Search;
 
 use super::Repo;
-use crate::error::{Error, Result};
+use crate::git::error::{Error, Result};
 
 impl Repo {
     /// A search for `paths` (relative to the work tree's root); it matches everything when

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::{ObjectId, Repo};
-use crate::error::{Error, Result};
+use crate::git::error::{Error, Result};
 
 impl Repo {
     /// Every work tree, the main one included, that has `branch` (a full ref name) checked

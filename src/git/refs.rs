@@ -8,8 +8,7 @@ use gix::refs::{
 };
 
 use super::{Identity, ObjectId, Repo};
-use crate::error::{Error, Result};
-use crate::time::Timestamp;
+use crate::git::error::{Error, Result};
 
 /// One compare-and-swap edit of a ref. Edits of one transaction are applied in the order
 /// given, which callers use so that a crash between two of them leaves a state readers
@@ -80,13 +79,14 @@ impl Repo {
     /// After the write, every ref is read back, so a lock removed under this process (by hand,
     /// or by a repair that took it for stale) cannot let it report a write another one undid.
     pub fn update_refs(&self, edits: &[RefEdit], reflog: &str, who: &Identity) -> Result<()> {
-        let signature = who.signature(Timestamp::now());
+        let signature = who.signature_now();
         let mut time = gix::date::parse::TimeBuf::default();
         let committer = signature.to_ref(&mut time);
         self.repo
             .edit_references_as(to_gix(edits, reflog)?, Some(committer))
             .map_err(|err| {
-                if is_lock_error(&err) {
+                // gix classifies a lock another process holds as retryable.
+                if err.is_retryable() {
                     Error::Busy(self.describe_held_locks(edits, &super::describe(&err)))
                 } else if err.is_conflict() || self.moved_meanwhile(edits) {
                     let names: Vec<&str> = edits.iter().map(RefEdit::name).collect();
@@ -96,7 +96,7 @@ impl Repo {
                         super::describe(&err)
                     ))
                 } else {
-                    Error::Git(err)
+                    Error::Gix(err)
                 }
             })?;
         self.confirm_written(edits)
@@ -208,10 +208,6 @@ impl Repo {
 /// How old a lock on one of git-fabro's refs must be to count as left behind by a crash:
 /// git-fabro holds one for microseconds.
 pub const STALE_LOCK: std::time::Duration = std::time::Duration::from_secs(5);
-
-fn is_lock_error(err: &gix::Error) -> bool {
-    super::describe(err).contains("lock")
-}
 
 fn to_gix(edits: &[RefEdit], reflog: &str) -> gix::Result<Vec<gix::refs::transaction::RefEdit>> {
     let mut out = Vec::with_capacity(edits.len());

@@ -2,7 +2,7 @@
 //! for local ones, and never the credentials a URL may embed. Everything git-fabro prints or
 //! records about a remote goes through here.
 
-use crate::error::{Error, Result};
+use crate::git::error::{Error, Result};
 
 /// Where a URL's authority ends. A password may hold quotes and other punctuation, so only what
 /// cannot appear unencoded in an authority ends it.

@@ -7,13 +7,13 @@ use std::collections::HashSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use gix::bstr::ByteSlice;
+use gix::bstr::{BString, ByteSlice};
 use gix::objs::tree::EntryKind;
 use serde::Serialize;
 
 use super::restore_plan::{Leading, LeftAlone, leading};
 use super::{ObjectId, Repo};
-use crate::error::{Error, Result};
+use crate::git::error::{Error, Result};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -28,10 +28,21 @@ pub enum PathAction {
 
 #[derive(Clone, Debug, Serialize)]
 pub struct PathChange {
+    /// The path as people read it (a name that is not UTF-8 shows replacement characters).
     pub path: String,
     pub action: PathAction,
+    /// The path as the tree holds it, byte for byte: what is written and removed.
+    #[serde(skip)]
+    pub(super) raw: BString,
     #[serde(skip)]
     target: Option<(EntryKind, ObjectId)>,
+}
+
+impl PathChange {
+    /// Where this path is in the work tree at `root`.
+    pub(super) fn on_disk(&self, root: &Path) -> Result<PathBuf> {
+        Ok(root.join(super::fs_path(self.raw.as_bstr())?))
+    }
 }
 
 impl Repo {
@@ -42,6 +53,7 @@ impl Repo {
             .into_iter()
             .map(|(path, before, after)| PathChange {
                 path: path.to_str_lossy().into_owned(),
+                raw: path.clone(),
                 action: match (before, after) {
                     (None, _) => PathAction::Recreate,
                     (_, None) => PathAction::Remove,
@@ -65,11 +77,12 @@ impl Repo {
         let mut left_alone = Vec::new();
         let nothing_removed = HashSet::new();
         for change in changes.iter().filter(|c| c.action == PathAction::Remove) {
-            if let Leading::Blocked(reason) = leading(&root, &change.path, &nothing_removed) {
+            if let Leading::Blocked(reason) = leading(&root, change.raw.as_bstr(), &nothing_removed)
+            {
                 left_alone.push(LeftAlone::new(&change.path, reason));
                 continue;
             }
-            let path = root.join(&change.path);
+            let path = change.on_disk(&root)?;
             match fs::remove_file(&path) {
                 Ok(()) => remove_empty_parents(&root, &path),
                 Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
@@ -87,11 +100,12 @@ impl Repo {
             };
             // Checked again now that the removals are done: a symlink may stand where the
             // plan saw a directory, and following it would write outside the work tree.
-            if let Leading::Blocked(reason) = leading(&root, &change.path, &nothing_removed) {
+            if let Leading::Blocked(reason) = leading(&root, change.raw.as_bstr(), &nothing_removed)
+            {
                 left_alone.push(LeftAlone::new(&change.path, reason));
                 continue;
             }
-            let path = root.join(&change.path);
+            let path = change.on_disk(&root)?;
             if is_full_dir(&path) {
                 left_alone.push(LeftAlone::new(
                     &change.path,
@@ -113,7 +127,10 @@ impl Repo {
         let temp = temp_path(path);
         let write = || -> std::io::Result<()> {
             if kind == EntryKind::Link {
-                make_symlink(&String::from_utf8_lossy(&data), &temp)?;
+                make_symlink(
+                    &super::fs_path(data.as_bstr()).map_err(std::io::Error::other)?,
+                    &temp,
+                )?;
             } else {
                 fs::write(&temp, &data)?;
                 set_executable(&temp, kind == EntryKind::BlobExecutable)?;
@@ -155,13 +172,13 @@ fn remove_empty_parents(root: &Path, path: &Path) {
 }
 
 #[cfg(unix)]
-fn make_symlink(target: &str, at: &Path) -> std::io::Result<()> {
+fn make_symlink(target: &Path, at: &Path) -> std::io::Result<()> {
     std::os::unix::fs::symlink(target, at)
 }
 
 #[cfg(not(unix))]
-fn make_symlink(target: &str, at: &Path) -> std::io::Result<()> {
-    fs::write(at, target)
+fn make_symlink(target: &Path, at: &Path) -> std::io::Result<()> {
+    fs::write(at, target.to_string_lossy().as_bytes())
 }
 
 /// Adds execute bits where read bits are, as git does on checkout; a new file already has

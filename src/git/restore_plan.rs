@@ -11,7 +11,7 @@ use gix::bstr::{BStr, ByteSlice};
 use serde::Serialize;
 
 use super::{Excludes, ObjectId, PathAction, PathChange, Repo, SkippedFile};
-use crate::error::{Error, Result};
+use crate::git::error::{Error, Result};
 
 /// A path a restore would have changed but leaves as it is, and why.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -42,11 +42,14 @@ pub(super) enum Leading {
 
 /// What stands in the leading directories of `path`; `removed` are paths the restore
 /// removes before it writes anything.
-pub(super) fn leading(root: &Path, path: &str, removed: &HashSet<&str>) -> Leading {
-    let dirs = path.char_indices().filter(|(_, c)| *c == '/');
+pub(super) fn leading(root: &Path, path: &BStr, removed: &HashSet<&BStr>) -> Leading {
+    let dirs = path.iter().enumerate().filter(|(_, b)| **b == b'/');
     for (at, _) in dirs {
-        let dir = &path[..at];
-        let Ok(meta) = std::fs::symlink_metadata(root.join(dir)) else {
+        let dir = path[..at].as_bstr();
+        let Ok(dir_path) = super::fs_path(dir) else {
+            return Leading::Blocked(format!("{dir} cannot be a directory name on this system"));
+        };
+        let Ok(meta) = std::fs::symlink_metadata(root.join(dir_path)) else {
             return Leading::Clear; // missing: created as a directory when written
         };
         if meta.is_dir() {
@@ -91,18 +94,18 @@ impl Repo {
             None
         };
         let oversize: HashSet<&str> = skipped.iter().map(|s| s.path.as_str()).collect();
-        let removed: HashSet<&str> = changes
+        let removed: HashSet<&BStr> = changes
             .iter()
             .filter(|c| c.action == PathAction::Remove)
-            .map(|c| c.path.as_str())
+            .map(|c| c.raw.as_bstr())
             .collect();
         let mut left_alone = Vec::new();
         let mut kept = Vec::new();
         for change in &changes {
-            let path = change.path.as_str();
-            let reason = if excludes.is_excluded(path.as_bytes().as_bstr()) {
+            let path = change.raw.as_bstr();
+            let reason = if excludes.is_excluded(path) {
                 Some("excluded from snapshots".to_owned())
-            } else if oversize.contains(path) {
+            } else if oversize.contains(change.path.as_str()) {
                 Some("larger than max_file_size, so in no commit".to_owned())
             } else if let Leading::Blocked(reason) = leading(&root, path, &removed) {
                 Some(reason)
@@ -110,20 +113,21 @@ impl Repo {
                 None
             } else if change.action == PathAction::Remove {
                 let ignored = match ignored_by_target.as_mut() {
-                    Some(ignored) => ignored(path.as_bytes().as_bstr())?,
+                    Some(ignored) => ignored(path)?,
                     None => false,
                 };
                 ignored.then(|| "ignored by the target's ignore rules".to_owned())
-            } else if ignored_now(path.as_bytes().as_bstr())? {
+            } else if ignored_now(path)? {
                 Some("ignored".to_owned())
-            } else if leading(&root, path, &removed) == Leading::Clear && occupied(&root.join(path))
+            } else if leading(&root, path, &removed) == Leading::Clear
+                && occupied(&change.on_disk(&root)?)
             {
                 Some("a file no commit of the run holds is there".to_owned())
             } else {
                 None
             };
             match reason {
-                Some(reason) => left_alone.push(LeftAlone::new(path, reason)),
+                Some(reason) => left_alone.push(LeftAlone::new(&change.path, reason)),
                 None => kept.push(change.clone()),
             }
         }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 use super::Repo;
-use crate::error::{Error, Result};
+use crate::git::error::{Error, Result};
 
 /// The file in a shadow repository's git dir that names the directory it shadows.
 pub const MARKER: &str = "fabro-workdir";

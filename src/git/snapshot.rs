@@ -16,7 +16,7 @@ use gix::status::plumbing::index_as_worktree::{Change, EntryStatus};
 
 use super::observe::{Observed, Walk};
 use super::{Excludes, ObjectId, Repo};
-use crate::error::{Error, Result};
+use crate::git::error::{Error, Result};
 
 /// What to snapshot and how.
 pub struct SnapshotSpec<'a> {

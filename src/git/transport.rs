@@ -5,9 +5,9 @@
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
 
+use super::remote::redact;
 use super::{ObjectId, Repo};
-use crate::error::{Error, Result};
-use crate::remote::redact;
+use crate::git::error::{Error, Result};
 
 /// One ref of a push or fetch, as git reported it.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -87,7 +87,7 @@ impl Repo {
         if !out.ok {
             return Err(Error::Failed(format!(
                 "cannot list the refs of {}: {}",
-                crate::remote::display(remote),
+                super::remote::display(remote),
                 out.stderr.trim()
             )));
         }
@@ -228,7 +228,7 @@ fn parse_fetch_line(line: &str) -> Option<RefReport> {
 
 #[cfg(test)]
 mod tests {
-    use super::{parse_fetch_line, parse_push_line, take_complete_lines};
+    use super::{parse_fetch_line, parse_push_line, redact, take_complete_lines};
 
     #[test]
     fn progress_is_relayed_in_whole_lines() {
@@ -242,7 +242,7 @@ mod tests {
         unsent.extend_from_slice(b"w@host/r' failed\n");
         let line = take_complete_lines(&mut unsent).unwrap();
         assert_eq!(
-            crate::remote::redact(&String::from_utf8_lossy(&line)),
+            redact(&String::from_utf8_lossy(&line)),
             "fatal: 'https://host/r' failed\n"
         );
         assert!(unsent.is_empty());

@@ -11,7 +11,7 @@ use gix::bstr::BStr;
 use gix::objs::tree::EntryKind;
 
 use super::{ObjectId, Repo};
-use crate::error::{Error, Result};
+use crate::git::error::{Error, Result};
 
 pub struct TreeEdit<'repo> {
     repo: &'repo gix::Repository,
@@ -68,7 +68,7 @@ impl TreeEdit<'_> {
             .write(|tree| {
                 super::maintenance::retry_write(|| repo.write_object(tree)).map(gix::Id::detach)
             })
-            .map_err(Error::Git)
+            .map_err(Error::from)
     }
 }
 

@@ -9,10 +9,10 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use super::process::is_alive;
 use super::refs::STALE_LOCK;
 use super::{Repo, Worktree};
-use crate::error::{Error, Result};
-use crate::process::is_alive;
+use crate::git::error::{Error, Result};
 
 const INITIALIZING: &str = "initializing";
 const OWNER: &str = "(git-fabro pid ";

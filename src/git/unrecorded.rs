@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use super::observe::{Observed, Walk};
 use super::{Excludes, ObjectId, Repo};
-use crate::error::Result;
+use crate::git::error::Result;
 
 /// Why a path on disk is not in the commit as it is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

@@ -12,7 +12,7 @@ use gix::objs::tree::EntryKind;
 use gix::validate::path::component;
 
 use super::{ObjectId, Repo};
-use crate::error::{Error, Result};
+use crate::git::error::{Error, Result};
 
 /// The first unsafe entry found in a tree: its full path (lossily decoded) and why.
 #[derive(Clone, Debug, PartialEq, Eq)]

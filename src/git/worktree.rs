@@ -10,7 +10,7 @@ use gix::progress::Discard;
 
 use super::unfinished::{Unfinished, initializing_by};
 use super::{Identity, Repo, describe};
-use crate::error::{Error, Result};
+use crate::git::error::{Error, Result};
 
 /// A registered linked worktree.
 #[derive(Clone, Debug)]

@@ -5,11 +5,11 @@
 use std::path::Path;
 
 use crate::error::Result;
+use crate::format::message::Trailers;
+use crate::format::run_id::RunId;
 use crate::git::{ObjectId, Repo};
-use crate::message::Trailers;
-use crate::restore::recovery_prefix;
+use crate::ops::restore::recovery_prefix;
 use crate::run;
-use crate::run_id::RunId;
 
 /// Why the run branch of `id` at `tip` must stay, or `None` when deleting it (and the run's
 /// recovery refs) loses nothing. `own_worktree` is the worktree git-fabro made for the run,

@@ -10,14 +10,14 @@ use serde_json::{Value, json};
 
 use crate::config::Config;
 use crate::error::{Error, Result};
+use crate::format::message;
+use crate::format::node::{NodeId, StageStatus};
+use crate::format::record::{Checkpoint, RunRecord, StageRecord, StatusKind, pretty};
+use crate::format::store::RunDir;
+use crate::format::time::Timestamp;
 use crate::git::Repo;
-use crate::message;
-use crate::node::{NodeId, StageStatus};
-use crate::record::{Checkpoint, RunRecord, StageRecord, StatusKind, pretty};
+use crate::run::workspace::Workspace;
 use crate::run::{RUN_JSON, RunState};
-use crate::store::RunDir;
-use crate::time::Timestamp;
-use crate::workspace::Workspace;
 
 #[derive(Clone, Debug)]
 pub struct CheckpointRequest {

@@ -7,14 +7,14 @@ use serde_json::json;
 
 use crate::config::Config;
 use crate::error::{Error, Result};
+use crate::format::message;
+use crate::format::record::{Conclusion, Status, StatusKind};
+use crate::format::store::RunDir;
+use crate::format::time::Timestamp;
 use crate::git::Repo;
-use crate::message;
-use crate::record::{Conclusion, Status, StatusKind};
+use crate::ops::worktree_removal::{self, Kept, Removal};
+use crate::run::workspace::{self, Place, Workspace};
 use crate::run::{RUN_JSON, RunState};
-use crate::store::RunDir;
-use crate::time::Timestamp;
-use crate::workspace::{Place, Workspace};
-use crate::worktree_removal::{self, Kept, Removal};
 
 #[derive(Clone, Debug)]
 pub struct FinishRequest {
@@ -82,7 +82,7 @@ pub fn finish(
     }
     match workspace {
         // An in-place run leaves the user's directory as it is; only its registration goes.
-        Some(ws) if ws.place == Place::InPlace => crate::workspace::unregister(repo, &state.id),
+        Some(ws) if ws.place == Place::InPlace => workspace::unregister(repo, &state.id),
         Some(ws) if !request.keep_worktree => {
             match worktree_removal::remove_if_clean(repo, ws, state.run_tip, config)? {
                 Removal::Removed => finished.worktree_removed = true,
@@ -166,5 +166,5 @@ fn record_locally(
     let mut record = state.record.clone();
     record.status = Status::new(conclusion.status, conclusion.failure_reason.clone());
     record.conclusion = Some(conclusion.clone());
-    dir.write_json("live.json", &crate::checkpoint::live(&record, None))
+    dir.write_json("live.json", &crate::ops::checkpoint::live(&record, None))
 }

@@ -9,14 +9,14 @@ use serde::Serialize;
 
 use crate::config::Config;
 use crate::error::Result;
+use crate::format::message;
+use crate::format::record::{ForkSource, RunRecord, Start, Status, StatusKind};
+use crate::format::run_id::RunId;
+use crate::format::time::Timestamp;
 use crate::git::{ObjectId, RefEdit, Repo};
-use crate::message;
-use crate::record::{ForkSource, RunRecord, Start, Status, StatusKind};
+use crate::ops::start::short_branch;
+use crate::run::timeline::Entry;
 use crate::run::{self, RUN_JSON, read_record};
-use crate::run_id::RunId;
-use crate::start::short_branch;
-use crate::time::Timestamp;
-use crate::timeline::Entry;
 
 #[derive(Clone, Debug, Serialize)]
 pub struct Forked {
@@ -53,7 +53,7 @@ pub fn prepare(
     let mut spec = source.spec.clone();
     spec.fork_source = Some(from.clone());
     let record = RunRecord {
-        format: crate::record::FORMAT,
+        format: crate::format::record::FORMAT,
         run_id: id.to_string(),
         spec,
         start: Start {

@@ -10,14 +10,14 @@ use serde::Serialize;
 
 use crate::config::Config;
 use crate::error::Result;
+use crate::format::message::Trailers;
+use crate::format::run_id::RunId;
+use crate::format::store::{MANIFEST, Manifest};
 use crate::git::{RefEdit, Repo};
-use crate::interrupted_gc;
-use crate::message::Trailers;
+use crate::ops::interrupted_gc;
+use crate::run::timeline::timeline;
+use crate::run::workspace;
 use crate::run::{self, RUN_BRANCH_PREFIX, RunState, read_record};
-use crate::run_id::RunId;
-use crate::store::{MANIFEST, Manifest};
-use crate::timeline::timeline;
-use crate::workspace;
 
 #[derive(Clone, Debug, Serialize)]
 pub struct Finding {
@@ -186,12 +186,17 @@ fn check_local(
         return Ok(());
     };
     let worktree = (ws.place == workspace::Place::Worktree).then_some(ws.path.as_path());
-    let has_dir =
-        crate::store::RunDir::locate(&config.runs_dir, &state.id, worktree, &repo.main_path())
-            .is_some_and(|d| d.path.join(MANIFEST).is_file());
+    let has_dir = crate::format::store::RunDir::locate(
+        &config.runs_dir,
+        &state.id,
+        None,
+        worktree,
+        &repo.main_path(),
+    )
+    .is_some_and(|d| d.path.join(MANIFEST).is_file());
     if !has_dir {
         let repaired =
-            repair && crate::resume::rebuild_run_dir(repo, &config.runs_dir, state).is_ok();
+            repair && crate::ops::resume::rebuild_run_dir(repo, &config.runs_dir, state).is_ok();
         let message = format!(
             "run {} works in {} but has no run directory",
             state.id,
@@ -229,7 +234,7 @@ fn check_repository(
             continue;
         }
         // Someone may have checked the branch out and committed on it since.
-        if let Some(reason) = crate::branch_guard::reason_to_keep(repo, &id, tip, None)? {
+        if let Some(reason) = crate::ops::branch_guard::reason_to_keep(repo, &id, tip, None)? {
             let message = format!("{message}; it is kept because {reason}");
             report.problem(Some(&id), "orphan-run-branch", message);
             continue;
@@ -319,7 +324,7 @@ fn check_repository(
         let id = RunId::parse(&manifest.run_id).ok();
         let message = format!("{} belongs to a run that no longer exists", dir.display());
         // A worktree left inside may hold work no checkpoint has: that is for a person to decide.
-        let worktree = dir.join(crate::store::WORKTREE_DIR);
+        let worktree = dir.join(crate::format::store::WORKTREE_DIR);
         if worktree.exists() {
             // One an interrupted gc left is reported with its worktree registration.
             if left_by_gc(repo, &worktree, id.as_ref())?.is_none() {
@@ -407,11 +412,11 @@ fn check_unfinished_worktrees(repo: &Repo, repair: bool, report: &mut Report) ->
 fn check_checkpoint_trees(
     repo: &Repo,
     id: &RunId,
-    entries: &[crate::timeline::Entry],
+    entries: &[crate::run::timeline::Entry],
     report: &mut Report,
 ) -> Result<()> {
     for entry in entries {
-        let Ok(commit) = crate::fork::parse_sha(&entry.run_commit) else {
+        let Ok(commit) = crate::ops::fork::parse_sha(&entry.run_commit) else {
             continue; // a timeline entry always holds a full sha
         };
         let found = repo
@@ -424,7 +429,7 @@ fn check_checkpoint_trees(
                 let message = format!(
                     "checkpoint @{} ({}): {err}",
                     entry.ordinal,
-                    crate::cli::output::short(&entry.run_commit)
+                    short_sha(&entry.run_commit)
                 );
                 report.problem(Some(id), "unreadable-tree", message);
                 break;
@@ -435,7 +440,7 @@ fn check_checkpoint_trees(
             entry.ordinal,
             entry.node_id,
             entry.visit,
-            crate::cli::output::short(&entry.run_commit),
+            short_sha(&entry.run_commit),
             unsafe_entry.path,
             unsafe_entry.reason
         );
@@ -443,4 +448,9 @@ fn check_checkpoint_trees(
         break; // one finding per run says what matters: the run came from a hostile clone
     }
     Ok(())
+}
+
+/// The first seven hex digits, as git abbreviates.
+fn short_sha(sha: &str) -> &str {
+    sha.get(..7).unwrap_or(sha)
 }

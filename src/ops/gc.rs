@@ -12,19 +12,19 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::branch_guard;
 use crate::config::Config;
 use crate::error::{Error, Result};
+use crate::format::record::StatusKind;
+use crate::format::run_id::RunId;
+use crate::format::store::{MANIFEST, Manifest, RunDir, WORKTREE_DIR};
+use crate::format::time::Timestamp;
 use crate::git::{RefEdit, Repo};
-use crate::interrupted_gc;
-use crate::record::StatusKind;
-use crate::restore::recovery_prefix;
+use crate::ops::branch_guard;
+use crate::ops::interrupted_gc;
+use crate::ops::restore::recovery_prefix;
+use crate::ops::worktree_removal::{self, Kept, Removal};
+use crate::run::workspace::{Place, Workspace};
 use crate::run::{self, RUN_BRANCH_PREFIX, RunState, Unreadable};
-use crate::run_id::RunId;
-use crate::store::{MANIFEST, Manifest, RunDir, WORKTREE_DIR};
-use crate::time::Timestamp;
-use crate::workspace::{Place, Workspace};
-use crate::worktree_removal::{self, Kept, Removal};
 
 /// What `gc` removed, or would remove with `--dry-run`.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -198,7 +198,7 @@ fn collect_run(
         return Ok(());
     }
     let edits = ref_deletions(repo, state)?;
-    let run_dir = RunDir::locate(&config.runs_dir, id, own_path, &repo.main_path());
+    let run_dir = RunDir::locate(&config.runs_dir, id, None, own_path, &repo.main_path());
     let mut entry = CollectedRun {
         run_id: id.to_string(),
         archived_at: Timestamp::from_seconds(archived_at).rfc3339(),
@@ -212,7 +212,7 @@ fn collect_run(
         }
         if let Err(err) = repo.update_refs(&edits, "fabro: gc", &config.identity) {
             entry.run_dir.as_deref().map(interrupted_gc::unmark);
-            return Err(err);
+            return Err(err.into());
         }
         if let Some(ws) = &own_worktree
             && let Removal::Kept(kept) =

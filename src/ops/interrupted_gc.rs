@@ -10,12 +10,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::Config;
 use crate::error::Result;
+use crate::format::run_id::RunId;
+use crate::format::store::{MANIFEST, Manifest, WORKTREE_DIR};
 use crate::git::{ObjectId, Repo};
+use crate::ops::worktree_removal::{self, Removal};
 use crate::run;
-use crate::run_id::RunId;
-use crate::store::{MANIFEST, Manifest, WORKTREE_DIR};
-use crate::workspace::{Place, Workspace};
-use crate::worktree_removal::{self, Removal};
+use crate::run::workspace::{Place, Workspace};
 
 pub const MARKER: &str = "gc.json";
 
@@ -33,10 +33,9 @@ pub fn mark(dir: &Path, id: &RunId, run_tip: ObjectId) -> Result<()> {
         run_tip: run_tip.to_string(),
     };
     let path = dir.join(MARKER);
-    std::fs::write(&path, crate::record::pretty(&marker)).map_err(crate::error::Error::io(format!(
-        "cannot write {}",
-        path.display()
-    )))
+    std::fs::write(&path, crate::format::record::pretty(&marker)).map_err(crate::error::Error::io(
+        format!("cannot write {}", path.display()),
+    ))
 }
 
 /// Forgets the mark when the refs stayed after all (another process moved them).

@@ -5,9 +5,9 @@ use serde_json::json;
 
 use crate::config::Config;
 use crate::error::{Error, Result};
+use crate::format::message;
+use crate::format::record::{RunRecord, Status, StatusKind};
 use crate::git::{ObjectId, RefEdit, Repo};
-use crate::message;
-use crate::record::{RunRecord, Status, StatusKind};
 use crate::run::{self, RUN_JSON, RunState};
 
 /// The key under `status` that remembers what an archived run was before.

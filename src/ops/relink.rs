@@ -4,46 +4,17 @@
 //! stored on the run's metadata branch under `links/<old sha>`, and timelines read such a
 //! commit as that checkpoint.
 
-use std::collections::{BTreeMap, HashMap};
-
-use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 use crate::config::Config;
 use crate::error::Result;
-use crate::fork::parse_sha;
+use crate::format::message::{self, Trailers};
+use crate::format::record::{LINKS_DIR, Link};
+use crate::format::run_id::RunId;
 use crate::git::{ObjectId, Repo};
-use crate::lifecycle::commit_meta_tree;
-use crate::message::{self, Trailers};
+use crate::ops::fork::parse_sha;
+use crate::ops::lifecycle::commit_meta_tree;
 use crate::run::{RunState, read_record};
-use crate::run_id::RunId;
-
-pub const LINKS_DIR: &str = "links";
-
-/// What a timeline needs to read a rewritten commit as the checkpoint it replaced.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
-pub struct Link {
-    pub old_commit: String,
-    pub new_commit: String,
-    pub run_id: String,
-    pub node_id: String,
-    pub status: String,
-    pub completed: usize,
-    pub meta_commit: String,
-}
-
-/// The links of a run, by the sha of the commit that replaced a checkpoint.
-pub fn load(repo: &Repo, meta_tree: ObjectId) -> Result<HashMap<String, Link>> {
-    let Some(dir) = repo.entry_at(meta_tree, LINKS_DIR)? else {
-        return Ok(HashMap::new());
-    };
-    let mut links = HashMap::new();
-    for entry in repo.list_tree(dir)? {
-        if let Ok(link) = serde_json::from_slice::<Link>(&repo.read_blob(entry.id)?) {
-            links.insert(link.new_commit.clone(), link);
-        }
-    }
-    Ok(links)
-}
 
 /// Records links for the `(old, new)` pairs git reported, and returns them. Pairs whose old
 /// commit is no checkpoint, or whose new tree differs from the recorded one, are skipped.
@@ -91,7 +62,7 @@ pub fn relink(repo: &Repo, pairs: &[(ObjectId, ObjectId)], config: &Config) -> R
         for link in &links {
             tree.put_file(
                 &format!("{LINKS_DIR}/{}", link.old_commit),
-                &crate::record::pretty(link),
+                &crate::format::record::pretty(link),
             )?;
         }
         let tree = tree.write()?;

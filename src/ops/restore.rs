@@ -7,13 +7,13 @@ use serde::Serialize;
 
 use crate::config::Config;
 use crate::error::{Error, Result};
+use crate::format::message;
+use crate::format::run_id::RunId;
 use crate::git::{LeftAlone, ObjectId, PathChange, RefEdit, Repo};
-use crate::message;
 use crate::run::RunState;
-use crate::run_id::RunId;
-use crate::target::Target;
-use crate::timeline;
-use crate::workspace::Workspace;
+use crate::run::target::Target;
+use crate::run::timeline;
+use crate::run::workspace::Workspace;
 
 pub const RECOVERY_PREFIX: &str = "refs/fabro/recovery/";
 
@@ -98,7 +98,7 @@ pub fn restore(
     config: &Config,
     dry_run: bool,
 ) -> Result<Restored> {
-    let target_commit = crate::fork::parse_sha(&target.commit)?;
+    let target_commit = crate::ops::fork::parse_sha(&target.commit)?;
     let current = workspace.snapshot(Some(state.run_tip), config, &[])?;
     let target_tree = repo.commit_tree(target_commit)?;
     let place = format!(
@@ -109,12 +109,12 @@ pub fn restore(
     let changes = workspace
         .repo
         .changes_between(current.tree, target_tree)
-        .map_err(|err| err.at(&place))?;
+        .map_err(|err| Error::from(err).at(&place))?;
     let excludes = config.excludes(&workspace.path);
     let (changes, left_alone) = workspace
         .repo
         .plan_restore(changes, target_tree, &excludes, &current.skipped)
-        .map_err(|err| err.at(&place))?;
+        .map_err(|err| Error::from(err).at(&place))?;
     let mut restored = Restored {
         run_id: state.id.to_string(),
         target,

@@ -10,14 +10,14 @@ use serde_json::Value;
 
 use crate::config::Config;
 use crate::error::{Error, Result};
+use crate::format::record::{Checkpoint, StatusKind};
+use crate::format::store::{MANIFEST, Manifest, RunDir};
+use crate::format::time::Timestamp;
 use crate::git::Repo;
-use crate::lifecycle;
-use crate::record::{Checkpoint, StatusKind};
+use crate::ops::lifecycle;
+use crate::ops::start::read_workflow;
+use crate::run::workspace::{Place, Workspace};
 use crate::run::{self, GRAPH_FILE, RunState};
-use crate::start::read_workflow;
-use crate::store::{MANIFEST, Manifest, RunDir};
-use crate::time::Timestamp;
-use crate::workspace::{Place, Workspace};
 
 /// What an engine needs to continue a run, printed by `resume` without a command.
 #[derive(Clone, Debug, Serialize)]
@@ -131,6 +131,7 @@ pub fn rebuild_run_dir(repo: &Repo, runs_dir: &Path, state: &RunState) -> Result
     if let Some(dir) = RunDir::locate(
         runs_dir,
         &state.id,
+        None,
         worktree.as_ref().map(|w| w.path.as_path()),
         &repo.main_path(),
     ) && dir.path.join(MANIFEST).is_file()

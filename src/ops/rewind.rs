@@ -10,13 +10,13 @@ use serde_json::json;
 
 use crate::config::Config;
 use crate::error::{Error, Result};
-use crate::fork::{self, Forked};
+use crate::format::record::ForkSource;
+use crate::format::run_id::RunId;
 use crate::git::Repo;
-use crate::lifecycle::{archived, commit_record};
-use crate::record::ForkSource;
+use crate::ops::fork::{self, Forked};
+use crate::ops::lifecycle::{archived, commit_record};
+use crate::run::timeline::Entry;
 use crate::run::{self, RunState};
-use crate::run_id::RunId;
-use crate::timeline::Entry;
 
 /// Under `status`: the checkpoint a superseded run was rewound to.
 const REWOUND_TO: &str = "rewound_to";

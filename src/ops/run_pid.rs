@@ -8,9 +8,9 @@ use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
-use crate::process::is_alive;
-use crate::run_id::RunId;
-use crate::store::RunDir;
+use crate::format::run_id::RunId;
+use crate::format::store::RunDir;
+use crate::git::process::is_alive;
 
 pub const RUN_PID: &str = "run.pid";
 
@@ -91,14 +91,18 @@ impl RunDir {
     }
 }
 
-/// Refuses (exit 3) while a live process other than the one this command works for holds the
-/// run, unless `force`.
-pub fn ensure_not_held(run_dir: Option<&RunDir>, id: &RunId, force: bool) -> Result<()> {
+/// Refuses (exit 3) while a live process other than `own_holder` (the one this command works
+/// for, from [`HOLDER_ENV`]) holds the run, unless `force`.
+pub fn ensure_not_held(
+    run_dir: Option<&RunDir>,
+    id: &RunId,
+    force: bool,
+    own_holder: Option<u32>,
+) -> Result<()> {
     let Some(holder) = run_dir.and_then(RunDir::live_holder) else {
         return Ok(());
     };
-    let own = std::env::var(HOLDER_ENV).ok().and_then(|p| p.parse().ok());
-    if force || own == Some(holder) {
+    if force || own_holder == Some(holder) {
         return Ok(());
     }
     Err(Error::Busy(format!(

@@ -7,11 +7,11 @@ use serde::Serialize;
 
 use crate::config::Config;
 use crate::error::{Error, Result};
+use crate::format::message;
+use crate::format::record::StatusKind;
 use crate::git::{RefEdit, Repo, SkippedFile};
-use crate::message;
-use crate::record::StatusKind;
+use crate::run::workspace::Workspace;
 use crate::run::{self, RunState};
-use crate::workspace::Workspace;
 
 const DEFAULT_REASON: &str = "before a change";
 const MAX_REASON: usize = 200;

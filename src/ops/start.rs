@@ -13,15 +13,15 @@ use sha2::{Digest, Sha256};
 
 use crate::config::{Config, RUN_FILE, Settings};
 use crate::error::{Error, Result};
+use crate::format::message;
+use crate::format::record::{FORMAT, RunRecord, Spec, Start, Status, StatusKind};
+use crate::format::run_id::RunId;
+use crate::format::store::{Manifest, RunDir};
+use crate::format::time::Timestamp;
 use crate::git::{ObjectId, RefEdit, Repo, Snapshot, SnapshotSpec};
 use crate::input;
-use crate::message;
-use crate::record::{FORMAT, RunRecord, Spec, Start, Status, StatusKind};
+use crate::run::workspace;
 use crate::run::{self, GRAPH_FILE, RUN_JSON};
-use crate::run_id::RunId;
-use crate::store::{Manifest, RunDir};
-use crate::time::Timestamp;
-use crate::workspace;
 
 #[derive(Clone, Debug, Default)]
 pub struct StartRequest {
@@ -116,7 +116,7 @@ pub fn start(repo: &Repo, home: &Path, request: &StartRequest) -> Result<Started
             graph_sha256: workflow.as_ref().map(|(_, _, sha)| sha.clone()),
             origin_url: repo
                 .config_string("remote.origin.url")
-                .map(|url| crate::remote::redact_url(&url)),
+                .map(|url| crate::git::remote::redact_url(&url)),
             ..Spec::default()
         },
         start: Start {
@@ -175,11 +175,11 @@ pub fn start(repo: &Repo, home: &Path, request: &StartRequest) -> Result<Started
     if let Err(err) = repo.update_refs(&created, "fabro: start run", &config.identity) {
         let _ = std::fs::remove_dir_all(&run_dir.path);
         workspace::unregister(repo, &id);
-        return Err(err);
+        return Err(err.into());
     }
     let finish_local = |capture: Option<Snapshot>| -> Result<PathBuf> {
         run_dir.write_json(
-            crate::store::MANIFEST,
+            crate::format::store::MANIFEST,
             &Manifest::new(&record, &repo.main_path()),
         )?;
         if let Some((source, _, _)) = &workflow {
@@ -191,7 +191,7 @@ pub fn start(repo: &Repo, home: &Path, request: &StartRequest) -> Result<Started
         run_dir.append_event(&json!({
             "event": "run.started", "timestamp": now.rfc3339(), "run_id": id.as_str(), "base_sha": base.to_string(),
         }))?;
-        run_dir.write_json("live.json", &crate::checkpoint::live(&record, None))?;
+        run_dir.write_json("live.json", &crate::ops::checkpoint::live(&record, None))?;
         match (capture, &workdir) {
             (Some(snapshot), Some(dir)) => {
                 workspace::register(repo, &id, dir)?;
@@ -230,7 +230,7 @@ fn base_commit(repo: &Repo, base: Option<&str>) -> Result<ObjectId> {
             None => Error::Usage(
                 "HEAD does not name a commit yet; make a first commit or pass --base REV".into(),
             ),
-            Some(_) => err,
+            Some(_) => err.into(),
         })
 }
 
@@ -263,7 +263,7 @@ fn capture(repo: &Repo, id: &RunId, config: &Config) -> Result<(ObjectId, Snapsh
         Ok(snapshot) => snapshot,
         Err(err) => {
             let _ = std::fs::remove_file(&private);
-            return Err(err);
+            return Err(err.into());
         }
     };
     if let Some(head) = head.filter(|head| repo.commit_tree(*head).ok() == Some(snapshot.tree)) {

@@ -8,9 +8,9 @@ use serde::Serialize;
 use crate::error::{Error, Result};
 use std::collections::HashMap;
 
+use crate::format::run_id::RunId;
 use crate::git::{ObjectId, RefReport, Repo};
 use crate::run::{self, META_BRANCH_PREFIX};
-use crate::run_id::RunId;
 
 #[derive(Clone, Debug, Serialize)]
 pub struct Synced {
@@ -25,7 +25,7 @@ pub fn display_remote(repo: &Repo, remote: &str) -> String {
     let url = repo
         .config_string(&format!("remote.{remote}.url"))
         .unwrap_or_else(|| remote.to_owned());
-    crate::remote::display(&url)
+    crate::git::remote::display(&url)
 }
 
 fn refspecs(ids: &[RunId]) -> Vec<String> {
@@ -57,7 +57,7 @@ fn push_refspecs(
     refspecs: &[String],
     progress: bool,
 ) -> Result<Synced> {
-    crate::remote::check(remote)?;
+    crate::git::remote::check(remote)?;
     let transfer = repo.push(remote, refspecs, progress)?;
     let synced = Synced {
         remote: display_remote(repo, remote),
@@ -75,7 +75,7 @@ fn push_refspecs(
 /// to date or ahead here is left alone, and a run whose files are checked out here (in a
 /// worktree or in place) is refused rather than moved under them.
 pub fn fetch(repo: &Repo, remote: &str, wanted: &[String], progress: bool) -> Result<Synced> {
-    crate::remote::check(remote)?;
+    crate::git::remote::check(remote)?;
     let remote_refs: HashMap<String, ObjectId> = repo
         .ls_remote(remote, "refs/heads/fabro/")?
         .into_iter()
@@ -172,7 +172,7 @@ fn refuse_if_checked_out(repo: &Repo, id: &RunId, remote: &str) -> Result<()> {
             worktree.path.display()
         )));
     }
-    if let Some(registration) = crate::workspace::registration(repo, id)? {
+    if let Some(registration) = crate::run::workspace::registration(repo, id)? {
         return Err(Error::Failed(format!(
             "run {id} moved on at {remote} but runs here in place in {}; finish the run here, then fetch",
             registration.workdir.display()

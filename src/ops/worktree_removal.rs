@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::git::{ObjectId, Repo, UnrecordedFile};
-use crate::workspace::Workspace;
+use crate::run::workspace::Workspace;
 
 /// How many unrecorded paths a message or a JSON answer names; the count says how many more.
 pub const SHOWN: usize = 10;
@@ -103,13 +103,13 @@ fn remove(repo: &Repo, path: &Path) -> Result<()> {
     if std::fs::rename(path, &aside).is_err() {
         return match repo.remove_worktree(path) {
             Err(_) if !path.join(".git").exists() => Ok(()),
-            other => other,
+            other => Ok(other?),
         };
     }
     if let Err(err) = repo.remove_worktree(path)
         && repo.worktrees()?.iter().any(|w| w.path == path)
     {
-        return Err(err);
+        return Err(err.into());
     }
     std::fs::remove_dir_all(&aside).map_err(Error::io(format!("cannot remove {}", aside.display())))
 }

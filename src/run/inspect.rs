@@ -7,12 +7,12 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
+use crate::format::message::Trailers;
+use crate::format::record::{Checkpoint, StatusKind};
+use crate::format::run_id::RunId;
 use crate::git::{ObjectId, Repo};
-use crate::message::Trailers;
-use crate::record::{Checkpoint, StatusKind};
+use crate::run::timeline::Entry;
 use crate::run::{self, Unreadable, read_record};
-use crate::run_id::RunId;
-use crate::timeline::Entry;
 
 /// One row of `ps`.
 #[derive(Clone, Debug, Serialize)]
@@ -57,7 +57,9 @@ fn summarize(
     worktrees: &HashMap<String, String>,
 ) -> Result<RunSummary> {
     let unreadable = |err: Error| Error::Corrupt(format!("run {id} cannot be read: {err}"));
-    let tree = repo.commit_tree(meta_tip).map_err(unreadable)?;
+    let tree = repo
+        .commit_tree(meta_tip)
+        .map_err(|err| unreadable(err.into()))?;
     let record = read_record(repo, tree, &meta_tip.to_string()).map_err(unreadable)?;
     // The run branch's newest trailer is the truth about completed nodes.
     let tip = repo.ref_target(&run::run_branch(id))?.ok_or_else(|| {
@@ -66,9 +68,14 @@ fn summarize(
             run::run_branch(id)
         ))
     })?;
-    let completed = Trailers::parse(&repo.commit_info(tip).map_err(unreadable)?.message)
-        .completed
-        .unwrap_or(record.completed());
+    let completed = Trailers::parse(
+        &repo
+            .commit_info(tip)
+            .map_err(|err| unreadable(err.into()))?
+            .message,
+    )
+    .completed
+    .unwrap_or(record.completed());
     Ok(RunSummary {
         run_id: id.to_string(),
         status: record.status.kind,

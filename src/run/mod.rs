@@ -9,10 +9,10 @@ pub mod timeline;
 pub mod workspace;
 
 use crate::error::{Error, Result};
+use crate::format::message::Trailers;
+use crate::format::record::{Checkpoint, RunRecord};
+use crate::format::run_id::RunId;
 use crate::git::{Identity, ObjectId, RefEdit, Repo};
-use crate::message::Trailers;
-use crate::record::{Checkpoint, RunRecord};
-use crate::run_id::RunId;
 
 pub const RUN_BRANCH_PREFIX: &str = "refs/heads/fabro/run/";
 pub const META_BRANCH_PREFIX: &str = "refs/heads/fabro/meta/";
@@ -62,40 +62,6 @@ pub fn resolve(repo: &Repo, text: &str) -> Result<RunId> {
     }
 }
 
-/// The run a command without a RUN argument works on: `--run`, else `$FABRO_RUN_ID`, else the
-/// run whose worktree holds the current directory.
-pub fn current(repo: &Repo, explicit: Option<&str>) -> Result<RunId> {
-    if let Some(text) = explicit {
-        return resolve(repo, text);
-    }
-    if let Some(text) = std::env::var("FABRO_RUN_ID").ok().filter(|t| !t.is_empty()) {
-        return resolve(repo, &text);
-    }
-    if let Some(id) = repo
-        .head_branch()
-        .and_then(|b| b.strip_prefix(RUN_BRANCH_PREFIX).map(ToOwned::to_owned))
-    {
-        return resolve(repo, &id);
-    }
-    // A run in place works in this very directory.
-    let here = repo
-        .workdir()
-        .and_then(|dir| std::fs::canonicalize(dir).ok());
-    let mut in_place: Vec<RunId> = crate::workspace::registrations(repo)
-        .into_iter()
-        .filter(|r| std::fs::canonicalize(&r.workdir).ok() == here)
-        .filter_map(|r| RunId::parse(&r.run_id).ok())
-        .collect();
-    match in_place.len() {
-        0 => Err(Error::NoCurrentRun),
-        1 => Ok(in_place.remove(0)),
-        _ => Err(Error::AmbiguousRun {
-            prefix: "the runs in place here".into(),
-            candidates: in_place.iter().map(ToString::to_string).collect(),
-        }),
-    }
-}
-
 /// A run's refs and the record at the tip of its metadata branch.
 #[derive(Clone, Debug)]
 pub struct RunState {
@@ -118,7 +84,9 @@ impl RunState {
             ))
         })?;
         let unreadable = |err: Error| Error::Corrupt(format!("run {id} cannot be read: {err}"));
-        let meta_tree = repo.commit_tree(meta_tip).map_err(unreadable)?;
+        let meta_tree = repo
+            .commit_tree(meta_tip)
+            .map_err(|err| unreadable(err.into()))?;
         let record = read_record(repo, meta_tree, &meta_tip.to_string()).map_err(unreadable)?;
         Ok(RunState {
             id: id.clone(),
@@ -152,7 +120,7 @@ impl RunState {
                 new: run,
             },
         ];
-        repo.update_refs(&edits, reflog, who)
+        Ok(repo.update_refs(&edits, reflog, who)?)
     }
 
     /// The checkpoint record the next checkpoint builds on.

@@ -1,7 +1,7 @@
 //! Targets (FORMAT.md, Targets): how a user names one checkpoint of a timeline.
 
 use crate::error::{Error, Result};
-use crate::timeline::Entry;
+use crate::run::timeline::Entry;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Target {
@@ -105,7 +105,7 @@ impl Target {
 #[cfg(test)]
 mod tests {
     use super::Target;
-    use crate::timeline::Entry;
+    use crate::run::timeline::Entry;
 
     fn entry(ordinal: usize, node: &str, visit: u64, sha: &str) -> Entry {
         Entry {

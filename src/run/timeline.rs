@@ -12,12 +12,12 @@ use std::collections::HashMap;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::git::{CommitInfo, Repo};
-use crate::message::{self, Trailers};
-use crate::relink::{self, Link};
+use crate::format::message::{self, Trailers};
+use crate::format::record::{LINKS_DIR, Link};
+use crate::format::time::Timestamp;
+use crate::git::{CommitInfo, ObjectId, Repo};
 use crate::run::RunState;
-use crate::target::Target;
-use crate::time::Timestamp;
+use crate::run::target::Target;
 
 /// One checkpoint of a timeline, as `log --json` prints it.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
@@ -134,7 +134,7 @@ impl<'a> Walk<'a> {
     fn new(repo: &'a Repo, state: &RunState, snapshots: bool) -> Result<Walk<'a>> {
         Ok(Walk {
             commits: repo.first_parents(state.run_tip),
-            links: relink::load(repo, state.meta_tree)?,
+            links: load_links(repo, state.meta_tree)?,
             base: state.record.start.base_sha.clone(),
             forked: state.record.spec.fork_source.is_some(),
             snapshots,
@@ -216,7 +216,7 @@ impl Iterator for Walk<'_> {
         while !self.done {
             let commit = match self.commits.next()? {
                 Ok(commit) => commit,
-                Err(err) => return Some(Err(err)),
+                Err(err) => return Some(Err(err.into())),
             };
             let entry = match self.entry(&commit) {
                 Ok(entry) => entry,
@@ -243,4 +243,18 @@ impl Iterator for Walk<'_> {
 fn stage_visit(stage: Option<&str>, node: &str) -> Option<u64> {
     let (stage_node, visit) = stage?.rsplit_once('@')?;
     (stage_node == node).then(|| visit.parse().ok()).flatten()
+}
+
+/// The links of a run, by the sha of the commit that replaced a checkpoint.
+fn load_links(repo: &Repo, meta_tree: ObjectId) -> Result<HashMap<String, Link>> {
+    let Some(dir) = repo.entry_at(meta_tree, LINKS_DIR)? else {
+        return Ok(HashMap::new());
+    };
+    let mut links = HashMap::new();
+    for entry in repo.list_tree(dir)? {
+        if let Ok(link) = serde_json::from_slice::<Link>(&repo.read_blob(entry.id)?) {
+            links.insert(link.new_commit.clone(), link);
+        }
+    }
+    Ok(links)
 }

@@ -10,9 +10,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::Config;
 use crate::error::{Error, Result};
+use crate::format::run_id::RunId;
 use crate::git::{ObjectId, Repo, Snapshot, SnapshotSpec, UnrecordedFile};
 use crate::run;
-use crate::run_id::RunId;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -79,21 +79,22 @@ impl Workspace {
         paths: &[Vec<u8>],
     ) -> Result<Snapshot> {
         let excludes = config.excludes(&self.path);
-        self.repo.snapshot(&SnapshotSpec {
+        Ok(self.repo.snapshot(&SnapshotSpec {
             base,
             excludes: &excludes,
             index: self.index.as_deref(),
             max_file_size: config.max_file_size,
             paths,
-        })
+        })?)
     }
 
     /// Every path of the workspace whose content `tip` does not hold byte for byte, ignored,
     /// excluded and oversized files included: what removing the workspace would lose.
     pub fn unrecorded(&self, tip: ObjectId, config: &Config) -> Result<Vec<UnrecordedFile>> {
         let excludes = config.excludes(&self.path);
-        self.repo
-            .unrecorded(tip, self.index.as_deref(), &excludes, config.max_file_size)
+        Ok(self
+            .repo
+            .unrecorded(tip, self.index.as_deref(), &excludes, config.max_file_size)?)
     }
 
     /// Whether the workspace holds changes that the run's tip does not.
@@ -152,7 +153,7 @@ pub fn register(repo: &Repo, id: &RunId, workdir: &Path) -> Result<()> {
         workdir: workdir.to_owned(),
     };
     let path = dir.join(format!("{id}.json"));
-    std::fs::write(&path, crate::record::pretty(&record))
+    std::fs::write(&path, crate::format::record::pretty(&record))
         .map_err(Error::io(format!("cannot write {}", path.display())))
 }
 

@@ -26,6 +26,7 @@ mod hostile_records;
 mod hostile_settings;
 mod hostile_trees;
 mod in_place;
+mod layers;
 mod log;
 mod ps;
 mod ref_locks;

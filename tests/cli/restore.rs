@@ -126,3 +126,30 @@ fn restore_never_touches_anything_outside_the_worktree_and_prints_the_way_back()
     // The run's branches did not move.
     assert_eq!(repo.log_json(&run.id).len(), 1);
 }
+
+#[test]
+fn restore_puts_back_file_names_that_are_not_utf8_byte_for_byte() {
+    use std::os::unix::ffi::OsStrExt;
+    let repo = TestRepo::new();
+    let run = repo.start();
+    let name = std::ffi::OsStr::from_bytes(b"caf\xe9.txt");
+    let file = run.worktree.join(name);
+    std::fs::write(&file, "first\n").unwrap();
+    repo.checkpoint(&run.id, "a");
+    std::fs::remove_file(&file).unwrap();
+    repo.checkpoint(&run.id, "b");
+    repo.ok(&["restore", "--run", &run.id, "@1"]);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "first\n");
+    let lossy = run.worktree.join("caf\u{fffd}.txt");
+    assert!(!lossy.exists(), "restored under a mangled name");
+    // The next checkpoint records exactly the tree @1 recorded.
+    repo.checkpoint(&run.id, "c");
+    let log = repo.log_json(&run.id);
+    let tree = |commit: &Value| {
+        repo.git(&[
+            "rev-parse",
+            &format!("{}^{{tree}}", commit["run_commit"].as_str().unwrap()),
+        ])
+    };
+    assert_eq!(tree(&log[0]), tree(&log[2]));
+}

@@ -16,7 +16,7 @@ use gix::objs::tree::EntryKind;
 
 use super::unsafe_paths::{CheckedRecorder, clash};
 use super::{ObjectId, Repo};
-use crate::error::{Error, Result};
+use crate::git::error::{Error, Result};
 
 /// Added and removed lines of one path, as a line of `git diff --numstat`.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -100,7 +100,7 @@ impl Repo {
             &mut checked,
         )
         .map_err(|err| match err {
-            gix::diff::tree::Error::Failure(err) => Error::Git(err),
+            gix::diff::tree::Error::Failure(err) => Error::from(err),
             gix::diff::tree::Error::Cancelled => {
                 Error::Failed("the tree diff was cancelled".into())
             }
