@@ -112,6 +112,11 @@ impl Settings {
         }
     }
 
+    /// The fabro home's `settings.toml`.
+    pub fn load_home(home: &Path) -> Result<Settings> {
+        Settings::load(&home.join(SETTINGS_FILE))
+    }
+
     /// Reads a TOML file; a missing file is empty settings. Like a file named on the command
     /// line, it must be a regular file of sensible size: a FIFO would block every command.
     pub fn load(path: &Path) -> Result<Settings> {
@@ -142,9 +147,19 @@ pub struct Config {
 
 impl Config {
     /// Layers `run` (the run's `run.toml`, if any) over `settings.toml` over git config.
-    pub fn resolve(repo: &Repo, home: &Path, run: Option<&Settings>) -> Result<Config> {
-        let settings = Settings::load(&home.join(SETTINGS_FILE))?;
-        let layers = [run, Some(&settings)];
+    pub fn load(repo: &Repo, home: &Path, run: Option<&Settings>) -> Result<Config> {
+        Config::resolve(repo, home, &Settings::load_home(home)?, run)
+    }
+
+    /// [`Config::load`] with the fabro home's `settings.toml` already read, so that a command
+    /// that resolves several configurations reads it once.
+    pub fn resolve(
+        repo: &Repo,
+        home: &Path,
+        settings: &Settings,
+        run: Option<&Settings>,
+    ) -> Result<Config> {
+        let layers = [run, Some(settings)];
         let author = |pick: fn(&AuthorSettings) -> Option<&String>| {
             layers
                 .iter()

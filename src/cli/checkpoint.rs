@@ -7,7 +7,6 @@ use crate::error::Error;
 use crate::format::node::{NodeId, StageStatus};
 use crate::input;
 use crate::ops::checkpoint::{CheckpointRequest, check_attachment_name, checkpoint, parse_context};
-use crate::run::RunState;
 
 /// Record a completed node: a metadata commit and a run commit of the worktree
 ///
@@ -43,18 +42,14 @@ pub struct Args {
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     let request = request(&args)?;
-    let id = ctx.run_id(args.run.as_deref())?;
-    let state = RunState::load(&ctx.repo, &id)?;
-    let workspace = ctx.workspace(&id)?;
-    let run_dir = ctx.run_dir_of(&id, &workspace);
-    let config = ctx.config(&state, run_dir.as_ref())?;
+    let run = ctx.open_run(args.run.as_deref())?;
     let done = checkpoint(
         &ctx.repo,
-        &workspace,
-        &state,
-        &config,
+        run.workspace()?,
+        &run.state,
+        &run.config,
         &request,
-        run_dir.as_ref(),
+        run.run_dir.as_ref(),
     )?;
     for warning in &done.warnings {
         output::warn(warning);

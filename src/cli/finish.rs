@@ -3,8 +3,6 @@ use anyhow::Result;
 use super::{Ctx, output};
 use crate::format::record::StatusKind;
 use crate::ops::finish::{FinishRequest, finish};
-use crate::run::RunState;
-use crate::run::workspace::Workspace;
 
 /// Finish a run: record its conclusion and remove its worktree
 ///
@@ -36,8 +34,7 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
-    let id = ctx.run_id(args.run.as_deref())?;
-    let state = RunState::load(&ctx.repo, &id)?;
+    let run = ctx.open_run(args.run.as_deref())?;
     let status = if args.status == "failed" {
         StatusKind::Failed
     } else {
@@ -48,20 +45,14 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         reason: args.reason,
         keep_worktree: args.keep_worktree,
     };
-    let workspace = Workspace::find(&ctx.repo, &id)?;
-    let run_dir = match &workspace {
-        Some(ws) => ctx.run_dir_of(&id, ws),
-        None => ctx.run_dir(&id, None),
-    };
-    ctx.ensure_not_held(run_dir.as_ref(), &id, args.force)?;
-    let config = ctx.config(&state, run_dir.as_ref())?;
+    ctx.ensure_not_held(run.run_dir.as_ref(), &run.state.id, args.force)?;
     let finished = finish(
         &ctx.repo,
-        &state,
-        &config,
+        &run.state,
+        &run.config,
         &request,
-        run_dir.as_ref(),
-        workspace.as_ref(),
+        run.run_dir.as_ref(),
+        run.workspace.as_ref(),
     )?;
     for warning in &finished.warnings {
         output::warn(warning);

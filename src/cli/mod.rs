@@ -15,6 +15,7 @@ mod gc;
 pub mod generate;
 mod hooks;
 mod log;
+mod open_run;
 pub mod output;
 mod ps;
 mod push;
@@ -30,14 +31,14 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use clap::{CommandFactory, Parser, Subcommand};
 
-use crate::config::{Config, RUN_FILE, Settings, fabro_home};
+use crate::config::{Config, Settings, fabro_home};
 use crate::error::Error;
 use crate::format::run_id::RunId;
 use crate::format::store::RunDir;
 use crate::git::{Repo, shadow};
 use crate::ops::run_pid;
-use crate::run::workspace::{Place, Workspace};
-use crate::run::{self, RunState};
+use crate::run;
+use crate::run::workspace::Workspace;
 
 /// Checkpoint workflow and agent runs in git: one commit per completed node on a run branch,
 /// execution state on an orphan metadata branch, timelines rebuilt from commit trailers.
@@ -138,6 +139,9 @@ pub struct Ctx {
     pub repo: Repo,
     pub home: PathBuf,
     pub env: RunEnv,
+    /// `settings.toml` and the configuration it gives, read once per command.
+    settings: std::cell::OnceCell<Settings>,
+    base: std::cell::OnceCell<Config>,
 }
 
 /// The variables `resume -- COMMAND` sets for the command it runs, read once here so that
@@ -186,6 +190,8 @@ impl Ctx {
             repo,
             home,
             env: RunEnv::read(),
+            settings: std::cell::OnceCell::new(),
+            base: std::cell::OnceCell::new(),
         })
     }
 
@@ -239,71 +245,6 @@ impl Ctx {
                 "run {id} has no worktree on this machine; `git fabro resume {id}` recreates it"
             ))
         })?)
-    }
-
-    /// The run's local directory, found next to its worktree when it has one.
-    pub fn run_dir_of(&self, id: &RunId, workspace: &Workspace) -> Option<RunDir> {
-        let worktree = (workspace.place == Place::Worktree).then_some(workspace.path.as_path());
-        self.run_dir(id, worktree)
-    }
-
-    /// The run's local directory, if this machine has one.
-    pub fn run_dir(&self, id: &RunId, worktree: Option<&Path>) -> Option<RunDir> {
-        RunDir::locate(
-            &self.base_config().ok()?.runs_dir,
-            id,
-            self.env.run_dir.as_deref(),
-            worktree,
-            &self.repo.main_path(),
-        )
-    }
-
-    /// The configuration in force for a run: its `run.toml` over the other layers.
-    pub fn config(&self, state: &RunState, run_dir: Option<&RunDir>) -> Result<Config> {
-        let run = self.run_settings(state, run_dir)?;
-        Ok(Config::resolve(&self.repo, &self.home, run.as_ref())?)
-    }
-
-    /// The configuration for commands that are not about one run.
-    pub fn base_config(&self) -> Result<Config> {
-        Ok(Config::resolve(&self.repo, &self.home, None)?)
-    }
-
-    /// The run's `run.toml`: the run directory's copy (found when not given), else what the
-    /// copy on the metadata branch, which may come from another clone, may decide here.
-    fn run_settings(&self, state: &RunState, run_dir: Option<&RunDir>) -> Result<Option<Settings>> {
-        let found;
-        let run_dir = match run_dir {
-            Some(dir) => Some(dir),
-            None => {
-                found = self.local_run_dir(&state.id);
-                found.as_ref()
-            }
-        };
-        if let Some(path) = run_dir
-            .map(|d| d.path.join(RUN_FILE))
-            .filter(|p| p.is_file())
-        {
-            return Ok(Some(Settings::load(&path)?));
-        }
-        let limit = crate::input::MAX_DEFINITION;
-        match self.repo.blob_at_most(state.meta_tree, RUN_FILE, limit)? {
-            Some(bytes) => {
-                let origin = format!("run.toml of run {}", state.id);
-                let recorded =
-                    Settings::parse(&String::from_utf8_lossy(&bytes), Path::new(&origin))?;
-                Ok(Some(recorded.recorded()))
-            }
-            None => Ok(None),
-        }
-    }
-
-    /// The run's directory on this machine, next to its workspace or in the runs directory.
-    fn local_run_dir(&self, id: &RunId) -> Option<RunDir> {
-        match Workspace::find(&self.repo, id) {
-            Ok(Some(workspace)) => self.run_dir_of(id, &workspace),
-            _ => self.run_dir(id, None),
-        }
     }
 }
 

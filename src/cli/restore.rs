@@ -3,7 +3,6 @@ use anyhow::Result;
 use super::{Ctx, output};
 use crate::git::PathAction;
 use crate::ops::restore::{Restored, resolve, restore};
-use crate::run::RunState;
 
 /// Make a run's worktree match a checkpoint exactly
 ///
@@ -37,16 +36,21 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
-    let id = ctx.run_id(args.run.as_deref())?;
-    let state = RunState::load(&ctx.repo, &id)?;
-    let target = resolve(&ctx.repo, &state, args.target.as_deref(), args.last_success)?;
-    let workspace = ctx.workspace(&id)?;
-    let run_dir = ctx.run_dir_of(&id, &workspace);
+    let run = ctx.open_run(args.run.as_deref())?;
+    let state = &run.state;
+    let target = resolve(&ctx.repo, state, args.target.as_deref(), args.last_success)?;
+    let workspace = run.workspace()?;
     if !args.dry_run {
-        ctx.ensure_not_held(run_dir.as_ref(), &id, args.force)?;
+        ctx.ensure_not_held(run.run_dir.as_ref(), &state.id, args.force)?;
     }
-    let config = ctx.config(&state, run_dir.as_ref())?;
-    let restored = restore(&ctx.repo, &workspace, &state, target, &config, args.dry_run)?;
+    let restored = restore(
+        &ctx.repo,
+        workspace,
+        state,
+        target,
+        &run.config,
+        args.dry_run,
+    )?;
     if args.json {
         output::json(&restored)
     } else {

@@ -5,7 +5,6 @@ use anyhow::Result;
 use super::{Ctx, output};
 use crate::error::Error;
 use crate::ops::snapshot::snapshot;
-use crate::run::RunState;
 
 /// Save the run's files between checkpoints, without completing a node
 ///
@@ -30,16 +29,14 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
-    let id = ctx.run_id(args.run.as_deref())?;
-    let state = RunState::load(&ctx.repo, &id)?;
-    let workspace = ctx.workspace(&id)?;
-    let config = ctx.config(&state, ctx.run_dir_of(&id, &workspace).as_ref())?;
+    let run = ctx.open_run(args.run.as_deref())?;
+    let workspace = run.workspace()?;
     let paths = workdir_relative(&workspace.path, &args.paths)?;
     let done = snapshot(
         &ctx.repo,
-        &workspace,
-        &state,
-        &config,
+        workspace,
+        &run.state,
+        &run.config,
         args.reason.as_deref(),
         &paths,
     )?;

@@ -98,7 +98,7 @@ pub fn start(repo: &Repo, home: &Path, request: &StartRequest) -> Result<Started
     }
     let id = RunId::mint();
     let now = Timestamp::now();
-    let config = Config::resolve(repo, home, settings.as_ref())?;
+    let config = Config::load(repo, home, settings.as_ref())?;
     let (base, capture) = if in_place {
         let (base, snapshot) = capture(repo, &id, &config)?;
         (base, Some(snapshot))

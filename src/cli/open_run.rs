@@ -1,0 +1,141 @@
+//! A run opened for a command, resolved once: which run, its state, where its files live on
+//! this machine and the configuration in force for it. Commands that change a run start here
+//! instead of finding each piece on their own (and reading the settings again for each).
+
+use std::path::Path;
+
+use anyhow::Result;
+
+use super::Ctx;
+use crate::config::{Config, RUN_FILE, Settings};
+use crate::error::Error;
+use crate::format::store::RunDir;
+use crate::run::RunState;
+use crate::run::workspace::{Place, Workspace};
+
+pub struct OpenRun {
+    pub state: RunState,
+    /// Its worktree, or the directory it runs in place in; None when this machine has neither.
+    pub workspace: Option<Workspace>,
+    pub run_dir: Option<RunDir>,
+    pub config: Config,
+}
+
+impl OpenRun {
+    /// The workspace, for commands that cannot work without one.
+    pub fn workspace(&self) -> Result<&Workspace> {
+        let id = &self.state.id;
+        Ok(self.workspace.as_ref().ok_or_else(|| {
+            Error::Failed(format!(
+                "run {id} has no worktree on this machine; `git fabro resume {id}` recreates it"
+            ))
+        })?)
+    }
+}
+
+impl Ctx {
+    /// Opens the run named by `explicit`, else the current run.
+    pub fn open_run(&self, explicit: Option<&str>) -> Result<OpenRun> {
+        let id = self.run_id(explicit)?;
+        let state = RunState::load(&self.repo, &id)?;
+        let workspace = Workspace::find(&self.repo, &id)?;
+        let run_dir = match &workspace {
+            Some(ws) => self.run_dir_of(&id, ws),
+            None => self.run_dir(&id, None),
+        };
+        let config = self.config(&state, run_dir.as_ref())?;
+        Ok(OpenRun {
+            state,
+            workspace,
+            run_dir,
+            config,
+        })
+    }
+
+    /// The run's local directory, found next to its worktree when it has one.
+    pub fn run_dir_of(&self, id: &crate::format::run_id::RunId, ws: &Workspace) -> Option<RunDir> {
+        let worktree = (ws.place == Place::Worktree).then_some(ws.path.as_path());
+        self.run_dir(id, worktree)
+    }
+
+    /// The run's local directory, if this machine has one.
+    pub fn run_dir(
+        &self,
+        id: &crate::format::run_id::RunId,
+        worktree: Option<&Path>,
+    ) -> Option<RunDir> {
+        RunDir::locate(
+            &self.base_config().ok()?.runs_dir,
+            id,
+            self.env.run_dir.as_deref(),
+            worktree,
+            &self.repo.main_path(),
+        )
+    }
+
+    /// The configuration in force for a run: its `run.toml` over the other layers.
+    pub fn config(&self, state: &RunState, run_dir: Option<&RunDir>) -> Result<Config> {
+        let run = self.run_settings(state, run_dir)?;
+        Ok(Config::resolve(
+            &self.repo,
+            &self.home,
+            self.settings()?,
+            run.as_ref(),
+        )?)
+    }
+
+    /// The configuration for commands that are not about one run, resolved once.
+    pub fn base_config(&self) -> Result<Config> {
+        if let Some(config) = self.base.get() {
+            return Ok(config.clone());
+        }
+        let config = Config::resolve(&self.repo, &self.home, self.settings()?, None)?;
+        Ok(self.base.get_or_init(|| config).clone())
+    }
+
+    /// The fabro home's `settings.toml`, read once.
+    fn settings(&self) -> Result<&Settings> {
+        if let Some(settings) = self.settings.get() {
+            return Ok(settings);
+        }
+        let settings = Settings::load_home(&self.home)?;
+        Ok(self.settings.get_or_init(|| settings))
+    }
+
+    /// The run's `run.toml`: the run directory's copy (found when not given), else what the
+    /// copy on the metadata branch, which may come from another clone, may decide here.
+    fn run_settings(&self, state: &RunState, run_dir: Option<&RunDir>) -> Result<Option<Settings>> {
+        let found;
+        let run_dir = match run_dir {
+            Some(dir) => Some(dir),
+            None => {
+                found = self.local_run_dir(&state.id);
+                found.as_ref()
+            }
+        };
+        if let Some(path) = run_dir
+            .map(|d| d.path.join(RUN_FILE))
+            .filter(|p| p.is_file())
+        {
+            return Ok(Some(Settings::load(&path)?));
+        }
+        let limit = crate::input::MAX_DEFINITION;
+        match self.repo.blob_at_most(state.meta_tree, RUN_FILE, limit)? {
+            Some(bytes) => {
+                let origin = format!("run.toml of run {}", state.id);
+                let recorded =
+                    Settings::parse(&String::from_utf8_lossy(&bytes), Path::new(&origin))?;
+                Ok(Some(recorded.recorded()))
+            }
+            None => Ok(None),
+        }
+    }
+
+    /// The run's directory on this machine, next to its workspace or in the runs directory.
+    fn local_run_dir(&self, id: &crate::format::run_id::RunId) -> Option<RunDir> {
+        match Workspace::find(&self.repo, id) {
+            Ok(Some(workspace)) => self.run_dir_of(id, &workspace),
+            _ => self.run_dir(id, None),
+        }
+    }
+}
