@@ -50,7 +50,7 @@ fn assert_consistent(repo: &TestRepo, context: &str) {
     }
 }
 
-fn timeline_commits(repo: &TestRepo, id: &str) -> BTreeSet<String> {
+pub fn timeline_commits(repo: &TestRepo, id: &str) -> BTreeSet<String> {
     repo.log_json(id)
         .iter()
         .map(|e| e["run_commit"].as_str().unwrap().to_owned())
@@ -294,7 +294,7 @@ fn killed_hook_installs_and_uninstalls_leave_the_old_hook_or_the_new_one_whole()
 
 /// git accepts the repository and `git fabro fsck` reports only what `--repair` fixes,
 /// without repairing anything: the rerun that follows must finish the job by itself.
-fn assert_repairable(repo: &TestRepo, context: &str) {
+pub fn assert_repairable(repo: &TestRepo, context: &str) {
     let git = repo.git_output(&repo.path, &["fsck", "--strict", "--no-dangling"]);
     assert!(
         git.status.success(),
