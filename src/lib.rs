@@ -14,11 +14,13 @@
 //! - `ops`: the operations that change runs (start, checkpoint, fork, restore, gc, ...);
 //! - `cli`: the `git fabro` command, one file per command, and all printing.
 //!
-//! `error` and `input` (files a user names on the command line) are shared by all of them.
+//! `error`, `input` (files a user names on the command line) and `failpoint` (named crash
+//! points at write boundaries, armed only in test builds) are shared by all of them.
 
 pub mod cli;
 pub mod config;
 pub mod error;
+pub mod failpoint;
 pub mod format;
 pub mod git;
 pub mod input;

@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 
 use crate::config::Config;
 use crate::error::{Error, Result};
+use crate::failpoint;
 use crate::format::message;
 use crate::format::node::{NodeId, StageStatus};
 use crate::format::record::{Checkpoint, RunRecord, StageRecord, StatusKind, pretty};
@@ -146,6 +147,9 @@ pub fn checkpoint(
         &run_message,
         &config.identity,
     )?;
+    // Both branches move in one ref transaction: git-fabro has no boundary between the two
+    // refs (the transaction orders them, metadata first), so the points are around it.
+    failpoint::reach("checkpoint:objects-written");
     state.move_branches(
         repo,
         meta_commit,
@@ -153,6 +157,7 @@ pub fn checkpoint(
         &format!("fabro: checkpoint {stage}"),
         &config.identity,
     )?;
+    failpoint::reach("checkpoint:refs-moved");
 
     // The checkpoint is durable now; what follows keeps caches and the run directory current.
     let mut outcome = Checkpointed {
@@ -179,6 +184,7 @@ pub fn checkpoint(
             "{err}; `git status` in the worktree may show stale entries"
         ));
     }
+    failpoint::reach("checkpoint:index-written");
     if let Some(dir) = run_dir
         && let Err(err) = record_locally(dir, &run_json, &record, &stage_record, request, &outcome)
     {
@@ -186,6 +192,7 @@ pub fn checkpoint(
             .warnings
             .push(format!("the run directory was not updated: {err}"));
     }
+    failpoint::reach("checkpoint:run-dir-written");
     Ok(outcome)
 }
 

@@ -7,6 +7,7 @@ use serde_json::json;
 
 use crate::config::Config;
 use crate::error::{Error, Result};
+use crate::failpoint;
 use crate::format::message;
 use crate::format::record::{Conclusion, Status, StatusKind};
 use crate::format::store::RunDir;
@@ -80,6 +81,7 @@ pub fn finish(
             .warnings
             .push(format!("the run directory was not updated: {err}"));
     }
+    failpoint::reach("finish:run-dir-written");
     match workspace {
         // An in-place run leaves the user's directory as it is; only its registration goes.
         Some(ws) if ws.place == Place::InPlace => workspace::unregister(repo, &state.id),
@@ -133,6 +135,7 @@ fn finalize(
         &message::meta_commit(&subject, &state.id, None),
         &config.identity,
     )?;
+    failpoint::reach("finish:objects-written");
     // The run branch moves to where it is: the transaction checks that no checkpoint
     // slipped in, so the conclusion's final commit really is the tip.
     state.move_branches(
@@ -142,6 +145,7 @@ fn finalize(
         "fabro: finalize run",
         &config.identity,
     )?;
+    failpoint::reach("finish:refs-moved");
     Ok((conclusion, commit))
 }
 

@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use crate::config::Config;
 use crate::error::Result;
+use crate::failpoint;
 use crate::format::message;
 use crate::format::record::{ForkSource, RunRecord, Start, Status, StatusKind};
 use crate::format::run_id::RunId;
@@ -97,11 +98,12 @@ pub fn prepare(
 pub fn fork(repo: &Repo, source: &RunId, entry: &Entry, config: &Config) -> Result<Forked> {
     let id = RunId::mint();
     let from = source_of(source, entry);
-    repo.update_refs(
-        &prepare(repo, &id, &from, config)?,
-        "fabro: fork run",
-        &config.identity,
-    )?;
+    let edits = prepare(repo, &id, &from, config)?;
+    // Both branches are created in one ref transaction, the run branch first: git-fabro has
+    // no boundary between the two refs.
+    failpoint::reach("fork:objects-written");
+    repo.update_refs(&edits, "fabro: fork run", &config.identity)?;
+    failpoint::reach("fork:refs-moved");
     Ok(forked(&id, &from))
 }
 

@@ -14,6 +14,7 @@ use serde::Serialize;
 
 use crate::config::Config;
 use crate::error::{Error, Result};
+use crate::failpoint;
 use crate::format::record::StatusKind;
 use crate::format::run_id::RunId;
 use crate::format::store::{MANIFEST, Manifest, RunDir, WORKTREE_DIR};
@@ -209,11 +210,13 @@ fn collect_run(
     if !collected.dry_run {
         if let Some(dir) = &entry.run_dir {
             interrupted_gc::mark(dir, id, state.run_tip)?;
+            failpoint::reach("gc:run-dir-written");
         }
         if let Err(err) = repo.update_refs(&edits, "fabro: gc", &config.identity) {
             entry.run_dir.as_deref().map(interrupted_gc::unmark);
             return Err(err.into());
         }
+        failpoint::reach("gc:refs-moved");
         if let Some(ws) = &own_worktree
             && let Removal::Kept(kept) =
                 worktree_removal::remove_if_clean(repo, ws, state.run_tip, config)?
@@ -224,8 +227,10 @@ fn collect_run(
                 .push(worktree_removal::kept_message(&ws.path, &kept));
             entry.worktree = None;
         }
+        failpoint::reach("gc:worktree-removed");
         if let Some(dir) = entry.run_dir.clone() {
             remove_run_dir(&dir, &mut entry, &mut collected.warnings);
+            failpoint::reach("gc:run-dir-removed");
         }
     }
     collected.runs.push(entry);

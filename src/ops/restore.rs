@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use crate::config::Config;
 use crate::error::{Error, Result};
+use crate::failpoint;
 use crate::format::message;
 use crate::format::run_id::RunId;
 use crate::git::{LeftAlone, ObjectId, PathChange, RefEdit, Repo};
@@ -137,6 +138,7 @@ pub fn restore(
         &message::meta_commit(&subject, &state.id, None),
         &config.identity,
     )?;
+    failpoint::reach("restore:objects-written");
     let name = format!("{}{}", recovery_prefix(&state.id), RunId::mint());
     repo.update_refs(
         &[RefEdit::Create {
@@ -148,7 +150,9 @@ pub fn restore(
     )?;
     restored.recovery_ref = Some(name);
     restored.recovery_commit = Some(recovery.to_string());
+    failpoint::reach("restore:refs-moved");
     let refused = workspace.repo.apply_changes(&restored.changes)?;
+    failpoint::reach("restore:worktree-written");
     restored
         .changes
         .retain(|change| !refused.iter().any(|left| left.path == change.path));

@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use crate::config::Config;
 use crate::error::{Error, Result};
+use crate::failpoint;
 use crate::format::record::{Checkpoint, StatusKind};
 use crate::format::store::{MANIFEST, Manifest, RunDir};
 use crate::format::time::Timestamp;
@@ -76,12 +77,16 @@ pub fn resume(
         }
     }
     let run_dir = rebuild_run_dir(repo, &config.runs_dir, state)?;
+    failpoint::reach("resume:run-dir-written");
     let workspace = match Workspace::find(repo, &state.id)? {
         Some(ws) => ws,
         None => rebuild_worktree(repo, state, &run_dir, config)?,
     };
     let state = match lifecycle::reopen(repo, state, config)? {
-        Some(_) => RunState::load(repo, &state.id)?,
+        Some(_) => {
+            failpoint::reach("resume:refs-moved");
+            RunState::load(repo, &state.id)?
+        }
         None => state.clone(),
     };
     let dirty = workspace.is_dirty(state.run_tip, config)?;
@@ -179,6 +184,7 @@ fn rebuild_worktree(
         )));
     }
     repo.add_worktree(&path, &branch, &config.identity)?;
+    failpoint::reach("resume:worktree-written");
     Ok(Workspace {
         repo: Repo::open(&path)?,
         path,

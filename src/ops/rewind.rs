@@ -10,6 +10,7 @@ use serde_json::json;
 
 use crate::config::Config;
 use crate::error::{Error, Result};
+use crate::failpoint;
 use crate::format::record::ForkSource;
 use crate::format::run_id::RunId;
 use crate::git::Repo;
@@ -50,6 +51,7 @@ pub fn rewind(
     }
     let id = RunId::mint();
     let edits = fork::prepare(repo, &id, &from, config)?;
+    failpoint::reach("rewind:objects-written");
     let mut record = archived(
         state,
         Some(format!("rewound to @{} as {id}", entry.ordinal)),
@@ -63,7 +65,11 @@ pub fn rewind(
         &format!("archive run (rewound to @{} as {id})", entry.ordinal),
         config,
     )?;
+    // Two ref transactions: the source is archived (naming its replacement) before the
+    // replacement exists, so a rerun finds the name and creates that one, never a second.
+    failpoint::reach("rewind:source-archived");
     repo.update_refs(&edits, "fabro: rewind run", &config.identity)?;
+    failpoint::reach("rewind:refs-moved");
     Ok(Rewound {
         fork: fork::forked(&id, &from),
         created: true,

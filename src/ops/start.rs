@@ -13,6 +13,7 @@ use sha2::{Digest, Sha256};
 
 use crate::config::{Config, RUN_FILE, Settings};
 use crate::error::{Error, Result};
+use crate::failpoint;
 use crate::format::message;
 use crate::format::record::{FORMAT, RunRecord, Spec, Start, Status, StatusKind};
 use crate::format::run_id::RunId;
@@ -160,6 +161,7 @@ pub fn start(repo: &Repo, home: &Path, request: &StartRequest) -> Result<Started
             .clone()
             .unwrap_or_else(|| RunDir::default_path(&config.runs_dir, &id, now)),
     )?;
+    failpoint::reach("start:objects-written");
     // The run branch first, as in a fork: a crash between the two never leaves a run
     // without its branch.
     let created = [
@@ -177,6 +179,9 @@ pub fn start(repo: &Repo, home: &Path, request: &StartRequest) -> Result<Started
         workspace::unregister(repo, &id);
         return Err(err.into());
     }
+    // Both branches are created in one ref transaction, the run branch first: git-fabro has
+    // no boundary between the two refs.
+    failpoint::reach("start:refs-moved");
     let finish_local = |capture: Option<Snapshot>| -> Result<PathBuf> {
         run_dir.write_json(
             crate::format::store::MANIFEST,
@@ -192,14 +197,17 @@ pub fn start(repo: &Repo, home: &Path, request: &StartRequest) -> Result<Started
             "event": "run.started", "timestamp": now.rfc3339(), "run_id": id.as_str(), "base_sha": base.to_string(),
         }))?;
         run_dir.write_json("live.json", &crate::ops::checkpoint::live(&record, None))?;
+        failpoint::reach("start:run-dir-written");
         match (capture, &workdir) {
             (Some(snapshot), Some(dir)) => {
                 workspace::register(repo, &id, dir)?;
                 snapshot.write_index()?;
+                failpoint::reach("start:index-written");
                 Ok(dir.clone())
             }
             _ => {
                 repo.add_worktree(&run_dir.worktree(), &run::run_branch(&id), &config.identity)?;
+                failpoint::reach("start:worktree-written");
                 Ok(run_dir.worktree())
             }
         }

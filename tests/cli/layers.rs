@@ -9,8 +9,9 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[&str] = &["git", "format", "config", "run", "ops", "engine", "cli"];
 
 /// Shared by every layer but `git`, which has an error type of its own: the domain's errors,
-/// and the reading of files a user names on the command line.
-const SHARED: &[&str] = &["error", "input"];
+/// the reading of files a user names on the command line, and the failure points the crash
+/// tests arm (the one place outside the command line that reads the environment).
+const SHARED: &[&str] = &["error", "input", "failpoint"];
 
 fn src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")

@@ -3,6 +3,10 @@
 //! `git fabro fsck` may report only what `--repair` fixes, no checkpoint whose command had
 //! exited 0 may be lost, and running the command again must finish the job.
 //!
+//! Each kill of a command with failure points (src/failpoint.rs) is traced: the assertions
+//! name the last write boundary it passed, and each test prints a tally of where its kills
+//! landed (`cargo test -- --nocapture torture` shows it).
+//!
 //! `FABRO_TORTURE_TRIALS` (default 100 per test, 200 kills in all) scales it up by hand.
 
 use std::collections::BTreeSet;
@@ -10,6 +14,7 @@ use std::process::Stdio;
 
 use serde_json::Value;
 
+use crate::common::failpoints::Tally;
 use crate::common::{TestRepo, kill_after, rerun, run_ok, write_file};
 
 /// A small linear congruential generator: enough spread for kill delays, and reproducible.
@@ -50,7 +55,7 @@ fn assert_consistent(repo: &TestRepo, context: &str) {
     }
 }
 
-fn timeline_commits(repo: &TestRepo, id: &str) -> BTreeSet<String> {
+pub fn timeline_commits(repo: &TestRepo, id: &str) -> BTreeSet<String> {
     repo.log_json(id)
         .iter()
         .map(|e| e["run_commit"].as_str().unwrap().to_owned())
@@ -63,6 +68,7 @@ fn killed_checkpoints_lose_nothing_that_was_recorded() {
     let run = repo.start();
     let mut rng = Lcg(0x5eed_0001);
     let mut recorded = BTreeSet::new();
+    let mut tally = Tally::default();
     for trial in 0..trials() {
         write_file(
             &run.worktree.join(format!("f{}.txt", trial % 7)),
@@ -70,7 +76,8 @@ fn killed_checkpoints_lose_nothing_that_was_recorded() {
         );
         let node = format!("n{trial}");
         let before = repo.git(&["rev-parse", &format!("fabro/run/{}", run.id)]);
-        let exited_ok = kill_after(
+        let (exited_ok, landed) = tally.kill_after(
+            &repo,
             repo.fabro()
                 .args(["checkpoint", "--run", &run.id, "--node", &node]),
             rng.next(25_000),
@@ -80,11 +87,11 @@ fn killed_checkpoints_lose_nothing_that_was_recorded() {
             assert_ne!(before, after, "trial {trial}: exit 0 but nothing recorded");
             recorded.insert(after.trim().to_owned());
         }
-        assert_consistent(&repo, &format!("checkpoint trial {trial}"));
+        assert_consistent(&repo, &format!("checkpoint trial {trial} ({landed})"));
         let timeline = timeline_commits(&repo, &run.id);
         assert!(
             recorded.is_subset(&timeline),
-            "trial {trial}: a recorded checkpoint is gone"
+            "trial {trial} ({landed}): a recorded checkpoint is gone"
         );
         if !exited_ok {
             recorded.insert(
@@ -94,6 +101,7 @@ fn killed_checkpoints_lose_nothing_that_was_recorded() {
             );
         }
     }
+    tally.report("killed checkpoints");
     let counts: Vec<u64> = repo
         .log_json(&run.id)
         .iter()
@@ -107,6 +115,7 @@ fn killed_forks_rewinds_restores_and_finishes_are_finished_by_a_rerun() {
     let repo = TestRepo::new();
     let mut rng = Lcg(0x5eed_0002);
     let n = trials();
+    let mut tally = Tally::default();
     for trial in 0..n {
         // A fresh source each time: rewind and finish change it.
         let run = repo.start();
@@ -148,8 +157,9 @@ fn killed_forks_rewinds_restores_and_finishes_are_finished_by_a_rerun() {
             ),
         };
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        kill_after(repo.fabro().args(&args), delay);
-        assert_consistent(&repo, &format!("{check} trial {trial} ({delay}us)"));
+        let (_, landed) = tally.kill_after(&repo, repo.fabro().args(&args), delay);
+        let context = format!("{check} trial {trial} ({delay}us, {landed})");
+        assert_consistent(&repo, &context);
         let out = rerun(&repo, &args);
         match check {
             "rewind" => {
@@ -160,7 +170,7 @@ fn killed_forks_rewinds_restores_and_finishes_are_finished_by_a_rerun() {
                 assert_eq!(
                     record["superseded_by"],
                     out.trim(),
-                    "trial {trial}: one replacement, named by the source"
+                    "{context}: one replacement, named by the source"
                 );
             }
             "restore" => {
@@ -178,20 +188,18 @@ fn killed_forks_rewinds_restores_and_finishes_are_finished_by_a_rerun() {
                 )
                 .unwrap();
                 assert_eq!(record["status"]["kind"], "succeeded");
-                assert!(
-                    run.run_dir.join("conclusion.json").is_file(),
-                    "trial {trial}"
-                );
+                assert!(run.run_dir.join("conclusion.json").is_file(), "{context}");
             }
             _ => assert_eq!(repo.log_json(out.trim()).len(), 1),
         }
         assert_eq!(
             repo.log_json(&run.id).len(),
             2,
-            "trial {trial}: the source's checkpoints are intact"
+            "{context}: the source's checkpoints are intact"
         );
-        assert_consistent(&repo, &format!("{check} trial {trial} after the rerun"));
+        assert_consistent(&repo, &format!("{context} after the rerun"));
     }
+    tally.report("killed forks, rewinds, restores and finishes");
 }
 
 #[test]
@@ -294,7 +302,7 @@ fn killed_hook_installs_and_uninstalls_leave_the_old_hook_or_the_new_one_whole()
 
 /// git accepts the repository and `git fabro fsck` reports only what `--repair` fixes,
 /// without repairing anything: the rerun that follows must finish the job by itself.
-fn assert_repairable(repo: &TestRepo, context: &str) {
+pub fn assert_repairable(repo: &TestRepo, context: &str) {
     let git = repo.git_output(&repo.path, &["fsck", "--strict", "--no-dangling"]);
     assert!(
         git.status.success(),
@@ -326,6 +334,7 @@ fn killed_gcs_lose_no_work_and_a_rerun_collects() {
     repo.checkpoint(&dirty.id, "dirty");
     repo.ok(&["archive", &dirty.id]);
     write_file(&dirty.worktree.join("unsaved.txt"), "not recorded\n");
+    let mut tally = Tally::default();
     for trial in 0..(trials() / 4).max(1) {
         let run = repo.start();
         write_file(&run.worktree.join("a.txt"), &format!("{trial}\n"));
@@ -334,8 +343,8 @@ fn killed_gcs_lose_no_work_and_a_rerun_collects() {
         repo.ok(&["archive", &run.id]);
         let delay = rng.next(60_000);
         let args = ["gc", "--older-than", "0"];
-        kill_after(repo.fabro().args(args), delay);
-        let context = format!("gc trial {trial} ({delay}us)");
+        let (_, landed) = tally.kill_after(&repo, repo.fabro().args(args), delay);
+        let context = format!("gc trial {trial} ({delay}us, {landed})");
         assert_repairable(&repo, &context);
         rerun(&repo, &args);
         assert!(gone(&repo, &run.id), "{context}: the run is collected");
@@ -356,6 +365,7 @@ fn killed_gcs_lose_no_work_and_a_rerun_collects() {
         );
         assert_consistent(&repo, &format!("{context} after the rerun"));
     }
+    tally.report("killed gcs");
 }
 
 #[test]
@@ -472,11 +482,12 @@ fn killed_starts_and_resumes_leave_nothing_that_is_adopted_or_in_the_way() {
     repo.git(&["add", "-A"]);
     repo.git(&["commit", "-q", "-m", "many files"]);
     let mut rng = Lcg(0x5eed_0003);
+    let mut tally = Tally::default();
     for trial in 0..trials() / 4 {
         let before = run_ids(&repo);
         let delay = rng.next(150_000);
-        kill_after(repo.fabro().arg("start"), delay);
-        let context = format!("start trial {trial} ({delay}us)");
+        let (_, landed) = tally.kill_after(&repo, repo.fabro().arg("start"), delay);
+        let context = format!("start trial {trial} ({delay}us, {landed})");
         assert_repaired_after_checkout(&repo, &context);
         let started: Vec<String> = run_ids(&repo).difference(&before).cloned().collect();
         for id in &started {
@@ -498,8 +509,8 @@ fn killed_starts_and_resumes_leave_nothing_that_is_adopted_or_in_the_way() {
             repo.git(&["worktree", "remove", "--force", &worktree]);
         }
         let delay = rng.next(150_000);
-        kill_after(repo.fabro().args(["resume", &run]), delay);
-        let context = format!("resume trial {trial} ({delay}us)");
+        let (_, landed) = tally.kill_after(&repo, repo.fabro().args(["resume", &run]), delay);
+        let context = format!("resume trial {trial} ({delay}us, {landed})");
         assert_repaired_after_checkout(&repo, &context);
         assert_resumes_whole(&repo, &run, files, &context);
         run_ok(
@@ -507,4 +518,5 @@ fn killed_starts_and_resumes_leave_nothing_that_is_adopted_or_in_the_way() {
                 .args(["finish", "--run", &run, "--status", "failed"]),
         );
     }
+    tally.report("killed starts and resumes");
 }

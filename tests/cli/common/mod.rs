@@ -11,6 +11,8 @@ use assert_cmd::cargo::CommandCargoExt;
 use serde_json::Value;
 use tempfile::TempDir;
 
+pub mod failpoints;
+
 pub struct TestRepo {
     _dir: TempDir,
     pub root: PathBuf,
