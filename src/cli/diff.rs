@@ -1,7 +1,7 @@
 use anyhow::Result;
 
 use super::{Ctx, output};
-use crate::git::{FileStat, ObjectId};
+use crate::git::ObjectId;
 use crate::ops::fork::parse_sha;
 use crate::run::RunState;
 use crate::run::target::Target;
@@ -80,7 +80,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
             "patch": patch,
         }))
     } else if args.stat {
-        print_stat(&ctx.repo.diff_stat(from, to).map_err(at)?)
+        super::diff_stat::print(&ctx.repo.diff_stat(from, to).map_err(at)?)
     } else {
         use std::io::Write;
         std::io::stdout()
@@ -88,33 +88,4 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
             .write_all(&ctx.repo.diff_trees(from, to).map_err(at)?)?;
         Ok(())
     }
-}
-
-fn print_stat(stats: &[FileStat]) -> Result<()> {
-    let paths: Vec<_> = stats.iter().map(|s| output::escape(&s.path)).collect();
-    let width = paths.iter().map(|p| p.chars().count()).max().unwrap_or(0);
-    let (mut added, mut removed) = (0, 0);
-    for (s, path) in stats.iter().zip(&paths) {
-        let counts = match (s.added, s.removed) {
-            (Some(a), Some(r)) => {
-                added += a;
-                removed += r;
-                format!(
-                    "{:>5} {}{}",
-                    a + r,
-                    "+".repeat(a.min(40)),
-                    "-".repeat(r.min(40))
-                )
-            }
-            _ => "  Bin".to_owned(),
-        };
-        output::line(format!(" {path:<width$} | {counts}"))?;
-    }
-    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
-    output::line(format!(
-        " {} changed, {}(+), {}(-)",
-        plural(stats.len(), "file"),
-        plural(added, "insertion"),
-        plural(removed, "deletion")
-    ))
 }

@@ -7,6 +7,7 @@ mod archive;
 mod checkpoint;
 mod completions;
 mod diff;
+mod diff_stat;
 mod fetch;
 mod finish;
 mod fork;

@@ -62,28 +62,29 @@ pub struct CollectedRun {
     pub worktree: Option<PathBuf>,
 }
 
-/// Parses `30d`, `12h`, `90m`, `45s`, `2w` or `0` into seconds.
+/// Parses `30d`, `12h`, `90m`, `45s`, `2w` or `0` into whole seconds. jiff reads the text, so
+/// its other friendly forms (`1d 12h`, `2 weeks`, `1.5h`, ISO 8601 `P30D`) work too; a day is
+/// taken as 24 hours, and years and months, whose length depends on the date, are refused
+/// like any other text that is not a duration, as are negative spans.
 pub fn parse_duration(text: &str) -> Result<i64> {
     let bad = || {
         Error::Usage(format!(
             "{text:?} is not a duration (like 0, 45s, 90m, 12h, 30d, 2w)"
         ))
     };
+    // jiff wants a unit; a bare 0 ("everything archived") is documented and needs none.
     if text == "0" {
         return Ok(0);
     }
-    let split = text.find(|c: char| !c.is_ascii_digit()).ok_or_else(bad)?;
-    let (number, unit) = text.split_at(split);
-    let number: i64 = number.parse().map_err(|_| bad())?;
-    let unit = match unit {
-        "s" => 1,
-        "m" => 60,
-        "h" => 3600,
-        "d" => 86_400,
-        "w" => 7 * 86_400,
-        _ => return Err(bad()),
-    };
-    number.checked_mul(unit).ok_or_else(bad)
+    let span: jiff::Span = text.parse().map_err(|_| bad())?;
+    if span.is_negative() {
+        return Err(bad());
+    }
+    let seconds = span
+        .total(jiff::SpanTotal::from(jiff::Unit::Second).days_are_24_hours())
+        .map_err(|_| bad())?;
+    // Sub-second parts cannot make a run old enough; whole seconds are what gc compares.
+    Ok(seconds.floor() as i64)
 }
 
 pub fn gc(repo: &Repo, older_than: i64, dry_run: bool, config: &Config) -> Result<Collected> {
@@ -313,8 +314,20 @@ mod tests {
         assert_eq!(parse_duration("0").unwrap(), 0);
         assert_eq!(parse_duration("90m").unwrap(), 5400);
         assert_eq!(parse_duration("2w").unwrap(), 1_209_600);
-        for bad in ["", "d", "5y", "-1d", "1.5h"] {
-            assert!(parse_duration(bad).is_err(), "{bad}");
+        assert_eq!(parse_duration("45s").unwrap(), 45);
+        assert_eq!(parse_duration("12h").unwrap(), 43_200);
+        assert_eq!(parse_duration("30d").unwrap(), 2_592_000);
+        assert_eq!(parse_duration("0s").unwrap(), 0);
+        assert_eq!(parse_duration("1d 12h").unwrap(), 129_600);
+        assert_eq!(parse_duration("1.5h").unwrap(), 5400);
+        for bad in [
+            "", "d", "5y", "3mo", "-1d", "2d ago", "soon", "0x", "12", "30 d x", "1e9d",
+        ] {
+            let err = parse_duration(bad).expect_err(bad).to_string();
+            assert!(
+                err.contains("is not a duration (like 0, 45s"),
+                "{bad}: {err}"
+            );
         }
     }
 }

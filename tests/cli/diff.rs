@@ -1,4 +1,4 @@
-use crate::common::{TestRepo, write_file};
+use crate::common::{TestRepo, run_ok, write_file};
 
 #[test]
 fn diff_between_checkpoints_and_against_the_worktree() {
@@ -31,12 +31,115 @@ fn diff_between_checkpoints_and_against_the_worktree() {
         worktree.contains("+++ b/c.txt") && worktree.contains("+uncommitted"),
         "{worktree}"
     );
-    let stat = repo.ok(&["diff", &run.id, "--stat"]);
-    assert!(stat.contains("a.txt") && stat.contains("b.txt"), "{stat}");
-    assert!(
-        stat.contains("2 files changed, 2 insertions(+), 0 deletions(-)"),
-        "{stat}"
+    assert_eq!(
+        repo.ok(&["diff", &run.id, "--stat"]),
+        repo.git(&["diff", "--stat", &first, &second])
     );
+}
+
+/// One way of changing the worktree, named for the assertion that fails after it.
+type Step<'a> = Box<dyn Fn() + 'a>;
+
+/// Each step changes the worktree one way and checkpoints it; the stat of every checkpoint
+/// against the one before must be git's own `git diff --stat`, byte for byte, piped.
+#[test]
+fn the_stat_is_what_git_diff_stat_prints() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    let at = |rel: &str| run.worktree.join(rel);
+    let numbered = |n: usize| (1..=n).map(|i| format!("line {i}\n")).collect::<String>();
+    let steps: Vec<(&str, Step)> = vec![
+        (
+            "a small change",
+            Box::new(|| write_file(&at("a.txt"), "one\n")),
+        ),
+        (
+            "many files",
+            Box::new(|| {
+                for i in 0..40 {
+                    write_file(&at(&format!("many/file{i:02}.txt")), &numbered(i));
+                }
+            }),
+        ),
+        (
+            "a change too wide for the graph",
+            Box::new(|| write_file(&at("a.txt"), &numbered(300))),
+        ),
+        (
+            "a long path",
+            Box::new(|| {
+                let deep = "a/very/long/directory/name/that/keeps/going/and/going/and/going/on";
+                write_file(&at(&format!("{deep}/file.txt")), "x\n");
+            }),
+        ),
+        (
+            "a binary file",
+            Box::new(|| {
+                std::fs::write(at("blob.bin"), b"\0\x01\x02binary").expect("write");
+            }),
+        ),
+        (
+            "a binary file changed, beside text",
+            Box::new(|| {
+                std::fs::write(at("blob.bin"), b"\0longer binary content").expect("write");
+                write_file(&at("a.txt"), &numbered(301));
+            }),
+        ),
+        (
+            "additions only",
+            Box::new(|| write_file(&at("b.txt"), "1\n2\n3\n")),
+        ),
+        (
+            "deletions only",
+            Box::new(|| {
+                std::fs::remove_dir_all(at("many")).expect("remove");
+                std::fs::remove_file(at("blob.bin")).expect("remove");
+            }),
+        ),
+        (
+            "names git quotes",
+            Box::new(|| {
+                write_file(&at("tab\there.txt"), "t\n");
+                write_file(&at("caf\u{e9}.txt"), "c\n");
+                write_file(&at("quote\"d.txt"), "q\n");
+            }),
+        ),
+    ];
+    let mut previous = repo.git(&["rev-parse", "main"]).trim().to_owned();
+    for (i, (what, change)) in steps.iter().enumerate() {
+        change();
+        let commit = repo.checkpoint(&run.id, &format!("step{i}"));
+        // Without targets, the latest checkpoint is compared with the one before (the base
+        // for the first); @N names the others.
+        let latest = repo.ok(&["diff", &run.id, "--stat"]);
+        let theirs = repo.git(&["diff", "--stat", &previous, &commit]);
+        assert_eq!(latest, theirs, "{what}");
+        if i > 0 {
+            let named = repo.ok(&[
+                "diff",
+                &run.id,
+                &format!("@{i}"),
+                &format!("@{}", i + 1),
+                "--stat",
+            ]);
+            assert_eq!(named, theirs, "{what}, named");
+        }
+        // Git reads COLUMNS for the width before it asks a terminal; so do we.
+        for columns in ["40", "132"] {
+            let ours = run_ok(
+                repo.fabro()
+                    .env("COLUMNS", columns)
+                    .args(["diff", &run.id, "--stat"]),
+            );
+            let theirs = run_ok(
+                repo.command("git")
+                    .env("COLUMNS", columns)
+                    .args(["diff", "--stat", &previous, &commit]),
+            );
+            assert_eq!(ours, theirs, "{what}, COLUMNS={columns}");
+        }
+        previous = commit;
+    }
 }
 
 #[test]
@@ -48,5 +151,23 @@ fn the_first_checkpoint_is_compared_with_the_base() {
     assert_eq!(
         repo.ok(&["diff", &run.id]),
         repo.git(&["diff", "main", &first])
+    );
+}
+
+/// With `core.quotePath=false` git leaves non-ASCII names alone but still quotes control
+/// characters; the stat follows the repository's setting the same way.
+#[test]
+fn the_stat_follows_core_quote_path() {
+    let repo = TestRepo::new();
+    repo.git(&["config", "core.quotePath", "false"]);
+    let run = repo.start();
+    write_file(&run.worktree.join("caf\u{e9}.txt"), "c\n");
+    write_file(&run.worktree.join("tab\there.txt"), "t\n");
+    let commit = repo.checkpoint(&run.id, "names");
+    let ours = repo.ok(&["diff", &run.id, "--stat"]);
+    assert_eq!(ours, repo.git(&["diff", "--stat", "main", &commit]));
+    assert!(
+        ours.contains(" caf\u{e9}.txt ") && ours.contains("\"tab\\there.txt\""),
+        "{ours}"
     );
 }

@@ -78,7 +78,8 @@ fn control_characters_from_the_repository_are_escaped_in_human_output() {
         (&["log", &id], "evil\\x1b[2J@1"),
         (&["show", &id, "@1"], "evil\\x1b[2J@1"),
         (&["ps", "--all"], "\\x1b]0;title\\x07"),
-        (&["diff", &id, "--stat"], "a\\x1b[31mred.txt"),
+        // The stat quotes names as `git diff --stat` does (core.quotePath): ESC as \033.
+        (&["diff", &id, "--stat"], "\"a\\033[31mred.txt\""),
         (
             &["restore", "--run", &id, "@1", "--dry-run"],
             "newa\\x1b[31mred.txt",

@@ -26,6 +26,13 @@ pub struct FileStat {
     /// `None` for binary files, which git counts as `-`.
     pub added: Option<usize>,
     pub removed: Option<usize>,
+    /// The path as `git diff --stat` shows it: C-quoted when unusual, as `core.quotePath` says.
+    #[serde(skip)]
+    pub quoted_path: String,
+    /// A binary file's size in bytes before and after, which `--stat` prints in place of line
+    /// counts; both 0 when only the mode changed, where git prints a bare `Bin`.
+    #[serde(skip)]
+    pub binary_sizes: Option<(usize, usize)>,
 }
 
 /// One side of a changed path: what git calls a filespec. `None` stands for "absent".
@@ -58,11 +65,23 @@ impl Repo {
     /// Per-file added/removed line counts between two trees, like `git diff --numstat` (binary files count as None).
     pub fn diff_stat(&self, old: ObjectId, new: ObjectId) -> Result<Vec<FileStat>> {
         let mut stats = Vec::new();
+        // Unlike the patch headers, the stat honours the setting: it is what people read.
+        let quote_fully = self
+            .repo
+            .config_snapshot()
+            .boolean("core.quotePath")
+            .unwrap_or(true);
         for (path, before, after) in self.changed_files(old, new)? {
             // Unlike the patch, numstat keeps a type change as one entry, counting old content
             // against new.
             let (a, b) = (self.content(before)?, self.content(after)?);
-            let (added, removed) = if is_binary(&a) || is_binary(&b) {
+            let binary = is_binary(&a) || is_binary(&b);
+            let binary_sizes = match (binary, a == b) {
+                (false, _) => None,
+                (true, true) => Some((0, 0)),
+                (true, false) => Some((a.len(), b.len())),
+            };
+            let (added, removed) = if binary {
                 (None, None)
             } else {
                 let input = InternedInput::new(a.as_slice(), b.as_slice());
@@ -76,6 +95,8 @@ impl Repo {
                 path: path.to_str_lossy().into_owned(),
                 added,
                 removed,
+                quoted_path: String::from_utf8_lossy(&quote_path(&path, quote_fully)).into_owned(),
+                binary_sizes,
             });
         }
         Ok(stats)
@@ -351,7 +372,18 @@ fn mode(kind: EntryKind) -> String {
 /// `prefix` + `path`, C-quoted as a whole when the path needs it, the way git quotes names
 /// with `core.quotePath` at its default: control characters, `"`, `\` and non-ASCII bytes.
 fn quote_label(prefix: &str, path: &[u8]) -> Vec<u8> {
-    let needs_quote = |c: u8| !(0x20..0x7f).contains(&c) || c == b'"' || c == b'\\';
+    quote_prefixed(prefix, path, true)
+}
+
+/// `path` as git's `quote_c_style` writes it; with `fully` false (`core.quotePath=false`)
+/// bytes above ASCII pass through, but control characters, `"` and `\` are still quoted.
+fn quote_path(path: &[u8], fully: bool) -> Vec<u8> {
+    quote_prefixed("", path, fully)
+}
+
+fn quote_prefixed(prefix: &str, path: &[u8], fully: bool) -> Vec<u8> {
+    let needs_quote =
+        |c: u8| c < 0x20 || c == 0x7f || (fully && c >= 0x80) || c == b'"' || c == b'\\';
     let mut label = prefix.as_bytes().to_vec();
     if !path.iter().any(|&c| needs_quote(c)) {
         label.extend_from_slice(path);
