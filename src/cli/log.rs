@@ -58,11 +58,11 @@ pub fn print(entries: &[Entry], run: &str) -> Result<()> {
                 stage,
                 e.status.clone(),
                 e.completed.to_string(),
-                output::short(&e.run_commit).to_owned(),
+                crate::format::short_sha(&e.run_commit).to_owned(),
                 if e.meta_commit.is_empty() {
                     "-".to_owned()
                 } else {
-                    output::short(&e.meta_commit).to_owned()
+                    crate::format::short_sha(&e.meta_commit).to_owned()
                 },
                 e.timestamp
                     .replace('T', " ")

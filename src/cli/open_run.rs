@@ -43,7 +43,8 @@ impl Ctx {
             Some(ws) => self.run_dir_of(&id, ws),
             None => self.run_dir(&id, None),
         };
-        let config = self.config(&state, run_dir.as_ref())?;
+        // The run directory was looked for above: none here means this machine has none.
+        let config = self.config_with(&state, run_dir.as_ref())?;
         Ok(OpenRun {
             state,
             workspace,
@@ -73,8 +74,18 @@ impl Ctx {
         )
     }
 
-    /// The configuration in force for a run: its `run.toml` over the other layers.
+    /// The configuration in force for a run: its `run.toml` over the other layers. Without
+    /// `run_dir`, the run's directory on this machine is looked for.
     pub fn config(&self, state: &RunState, run_dir: Option<&RunDir>) -> Result<Config> {
+        let found = match run_dir {
+            Some(_) => None,
+            None => self.local_run_dir(&state.id),
+        };
+        self.config_with(state, run_dir.or(found.as_ref()))
+    }
+
+    /// [`Ctx::config`] with the run directory already looked for.
+    fn config_with(&self, state: &RunState, run_dir: Option<&RunDir>) -> Result<Config> {
         let run = self.run_settings(state, run_dir)?;
         Ok(Config::resolve(
             &self.repo,
@@ -102,17 +113,9 @@ impl Ctx {
         Ok(self.settings.get_or_init(|| settings))
     }
 
-    /// The run's `run.toml`: the run directory's copy (found when not given), else what the
-    /// copy on the metadata branch, which may come from another clone, may decide here.
+    /// The run's `run.toml`: the run directory's copy, else what the copy on the metadata
+    /// branch, which may come from another clone, may decide here.
     fn run_settings(&self, state: &RunState, run_dir: Option<&RunDir>) -> Result<Option<Settings>> {
-        let found;
-        let run_dir = match run_dir {
-            Some(dir) => Some(dir),
-            None => {
-                found = self.local_run_dir(&state.id);
-                found.as_ref()
-            }
-        };
         if let Some(path) = run_dir
             .map(|d| d.path.join(RUN_FILE))
             .filter(|p| p.is_file())

@@ -174,11 +174,6 @@ pub fn warn(message: impl std::fmt::Display) {
     eprintln!("{} {message}", prefix("warning"));
 }
 
-/// The first seven hex digits, as git abbreviates.
-pub fn short(sha: &str) -> &str {
-    sha.get(..7).unwrap_or(sha)
-}
-
 /// One warning per run a listing left out because its record cannot be read.
 pub fn warn_unreadable(runs: &[crate::run::Unreadable]) {
     for run in runs {

@@ -85,7 +85,7 @@ fn print(restored: &Restored) -> Result<()> {
             restored.changes.len(),
             restored.recovery_ref.as_deref().unwrap_or_default(),
             restored.run_id,
-            output::short(sha)
+            crate::format::short_sha(sha)
         )),
         (None, false) if restored.left_alone.is_empty() => {
             output::note(format!("the worktree already matches {target}"));

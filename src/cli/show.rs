@@ -76,7 +76,7 @@ fn print(detail: &CheckpointDetail) -> Result<()> {
                 "  {:<24} {:>8} bytes  {}",
                 output::escape(&file.name),
                 file.size,
-                output::short(&file.blob)
+                crate::format::short_sha(&file.blob)
             ))?;
         }
     }

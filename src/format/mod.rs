@@ -9,3 +9,8 @@ pub mod record;
 pub mod run_id;
 pub mod store;
 pub mod time;
+
+/// The first seven hex digits of a sha, as git abbreviates.
+pub fn short_sha(sha: &str) -> &str {
+    sha.get(..7).unwrap_or(sha)
+}

@@ -9,6 +9,7 @@ use crate::format::message::Trailers;
 use crate::format::run_id::RunId;
 use crate::git::{ObjectId, Repo};
 use crate::ops::restore::recovery_prefix;
+use crate::ops::start::short_branch;
 use crate::run;
 
 /// Why the run branch of `id` at `tip` must stay, or `None` when deleting it (and the run's
@@ -28,7 +29,7 @@ pub fn reason_to_keep(
     if let Some(path) = elsewhere {
         return Ok(Some(format!(
             "{} is checked out in {}",
-            short(&branch),
+            short_branch(&branch),
             path.display()
         )));
     }
@@ -39,7 +40,7 @@ pub fn reason_to_keep(
             .unwrap_or_default();
         format!(
             "{} holds commit {} ({subject}), which is not a checkpoint of the run and is on no other branch",
-            short(&branch),
+            short_branch(&branch),
             &commit.to_string()[..12],
         )
     }))
@@ -68,8 +69,4 @@ fn subject(message: &[u8]) -> String {
         Some((cut, _)) => format!("{}...", &text[..cut]),
         None => text.into_owned(),
     }
-}
-
-fn short(branch: &str) -> &str {
-    branch.strip_prefix("refs/heads/").unwrap_or(branch)
 }

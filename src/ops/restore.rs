@@ -105,7 +105,7 @@ pub fn restore(
     let place = format!(
         "restore target {} ({})",
         target.label,
-        short(&target.commit)
+        crate::format::short_sha(&target.commit)
     );
     let changes = workspace
         .repo
@@ -158,8 +158,4 @@ pub fn restore(
         .retain(|change| !refused.iter().any(|left| left.path == change.path));
     restored.left_alone.extend(refused);
     Ok(restored)
-}
-
-fn short(sha: &str) -> &str {
-    sha.get(..7).unwrap_or(sha)
 }
