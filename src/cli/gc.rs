@@ -57,6 +57,11 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
             output::escape(&run.archived_at)
         ))?;
     }
+    for branch in &collected.left_behind_branches {
+        output::line(format!(
+            "{verb} branch {branch} of a run an interrupted gc removed"
+        ))?;
+    }
     for worktree in &collected.left_behind_worktrees {
         output::line(format!(
             "{verb} worktree {} of a run an interrupted gc removed",
@@ -81,6 +86,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     if collected.runs.is_empty()
         && collected.kept.is_empty()
         && collected.stale_worktrees.is_empty()
+        && collected.left_behind_branches.is_empty()
         && collected.left_behind_worktrees.is_empty()
         && collected.left_behind_run_dirs.is_empty()
     {

@@ -13,7 +13,7 @@ use crate::error::Result;
 use crate::format::message::Trailers;
 use crate::format::run_id::RunId;
 use crate::format::store::{MANIFEST, Manifest};
-use crate::git::{RefEdit, Repo};
+use crate::git::{ObjectId, RefEdit, Repo};
 use crate::ops::interrupted_gc;
 use crate::run::timeline::timeline;
 use crate::run::workspace;
@@ -229,6 +229,13 @@ fn check_repository(
             Trailers::parse(&commit.message).run.as_deref() == Some(id.as_str())
         });
         let message = format!("{} has no metadata branch", run::run_branch(&id));
+        let gc_leftover = interrupted_gc::is_leftover_branch(repo, &config.runs_dir, &id, tip);
+        if gc_leftover {
+            let message = format!("{message}: an interrupted gc left it");
+            let repaired = repair && delete_branch(repo, config, &id, tip);
+            report.fixable(Some(&id), "orphan-run-branch", message, repaired);
+            continue;
+        }
         if own_work {
             report.problem(Some(&id), "orphan-run-branch", message);
             continue;
@@ -239,14 +246,7 @@ fn check_repository(
             report.problem(Some(&id), "orphan-run-branch", message);
             continue;
         }
-        let delete = [RefEdit::Delete {
-            name: run::run_branch(&id),
-            old: tip,
-        }];
-        let repaired = repair
-            && repo
-                .update_refs(&delete, "fabro: fsck --repair", &config.identity)
-                .is_ok();
+        let repaired = repair && delete_branch(repo, config, &id, tip);
         report.fixable(Some(&id), "orphan-run-branch", message, repaired);
     }
     for dir in ["heads/fabro", "fabro"] {
@@ -429,7 +429,7 @@ fn check_checkpoint_trees(
                 let message = format!(
                     "checkpoint @{} ({}): {err}",
                     entry.ordinal,
-                    short_sha(&entry.run_commit)
+                    crate::format::short_sha(&entry.run_commit)
                 );
                 report.problem(Some(id), "unreadable-tree", message);
                 break;
@@ -440,7 +440,7 @@ fn check_checkpoint_trees(
             entry.ordinal,
             entry.node_id,
             entry.visit,
-            short_sha(&entry.run_commit),
+            crate::format::short_sha(&entry.run_commit),
             unsafe_entry.path,
             unsafe_entry.reason
         );
@@ -450,7 +450,12 @@ fn check_checkpoint_trees(
     Ok(())
 }
 
-/// The first seven hex digits, as git abbreviates.
-fn short_sha(sha: &str) -> &str {
-    sha.get(..7).unwrap_or(sha)
+/// Deletes the run branch of `id` if it still points at `tip`; whether it did.
+fn delete_branch(repo: &Repo, config: &Config, id: &RunId, tip: ObjectId) -> bool {
+    let delete = [RefEdit::Delete {
+        name: run::run_branch(id),
+        old: tip,
+    }];
+    repo.update_refs(&delete, "fabro: fsck --repair", &config.identity)
+        .is_ok()
 }

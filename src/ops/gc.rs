@@ -34,6 +34,8 @@ pub struct Collected {
     /// Archived runs old enough that were kept, and why.
     pub kept: Vec<KeptRun>,
     pub stale_worktrees: Vec<PathBuf>,
+    /// Run branches an interrupted gc left after deleting their metadata branch, deleted now.
+    pub left_behind_branches: Vec<String>,
     /// Worktrees of runs whose refs an interrupted gc deleted, removed now.
     pub left_behind_worktrees: Vec<PathBuf>,
     /// Run directories of runs whose refs an interrupted gc deleted, removed now.
@@ -111,6 +113,7 @@ pub fn gc(repo: &Repo, older_than: i64, dry_run: bool, config: &Config) -> Resul
         }
         collect_run(repo, &state, archived_at, config, &mut collected)?;
     }
+    finish_ref_deletions(repo, config, &mut collected)?;
     for worktree in repo.worktrees()? {
         let ours = worktree
             .branch
@@ -142,6 +145,28 @@ pub fn gc(repo: &Repo, older_than: i64, dry_run: bool, config: &Config) -> Resul
         collected.left_behind_run_dirs.push(dir);
     }
     Ok(collected)
+}
+
+/// Deletes the run branches an interrupted gc left behind its metadata branches, so that the
+/// worktree and run directory it left are finished below like those of a gc killed later.
+fn finish_ref_deletions(repo: &Repo, config: &Config, collected: &mut Collected) -> Result<()> {
+    for (name, tip) in repo.refs_under(RUN_BRANCH_PREFIX)? {
+        let Ok(id) = RunId::parse(&name) else {
+            continue;
+        };
+        if !interrupted_gc::is_leftover_branch(repo, &config.runs_dir, &id, tip) {
+            continue;
+        }
+        if !collected.dry_run {
+            let delete = [RefEdit::Delete {
+                name: run::run_branch(&id),
+                old: tip,
+            }];
+            repo.update_refs(&delete, "fabro: gc", &config.identity)?;
+        }
+        collected.left_behind_branches.push(run::run_branch(&id));
+    }
+    Ok(())
 }
 
 /// Removes the worktree of a run whose refs an interrupted gc deleted, when it is clean.

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::config::Config;
 use crate::error::Result;
 use crate::format::run_id::RunId;
-use crate::format::store::{MANIFEST, Manifest, WORKTREE_DIR};
+use crate::format::store::{MANIFEST, Manifest, RunDir, WORKTREE_DIR};
 use crate::git::{ObjectId, Repo};
 use crate::ops::worktree_removal::{self, Removal};
 use crate::run;
@@ -59,6 +59,23 @@ pub fn remove_run_dir(dir: &Path) -> std::io::Result<()> {
     let _ = std::fs::remove_file(dir.join(MARKER));
     let _ = std::fs::remove_file(dir.join(MANIFEST));
     std::fs::remove_dir(dir)
+}
+
+/// Whether the run branch of `id` at `tip` is what a `gc` killed amid its ref deletions left:
+/// git deletes a transaction's refs one at a time, so the run branch can outlive the metadata
+/// branch. It is when this clone's run directory of the run carries the gc's mark for that
+/// very commit: the gc had found, before marking, that deleting the run loses nothing.
+pub fn is_leftover_branch(repo: &Repo, runs_dir: &Path, id: &RunId, tip: ObjectId) -> bool {
+    if !matches!(repo.ref_target(&run::meta_branch(id)), Ok(None)) {
+        return false;
+    }
+    RunDir::locate(runs_dir, id, None, None, &repo.main_path())
+        .and_then(|dir| std::fs::read(dir.path.join(MARKER)).ok())
+        .and_then(|bytes| serde_json::from_slice::<Marker>(&bytes).ok())
+        .is_some_and(|marker| {
+            marker.run_id == id.as_str()
+                && ObjectId::from_hex(marker.run_tip.as_bytes()).ok() == Some(tip)
+        })
 }
 
 /// The final commit of a run whose refs an interrupted `gc` deleted, when `worktree` is that

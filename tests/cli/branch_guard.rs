@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::common::{TestRepo, run_err, write_file};
+use crate::common::{TestRepo, run_err, run_ok, write_file};
 use crate::fork::finished_run;
 
 const ORPHAN: &str = "01ARZ3NDEKTSV4RRFFQ69G5FAV";
@@ -164,6 +164,14 @@ fn gc_moves_refs_before_it_touches_the_worktree() {
 
 /// What a gc killed between deleting a run's refs and removing its worktree leaves.
 fn left_by_a_killed_gc(repo: &TestRepo) -> crate::common::Started {
+    let run = left_amid_a_killed_gcs_ref_deletions(repo);
+    repo.git(&["update-ref", "-d", &branch(&run.id)]);
+    run
+}
+
+/// What a gc killed between its ref deletions leaves: git deleted the metadata branch and
+/// the kill came before the run branch.
+fn left_amid_a_killed_gcs_ref_deletions(repo: &TestRepo) -> crate::common::Started {
     let run = repo.start();
     write_file(&run.worktree.join("a.txt"), "recorded\n");
     let tip = repo.checkpoint(&run.id, "a");
@@ -177,8 +185,38 @@ fn left_by_a_killed_gc(repo: &TestRepo) -> crate::common::Started {
         "-d",
         &format!("refs/heads/fabro/meta/{}", run.id),
     ]);
-    repo.git(&["update-ref", "-d", &branch(&run.id)]);
     run
+}
+
+#[test]
+fn a_gc_killed_between_its_ref_deletions_is_finished_by_fsck_repair_or_gc() {
+    let repo = TestRepo::new();
+    let repaired = left_amid_a_killed_gcs_ref_deletions(&repo);
+    let report = fsck_repair(&repo);
+    let orphan: Vec<&Value> = report["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["kind"] == "orphan-run-branch")
+        .collect();
+    assert_eq!(orphan.len(), 1, "{report}");
+    assert_eq!(orphan[0]["repaired"], true, "{report}");
+    assert!(!exists(&repo, &branch(&repaired.id)));
+    // The worktree and run directory the gc left go with the next repair, as after a gc killed
+    // once its refs were all gone.
+    fsck_repair(&repo);
+    assert!(!repaired.worktree.exists() && !repaired.run_dir.exists());
+
+    let collected = left_amid_a_killed_gcs_ref_deletions(&repo);
+    let out = repo.fabro().args(["gc"]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!exists(&repo, &branch(&collected.id)));
+    assert!(!collected.worktree.exists() && !collected.run_dir.exists());
+    run_ok(repo.fabro().arg("fsck"));
 }
 
 #[test]
