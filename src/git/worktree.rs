@@ -69,15 +69,19 @@ impl Repo {
         {
             return self.discard_unfinished(&worktree, unfinished);
         }
-        self.repo
-            .remove_worktree(path, gix::worktree::remove::Force::DiscardChanges, Discard)
-            .map_err(|err| {
-                Error::Failed(format!(
-                    "cannot remove the worktree at {}: {}",
-                    path.display(),
-                    describe(&err)
-                ))
-            })
+        let removed =
+            self.repo
+                .remove_worktree(path, gix::worktree::remove::Force::DiscardChanges, Discard);
+        match removed {
+            Ok(()) => Ok(()),
+            // Another process (a finish racing a gc) removed it meanwhile: what was asked is done.
+            Err(_) if !path.exists() && !self.worktrees()?.iter().any(|w| w.path == path) => Ok(()),
+            Err(err) => Err(Error::Failed(format!(
+                "cannot remove the worktree at {}: {}",
+                path.display(),
+                describe(&err)
+            ))),
+        }
     }
 
     /// Every linked worktree of the repository, with the branch each has checked out.
