@@ -82,23 +82,37 @@ impl Repo {
         let signature = who.signature_now();
         let mut time = gix::date::parse::TimeBuf::default();
         let committer = signature.to_ref(&mut time);
-        self.repo
-            .edit_references_as(to_gix(edits, reflog)?, Some(committer))
-            .map_err(|err| {
-                // gix classifies a lock another process holds as retryable.
-                if err.is_retryable() {
-                    Error::Busy(self.describe_held_locks(edits, &super::describe(&err)))
-                } else if err.is_conflict() || self.moved_meanwhile(edits) {
-                    let names: Vec<&str> = edits.iter().map(RefEdit::name).collect();
-                    Error::Conflict(format!(
-                        "{} changed while this command ran ({})",
-                        names.join(" and "),
-                        super::describe(&err)
-                    ))
-                } else {
-                    Error::Gix(err)
-                }
-            })?;
+        let attempt = || {
+            self.repo
+                .edit_references_as(to_gix(edits, reflog)?, Some(committer))
+        };
+        let result = match attempt() {
+            // gix keeps packed-refs in memory while its file's mtime stays the same, and a
+            // `git pack-refs` (run by git gc) can rewrite it within the same mtime tick: a ref
+            // just moved into it then reads as an older value. Reread packed-refs and try the
+            // compare-and-swap once more; a ref that really moved fails it again. (With no
+            // packed-refs file there is nothing to reread, and the refresh reports that.)
+            Err(err) if err.is_conflict() => {
+                let _ = self.repo.refs.force_refresh_packed_buffer();
+                attempt()
+            }
+            other => other,
+        };
+        result.map_err(|err| {
+            // gix classifies a lock another process holds as retryable.
+            if err.is_retryable() {
+                Error::Busy(self.describe_held_locks(edits, &super::describe(&err)))
+            } else if err.is_conflict() || self.moved_meanwhile(edits) {
+                let names: Vec<&str> = edits.iter().map(RefEdit::name).collect();
+                Error::Conflict(format!(
+                    "{} changed while this command ran ({})",
+                    names.join(" and "),
+                    super::describe(&err)
+                ))
+            } else {
+                Error::Gix(err)
+            }
+        })?;
         self.confirm_written(edits)
     }
 
