@@ -79,14 +79,16 @@ pub fn is_leftover_branch(repo: &Repo, runs_dir: &Path, id: &RunId, tip: ObjectI
 }
 
 /// The final commit of a run whose refs an interrupted `gc` deleted, when `worktree` is that
-/// run's own worktree and the run is really gone.
+/// run's own worktree and the run is really gone (or only its marked run branch is left).
 pub fn left_behind(repo: &Repo, worktree: &Path, id: &RunId) -> Result<Option<ObjectId>> {
     if repo.ref_target(&run::meta_branch(id))?.is_some()
-        || repo.ref_target(&run::run_branch(id))?.is_some()
         || worktree.file_name().is_none_or(|n| n != WORKTREE_DIR)
     {
         return Ok(None);
     }
+    // A gc killed amid its ref deletions may have left the run branch at the marked commit;
+    // gc and fsck --repair delete it before they come to the worktree.
+    let branch = repo.ref_target(&run::run_branch(id))?;
     let Some(dir) = worktree.parent() else {
         return Ok(None);
     };
@@ -100,6 +102,7 @@ pub fn left_behind(repo: &Repo, worktree: &Path, id: &RunId) -> Result<Option<Ob
             ObjectId::from_hex(marker.run_tip.as_bytes())
                 .ok()
                 .filter(|tip| repo.object_exists(*tip))
+                .filter(|tip| branch.is_none_or(|branch| branch == *tip))
         }
         _ => None,
     })

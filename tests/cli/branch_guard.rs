@@ -192,6 +192,12 @@ fn left_amid_a_killed_gcs_ref_deletions(repo: &TestRepo) -> crate::common::Start
 fn a_gc_killed_between_its_ref_deletions_is_finished_by_fsck_repair_or_gc() {
     let repo = TestRepo::new();
     let repaired = left_amid_a_killed_gcs_ref_deletions(&repo);
+    // Before any repair, everything the gc left is reported as repairable.
+    let out = repo.fabro().args(["fsck", "--json"]).output().unwrap();
+    let before: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for problem in before["problems"].as_array().unwrap() {
+        assert_eq!(problem["repairable"], true, "{before}");
+    }
     let report = fsck_repair(&repo);
     let orphan: Vec<&Value> = report["problems"]
         .as_array()
