@@ -4,7 +4,7 @@ use super::{Ctx, output};
 use crate::run::RunState;
 use crate::run::inspect::{CheckpointDetail, checkpoint_detail};
 use crate::run::target::Target;
-use crate::run::timeline::timeline;
+use crate::run::timeline::find;
 
 /// Show one checkpoint in full: its record, commits and stage files
 ///
@@ -34,9 +34,8 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     let id = ctx.run_id(run.as_deref())?;
     let target = Target::parse(target.as_deref())?;
     let state = RunState::load(&ctx.repo, &id)?;
-    let entries = timeline(&ctx.repo, &state)?;
-    let entry = target.resolve(&entries, id.as_str())?;
-    let detail = checkpoint_detail(&ctx.repo, entry)?;
+    let entry = find(&ctx.repo, &state, &target)?;
+    let detail = checkpoint_detail(&ctx.repo, &entry)?;
     if args.json {
         output::json(&detail)
     } else {

@@ -60,6 +60,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         run_dir: args.run_dir,
         config: args.config,
         in_place: args.in_place,
+        graph: None,
     };
     let progress = output::progress("checking out the run's worktree");
     let started = start(&ctx.repo, &ctx.home, &request)?;

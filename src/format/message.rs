@@ -49,8 +49,21 @@ pub struct Trailers {
 }
 
 impl Trailers {
-    /// Reads the trailer block of `message` as `git interpret-trailers --parse` does.
+    /// Reads the trailer block of `message` as `git interpret-trailers --parse` does, and when
+    /// that holds no `Fabro-*` trailer, the block before one footer paragraph: Fabro ends its
+    /// run commits with a footer line after the trailers.
     pub fn parse(message: &[u8]) -> Trailers {
+        let trailers = Trailers::parse_last_block(message);
+        if trailers != Trailers::default() {
+            return trailers;
+        }
+        match without_footer(message) {
+            Some(rest) => Trailers::parse_last_block(rest),
+            None => trailers,
+        }
+    }
+
+    fn parse_last_block(message: &[u8]) -> Trailers {
         let mut trailers = Trailers::default();
         for (token, value) in crate::git::trailers(message) {
             match token.to_ascii_lowercase().as_str() {
@@ -64,6 +77,19 @@ impl Trailers {
         }
         trailers
     }
+}
+
+/// `message` without its last paragraph, when it has a body of at least two paragraphs.
+fn without_footer(message: &[u8]) -> Option<&[u8]> {
+    let text = message.strip_suffix(b"\n").unwrap_or(message);
+    let text = text.strip_suffix(b"\r").unwrap_or(text);
+    let end = text
+        .windows(2)
+        .rposition(|w| w == b"\n\n")
+        .or_else(|| text.windows(4).rposition(|w| w == b"\r\n\r\n"))?;
+    let rest = &message[..end + 1];
+    // The subject alone is no trailer block.
+    rest.windows(2).any(|w| w == b"\n\n").then_some(rest)
 }
 
 /// Splits a run commit subject `fabro(<id>): <node> (<status>)` into node and status.
@@ -97,10 +123,16 @@ mod tests {
     }
 
     #[test]
-    fn a_footer_after_the_block_hides_the_trailers() {
-        let message = "fabro(X): a (succeeded)\n\nFabro-Run: X\n\nGenerated with Fabro\n";
-        assert_eq!(Trailers::parse(message.as_bytes()), Trailers::default());
+    fn trailers_followed_by_one_footer_paragraph_are_found() {
+        let message = "fabro(X): a (succeeded)\n\nFabro-Run: X\nFabro-Completed: 2\n\n\u{2692}\u{fe0f} Generated with [Fabro](https://fabro.sh)\n";
+        let trailers = Trailers::parse(message.as_bytes());
+        assert_eq!(trailers.run.as_deref(), Some("X"));
+        assert_eq!(trailers.completed, Some(2));
         assert_eq!(Trailers::parse(b"subject only\n"), Trailers::default());
+        assert_eq!(Trailers::parse(b"subject\n\nfooter\n"), Trailers::default());
+        // Two paragraphs after the block: not a footer, so no trailers.
+        let two = "s\n\nFabro-Run: X\n\none\n\ntwo\n";
+        assert_eq!(Trailers::parse(two.as_bytes()), Trailers::default());
     }
 
     #[test]
@@ -136,7 +168,6 @@ mod tests {
             "fabro(R): a (succeeded)\n\nFabro-Run: R\nFabro-Completed: 2\nFabro-Checkpoint: abc\n",
             "s\r\n\r\nFabro-Run: R\r\nFabro-Completed: 3\r\n",
             "s\n\nbody text\n\nFabro-Run: R\nnot a trailer\nSigned-off-by: A <a@b>\n",
-            "s\n\nFabro-Run: R\n\nfooter paragraph\n",
             "s\n\nFabro-Stage: plan\n  @2\nFabro-Run: R\n",
             "only a subject\n",
         ] {

@@ -3,10 +3,12 @@
 //! timestamps, and the files of a run directory. Plain types and their encodings; nothing here
 //! reads a repository.
 
+pub mod fabro;
 pub mod message;
 pub mod node;
 pub mod record;
 pub mod run_id;
+pub mod stages;
 pub mod store;
 pub mod time;
 

@@ -1,6 +1,8 @@
-//! `run.json` and the other JSON records of FORMAT.md as serde types. Field names follow
-//! Fabro's `Checkpoint` record. Unknown fields are kept (`extra`) so that a record written by a
-//! newer engine survives a round trip through this one.
+//! `run.json` and the other JSON records of FORMAT.md as serde types. Format 2 makes them
+//! Fabro's own records (`RunProjection`, `RunSpec`, `StartRecord`, `RunStatus`, `Checkpoint`,
+//! `Conclusion`, `StageCompletion`) with git-fabro's keys beside Fabro's; `format::fabro` fills
+//! what Fabro's types require. Unknown fields are kept (`extra`) so that a record written by a
+//! newer engine, or by Fabro, survives a round trip through this one.
 
 use std::collections::BTreeMap;
 
@@ -8,17 +10,27 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::{Error, Result};
+use crate::format::fabro;
+use crate::format::node::StageStatus;
 
-/// The `format` this version reads and writes.
-pub const FORMAT: u32 = 1;
+/// The `format` this version writes. It reads format 1, format 2, and records without a
+/// `format` key, which are Fabro's own projections.
+pub const FORMAT: u32 = 2;
+
+/// What a record without a `format` key is read as: a `RunProjection` written by Fabro.
+pub const FORMAT_FABRO: u32 = 0;
 
 type Extra = BTreeMap<String, Value>;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RunRecord {
+    #[serde(default)]
     pub format: u32,
+    #[serde(default)]
     pub run_id: String,
     pub spec: Spec,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub graph_source: Option<String>,
     pub start: Start,
     pub status: Status,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -31,22 +43,108 @@ pub struct RunRecord {
     pub extra: Extra,
 }
 
+/// Fabro's `RunSpec` and git-fabro's own keys beside it.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Spec {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub run_id: String,
+    /// Fabro's `WorkflowSettings`; `null` until written (see `fabro::complete`).
+    #[serde(default)]
+    pub settings: Value,
+    /// The workflow as Fabro's `Graph`; `null` until written.
+    #[serde(default)]
+    pub graph: Value,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub workflow_name: Option<String>,
+    pub workflow_slug: Option<String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub labels: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git: Option<GitContext>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fork_source_ref: Option<ForkSourceRef>,
+    #[serde(default)]
+    pub in_place: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub goal: Option<String>,
-    #[serde(default)]
-    pub labels: BTreeMap<String, String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub graph_sha256: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub origin_url: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fork_source: Option<ForkSource>,
+    /// How many completed nodes the run counts before its first run commit: Fabro counts the
+    /// start node, which has no run commit. A timeline ordinal is `Fabro-Completed` minus this.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub completed_offset: usize,
+    /// Format 1's names, read and never written again.
+    #[serde(default, skip_serializing)]
+    pub workflow_name: Option<String>,
+    #[serde(default, skip_serializing)]
+    pub origin_url: Option<String>,
     #[serde(flatten)]
     pub extra: Extra,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+impl Spec {
+    /// The goal: git-fabro's own key, else the workflow's `goal` attribute, else Fabro's settings.
+    pub fn goal(&self) -> Option<String> {
+        self.goal
+            .clone()
+            .or_else(|| fabro::graph_attr(&self.graph, "goal"))
+            .or_else(|| {
+                self.settings
+                    .pointer("/run/goal/value")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+            })
+    }
+
+    /// The workflow's name: Fabro's slug, format 1's name, else the graph's name.
+    pub fn workflow_name(&self) -> Option<String> {
+        self.workflow_slug
+            .clone()
+            .or_else(|| self.workflow_name.clone())
+            .or_else(|| {
+                self.graph
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .filter(|n| !n.is_empty())
+                    .map(str::to_owned)
+            })
+    }
+
+    pub fn origin_url(&self) -> Option<String> {
+        self.git
+            .as_ref()
+            .map(|git| git.origin_url.clone())
+            .filter(|url| !url.is_empty())
+            .or_else(|| self.origin_url.clone())
+    }
+
+    pub fn is_fork(&self) -> bool {
+        self.fork_source.is_some() || self.fork_source_ref.is_some()
+    }
+}
+
+/// Fabro's `GitContext`: where the run's repository came from, credentials removed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GitContext {
+    pub origin_url: String,
+    pub branch: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha: Option<String>,
+    /// `clean`, `dirty` or `unknown`.
+    pub dirty: String,
+    pub push_outcome: Value,
+}
+
+/// Fabro's `ForkSourceRef`: the source run and the run commit the fork starts at.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ForkSourceRef {
+    pub source_run_id: String,
+    pub checkpoint_sha: String,
 }
 
 /// Where a forked run came from: the source run and the checkpoint it started at.
@@ -58,21 +156,33 @@ pub struct ForkSource {
     pub meta_commit: String,
 }
 
+/// Fabro's `StartRecord` plus `meta_branch`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Start {
+    #[serde(default)]
+    pub run_id: String,
     pub start_time: String,
+    #[serde(default)]
     pub run_branch: String,
+    #[serde(default)]
     pub meta_branch: String,
+    #[serde(default)]
     pub base_sha: String,
     #[serde(flatten)]
     pub extra: Extra,
 }
 
+/// The `kind` of Fabro's `RunStatus`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StatusKind {
     Submitted,
+    Queued,
+    Starting,
     Running,
+    Blocked,
+    Paused,
+    Removing,
     Succeeded,
     Failed,
     Dead,
@@ -83,7 +193,12 @@ impl StatusKind {
     pub fn as_str(self) -> &'static str {
         match self {
             StatusKind::Submitted => "submitted",
+            StatusKind::Queued => "queued",
+            StatusKind::Starting => "starting",
             StatusKind::Running => "running",
+            StatusKind::Blocked => "blocked",
+            StatusKind::Paused => "paused",
+            StatusKind::Removing => "removing",
             StatusKind::Succeeded => "succeeded",
             StatusKind::Failed => "failed",
             StatusKind::Dead => "dead",
@@ -97,22 +212,32 @@ impl StatusKind {
             StatusKind::Succeeded | StatusKind::Failed | StatusKind::Dead
         )
     }
+
+    /// Whether a run in this state may still take checkpoints.
+    pub fn is_active(self) -> bool {
+        !self.is_terminal() && self != StatusKind::Archived
+    }
 }
 
+/// Fabro's `RunStatus`: `kind`, with `reason` for succeeded and failed runs (one of Fabro's
+/// reason names) and `prior` for archived ones (`{"kind", "reason"}`).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Status {
     pub kind: StatusKind,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prior: Option<Value>,
     #[serde(flatten)]
     pub extra: Extra,
 }
 
 impl Status {
-    pub fn new(kind: StatusKind, reason: Option<String>) -> Status {
+    pub fn new(kind: StatusKind) -> Status {
         Status {
             kind,
-            reason,
+            reason: fabro::default_reason(kind).map(str::to_owned),
+            prior: None,
             extra: Extra::new(),
         }
     }
@@ -145,10 +270,12 @@ pub struct Checkpoint {
     pub extra: Extra,
 }
 
+/// Fabro's `Conclusion`: `status` is a stage outcome (`succeeded`, `partially_succeeded`,
+/// `failed`, `skipped`); a person's reason goes to `failure_reason`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Conclusion {
     pub timestamp: String,
-    pub status: StatusKind,
+    pub status: StageStatus,
     pub duration_ms: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure_reason: Option<String>,
@@ -158,13 +285,21 @@ pub struct Conclusion {
     pub extra: Extra,
 }
 
-/// `stages/<node>@<visit>/status.json`: the outcome of one stage.
+/// `stages/<rank>-<node>@<visit>/status.json`: Fabro's `StageCompletion` (`outcome`, `notes`,
+/// `failure_reason`, `timestamp`) and git-fabro's keys. Format 1 named the outcome `status`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct StageRecord {
-    pub node_id: String,
-    pub visit: u64,
-    pub status: crate::format::node::StageStatus,
+    #[serde(alias = "status")]
+    pub outcome: StageStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notes: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure_reason: Option<String>,
     pub timestamp: String,
+    #[serde(default)]
+    pub node_id: String,
+    #[serde(default)]
+    pub visit: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_node_id: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -174,33 +309,40 @@ pub struct StageRecord {
 }
 
 impl RunRecord {
-    /// Reads `run.json` as found on a metadata branch, refusing formats this version does not know.
+    /// Reads `run.json` as found on a metadata branch, refusing formats this version does not
+    /// know. A record without `format` is Fabro's and is read as `fabro::adopt` says.
     pub fn from_json(bytes: &[u8], origin: &str) -> Result<RunRecord> {
         let value: Value = serde_json::from_slice(bytes).map_err(|err| {
             Error::Corrupt(format!("run.json at {origin} is not valid JSON: {err}"))
         })?;
-        match value.get("format").and_then(Value::as_u64) {
-            Some(f) if f == u64::from(FORMAT) => {}
-            Some(f) => {
-                return Err(Error::Corrupt(format!(
-                    "run.json at {origin} has format {f}, but this git-fabro reads format {FORMAT}; upgrade git-fabro"
-                )));
-            }
-            None => {
-                return Err(Error::Corrupt(format!(
-                    "run.json at {origin} has no format field"
-                )));
-            }
-        }
-        serde_json::from_value(value).map_err(|err| {
+        let format = match value.get("format") {
+            None => FORMAT_FABRO,
+            Some(v) => match v.as_u64() {
+                Some(f @ 1..=2) => f as u32,
+                _ => {
+                    return Err(Error::Corrupt(format!(
+                        "run.json at {origin} has format {v}, but this git-fabro reads formats 1 and {FORMAT}; upgrade git-fabro"
+                    )));
+                }
+            },
+        };
+        let mut record: RunRecord = serde_json::from_value(value).map_err(|err| {
             Error::Corrupt(format!(
-                "run.json at {origin} does not match format {FORMAT}: {err}"
+                "run.json at {origin} does not match format {format}: {err}"
             ))
-        })
+        })?;
+        record.format = format;
+        if format == FORMAT_FABRO {
+            fabro::adopt(&mut record);
+        }
+        Ok(record)
     }
 
+    /// The record as written: format 2, with everything Fabro's types require filled in.
     pub fn to_json(&self) -> Vec<u8> {
-        pretty(self)
+        let mut record = self.clone();
+        fabro::complete(&mut record);
+        pretty(&record)
     }
 
     /// The number of nodes completed so far, fork inheritance included.
@@ -218,23 +360,6 @@ pub fn pretty(value: &impl Serialize) -> Vec<u8> {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::RunRecord;
-
-    #[test]
-    fn unknown_formats_are_refused_by_name() {
-        let err = RunRecord::from_json(br#"{"format": 2}"#, "abc")
-            .unwrap_err()
-            .to_string();
-        assert!(
-            err.contains("format 2") && err.contains("format 1"),
-            "{err}"
-        );
-        assert!(RunRecord::from_json(b"{not json", "abc").is_err());
-    }
-}
-
 /// Where a run's metadata tree keeps the links of rewritten checkpoints, one file each.
 pub const LINKS_DIR: &str = "links";
 
@@ -248,4 +373,21 @@ pub struct Link {
     pub status: String,
     pub completed: usize,
     pub meta_commit: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RunRecord;
+
+    #[test]
+    fn unknown_formats_are_refused_by_name() {
+        let err = RunRecord::from_json(br#"{"format": 3}"#, "abc")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("format 3") && err.contains("formats 1 and 2"),
+            "{err}"
+        );
+        assert!(RunRecord::from_json(b"{not json", "abc").is_err());
+    }
 }

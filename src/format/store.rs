@@ -17,35 +17,62 @@ use crate::format::time::Timestamp;
 pub const MANIFEST: &str = "manifest.json";
 pub const WORKTREE_DIR: &str = "worktree";
 
-/// `manifest.json`: what the run is, for tools that look at the directory alone.
+/// `manifest.json`: what the run is, for tools that look at the directory alone. It reads as
+/// Fabro's `RunSpec` (the run's spec, flattened in) and as the run-directory manifest Fabro
+/// documents (`workflow_name`, `goal`, `start_time`, `node_count`, `edge_count`, ...).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Manifest {
     pub run_id: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub workflow_name: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub goal: Option<String>,
+    #[serde(default)]
+    pub workflow_name: String,
+    #[serde(default)]
+    pub goal: String,
     pub start_time: String,
+    #[serde(default)]
+    pub node_count: usize,
+    #[serde(default)]
+    pub edge_count: usize,
     pub run_branch: String,
     pub meta_branch: String,
     pub base_sha: String,
-    #[serde(default)]
-    pub labels: std::collections::BTreeMap<String, String>,
-    pub repository: String,
+    /// The main directory of the repository (clone) the run belongs to.
+    #[serde(alias = "repository")]
+    pub host_repo_path: String,
+    /// Fabro's `RunSpec` keys: settings, graph, labels, git, in_place, ...
+    #[serde(flatten)]
+    pub spec: serde_json::Map<String, serde_json::Value>,
 }
 
 impl Manifest {
     pub fn new(record: &RunRecord, repository: &Path) -> Manifest {
+        let mut record = record.clone();
+        crate::format::fabro::complete(&mut record);
+        let count = |key: &str| {
+            record.spec.graph.get(key).map_or(0, |v| {
+                v.as_object()
+                    .map(|o| o.len())
+                    .or(v.as_array().map(Vec::len))
+                    .unwrap_or(0)
+            })
+        };
+        let mut spec = match serde_json::to_value(&record.spec) {
+            Ok(serde_json::Value::Object(map)) => map,
+            _ => serde_json::Map::new(),
+        };
+        spec.remove("run_id");
+        spec.remove("goal");
         Manifest {
             run_id: record.run_id.clone(),
-            workflow_name: record.spec.workflow_name.clone(),
-            goal: record.spec.goal.clone(),
+            workflow_name: record.spec.workflow_name().unwrap_or_default(),
+            goal: record.spec.goal().unwrap_or_default(),
             start_time: record.start.start_time.clone(),
+            node_count: count("nodes"),
+            edge_count: count("edges"),
             run_branch: record.start.run_branch.clone(),
             meta_branch: record.start.meta_branch.clone(),
             base_sha: record.start.base_sha.clone(),
-            labels: record.spec.labels.clone(),
-            repository: repository.display().to_string(),
+            host_repo_path: repository.display().to_string(),
+            spec,
         }
     }
 }
@@ -75,8 +102,9 @@ impl RunDir {
         repository: &Path,
     ) -> Option<RunDir> {
         let ours = |dir: &Path| {
-            read_manifest(dir)
-                .is_some_and(|m| m.run_id == id.as_str() && Path::new(&m.repository) == repository)
+            read_manifest(dir).is_some_and(|m| {
+                m.run_id == id.as_str() && Path::new(&m.host_repo_path) == repository
+            })
         };
         if let Some(dir) = named.filter(|dir| ours(dir)) {
             return Some(RunDir {

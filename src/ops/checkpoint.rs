@@ -14,6 +14,7 @@ use crate::failpoint;
 use crate::format::message;
 use crate::format::node::{NodeId, StageStatus};
 use crate::format::record::{Checkpoint, RunRecord, StageRecord, StatusKind, pretty};
+use crate::format::stages;
 use crate::format::store::RunDir;
 use crate::format::time::Timestamp;
 use crate::git::Repo;
@@ -96,6 +97,7 @@ pub fn checkpoint(
     let visit = previous.node_visits.get(node).copied().unwrap_or(0) + 1;
     let completed = previous.completed_nodes.len() + 1;
     let stage = format!("{node}@{visit}");
+    let stage_dir = stages::dir(completed, node, visit);
     let now = Timestamp::now();
 
     let snapshot = workspace.snapshot(Some(state.run_tip), config, &[])?;
@@ -106,7 +108,9 @@ pub fn checkpoint(
     let stage_record = StageRecord {
         node_id: node.to_owned(),
         visit,
-        status: request.status,
+        outcome: request.status,
+        notes: None,
+        failure_reason: None,
         timestamp: now.rfc3339(),
         next_node_id: request.next.as_ref().map(ToString::to_string),
         files: request
@@ -125,7 +129,7 @@ pub fn checkpoint(
     let stage_tree = stage_tree.write()?;
     let mut meta_tree = repo.edit_tree(state.meta_tree)?;
     meta_tree.put_file(RUN_JSON, &run_json.to_json())?;
-    meta_tree.put_tree(&format!("stages/{stage}"), stage_tree)?;
+    meta_tree.put_tree(&stage_dir, stage_tree)?;
     let meta_tree = meta_tree.write()?;
     let meta_subject = format!("checkpoint {stage} ({})", request.status);
     let meta_commit = repo.write_commit(
@@ -164,7 +168,7 @@ pub fn checkpoint(
         run_id: state.id.to_string(),
         node_id: node.to_owned(),
         visit,
-        ordinal: completed,
+        ordinal: completed.saturating_sub(state.record.spec.completed_offset),
         completed,
         run_commit: run_commit.to_string(),
         meta_commit: meta_commit.to_string(),
@@ -245,7 +249,7 @@ fn record_locally(
         "run_id": outcome.run_id,
         "node_id": outcome.node_id,
         "visit": outcome.visit,
-        "status": stage.status,
+        "status": stage.outcome,
         "completed": outcome.completed,
         "run_commit": outcome.run_commit,
         "meta_commit": outcome.meta_commit,

@@ -9,6 +9,7 @@ use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::failpoint;
 use crate::format::message;
+use crate::format::node::StageStatus;
 use crate::format::record::{Conclusion, Status, StatusKind};
 use crate::format::store::RunDir;
 use crate::format::time::Timestamp;
@@ -51,7 +52,9 @@ pub fn finish(
         (kind, Some(conclusion)) if *kind == request.status => (conclusion.clone(), state.meta_tip),
         // Archiving a finished run keeps its conclusion: finishing it the same way again is
         // the interrupted finish completed, not a new ending.
-        (StatusKind::Archived, Some(conclusion)) if conclusion.status == request.status => {
+        (StatusKind::Archived, Some(conclusion))
+            if conclusion.status == outcome(request.status) =>
+        {
             (conclusion.clone(), state.meta_tip)
         }
         (StatusKind::Running | StatusKind::Submitted, _) => finalize(repo, state, config, request)?,
@@ -66,7 +69,7 @@ pub fn finish(
     };
     let mut finished = Finished {
         run_id: state.id.to_string(),
-        status: conclusion.status,
+        status: request.status,
         duration_ms: conclusion.duration_ms,
         meta_commit: meta_commit.to_string(),
         final_git_commit_sha: state.run_tip.to_string(),
@@ -113,7 +116,7 @@ fn finalize(
     let started = Timestamp::parse_rfc3339(&state.record.start.start_time).unwrap_or(now);
     let conclusion = Conclusion {
         timestamp: now.rfc3339(),
-        status: request.status,
+        status: outcome(request.status),
         duration_ms: u64::try_from(now.millis() - started.millis()).unwrap_or(0),
         failure_reason: request
             .reason
@@ -123,7 +126,7 @@ fn finalize(
         extra: Default::default(),
     };
     let mut record = state.record.clone();
-    record.status = Status::new(request.status, request.reason.clone());
+    record.status = Status::new(request.status);
     record.conclusion = Some(conclusion.clone());
     let mut tree = repo.edit_tree(state.meta_tree)?;
     tree.put_file(RUN_JSON, &record.to_json())?;
@@ -168,7 +171,23 @@ fn record_locally(
         "final_git_commit_sha": conclusion.final_git_commit_sha,
     }))?;
     let mut record = state.record.clone();
-    record.status = Status::new(conclusion.status, conclusion.failure_reason.clone());
+    record.status = Status::new(run_status(conclusion.status));
     record.conclusion = Some(conclusion.clone());
     dir.write_json("live.json", &crate::ops::checkpoint::live(&record, None))
+}
+
+/// The conclusion's outcome of a run that ends as `kind` (Fabro's conclusion holds a stage outcome).
+fn outcome(kind: StatusKind) -> StageStatus {
+    match kind {
+        StatusKind::Succeeded => StageStatus::Succeeded,
+        _ => StageStatus::Failed,
+    }
+}
+
+/// The run status a conclusion's outcome stands for.
+pub fn run_status(outcome: StageStatus) -> StatusKind {
+    match outcome {
+        StageStatus::Succeeded | StageStatus::PartiallySucceeded => StatusKind::Succeeded,
+        StageStatus::Failed | StageStatus::Skipped => StatusKind::Failed,
+    }
 }

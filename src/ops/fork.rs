@@ -11,7 +11,7 @@ use crate::config::Config;
 use crate::error::Result;
 use crate::failpoint;
 use crate::format::message;
-use crate::format::record::{ForkSource, RunRecord, Start, Status, StatusKind};
+use crate::format::record::{ForkSource, ForkSourceRef, RunRecord, Start, Status, StatusKind};
 use crate::format::run_id::RunId;
 use crate::format::time::Timestamp;
 use crate::git::{ObjectId, RefEdit, Repo};
@@ -53,18 +53,24 @@ pub fn prepare(
     let source = read_record(repo, source_tree, &from.meta_commit)?;
     let mut spec = source.spec.clone();
     spec.fork_source = Some(from.clone());
+    spec.fork_source_ref = Some(ForkSourceRef {
+        source_run_id: from.run_id.clone(),
+        checkpoint_sha: from.run_commit.clone(),
+    });
     let record = RunRecord {
         format: crate::format::record::FORMAT,
         run_id: id.to_string(),
         spec,
+        graph_source: source.graph_source,
         start: Start {
+            run_id: id.to_string(),
             start_time: Timestamp::now().rfc3339(),
             run_branch: short_branch(&run::run_branch(id)),
             meta_branch: short_branch(&run::meta_branch(id)),
             base_sha: from.run_commit.clone(),
             extra: BTreeMap::new(),
         },
-        status: Status::new(StatusKind::Running, None),
+        status: Status::new(StatusKind::Running),
         checkpoint: source.checkpoint,
         conclusion: None,
         superseded_by: None,

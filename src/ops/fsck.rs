@@ -360,7 +360,7 @@ fn run_dirs_of(runs_dir: &Path, repository: &Path) -> Vec<(PathBuf, Manifest)> {
         .filter_map(|entry| {
             let manifest: Manifest =
                 serde_json::from_slice(&std::fs::read(entry.path().join(MANIFEST)).ok()?).ok()?;
-            (Path::new(&manifest.repository) == repository).then(|| (entry.path(), manifest))
+            (Path::new(&manifest.host_repo_path) == repository).then(|| (entry.path(), manifest))
         })
         .collect()
 }

@@ -122,7 +122,7 @@ pub fn leftover_run_dirs(repo: &Repo, runs_dir: &Path) -> Vec<std::path::PathBuf
             let read = |name: &str| std::fs::read(dir.join(name)).ok();
             let Some(manifest) = read(MANIFEST)
                 .and_then(|b| serde_json::from_slice::<Manifest>(&b).ok())
-                .filter(|m| Path::new(&m.repository) == main)
+                .filter(|m| Path::new(&m.host_repo_path) == main)
             else {
                 return false;
             };

@@ -5,13 +5,11 @@ use serde_json::json;
 
 use crate::config::Config;
 use crate::error::{Error, Result};
+use crate::format::fabro;
 use crate::format::message;
 use crate::format::record::{RunRecord, Status, StatusKind};
 use crate::git::{ObjectId, RefEdit, Repo};
 use crate::run::{self, RUN_JSON, RunState};
-
-/// The key under `status` that remembers what an archived run was before.
-pub const PRIOR: &str = "prior";
 
 /// Writes `record` as a metadata commit with `subject` and moves the branch from the state's tip.
 pub fn commit_record(
@@ -46,12 +44,20 @@ pub fn commit_meta_tree(
     Ok(commit)
 }
 
-/// The record of `state` archived: status `archived`, with the previous status kept under `prior`.
+/// The record of `state` archived: status `archived`, with the previous status kept under
+/// `prior` (and `prior_active` when the run had not finished), and why under `reason`.
 pub fn archived(state: &RunState, reason: Option<String>) -> RunRecord {
     let mut record = state.record.clone();
-    let prior = state.record.status.kind;
-    record.status = Status::new(StatusKind::Archived, reason);
-    record.status.extra.insert(PRIOR.into(), json!(prior));
+    let (prior, active) = fabro::archived_prior(&state.record.status);
+    record.status = Status::new(StatusKind::Archived);
+    record.status.prior = Some(prior);
+    record.status.reason = reason;
+    if let Some(active) = active {
+        record
+            .status
+            .extra
+            .insert(fabro::PRIOR_ACTIVE.into(), json!(active));
+    }
     record
 }
 
@@ -69,17 +75,16 @@ pub fn unarchive(repo: &Repo, state: &RunState, config: &Config) -> Result<bool>
     if state.record.status.kind != StatusKind::Archived {
         return Ok(false);
     }
-    let prior = state
-        .record
-        .status
-        .extra
-        .get(PRIOR)
-        .and_then(|v| serde_json::from_value::<StatusKind>(v.clone()).ok())
-        .filter(|k| *k != StatusKind::Archived)
-        .or(state.record.conclusion.as_ref().map(|c| c.status))
-        .unwrap_or(StatusKind::Dead);
+    let prior = fabro::prior_status(&state.record.status)
+        .or_else(|| {
+            let conclusion = state.record.conclusion.as_ref()?;
+            Some(Status::new(crate::ops::finish::run_status(
+                conclusion.status,
+            )))
+        })
+        .unwrap_or_else(|| Status::new(StatusKind::Dead));
     let mut record = state.record.clone();
-    record.status = Status::new(prior, None);
+    record.status = prior;
     commit_record(repo, state, &record, "unarchive run", config)?;
     Ok(true)
 }
@@ -88,9 +93,15 @@ pub fn unarchive(repo: &Repo, state: &RunState, config: &Config) -> Result<bool>
 pub fn reopen(repo: &Repo, state: &RunState, config: &Config) -> Result<Option<ObjectId>> {
     match state.record.status.kind {
         StatusKind::Running => Ok(None),
-        StatusKind::Failed | StatusKind::Dead | StatusKind::Submitted => {
+        StatusKind::Failed
+        | StatusKind::Dead
+        | StatusKind::Submitted
+        | StatusKind::Queued
+        | StatusKind::Starting
+        | StatusKind::Blocked
+        | StatusKind::Paused => {
             let mut record = state.record.clone();
-            record.status = Status::new(StatusKind::Running, None);
+            record.status = Status::new(StatusKind::Running);
             record.conclusion = None;
             commit_record(repo, state, &record, "resume run", config).map(Some)
         }

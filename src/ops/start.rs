@@ -15,7 +15,7 @@ use crate::config::{Config, RUN_FILE, Settings};
 use crate::error::{Error, Result};
 use crate::failpoint;
 use crate::format::message;
-use crate::format::record::{FORMAT, RunRecord, Spec, Start, Status, StatusKind};
+use crate::format::record::{FORMAT, GitContext, RunRecord, Spec, Start, Status, StatusKind};
 use crate::format::run_id::RunId;
 use crate::format::store::{Manifest, RunDir};
 use crate::format::time::Timestamp;
@@ -34,6 +34,8 @@ pub struct StartRequest {
     pub config: Option<PathBuf>,
     /// Work in the repository's own directory instead of a linked worktree.
     pub in_place: bool,
+    /// The workflow parsed into Fabro's `Graph` shape (the engine parses; the run records it).
+    pub graph: Option<serde_json::Value>,
 }
 
 #[derive(Clone, Debug, serde::Serialize)]
@@ -111,23 +113,28 @@ pub fn start(repo: &Repo, home: &Path, request: &StartRequest) -> Result<Started
         format: FORMAT,
         run_id: id.to_string(),
         spec: Spec {
-            workflow_name: workflow.as_ref().map(|(_, name, _)| name.clone()),
+            run_id: id.to_string(),
+            graph: request.graph.clone().unwrap_or_default(),
+            workflow_slug: workflow.as_ref().map(|(_, name, _)| name.clone()),
             goal: request.goal.clone(),
             labels: request.labels.iter().cloned().collect(),
             graph_sha256: workflow.as_ref().map(|(_, _, sha)| sha.clone()),
-            origin_url: repo
-                .config_string("remote.origin.url")
-                .map(|url| crate::git::remote::redact_url(&url)),
+            git: git_context(repo, base, in_place.then_some(capture.is_some())),
+            in_place,
             ..Spec::default()
         },
+        graph_source: workflow
+            .as_ref()
+            .and_then(|(source, _, _)| String::from_utf8(source.clone()).ok()),
         start: Start {
+            run_id: id.to_string(),
             start_time: now.rfc3339(),
             run_branch: short_branch(&run::run_branch(&id)),
             meta_branch: short_branch(&run::meta_branch(&id)),
             base_sha: base.to_string(),
             extra: BTreeMap::new(),
         },
-        status: Status::new(StatusKind::Running, None),
+        status: Status::new(StatusKind::Running),
         checkpoint: None,
         conclusion: None,
         superseded_by: None,
@@ -229,6 +236,34 @@ pub fn start(repo: &Repo, home: &Path, request: &StartRequest) -> Result<Started
         worktree,
         run_dir: run_dir.path,
         in_place,
+    })
+}
+
+/// Fabro's `GitContext` of a run in a repository: its origin without credentials (empty when
+/// it has none), the branch checked out, the base commit, and whether the directory held
+/// changes that `HEAD` lacks (known only for a run in place, which captures them).
+fn git_context(repo: &Repo, base: ObjectId, captured: Option<bool>) -> Option<GitContext> {
+    if repo.is_shadow() {
+        return None;
+    }
+    let head = repo.resolve_commit("HEAD").ok();
+    Some(GitContext {
+        origin_url: repo
+            .config_string("remote.origin.url")
+            .map(|url| crate::git::remote::redact_url(&url))
+            .unwrap_or_default(),
+        branch: repo
+            .head_branch()
+            .map(|name| short_branch(&name))
+            .unwrap_or_default(),
+        sha: Some(base.to_string()),
+        dirty: match captured {
+            Some(_) if head != Some(base) => "dirty",
+            Some(_) => "clean",
+            None => "unknown",
+        }
+        .into(),
+        push_outcome: json!({ "type": "not_attempted" }),
     })
 }
 

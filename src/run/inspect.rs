@@ -10,6 +10,7 @@ use crate::error::{Error, Result};
 use crate::format::message::Trailers;
 use crate::format::record::{Checkpoint, StatusKind};
 use crate::format::run_id::RunId;
+use crate::format::stages;
 use crate::git::{ObjectId, Repo};
 use crate::run::timeline::Entry;
 use crate::run::{self, Unreadable, read_record};
@@ -75,12 +76,13 @@ fn summarize(
             .message,
     )
     .completed
-    .unwrap_or(record.completed());
+    .unwrap_or(record.completed())
+    .saturating_sub(record.spec.completed_offset);
     Ok(RunSummary {
         run_id: id.to_string(),
         status: record.status.kind,
-        workflow_name: record.spec.workflow_name,
-        goal: record.spec.goal,
+        workflow_name: record.spec.workflow_name(),
+        goal: record.spec.goal(),
         completed,
         start_time: record.start.start_time,
         run_branch: record.start.run_branch,
@@ -121,9 +123,8 @@ pub fn checkpoint_detail(repo: &Repo, entry: &Entry) -> Result<CheckpointDetail>
         Some(meta) => {
             let tree = repo.commit_tree(meta)?;
             let record = read_record(repo, tree, &entry.meta_commit)?.checkpoint;
-            let path = format!("stages/{}@{}", entry.node_id, entry.visit);
-            let stage = match repo.entry_at(tree, &path)? {
-                Some(stage_tree) => {
+            let stage = match stage_tree(repo, tree, entry)? {
+                Some((path, stage_tree)) => {
                     let mut files = Vec::new();
                     let mut status = None;
                     for file in repo
@@ -159,4 +160,30 @@ pub fn checkpoint_detail(repo: &Repo, entry: &Entry) -> Result<CheckpointDetail>
         record,
         stage,
     })
+}
+
+/// The folder of `entry`'s stage in a metadata tree: `stages/<rank>-<node>@<visit>` at the rank
+/// its completed count gives, else `stages/<node>@<visit>` (format 1), else any rank.
+fn stage_tree(
+    repo: &Repo,
+    meta_tree: ObjectId,
+    entry: &Entry,
+) -> Result<Option<(String, ObjectId)>> {
+    let (node, visit) = (entry.node_id.as_str(), entry.visit);
+    for path in [
+        stages::dir(entry.completed, node, visit),
+        stages::dir_without_rank(node, visit),
+    ] {
+        if let Some(tree) = repo.entry_at(meta_tree, &path)? {
+            return Ok(Some((path, tree)));
+        }
+    }
+    let Some(all) = repo.entry_at(meta_tree, stages::STAGES_DIR)? else {
+        return Ok(None);
+    };
+    Ok(repo
+        .list_tree(all)?
+        .into_iter()
+        .find(|e| e.is_tree && stages::names(&e.name, node, visit))
+        .map(|e| (format!("{}/{}", stages::STAGES_DIR, e.name), e.id)))
 }

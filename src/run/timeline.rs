@@ -6,6 +6,11 @@
 //! newest `Fabro-Completed` says (which also bounds it inside a fork's inherited history), or
 //! as soon as a target is found, so resolving `@latest` or a recent node costs a step or two
 //! however long the run is.
+//!
+//! `Fabro-Completed` is a count, not a position: Fabro counts its start node, which has no run
+//! commit, so its first checkpoint says 2. The run's record says how many such nodes precede
+//! the first run commit (`completed_offset`), and an ordinal is the count minus that offset.
+//! [`find`] is the one resolver every command uses, so `show @2` and `fork @2` agree.
 
 use std::collections::HashMap;
 
@@ -68,7 +73,7 @@ pub fn timeline_with(repo: &Repo, state: &RunState, snapshots: bool) -> Result<V
 
 /// The one checkpoint `target` names, walking no further back than needed.
 ///
-/// Ordinals equal completed counts (each checkpoint adds one), and the visit of a node's
+/// Ordinals follow completed counts (each checkpoint adds one), and the visit of a node's
 /// newest occurrence is its count in the run's checkpoint record, so neither needs the oldest
 /// end of the timeline. Only a sha prefix is checked against the whole timeline, because a
 /// prefix may match more than one checkpoint.
@@ -82,6 +87,7 @@ pub fn find(repo: &Repo, state: &RunState, target: &Target) -> Result<Entry> {
         .linked_checkpoint(repo)?
         .map(|c| c.node_visits)
         .unwrap_or_default();
+    let offset = state.record.spec.completed_offset;
     let mut seen: HashMap<String, u64> = HashMap::new();
     let mut newest = true;
     for item in Walk::new(repo, state, false)? {
@@ -90,8 +96,8 @@ pub fn find(repo: &Repo, state: &RunState, target: &Target) -> Result<Entry> {
         let visit = stage_visit(stage.as_deref(), &entry.node_id)
             .or_else(|| visits.get(&entry.node_id).map(|v| v.saturating_sub(*later)));
         *later += 1;
-        entry.ordinal = entry.completed;
-        let Some(visit) = visit.filter(|v| *v > 0) else {
+        entry.ordinal = entry.completed.saturating_sub(offset);
+        let Some(visit) = visit.filter(|v| *v > 0 && entry.ordinal > 0) else {
             // A record that does not know this node: count from the oldest end instead.
             return target
                 .resolve(&timeline(repo, state)?, state.id.as_str())
@@ -124,6 +130,7 @@ struct Walk<'a> {
     links: HashMap<String, Link>,
     base: String,
     forked: bool,
+    offset: usize,
     snapshots: bool,
     expected: Option<usize>,
     found: usize,
@@ -136,7 +143,8 @@ impl<'a> Walk<'a> {
             commits: repo.first_parents(state.run_tip),
             links: load_links(repo, state.meta_tree)?,
             base: state.record.start.base_sha.clone(),
-            forked: state.record.spec.fork_source.is_some(),
+            forked: state.record.spec.is_fork(),
+            offset: state.record.spec.completed_offset,
             snapshots,
             expected: None,
             found: 0,
@@ -223,7 +231,8 @@ impl Iterator for Walk<'_> {
                 Err(err) => return Some(Err(err)),
             };
             if let Some((_, e)) = entry.as_ref().filter(|(_, e)| e.snapshot.is_none()) {
-                self.expected.get_or_insert(e.completed);
+                self.expected
+                    .get_or_insert(e.completed.saturating_sub(self.offset));
                 self.found += 1;
             }
             // With snapshots, a run of its own is walked to its base: snapshots older than

@@ -62,10 +62,11 @@ fn three_checkpoints_including_a_second_visit() {
             "init run"
         ]
     );
-    let status: Value =
-        serde_json::from_str(&repo.git(&["show", &format!("{meta}:stages/code@1/status.json")]))
-            .unwrap();
-    assert_eq!(status["status"], "failed");
+    let status: Value = serde_json::from_str(
+        &repo.git(&["show", &format!("{meta}:stages/002-code@1/status.json")]),
+    )
+    .unwrap();
+    assert_eq!(status["outcome"], "failed", "Fabro's StageCompletion");
     assert_eq!(status["next_node_id"], "plan");
     let run_json: Value =
         serde_json::from_str(&repo.git(&["show", &format!("{meta}:run.json")])).unwrap();
@@ -281,7 +282,7 @@ fn checkpoint_keeps_the_run_directory_current() {
     assert!(run.run_dir.join("nodes/plan-visit_2/status.json").is_file());
     let meta = format!("fabro/meta/{}", run.id);
     assert_eq!(
-        repo.git(&["show", &format!("{meta}:stages/plan@1/prompt.md")]),
+        repo.git(&["show", &format!("{meta}:stages/001-plan@1/prompt.md")]),
         "do the thing\n"
     );
 }

@@ -72,7 +72,7 @@ fn hostile_repository() -> (TestRepo, String) {
     repo.checkpoint(&healthy, "plan");
     plant(&repo, MALFORMED, Some(b"{\"format\": 1, not json"), true);
     let unknown = edited_record(&repo, &healthy, UNKNOWN_STATUS, |r| {
-        r["status"]["kind"] = Value::from("paused");
+        r["status"]["kind"] = Value::from("hibernating");
     });
     plant(&repo, UNKNOWN_STATUS, Some(&unknown), true);
     let newer = edited_record(&repo, &healthy, NEWER_FORMAT, |r| {

@@ -188,9 +188,10 @@ fn big_files_are_left_out_and_listed_and_the_fabro_home_is_never_captured() {
 
     repo.write("big.bin", &"y".repeat(5000));
     repo.checkpoint(&id, "m");
-    let status: Value = serde_json::from_str(
-        &repo.git(&["show", &format!("fabro/meta/{id}:stages/m@1/status.json")]),
-    )
+    let status: Value = serde_json::from_str(&repo.git(&[
+        "show",
+        &format!("fabro/meta/{id}:stages/002-m@1/status.json"),
+    ]))
     .unwrap();
     assert_eq!(status["skipped_files"], serde_json::json!(["big.bin"]));
 }

@@ -192,7 +192,10 @@ fn a_password_with_a_quote_and_a_token_in_the_query_are_never_recorded_or_shown(
         "{record}"
     );
     let record: Value = serde_json::from_str(&record).unwrap();
-    assert_eq!(record["spec"]["origin_url"], "https://127.0.0.1:9/o/r.git");
+    assert_eq!(
+        record["spec"]["git"]["origin_url"],
+        "https://127.0.0.1:9/o/r.git"
+    );
 
     for args in [vec!["push", "origin", &run.id], vec!["fetch", "origin"]] {
         let (code, err) = run_err(repo.fabro().args(&args));

@@ -66,7 +66,7 @@ fn show_prints_the_record_and_the_stage_files() {
     assert_eq!(v["git_commit_sha"], v["run_commit"]);
     assert_eq!(v["record"]["current_node"], "code");
     assert_eq!(v["record"]["context_values"]["n"], 1);
-    assert_eq!(v["stage"]["path"], "stages/code@1");
+    assert_eq!(v["stage"]["path"], "stages/002-code@1");
     let names: Vec<&str> = v["stage"]["files"]
         .as_array()
         .unwrap()
@@ -74,10 +74,10 @@ fn show_prints_the_record_and_the_stage_files() {
         .map(|f| f["name"].as_str().unwrap())
         .collect();
     assert_eq!(names, ["response.md", "status.json"]);
-    assert_eq!(v["stage"]["status"]["status"], "succeeded");
+    assert_eq!(v["stage"]["status"]["outcome"], "succeeded");
     let human = repo.ok(&["show", &run.id, "plan@1"]);
     assert!(human.contains("next node    code"), "{human}");
-    assert!(human.contains("stages/plan@1"), "{human}");
+    assert!(human.contains("stages/001-plan@1"), "{human}");
 }
 
 #[test]

@@ -44,10 +44,12 @@ fn start_creates_both_branches_the_run_dir_and_a_worktree() {
     );
     let run_json: Value =
         serde_json::from_str(&repo.git(&["show", &format!("{meta}:run.json")])).unwrap();
-    assert_eq!(run_json["format"], 1);
+    assert_eq!(run_json["format"], 2);
     assert_eq!(run_json["run_id"], id);
+    assert_eq!(run_json["spec"]["run_id"], id);
+    assert_eq!(run_json["start"]["run_id"], id);
     assert_eq!(run_json["spec"]["goal"], "fix it");
-    assert_eq!(run_json["spec"]["workflow_name"], "flow");
+    assert_eq!(run_json["spec"]["workflow_slug"], "flow");
     assert_eq!(run_json["spec"]["labels"]["team"], "core");
     assert_eq!(run_json["spec"]["graph_sha256"].as_str().unwrap().len(), 64);
     assert_eq!(run_json["status"]["kind"], "running");
@@ -60,7 +62,7 @@ fn start_creates_both_branches_the_run_dir_and_a_worktree() {
         serde_json::from_slice(&std::fs::read(run_dir.join("manifest.json")).unwrap()).unwrap();
     assert_eq!(manifest["run_id"], id);
     assert_eq!(
-        manifest["repository"].as_str().unwrap(),
+        manifest["host_repo_path"].as_str().unwrap(),
         repo.path.to_str().unwrap()
     );
     assert!(run_dir.join("graph.fabro").is_file());

@@ -60,6 +60,36 @@ impl TestRepo {
         repo
     }
 
+    /// A clone of the bundle `tests/fixtures/<rel>` with every branch it holds (the runs'
+    /// branches included) as a local branch.
+    pub fn from_bundle(rel: &str) -> TestRepo {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let root = std::fs::canonicalize(dir.path()).expect("canonical temp dir");
+        let repo = TestRepo {
+            home: root.join("fabro-home"),
+            path: root.join("repo"),
+            root,
+            _dir: dir,
+        };
+        let bundle = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures")
+            .join(rel);
+        let bundle = bundle.to_str().expect("UTF-8 path");
+        let repo_path = repo.path.to_str().expect("UTF-8 path").to_owned();
+        repo.git_in(&repo.root, &["clone", "-q", bundle, &repo_path]);
+        repo.git(&[
+            "fetch",
+            "-q",
+            "origin",
+            "refs/heads/fabro/*:refs/heads/fabro/*",
+        ]);
+        repo.git(&["remote", "remove", "origin"]);
+        repo.git(&["config", "user.name", "Test User"]);
+        repo.git(&["config", "user.email", "test@example.com"]);
+        repo.git(&["config", "gc.auto", "0"]);
+        repo
+    }
+
     pub fn write(&self, rel: &str, content: &str) {
         write_file(&self.path.join(rel), content);
     }
