@@ -92,6 +92,12 @@ fn without_footer(message: &[u8]) -> Option<&[u8]> {
     rest.windows(2).any(|w| w == b"\n\n").then_some(rest)
 }
 
+/// Whether `message` has a run commit's subject but no `Fabro-*` trailer git-fabro can read:
+/// a checkpoint whose link to its metadata is lost (a rewritten message, an unknown footer).
+pub fn is_unreadable_checkpoint(message: &[u8]) -> bool {
+    parse_subject(message).is_some() && Trailers::parse(message) == Trailers::default()
+}
+
 /// Splits a run commit subject `fabro(<id>): <node> (<status>)` into node and status.
 pub fn parse_subject(message: &[u8]) -> Option<(String, String)> {
     let subject = message.split(|b| *b == b'\n').next()?;

@@ -132,7 +132,17 @@ impl RunState {
         let base = self.record.start.base_sha.as_str();
         for commit in repo.first_parents(self.run_tip) {
             let commit = commit?;
-            let trailers = Trailers::parse(&commit.message);
+            let mut trailers = Trailers::parse(&commit.message);
+            if crate::format::message::is_unreadable_checkpoint(&commit.message) {
+                // A rewritten checkpoint reads through its link; any other would make the next
+                // checkpoint build on an older record, so it is refused (fsck names it).
+                let links = timeline::load_links(repo, self.meta_tree)?;
+                let link = links
+                    .get(&commit.id.to_string())
+                    .ok_or_else(|| timeline::unreadable_trailers(&commit))?;
+                trailers.run = Some(link.run_id.clone());
+                trailers.checkpoint = Some(link.meta_commit.clone());
+            }
             if let Some(meta) = trailers.checkpoint {
                 if trailers.run.as_deref() != Some(self.id.as_str()) {
                     break; // inherited from a fork's source: the root record carries it

@@ -174,6 +174,11 @@ impl<'a> Walk<'a> {
             )));
         }
         let (Some(meta_commit), Some(run_id)) = (trailers.checkpoint, trailers.run) else {
+            if !self.links.contains_key(&commit.id.to_string())
+                && message::is_unreadable_checkpoint(&commit.message)
+            {
+                return Err(unreadable_trailers(commit));
+            }
             // A commit that replaced a checkpoint in a squash or amend reads as that checkpoint.
             return Ok(self.links.get(&commit.id.to_string()).map(|link| {
                 (
@@ -248,6 +253,14 @@ impl Iterator for Walk<'_> {
     }
 }
 
+/// A run commit whose trailers cannot be read: counting past it would misnumber the timeline.
+pub fn unreadable_trailers(commit: &CommitInfo) -> Error {
+    Error::Corrupt(format!(
+        "run commit {} has a checkpoint's subject but no Fabro-Run, Fabro-Completed and Fabro-Checkpoint trailers git-fabro can read, so the timeline cannot be rebuilt past it",
+        commit.id
+    ))
+}
+
 /// A `Fabro-Stage: node@visit` trailer, when another writer added one.
 fn stage_visit(stage: Option<&str>, node: &str) -> Option<u64> {
     let (stage_node, visit) = stage?.rsplit_once('@')?;
@@ -255,7 +268,7 @@ fn stage_visit(stage: Option<&str>, node: &str) -> Option<u64> {
 }
 
 /// The links of a run, by the sha of the commit that replaced a checkpoint.
-fn load_links(repo: &Repo, meta_tree: ObjectId) -> Result<HashMap<String, Link>> {
+pub fn load_links(repo: &Repo, meta_tree: ObjectId) -> Result<HashMap<String, Link>> {
     let Some(dir) = repo.entry_at(meta_tree, LINKS_DIR)? else {
         return Ok(HashMap::new());
     };

@@ -322,3 +322,46 @@ fn an_oversized_run_toml_on_a_fetched_run_is_refused_unread() {
     );
     assert_eq!(around(&repo), before, "no run directory or worktree made");
 }
+
+/// A checkpoint whose trailers were lost (its message rewritten by hand, say): the timeline
+/// cannot be counted past it, so log, fsck and the next checkpoint say so instead of
+/// continuing from an older record.
+#[test]
+fn a_checkpoint_without_readable_trailers_is_named_not_skipped() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    repo.checkpoint(&run.id, "plan");
+    repo.checkpoint(&run.id, "code");
+    let branch = format!("refs/heads/fabro/run/{}", run.id);
+    let tip = repo.git(&["rev-parse", &branch]).trim().to_owned();
+    let rewritten = repo
+        .git(&[
+            "commit-tree",
+            &format!("{tip}^{{tree}}"),
+            "-p",
+            &format!("{tip}^"),
+            "-m",
+            &format!("fabro({}): code (succeeded)", run.id),
+        ])
+        .trim()
+        .to_owned();
+    repo.git(&["update-ref", &branch, &rewritten, &tip]);
+
+    let (code, err) = run_err(repo.fabro().args(["log", &run.id]));
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains(&rewritten) && err.contains("trailers"),
+        "{err}"
+    );
+    let (code, out) = run_err(repo.fabro().args(["fsck", "--json"]));
+    assert_eq!(code, 1, "{out}");
+    let (code, err) =
+        run_err(
+            repo.fabro()
+                .args(["checkpoint", "--run", &run.id, "--node", "next"]),
+        );
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains(&rewritten), "{err}");
+    let (code, err) = run_err(repo.fabro().args(["resume", &run.id, "--", "true"]));
+    assert_eq!(code, 1, "{err}");
+}
