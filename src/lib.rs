@@ -12,6 +12,7 @@
 //! - `config`: the settings, from flags, files and git config;
 //! - `run`: a run read back from git (state, timeline, targets, where its files live);
 //! - `ops`: the operations that change runs (start, checkpoint, fork, restore, gc, ...);
+//! - `engine`: Fabro workflows: the DOT dialect, the workflow model, validation, dry runs;
 //! - `cli`: the `git fabro` command, one file per command, and all printing.
 //!
 //! `error`, `input` (files a user names on the command line) and `failpoint` (named crash
@@ -19,6 +20,7 @@
 
 pub mod cli;
 pub mod config;
+pub mod engine;
 pub mod error;
 pub mod failpoint;
 pub mod format;

@@ -1,0 +1,321 @@
+//! The workflow as Fabro models it once parsed: nodes, edges in declaration order, graph
+//! attributes, each value typed the way Fabro types it. Fabro's accessors are strict (a quoted
+//! `"3"` is a string, not an integer; `timeout=900` is not a duration), and the ones here are
+//! too, so a workflow behaves under git-fabro as it does under Fabro.
+
+use std::collections::{BTreeMap, HashMap};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+/// One attribute value, typed as Fabro's `AttrValue` types it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AttrValue {
+    String(String),
+    Integer(i64),
+    Float(f64),
+    Boolean(bool),
+    Duration(Duration),
+}
+
+impl AttrValue {
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            AttrValue::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_i64(&self) -> Option<i64> {
+        match self {
+            AttrValue::Integer(n) => Some(*n),
+            _ => None,
+        }
+    }
+
+    pub fn as_bool(&self) -> Option<bool> {
+        match self {
+            AttrValue::Boolean(b) => Some(*b),
+            _ => None,
+        }
+    }
+
+    pub fn as_duration(&self) -> Option<Duration> {
+        match self {
+            AttrValue::Duration(d) => Some(*d),
+            _ => None,
+        }
+    }
+
+    /// The value as text, as Fabro copies graph attributes into the context (`graph.<key>`):
+    /// a duration as whole milliseconds with `ms`.
+    pub fn to_text(&self) -> String {
+        match self {
+            AttrValue::String(s) => s.clone(),
+            AttrValue::Integer(n) => n.to_string(),
+            AttrValue::Float(x) => x.to_string(),
+            AttrValue::Boolean(b) => b.to_string(),
+            AttrValue::Duration(d) => format!("{}ms", d.as_millis()),
+        }
+    }
+
+    /// Fabro's serde shape: an externally tagged enum, a duration as `{secs, nanos}`.
+    pub fn to_fabro_json(&self) -> Value {
+        match self {
+            AttrValue::String(s) => json!({ "String": s }),
+            AttrValue::Integer(n) => json!({ "Integer": n }),
+            AttrValue::Float(x) => json!({ "Float": x }),
+            AttrValue::Boolean(b) => json!({ "Boolean": b }),
+            AttrValue::Duration(d) => {
+                json!({ "Duration": { "secs": d.as_secs(), "nanos": d.subsec_nanos() } })
+            }
+        }
+    }
+}
+
+/// Attributes by name; sorted, so that everything derived from them is deterministic.
+pub type Attrs = BTreeMap<String, AttrValue>;
+
+fn attrs_json(attrs: &Attrs) -> Value {
+    Value::Object(
+        attrs
+            .iter()
+            .map(|(k, v)| (k.clone(), v.to_fabro_json()))
+            .collect(),
+    )
+}
+
+/// The handler a shape stands for when a node has no `type` (Fabro's `shape_to_handler_type`).
+pub fn shape_handler(shape: &str) -> Option<&'static str> {
+    Some(match shape {
+        "Mdiamond" => "start",
+        "Msquare" => "exit",
+        "box" => "agent",
+        "tab" => "prompt",
+        "hexagon" => "human",
+        "diamond" => "conditional",
+        "component" => "parallel",
+        "tripleoctagon" => "parallel.fan_in",
+        "parallelogram" => "command",
+        "house" => "stack.manager_loop",
+        "insulator" => "wait",
+        _ => return None,
+    })
+}
+
+/// Every handler type Fabro knows, its legacy spellings included.
+pub const KNOWN_HANDLER_TYPES: &[&str] = &[
+    "start",
+    "exit",
+    "agent",
+    "agent_loop",
+    "prompt",
+    "one_shot",
+    "human",
+    "conditional",
+    "parallel",
+    "parallel.fan_in",
+    "command",
+    "tool",
+    "stack.manager_loop",
+    "wait",
+];
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Node {
+    pub id: String,
+    pub attrs: Attrs,
+    /// Stylesheet classes: from `class="a,b"` and from the labels of enclosing subgraphs.
+    pub classes: Vec<String>,
+}
+
+impl Node {
+    pub fn new(id: &str) -> Self {
+        Node {
+            id: id.to_string(),
+            attrs: Attrs::new(),
+            classes: Vec::new(),
+        }
+    }
+
+    pub fn str_attr(&self, key: &str) -> Option<&str> {
+        self.attrs.get(key).and_then(AttrValue::as_str)
+    }
+
+    pub fn int_attr(&self, key: &str) -> Option<i64> {
+        self.attrs.get(key).and_then(AttrValue::as_i64)
+    }
+
+    pub fn bool_attr(&self, key: &str) -> Option<bool> {
+        self.attrs.get(key).and_then(AttrValue::as_bool)
+    }
+
+    /// The label, or the id when there is none.
+    pub fn label(&self) -> &str {
+        self.str_attr("label").unwrap_or(&self.id)
+    }
+
+    /// The shape; `box` (an agent) when there is none.
+    pub fn shape(&self) -> &str {
+        self.str_attr("shape").unwrap_or("box")
+    }
+
+    /// The explicit `type`, else what the shape stands for.
+    pub fn handler_type(&self) -> Option<&str> {
+        self.str_attr("type")
+            .or_else(|| shape_handler(self.shape()))
+    }
+
+    pub fn goal_gate(&self) -> bool {
+        self.bool_attr("goal_gate").unwrap_or(false)
+    }
+
+    pub fn selection(&self) -> &str {
+        self.str_attr("selection").unwrap_or("deterministic")
+    }
+
+    fn to_fabro_json(&self) -> Value {
+        let mut node = json!({ "id": self.id, "attrs": attrs_json(&self.attrs) });
+        if !self.classes.is_empty() {
+            node["classes"] = json!(self.classes);
+        }
+        node
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Edge {
+    pub from: String,
+    pub to: String,
+    pub attrs: Attrs,
+}
+
+impl Edge {
+    pub fn str_attr(&self, key: &str) -> Option<&str> {
+        self.attrs.get(key).and_then(AttrValue::as_str)
+    }
+
+    pub fn label(&self) -> Option<&str> {
+        self.str_attr("label")
+    }
+
+    /// The guard, when there is a non-empty one.
+    pub fn condition(&self) -> Option<&str> {
+        self.str_attr("condition").filter(|c| !c.is_empty())
+    }
+
+    pub fn weight(&self) -> i64 {
+        self.attrs
+            .get("weight")
+            .and_then(AttrValue::as_i64)
+            .unwrap_or(0)
+    }
+
+    pub fn freeform(&self) -> bool {
+        self.attrs
+            .get("freeform")
+            .and_then(AttrValue::as_bool)
+            .unwrap_or(false)
+    }
+}
+
+/// A parsed workflow. Nodes keep the order in which they were first named; edges keep their
+/// declaration order, which Fabro's routing depends on (human-gate choices, parallel branches).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Graph {
+    pub(crate) name: String,
+    pub(crate) nodes: Vec<Node>,
+    pub(crate) index: HashMap<String, usize>,
+    pub(crate) edges: Vec<Edge>,
+    pub(crate) attrs: Attrs,
+}
+
+impl Graph {
+    pub(crate) fn new(name: &str) -> Self {
+        Graph {
+            name: name.to_string(),
+            ..Graph::default()
+        }
+    }
+
+    /// The name after `digraph`.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The `goal` graph attribute, when it is a string.
+    pub fn goal(&self) -> Option<&str> {
+        self.attrs.get("goal").and_then(AttrValue::as_str)
+    }
+
+    pub fn node_count(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn edge_count(&self) -> usize {
+        self.edges.len()
+    }
+
+    pub fn nodes(&self) -> &[Node] {
+        &self.nodes
+    }
+
+    pub fn edges(&self) -> &[Edge] {
+        &self.edges
+    }
+
+    pub fn attrs(&self) -> &Attrs {
+        &self.attrs
+    }
+
+    pub fn node(&self, id: &str) -> Option<&Node> {
+        self.index.get(id).map(|&i| &self.nodes[i])
+    }
+
+    pub(crate) fn node_mut(&mut self, id: &str) -> Option<&mut Node> {
+        self.index.get(id).map(|&i| &mut self.nodes[i])
+    }
+
+    pub(crate) fn insert_node(&mut self, node: Node) {
+        self.index.insert(node.id.clone(), self.nodes.len());
+        self.nodes.push(node);
+    }
+
+    pub fn outgoing<'a>(&'a self, id: &'a str) -> impl Iterator<Item = &'a Edge> + 'a {
+        self.edges.iter().filter(move |e| e.from == id)
+    }
+
+    pub fn incoming<'a>(&'a self, id: &'a str) -> impl Iterator<Item = &'a Edge> + 'a {
+        self.edges.iter().filter(move |e| e.to == id)
+    }
+
+    /// The start node as Fabro finds it: a `Mdiamond`, else the node `start` or `Start`.
+    pub fn start_node(&self) -> Option<&Node> {
+        self.nodes
+            .iter()
+            .find(|n| n.shape() == "Mdiamond")
+            .or_else(|| self.node("start"))
+            .or_else(|| self.node("Start"))
+    }
+
+    /// Fabro's `Graph` as its serde writes it (run.json's `spec.graph`): nodes by id, edges in
+    /// order, every value tagged with its type, `classes` left out when empty.
+    pub fn to_fabro_json(&self) -> Value {
+        let nodes: serde_json::Map<String, Value> = self
+            .nodes
+            .iter()
+            .map(|n| (n.id.clone(), n.to_fabro_json()))
+            .collect();
+        let edges: Vec<Value> = self
+            .edges
+            .iter()
+            .map(|e| json!({ "from": e.from, "to": e.to, "attrs": attrs_json(&e.attrs) }))
+            .collect();
+        json!({
+            "name": self.name,
+            "nodes": nodes,
+            "edges": edges,
+            "attrs": attrs_json(&self.attrs),
+        })
+    }
+}

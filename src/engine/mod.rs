@@ -1,0 +1,12 @@
+//! The workflow engine: reading Fabro workflows and deciding what runs, between the
+//! operations on runs (`ops`) and the command line.
+//!
+//! - `dot`: Fabro's dialect of Graphviz DOT, parsed by hand with file:line:column errors;
+//! - `graph`: the workflow model (nodes, edges, typed attributes) and Fabro's JSON shape of it;
+//! - `workflow`: the entry points other layers call (`parse`, `Graph`).
+//!
+//! Nothing here prints, parses arguments or reads the environment.
+
+pub mod dot;
+pub mod graph;
+pub mod workflow;
