@@ -3,6 +3,9 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 use super::{Ctx, output};
+use crate::engine::workflow;
+use crate::error::Error;
+use crate::input;
 use crate::ops::start::{StartRequest, start};
 
 /// Start a run: create its run and metadata branches, run directory and worktree
@@ -51,7 +54,19 @@ fn parse_label(text: &str) -> Result<(String, String), String> {
     }
 }
 
+/// The workflow parsed into Fabro's graph, as the run's `spec.graph` records it. A file that is
+/// not a workflow is refused before anything is written.
+fn workflow_graph(path: &std::path::Path) -> crate::error::Result<serde_json::Value> {
+    let source = input::read_file(path, "--workflow", input::MAX_DEFINITION)?;
+    let source = String::from_utf8(source)
+        .map_err(|_| Error::Usage(format!("--workflow: {} is not UTF-8 text", path.display())))?;
+    let graph = workflow::parse(&source, &path.display().to_string())
+        .map_err(|err| Error::Usage(format!("--workflow: {err}")))?;
+    Ok(graph.to_fabro_json())
+}
+
 pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
+    let graph = args.workflow.as_deref().map(workflow_graph).transpose()?;
     let request = StartRequest {
         goal: args.goal,
         workflow: args.workflow,
@@ -60,7 +75,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         run_dir: args.run_dir,
         config: args.config,
         in_place: args.in_place,
-        graph: None,
+        graph,
     };
     let progress = output::progress("checking out the run's worktree");
     let started = start(&ctx.repo, &ctx.home, &request)?;

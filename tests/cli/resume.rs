@@ -113,8 +113,8 @@ fn resume_refuses_archived_succeeded_and_held_runs() {
 #[test]
 fn resume_checks_the_workflow_and_reopens_a_failed_run() {
     let repo = TestRepo::new();
-    write_file(&repo.root.join("flow.fabro"), "digraph { a -> b }\n");
-    write_file(&repo.root.join("other.fabro"), "digraph { a -> c }\n");
+    write_file(&repo.root.join("flow.fabro"), "digraph flow { a -> b }\n");
+    write_file(&repo.root.join("other.fabro"), "digraph flow { a -> c }\n");
     let id = repo
         .ok(&["start", "--workflow", "../flow.fabro"])
         .trim()

@@ -143,3 +143,46 @@ fn start_refuses_a_non_empty_run_dir_and_writes_no_refs() {
         "mine\n"
     );
 }
+
+#[test]
+fn start_records_the_workflow_as_fabros_graph_and_refuses_one_that_does_not_parse() {
+    let repo = TestRepo::new();
+    let flow = repo.root.join("flow.fabro");
+    write_file(
+        &flow,
+        "digraph Flow {\n  graph [goal=\"ship it\"]\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  work [prompt=\"do\", max_retries=2]\n  start -> work -> exit\n}\n",
+    );
+    let id = repo
+        .ok(&["start", "--workflow", flow.to_str().unwrap()])
+        .trim()
+        .to_owned();
+    let record: Value =
+        serde_json::from_str(&repo.git(&["show", &format!("fabro/meta/{id}:run.json")])).unwrap();
+    let graph = &record["spec"]["graph"];
+    assert_eq!(graph["name"], "Flow");
+    assert_eq!(graph["nodes"]["work"]["attrs"]["max_retries"]["Integer"], 2);
+    assert_eq!(graph["edges"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        record["spec"]["goal"],
+        Value::Null,
+        "no --goal: the workflow's goal is read from the graph"
+    );
+    assert!(repo.ok(&["ps"]).contains("ship it"));
+    assert!(
+        record["graph_source"]
+            .as_str()
+            .unwrap()
+            .contains("digraph Flow")
+    );
+
+    let broken = repo.root.join("broken.fabro");
+    write_file(&broken, "digraph Broken {\n  a -> \n");
+    let before = repo.git(&["for-each-ref"]);
+    let (code, err) = run_err(
+        repo.fabro()
+            .args(["start", "--workflow", broken.to_str().unwrap()]),
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("broken.fabro:") && err.contains(":"), "{err}");
+    assert_eq!(repo.git(&["for-each-ref"]), before, "nothing was written");
+}
