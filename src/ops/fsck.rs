@@ -170,6 +170,15 @@ fn check_run(
             repaired: false,
         });
     }
+    if state.record.format == 1 {
+        report.notes.push(Finding {
+            run_id: Some(id.to_string()),
+            kind: "format-1-record",
+            message: "run.json is format 1, which Fabro's types do not read; git-fabro reads it, and the run's next change (checkpoint, finish, archive) records format 2".into(),
+            repairable: false,
+            repaired: false,
+        });
+    }
     check_checkpoint_trees(repo, id, &entries, report)?;
     check_local(repo, config, &state, repair, report)
 }

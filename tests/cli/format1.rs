@@ -68,7 +68,16 @@ fn format1_runs_are_listed_logged_and_shown() {
     let show: Value = serde_json::from_str(&repo.ok(&["show", id, "@1", "--json"])).unwrap();
     assert_eq!(show["stage"]["path"], "stages/plan@1");
     assert_eq!(show["stage"]["status"]["status"], "succeeded");
-    repo.ok(&["fsck"]);
+    let fsck: Value = serde_json::from_str(&repo.ok(&["fsck", "--json"])).unwrap();
+    assert_eq!(fsck["problems"], serde_json::json!([]), "{fsck}");
+    assert!(
+        fsck["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n["kind"] == "format-1-record"),
+        "{fsck}"
+    );
 }
 
 #[test]
