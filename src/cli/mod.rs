@@ -23,9 +23,11 @@ mod push;
 mod restore;
 mod resume;
 mod rewind;
+mod run_arg;
 mod show;
 mod snapshot;
 mod start;
+mod status;
 
 use std::path::{Path, PathBuf};
 
@@ -71,6 +73,7 @@ pub enum Command {
     Finish(finish::Args),
     Log(log::Args),
     Ps(ps::Args),
+    Status(status::Args),
     Show(show::Args),
     Diff(diff::Args),
     Fork(fork::Args),
@@ -104,6 +107,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Finish(args) => finish::run(&ctx()?, args),
         Command::Log(args) => log::run(&ctx()?, args),
         Command::Ps(args) => ps::run(&ctx()?, args),
+        Command::Status(args) => status::run(&ctx()?, args),
         Command::Show(args) => show::run(&ctx()?, args),
         Command::Diff(args) => diff::run(&ctx()?, args),
         Command::Fork(args) => fork::run(&ctx()?, args),
@@ -143,6 +147,8 @@ pub struct Ctx {
     /// `settings.toml` and the configuration it gives, read once per command.
     settings: std::cell::OnceCell<Settings>,
     base: std::cell::OnceCell<Config>,
+    /// Every run id, to show each by its shortest unique prefix.
+    abbreviations: std::cell::OnceCell<crate::run::abbrev::Abbreviations>,
 }
 
 /// The variables `resume -- COMMAND` sets for the command it runs, read once here so that
@@ -193,6 +199,7 @@ impl Ctx {
             env: RunEnv::read(),
             settings: std::cell::OnceCell::new(),
             base: std::cell::OnceCell::new(),
+            abbreviations: std::cell::OnceCell::new(),
         })
     }
 
