@@ -15,9 +15,11 @@ mod fsck;
 mod gc;
 pub mod generate;
 mod hooks;
+mod land;
 mod log;
 mod open_run;
 pub mod output;
+mod path;
 mod ps;
 mod push;
 mod restore;
@@ -76,6 +78,8 @@ pub enum Command {
     Status(status::Args),
     Show(show::Args),
     Diff(diff::Args),
+    Land(land::Args),
+    Path(path::Args),
     Fork(fork::Args),
     Rewind(rewind::Args),
     Resume(resume::Args),
@@ -110,6 +114,8 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Status(args) => status::run(&ctx()?, args),
         Command::Show(args) => show::run(&ctx()?, args),
         Command::Diff(args) => diff::run(&ctx()?, args),
+        Command::Land(args) => land::run(&ctx()?, args),
+        Command::Path(args) => path::run(&ctx()?, args),
         Command::Fork(args) => fork::run(&ctx()?, args),
         Command::Rewind(args) => rewind::run(&ctx()?, args),
         Command::Resume(args) => resume::run(&ctx()?, args),
