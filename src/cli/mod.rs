@@ -5,6 +5,7 @@
 
 mod archive;
 mod checkpoint;
+mod complete;
 mod completions;
 mod diff;
 mod diff_stat;
@@ -92,6 +93,8 @@ pub enum Command {
     Fetch(fetch::Args),
     Hooks(hooks::Args),
     Completions(completions::CompletionsArgs),
+    #[command(hide = true, name = "__complete")]
+    Complete(complete::Args),
     #[command(hide = true)]
     GenerateDocs(completions::GenerateDocsArgs),
 }
@@ -128,6 +131,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Fetch(args) => fetch::run(&ctx()?, args),
         Command::Hooks(args) => hooks::run(&ctx()?, args),
         Command::Completions(args) => completions::completions(args),
+        Command::Complete(args) => complete::run(ctx, args),
         Command::GenerateDocs(args) => completions::generate_docs(args),
     }
 }
