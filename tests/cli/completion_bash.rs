@@ -185,16 +185,16 @@ fn completion_bash_git_fabro_completes_run_ids_and_checkpoints() {
     repo.checkpoint(&run.id, "plan");
     repo.checkpoint(&run.id, "code");
     let offered = complete_in(&repo, Some(&git), &["git", "fabro", "log", ""]);
-    assert_eq!(offered.replies, [run.id.clone()]);
+    assert_eq!(offered.replies, [run.id.as_str()]);
     let lower = run.id[..6].to_ascii_lowercase();
     let offered = complete_in(&repo, Some(&git), &["git", "fabro", "land", &lower]);
-    assert_eq!(offered.replies, [run.id.clone()]);
+    assert_eq!(offered.replies, [run.id.as_str()]);
     let offered = complete_in(
         &repo,
         Some(&git),
         &["git", "fabro", "checkpoint", "--run", ""],
     );
-    assert_eq!(offered.replies, [run.id.clone()]);
+    assert_eq!(offered.replies, [run.id.as_str()]);
     // The checkpoints of the run the line names.
     let offered = complete_in(&repo, Some(&git), &["git", "fabro", "show", &run.id, "@"]);
     assert_eq!(offered.replies, ["@2", "@1"]);

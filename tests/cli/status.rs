@@ -129,22 +129,22 @@ fn status_ps_filters_by_status_and_label() {
             .map(|r| r["run_id"].as_str().unwrap().to_owned())
             .collect()
     };
-    assert_eq!(ids(&["--label", "team=web"]), [b.clone(), a.clone()]);
+    assert_eq!(ids(&["--label", "team=web"]), [b.as_str(), a.as_str()]);
     assert_eq!(
         ids(&["--label", "team=web", "--label", "ticket=1"]),
-        [a.clone()]
+        [a.as_str()]
     );
-    assert_eq!(ids(&["--status", "succeeded"]), [b.clone()]);
+    assert_eq!(ids(&["--status", "succeeded"]), [b.as_str()]);
     assert_eq!(
         ids(&["--status", "running", "--status", "succeeded"]),
-        [b.clone(), a.clone()]
+        [b.as_str(), a.as_str()]
     );
-    assert_eq!(ids(&["--status", "archived"]), [c.clone()]);
+    assert_eq!(ids(&["--status", "archived"]), [c.as_str()]);
     assert!(
         ids(&["--label", "team=api"]).is_empty(),
         "archived runs need --all"
     );
-    assert_eq!(ids(&["--all", "--label", "team=api"]), [c]);
+    assert_eq!(ids(&["--all", "--label", "team=api"]), [c.as_str()]);
     let out = repo
         .fabro()
         .args(["ps", "--status", "bogus"])
