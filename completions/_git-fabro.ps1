@@ -34,8 +34,11 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             [CompletionResult]::new('finish', 'finish', [CompletionResultType]::ParameterValue, 'Finish a run: record its conclusion and remove its worktree')
             [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'Show a run''s timeline, rebuilt from the run branch''s trailers')
             [CompletionResult]::new('ps', 'ps', [CompletionResultType]::ParameterValue, 'List the runs of this repository, found from their refs')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show where a run stands: last checkpoint, next node, unrecorded changes, live process')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show one checkpoint in full: its record, commits and stage files')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Show the changes between two checkpoints, or between a checkpoint and the worktree')
+            [CompletionResult]::new('land', 'land', [CompletionResultType]::ParameterValue, 'Land a finished run on your branch: its changes as one commit (or a merge commit)')
+            [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the directory a run''s files are in: its worktree, or the directory it runs in place')
             [CompletionResult]::new('fork', 'fork', [CompletionResultType]::ParameterValue, 'Fork a run at a checkpoint into a new, independent run')
             [CompletionResult]::new('rewind', 'rewind', [CompletionResultType]::ParameterValue, 'Rewind a run to a checkpoint: fork it there and archive the source as superseded')
             [CompletionResult]::new('resume', 'resume', [CompletionResultType]::ParameterValue, 'Resume a run: rebuild its run directory and worktree from git, then print its state or run a command in it')
@@ -48,6 +51,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             [CompletionResult]::new('fetch', 'fetch', [CompletionResultType]::ParameterValue, 'Fetch runs (both branches of each) from a remote, never forcing')
             [CompletionResult]::new('hooks', 'hooks', [CompletionResultType]::ParameterValue, 'Install, remove or inspect git-fabro''s git hooks')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print the completion script for a shell')
+            [CompletionResult]::new('__complete', '__complete', [CompletionResultType]::ParameterValue, 'Complete run ids and checkpoints for the shell scripts (not for people)')
             [CompletionResult]::new('generate-docs', 'generate-docs', [CompletionResultType]::ParameterValue, 'Write man/ and completions/ under DIR, generated from the command line''s definition')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -95,7 +99,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             break
         }
         'git-fabro;finish' {
-            [CompletionResult]::new('--run', '--run', [CompletionResultType]::ParameterName, 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory)')
+            [CompletionResult]::new('--run', '--run', [CompletionResultType]::ParameterName, 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)')
             [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'How the run ended')
             [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'Why it ended (recorded as the failure reason of a failed run)')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
@@ -109,6 +113,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             break
         }
         'git-fabro;log' {
+            [CompletionResult]::new('--run', '--run', [CompletionResultType]::ParameterName, 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
             [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Also list the snapshots taken between checkpoints')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print a JSON array')
@@ -119,6 +124,8 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             break
         }
         'git-fabro;ps' {
+            [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'Only runs with this status (repeatable: any of them)')
+            [CompletionResult]::new('--label', '--label', [CompletionResultType]::ParameterName, 'Only runs started with this label (repeatable: all of them)')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
             [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Include archived runs')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print a JSON array')
@@ -128,7 +135,18 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'git-fabro;status' {
+            [CompletionResult]::new('--run', '--run', [CompletionResultType]::ParameterName, 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON: an object for one run, an array for the list')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'git-fabro;show' {
+            [CompletionResult]::new('--run', '--run', [CompletionResultType]::ParameterName, 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print a JSON object')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
@@ -138,6 +156,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             break
         }
         'git-fabro;diff' {
+            [CompletionResult]::new('--run', '--run', [CompletionResultType]::ParameterName, 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
             [CompletionResult]::new('--worktree', '--worktree', [CompletionResultType]::ParameterName, 'Compare FROM (default: the latest checkpoint) with the files in the run''s worktree')
             [CompletionResult]::new('--stat', '--stat', [CompletionResultType]::ParameterName, 'Print a summary of changed files instead of the patch')
@@ -148,7 +167,31 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'git-fabro;land' {
+            [CompletionResult]::new('--run', '--run', [CompletionResultType]::ParameterName, 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)')
+            [CompletionResult]::new('--into', '--into', [CompletionResultType]::ParameterName, 'The branch to land on (default: the current branch)')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
+            [CompletionResult]::new('--squash', '--squash', [CompletionResultType]::ParameterName, 'One commit on the branch with the run''s changes (the default)')
+            [CompletionResult]::new('--merge', '--merge', [CompletionResultType]::ParameterName, 'A merge commit whose second parent is the run branch''s tip')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Land a run that has not finished')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print a JSON object')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'git-fabro;path' {
+            [CompletionResult]::new('--run', '--run', [CompletionResultType]::ParameterName, 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'git-fabro;fork' {
+            [CompletionResult]::new('--run', '--run', [CompletionResultType]::ParameterName, 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
             [CompletionResult]::new('--list', '--list', [CompletionResultType]::ParameterName, 'List the source''s timeline instead')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON')
@@ -159,6 +202,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             break
         }
         'git-fabro;rewind' {
+            [CompletionResult]::new('--run', '--run', [CompletionResultType]::ParameterName, 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
             [CompletionResult]::new('--list', '--list', [CompletionResultType]::ParameterName, 'List the source''s timeline instead')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON')
@@ -170,6 +214,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             break
         }
         'git-fabro;resume' {
+            [CompletionResult]::new('--run', '--run', [CompletionResultType]::ParameterName, 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)')
             [CompletionResult]::new('--workflow', '--workflow', [CompletionResultType]::ParameterName, 'Check that this workflow is the one the run was started with')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Resume under a workflow whose sha256 differs from the recorded one')
@@ -194,6 +239,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             break
         }
         'git-fabro;archive' {
+            [CompletionResult]::new('--run', '--run', [CompletionResultType]::ParameterName, 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Go ahead even while a live process holds the run''s run.pid')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
@@ -203,6 +249,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             break
         }
         'git-fabro;unarchive' {
+            [CompletionResult]::new('--run', '--run', [CompletionResultType]::ParameterName, 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
@@ -332,6 +379,14 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'git-fabro;__complete' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
         'git-fabro;generate-docs' {
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
@@ -347,8 +402,11 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             [CompletionResult]::new('finish', 'finish', [CompletionResultType]::ParameterValue, 'Finish a run: record its conclusion and remove its worktree')
             [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'Show a run''s timeline, rebuilt from the run branch''s trailers')
             [CompletionResult]::new('ps', 'ps', [CompletionResultType]::ParameterValue, 'List the runs of this repository, found from their refs')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show where a run stands: last checkpoint, next node, unrecorded changes, live process')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show one checkpoint in full: its record, commits and stage files')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Show the changes between two checkpoints, or between a checkpoint and the worktree')
+            [CompletionResult]::new('land', 'land', [CompletionResultType]::ParameterValue, 'Land a finished run on your branch: its changes as one commit (or a merge commit)')
+            [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the directory a run''s files are in: its worktree, or the directory it runs in place')
             [CompletionResult]::new('fork', 'fork', [CompletionResultType]::ParameterValue, 'Fork a run at a checkpoint into a new, independent run')
             [CompletionResult]::new('rewind', 'rewind', [CompletionResultType]::ParameterValue, 'Rewind a run to a checkpoint: fork it there and archive the source as superseded')
             [CompletionResult]::new('resume', 'resume', [CompletionResultType]::ParameterValue, 'Resume a run: rebuild its run directory and worktree from git, then print its state or run a command in it')
@@ -361,6 +419,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             [CompletionResult]::new('fetch', 'fetch', [CompletionResultType]::ParameterValue, 'Fetch runs (both branches of each) from a remote, never forcing')
             [CompletionResult]::new('hooks', 'hooks', [CompletionResultType]::ParameterValue, 'Install, remove or inspect git-fabro''s git hooks')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print the completion script for a shell')
+            [CompletionResult]::new('__complete', '__complete', [CompletionResultType]::ParameterValue, 'Complete run ids and checkpoints for the shell scripts (not for people)')
             [CompletionResult]::new('generate-docs', 'generate-docs', [CompletionResultType]::ParameterValue, 'Write man/ and completions/ under DIR, generated from the command line''s definition')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -383,10 +442,19 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
         'git-fabro;help;ps' {
             break
         }
+        'git-fabro;help;status' {
+            break
+        }
         'git-fabro;help;show' {
             break
         }
         'git-fabro;help;diff' {
+            break
+        }
+        'git-fabro;help;land' {
+            break
+        }
+        'git-fabro;help;path' {
             break
         }
         'git-fabro;help;fork' {
@@ -439,6 +507,9 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             break
         }
         'git-fabro;help;completions' {
+            break
+        }
+        'git-fabro;help;__complete' {
             break
         }
         'git-fabro;help;generate-docs' {

@@ -16,6 +16,9 @@ _git__fabro() {
             ",$1")
                 cmd="git__fabro"
                 ;;
+            git__fabro,__complete)
+                cmd="git__fabro__subcmd____complete"
+                ;;
             git__fabro,archive)
                 cmd="git__fabro__subcmd__archive"
                 ;;
@@ -52,8 +55,14 @@ _git__fabro() {
             git__fabro,hooks)
                 cmd="git__fabro__subcmd__hooks"
                 ;;
+            git__fabro,land)
+                cmd="git__fabro__subcmd__land"
+                ;;
             git__fabro,log)
                 cmd="git__fabro__subcmd__log"
+                ;;
+            git__fabro,path)
+                cmd="git__fabro__subcmd__path"
                 ;;
             git__fabro,ps)
                 cmd="git__fabro__subcmd__ps"
@@ -79,8 +88,14 @@ _git__fabro() {
             git__fabro,start)
                 cmd="git__fabro__subcmd__start"
                 ;;
+            git__fabro,status)
+                cmd="git__fabro__subcmd__status"
+                ;;
             git__fabro,unarchive)
                 cmd="git__fabro__subcmd__unarchive"
+                ;;
+            git__fabro__subcmd__help,__complete)
+                cmd="git__fabro__subcmd__help__subcmd____complete"
                 ;;
             git__fabro__subcmd__help,archive)
                 cmd="git__fabro__subcmd__help__subcmd__archive"
@@ -118,8 +133,14 @@ _git__fabro() {
             git__fabro__subcmd__help,hooks)
                 cmd="git__fabro__subcmd__help__subcmd__hooks"
                 ;;
+            git__fabro__subcmd__help,land)
+                cmd="git__fabro__subcmd__help__subcmd__land"
+                ;;
             git__fabro__subcmd__help,log)
                 cmd="git__fabro__subcmd__help__subcmd__log"
+                ;;
+            git__fabro__subcmd__help,path)
+                cmd="git__fabro__subcmd__help__subcmd__path"
                 ;;
             git__fabro__subcmd__help,ps)
                 cmd="git__fabro__subcmd__help__subcmd__ps"
@@ -144,6 +165,9 @@ _git__fabro() {
                 ;;
             git__fabro__subcmd__help,start)
                 cmd="git__fabro__subcmd__help__subcmd__start"
+                ;;
+            git__fabro__subcmd__help,status)
+                cmd="git__fabro__subcmd__help__subcmd__status"
                 ;;
             git__fabro__subcmd__help,unarchive)
                 cmd="git__fabro__subcmd__help__subcmd__unarchive"
@@ -197,7 +221,7 @@ _git__fabro() {
 
     case "${cmd}" in
         git__fabro)
-            opts="-C -q -h -V --quiet --help --version start checkpoint snapshot finish log ps show diff fork rewind resume restore archive unarchive gc fsck push fetch hooks completions generate-docs help"
+            opts="-C -q -h -V --quiet --help --version start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks completions __complete generate-docs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -214,13 +238,35 @@ _git__fabro() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__fabro__subcmd__archive)
-            opts="-C -q -h --force --quiet --help"
+        git__fabro__subcmd____complete)
+            opts="-C -q -h --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__fabro__subcmd__archive)
+            opts="-C -q -h --run --force --quiet --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --run)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 -C)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -293,12 +339,16 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__diff)
-            opts="-C -q -h --worktree --stat --json --quiet --help"
+            opts="-C -q -h --run --worktree --stat --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --run)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 -C)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -359,12 +409,16 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__fork)
-            opts="-C -q -h --list --json --quiet --help"
+            opts="-C -q -h --run --list --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --run)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 -C)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -435,8 +489,22 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__help)
-            opts="start checkpoint snapshot finish log ps show diff fork rewind resume restore archive unarchive gc fsck push fetch hooks completions generate-docs help"
+            opts="start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks completions __complete generate-docs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__fabro__subcmd__help__subcmd____complete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -672,7 +740,35 @@ _git__fabro() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        git__fabro__subcmd__help__subcmd__land)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         git__fabro__subcmd__help__subcmd__log)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__fabro__subcmd__help__subcmd__path)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -785,6 +881,20 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__help__subcmd__start)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__fabro__subcmd__help__subcmd__status)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -986,13 +1096,65 @@ _git__fabro() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__fabro__subcmd__log)
-            opts="-C -q -h --all --json --quiet --help"
+        git__fabro__subcmd__land)
+            opts="-C -q -h --run --squash --merge --into --force --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --run)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --into)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__fabro__subcmd__log)
+            opts="-C -q -h --run --all --json --quiet --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --run)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__fabro__subcmd__path)
+            opts="-C -q -h --run --quiet --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --run)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 -C)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1005,12 +1167,20 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__ps)
-            opts="-C -q -h --all --json --quiet --help"
+            opts="-C -q -h --all --status --label --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --status)
+                    COMPREPLY=($(compgen -W "submitted running succeeded failed dead archived" -- "${cur}"))
+                    return 0
+                    ;;
+                --label)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 -C)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1063,12 +1233,16 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__resume)
-            opts="-C -q -h --workflow --force --json --quiet --help"
+            opts="-C -q -h --run --workflow --force --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --run)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --workflow)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1085,12 +1259,16 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__rewind)
-            opts="-C -q -h --list --json --force --quiet --help"
+            opts="-C -q -h --run --list --json --force --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --run)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 -C)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1103,12 +1281,16 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__show)
-            opts="-C -q -h --json --quiet --help"
+            opts="-C -q -h --run --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --run)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 -C)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1188,13 +1370,39 @@ _git__fabro() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__fabro__subcmd__unarchive)
-            opts="-C -q -h --quiet --help"
+        git__fabro__subcmd__status)
+            opts="-C -q -h --run --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --run)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__fabro__subcmd__unarchive)
+            opts="-C -q -h --run --quiet --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --run)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 -C)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1215,6 +1423,25 @@ else
     complete -F _git__fabro -o bashdefault -o default git-fabro
 fi
 
+# Run ids and checkpoints, from the repository: `git-fabro __complete` prints them (one a line,
+# a tab before a description) or exits 1 where the word is neither.
+_git__fabro_dynamic() {
+    local found line
+    if found=$(git-fabro __complete "${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null); then
+        COMPREPLY=()
+        while IFS= read -r line; do
+            [[ -n $line ]] && COMPREPLY+=("${line%%$'	'*}")
+        done <<< "$found"
+        return 0
+    fi
+    _git__fabro "$@"
+}
+if [[ "${BASH_VERSINFO[0]}" -eq 4 && "${BASH_VERSINFO[1]}" -ge 4 || "${BASH_VERSINFO[0]}" -gt 4 ]]; then
+    complete -F _git__fabro_dynamic -o nosort -o bashdefault -o default git-fabro
+else
+    complete -F _git__fabro_dynamic -o bashdefault -o default git-fabro
+fi
+
 # `git fabro <TAB>`: git's completion (git-completion.bash) calls _git_fabro.
 _git_fabro() {
     local idx=${__git_cmd_idx-}
@@ -1228,5 +1455,5 @@ _git_fabro() {
     local COMP_WORDS=("${line[@]}")
     local COMP_CWORD=$((${#line[@]} - 1))
     compopt +o nospace 2>/dev/null
-    _git__fabro git-fabro "$cur_word" "${line[COMP_CWORD-1]}"
+    _git__fabro_dynamic git-fabro "$cur_word" "${line[COMP_CWORD-1]}"
 }

@@ -31,8 +31,11 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand finish 'Finish a run: record its conclusion and remove its worktree'
             cand log 'Show a run''s timeline, rebuilt from the run branch''s trailers'
             cand ps 'List the runs of this repository, found from their refs'
+            cand status 'Show where a run stands: last checkpoint, next node, unrecorded changes, live process'
             cand show 'Show one checkpoint in full: its record, commits and stage files'
             cand diff 'Show the changes between two checkpoints, or between a checkpoint and the worktree'
+            cand land 'Land a finished run on your branch: its changes as one commit (or a merge commit)'
+            cand path 'Print the directory a run''s files are in: its worktree, or the directory it runs in place'
             cand fork 'Fork a run at a checkpoint into a new, independent run'
             cand rewind 'Rewind a run to a checkpoint: fork it there and archive the source as superseded'
             cand resume 'Resume a run: rebuild its run directory and worktree from git, then print its state or run a command in it'
@@ -45,6 +48,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand fetch 'Fetch runs (both branches of each) from a remote, never forcing'
             cand hooks 'Install, remove or inspect git-fabro''s git hooks'
             cand completions 'Print the completion script for a shell'
+            cand __complete 'Complete run ids and checkpoints for the shell scripts (not for people)'
             cand generate-docs 'Write man/ and completions/ under DIR, generated from the command line''s definition'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -88,7 +92,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'git-fabro;finish'= {
-            cand --run 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory)'
+            cand --run 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)'
             cand --status 'How the run ended'
             cand --reason 'Why it ended (recorded as the failure reason of a failed run)'
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
@@ -101,6 +105,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'git-fabro;log'= {
+            cand --run 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)'
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
             cand --all 'Also list the snapshots taken between checkpoints'
             cand --json 'Print a JSON array'
@@ -110,6 +115,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'git-fabro;ps'= {
+            cand --status 'Only runs with this status (repeatable: any of them)'
+            cand --label 'Only runs started with this label (repeatable: all of them)'
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
             cand --all 'Include archived runs'
             cand --json 'Print a JSON array'
@@ -118,7 +125,17 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'git-fabro;status'= {
+            cand --run 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)'
+            cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
+            cand --json 'Print JSON: an object for one run, an array for the list'
+            cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'git-fabro;show'= {
+            cand --run 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)'
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
             cand --json 'Print a JSON object'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
@@ -127,6 +144,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'git-fabro;diff'= {
+            cand --run 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)'
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
             cand --worktree 'Compare FROM (default: the latest checkpoint) with the files in the run''s worktree'
             cand --stat 'Print a summary of changed files instead of the patch'
@@ -136,7 +154,29 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'git-fabro;land'= {
+            cand --run 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)'
+            cand --into 'The branch to land on (default: the current branch)'
+            cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
+            cand --squash 'One commit on the branch with the run''s changes (the default)'
+            cand --merge 'A merge commit whose second parent is the run branch''s tip'
+            cand --force 'Land a run that has not finished'
+            cand --json 'Print a JSON object'
+            cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'git-fabro;path'= {
+            cand --run 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)'
+            cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
+            cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'git-fabro;fork'= {
+            cand --run 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)'
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
             cand --list 'List the source''s timeline instead'
             cand --json 'Print JSON'
@@ -146,6 +186,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'git-fabro;rewind'= {
+            cand --run 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)'
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
             cand --list 'List the source''s timeline instead'
             cand --json 'Print JSON'
@@ -156,6 +197,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'git-fabro;resume'= {
+            cand --run 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)'
             cand --workflow 'Check that this workflow is the one the run was started with'
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
             cand --force 'Resume under a workflow whose sha256 differs from the recorded one'
@@ -178,6 +220,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'git-fabro;archive'= {
+            cand --run 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)'
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
             cand --force 'Go ahead even while a live process holds the run''s run.pid'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
@@ -186,6 +229,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'git-fabro;unarchive'= {
+            cand --run 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)'
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
@@ -298,6 +342,13 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'git-fabro;__complete'= {
+            cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
+            cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
         &'git-fabro;generate-docs'= {
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
@@ -312,8 +363,11 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand finish 'Finish a run: record its conclusion and remove its worktree'
             cand log 'Show a run''s timeline, rebuilt from the run branch''s trailers'
             cand ps 'List the runs of this repository, found from their refs'
+            cand status 'Show where a run stands: last checkpoint, next node, unrecorded changes, live process'
             cand show 'Show one checkpoint in full: its record, commits and stage files'
             cand diff 'Show the changes between two checkpoints, or between a checkpoint and the worktree'
+            cand land 'Land a finished run on your branch: its changes as one commit (or a merge commit)'
+            cand path 'Print the directory a run''s files are in: its worktree, or the directory it runs in place'
             cand fork 'Fork a run at a checkpoint into a new, independent run'
             cand rewind 'Rewind a run to a checkpoint: fork it there and archive the source as superseded'
             cand resume 'Resume a run: rebuild its run directory and worktree from git, then print its state or run a command in it'
@@ -326,6 +380,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand fetch 'Fetch runs (both branches of each) from a remote, never forcing'
             cand hooks 'Install, remove or inspect git-fabro''s git hooks'
             cand completions 'Print the completion script for a shell'
+            cand __complete 'Complete run ids and checkpoints for the shell scripts (not for people)'
             cand generate-docs 'Write man/ and completions/ under DIR, generated from the command line''s definition'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -341,9 +396,15 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
         }
         &'git-fabro;help;ps'= {
         }
+        &'git-fabro;help;status'= {
+        }
         &'git-fabro;help;show'= {
         }
         &'git-fabro;help;diff'= {
+        }
+        &'git-fabro;help;land'= {
+        }
+        &'git-fabro;help;path'= {
         }
         &'git-fabro;help;fork'= {
         }
@@ -380,6 +441,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
         &'git-fabro;help;hooks;run'= {
         }
         &'git-fabro;help;completions'= {
+        }
+        &'git-fabro;help;__complete'= {
         }
         &'git-fabro;help;generate-docs'= {
         }

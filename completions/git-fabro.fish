@@ -34,8 +34,11 @@ complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "snapshot" -d 'S
 complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "finish" -d 'Finish a run: record its conclusion and remove its worktree'
 complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "log" -d 'Show a run\'s timeline, rebuilt from the run branch\'s trailers'
 complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "ps" -d 'List the runs of this repository, found from their refs'
+complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "status" -d 'Show where a run stands: last checkpoint, next node, unrecorded changes, live process'
 complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "show" -d 'Show one checkpoint in full: its record, commits and stage files'
 complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "diff" -d 'Show the changes between two checkpoints, or between a checkpoint and the worktree'
+complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "land" -d 'Land a finished run on your branch: its changes as one commit (or a merge commit)'
+complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "path" -d 'Print the directory a run\'s files are in: its worktree, or the directory it runs in place'
 complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "fork" -d 'Fork a run at a checkpoint into a new, independent run'
 complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "rewind" -d 'Rewind a run to a checkpoint: fork it there and archive the source as superseded'
 complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "resume" -d 'Resume a run: rebuild its run directory and worktree from git, then print its state or run a command in it'
@@ -48,6 +51,7 @@ complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "push" -d 'Push 
 complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "fetch" -d 'Fetch runs (both branches of each) from a remote, never forcing'
 complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "hooks" -d 'Install, remove or inspect git-fabro\'s git hooks'
 complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "completions" -d 'Print the completion script for a shell'
+complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "__complete" -d 'Complete run ids and checkpoints for the shell scripts (not for people)'
 complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "generate-docs" -d 'Write man/ and completions/ under DIR, generated from the command line\'s definition'
 complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand start" -l goal -d 'What the run is for, recorded in run.json' -r
@@ -77,7 +81,7 @@ complete -c git-fabro -n "__fish_git_fabro_using_subcommand snapshot" -s C -d 'R
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand snapshot" -l json -d 'Print JSON'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand snapshot" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand snapshot" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c git-fabro -n "__fish_git_fabro_using_subcommand finish" -l run -d 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory)' -r
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand finish" -l run -d 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand finish" -l status -d 'How the run ended' -r -f -a "succeeded\t''
 failed\t''"
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand finish" -l reason -d 'Why it ended (recorded as the failure reason of a failed run)' -r
@@ -87,37 +91,68 @@ complete -c git-fabro -n "__fish_git_fabro_using_subcommand finish" -l force -d 
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand finish" -l json -d 'Print a JSON object describing the conclusion'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand finish" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand finish" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand log" -l run -d 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand log" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand log" -l all -d 'Also list the snapshots taken between checkpoints'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand log" -l json -d 'Print a JSON array'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand log" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand log" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand ps" -l status -d 'Only runs with this status (repeatable: any of them)' -r -f -a "submitted\t''
+running\t''
+succeeded\t''
+failed\t''
+dead\t''
+archived\t''"
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand ps" -l label -d 'Only runs started with this label (repeatable: all of them)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand ps" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand ps" -l all -d 'Include archived runs'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand ps" -l json -d 'Print a JSON array'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand ps" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand ps" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand status" -l run -d 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)' -r
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand status" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand status" -l json -d 'Print JSON: an object for one run, an array for the list'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand status" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand status" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand show" -l run -d 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand show" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand show" -l json -d 'Print a JSON object'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand show" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand show" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand diff" -l run -d 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand diff" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand diff" -l worktree -d 'Compare FROM (default: the latest checkpoint) with the files in the run\'s worktree'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand diff" -l stat -d 'Print a summary of changed files instead of the patch'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand diff" -l json -d 'Print a JSON object with the per-file counts and the patch'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand diff" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand diff" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand land" -l run -d 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)' -r
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand land" -l into -d 'The branch to land on (default: the current branch)' -r
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand land" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand land" -l squash -d 'One commit on the branch with the run\'s changes (the default)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand land" -l merge -d 'A merge commit whose second parent is the run branch\'s tip'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand land" -l force -d 'Land a run that has not finished'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand land" -l json -d 'Print a JSON object'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand land" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand land" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand path" -l run -d 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)' -r
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand path" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand path" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand path" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand fork" -l run -d 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand fork" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand fork" -l list -d 'List the source\'s timeline instead'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand fork" -l json -d 'Print JSON'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand fork" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand fork" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand rewind" -l run -d 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand rewind" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand rewind" -l list -d 'List the source\'s timeline instead'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand rewind" -l json -d 'Print JSON'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand rewind" -l force -d 'Rewind a run that has not ended'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand rewind" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand rewind" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -l run -d 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -l workflow -d 'Check that this workflow is the one the run was started with' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -l force -d 'Resume under a workflow whose sha256 differs from the recorded one'
@@ -132,10 +167,12 @@ complete -c git-fabro -n "__fish_git_fabro_using_subcommand restore" -l force -d
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand restore" -l json -d 'Print JSON'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand restore" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand restore" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand archive" -l run -d 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand archive" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand archive" -l force -d 'Go ahead even while a live process holds the run\'s run.pid'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand archive" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand archive" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand unarchive" -l run -d 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand unarchive" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand unarchive" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand unarchive" -s h -l help -d 'Print help'
@@ -193,32 +230,47 @@ complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_se
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand completions" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand completions" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand __complete" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand __complete" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand __complete" -s h -l help -d 'Print help'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand generate-docs" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand generate-docs" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand generate-docs" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps show diff fork rewind resume restore archive unarchive gc fsck push fetch hooks completions generate-docs help" -f -a "start" -d 'Start a run: create its run and metadata branches, run directory and worktree'
-complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps show diff fork rewind resume restore archive unarchive gc fsck push fetch hooks completions generate-docs help" -f -a "checkpoint" -d 'Record a completed node: a metadata commit and a run commit of the worktree'
-complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps show diff fork rewind resume restore archive unarchive gc fsck push fetch hooks completions generate-docs help" -f -a "snapshot" -d 'Save the run\'s files between checkpoints, without completing a node'
-complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps show diff fork rewind resume restore archive unarchive gc fsck push fetch hooks completions generate-docs help" -f -a "finish" -d 'Finish a run: record its conclusion and remove its worktree'
-complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps show diff fork rewind resume restore archive unarchive gc fsck push fetch hooks completions generate-docs help" -f -a "log" -d 'Show a run\'s timeline, rebuilt from the run branch\'s trailers'
-complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps show diff fork rewind resume restore archive unarchive gc fsck push fetch hooks completions generate-docs help" -f -a "ps" -d 'List the runs of this repository, found from their refs'
-complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps show diff fork rewind resume restore archive unarchive gc fsck push fetch hooks completions generate-docs help" -f -a "show" -d 'Show one checkpoint in full: its record, commits and stage files'
-complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps show diff fork rewind resume restore archive unarchive gc fsck push fetch hooks completions generate-docs help" -f -a "diff" -d 'Show the changes between two checkpoints, or between a checkpoint and the worktree'
-complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps show diff fork rewind resume restore archive unarchive gc fsck push fetch hooks completions generate-docs help" -f -a "fork" -d 'Fork a run at a checkpoint into a new, independent run'
-complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps show diff fork rewind resume restore archive unarchive gc fsck push fetch hooks completions generate-docs help" -f -a "rewind" -d 'Rewind a run to a checkpoint: fork it there and archive the source as superseded'
-complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps show diff fork rewind resume restore archive unarchive gc fsck push fetch hooks completions generate-docs help" -f -a "resume" -d 'Resume a run: rebuild its run directory and worktree from git, then print its state or run a command in it'
-complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps show diff fork rewind resume restore archive unarchive gc fsck push fetch hooks completions generate-docs help" -f -a "restore" -d 'Make a run\'s worktree match a checkpoint exactly'
-complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps show diff fork rewind resume restore archive unarchive gc fsck push fetch hooks completions generate-docs help" -f -a "archive" -d 'Archive runs: hide them from `ps` (they stay in git until `gc`)'
-complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps show diff fork rewind resume restore archive unarchive gc fsck push fetch hooks completions generate-docs help" -f -a "unarchive" -d 'Unarchive runs: give them back the status they had'
-complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps show diff fork rewind resume restore archive unarchive gc fsck push fetch hooks completions generate-docs help" -f -a "gc" -d 'Delete archived runs older than a limit, and stale worktree registrations of runs'
-complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps show diff fork rewind resume restore archive unarchive gc fsck push fetch hooks completions generate-docs help" -f -a "fsck" -d 'Check that runs hold together, and repair what can be repaired without losing anything'
-complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps show diff fork rewind resume restore archive unarchive gc fsck push fetch hooks completions generate-docs help" -f -a "push" -d 'Push runs (both branches of each) to a remote, never forcing'
-complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps show diff fork rewind resume restore archive unarchive gc fsck push fetch hooks completions generate-docs help" -f -a "fetch" -d 'Fetch runs (both branches of each) from a remote, never forcing'
-complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps show diff fork rewind resume restore archive unarchive gc fsck push fetch hooks completions generate-docs help" -f -a "hooks" -d 'Install, remove or inspect git-fabro\'s git hooks'
-complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps show diff fork rewind resume restore archive unarchive gc fsck push fetch hooks completions generate-docs help" -f -a "completions" -d 'Print the completion script for a shell'
-complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps show diff fork rewind resume restore archive unarchive gc fsck push fetch hooks completions generate-docs help" -f -a "generate-docs" -d 'Write man/ and completions/ under DIR, generated from the command line\'s definition'
-complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps show diff fork rewind resume restore archive unarchive gc fsck push fetch hooks completions generate-docs help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks completions __complete generate-docs help" -f -a "start" -d 'Start a run: create its run and metadata branches, run directory and worktree'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks completions __complete generate-docs help" -f -a "checkpoint" -d 'Record a completed node: a metadata commit and a run commit of the worktree'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks completions __complete generate-docs help" -f -a "snapshot" -d 'Save the run\'s files between checkpoints, without completing a node'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks completions __complete generate-docs help" -f -a "finish" -d 'Finish a run: record its conclusion and remove its worktree'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks completions __complete generate-docs help" -f -a "log" -d 'Show a run\'s timeline, rebuilt from the run branch\'s trailers'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks completions __complete generate-docs help" -f -a "ps" -d 'List the runs of this repository, found from their refs'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks completions __complete generate-docs help" -f -a "status" -d 'Show where a run stands: last checkpoint, next node, unrecorded changes, live process'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks completions __complete generate-docs help" -f -a "show" -d 'Show one checkpoint in full: its record, commits and stage files'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks completions __complete generate-docs help" -f -a "diff" -d 'Show the changes between two checkpoints, or between a checkpoint and the worktree'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks completions __complete generate-docs help" -f -a "land" -d 'Land a finished run on your branch: its changes as one commit (or a merge commit)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks completions __complete generate-docs help" -f -a "path" -d 'Print the directory a run\'s files are in: its worktree, or the directory it runs in place'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks completions __complete generate-docs help" -f -a "fork" -d 'Fork a run at a checkpoint into a new, independent run'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks completions __complete generate-docs help" -f -a "rewind" -d 'Rewind a run to a checkpoint: fork it there and archive the source as superseded'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks completions __complete generate-docs help" -f -a "resume" -d 'Resume a run: rebuild its run directory and worktree from git, then print its state or run a command in it'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks completions __complete generate-docs help" -f -a "restore" -d 'Make a run\'s worktree match a checkpoint exactly'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks completions __complete generate-docs help" -f -a "archive" -d 'Archive runs: hide them from `ps` (they stay in git until `gc`)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks completions __complete generate-docs help" -f -a "unarchive" -d 'Unarchive runs: give them back the status they had'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks completions __complete generate-docs help" -f -a "gc" -d 'Delete archived runs older than a limit, and stale worktree registrations of runs'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks completions __complete generate-docs help" -f -a "fsck" -d 'Check that runs hold together, and repair what can be repaired without losing anything'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks completions __complete generate-docs help" -f -a "push" -d 'Push runs (both branches of each) to a remote, never forcing'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks completions __complete generate-docs help" -f -a "fetch" -d 'Fetch runs (both branches of each) from a remote, never forcing'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks completions __complete generate-docs help" -f -a "hooks" -d 'Install, remove or inspect git-fabro\'s git hooks'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks completions __complete generate-docs help" -f -a "completions" -d 'Print the completion script for a shell'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks completions __complete generate-docs help" -f -a "__complete" -d 'Complete run ids and checkpoints for the shell scripts (not for people)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks completions __complete generate-docs help" -f -a "generate-docs" -d 'Write man/ and completions/ under DIR, generated from the command line\'s definition'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks completions __complete generate-docs help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and __fish_seen_subcommand_from hooks" -f -a "install" -d 'Install the hooks (both unless one is named)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and __fish_seen_subcommand_from hooks" -f -a "uninstall" -d 'Remove git-fabro\'s block from the hooks, and hook files it created'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and __fish_seen_subcommand_from hooks" -f -a "status" -d 'Show where the hooks are and whether they are installed'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and __fish_seen_subcommand_from hooks" -f -a "run" -d 'Run a hook\'s job (called by the installed hooks)'
+
+# Run ids and checkpoints, from the repository: `git-fabro __complete` prints them (a tab before
+# a description, as fish wants them) or exits 1 where the word is neither.
+function __fish_git_fabro_dynamic
+    set -l words (commandline -opc)
+    git-fabro __complete $words[2..-1] (commandline -ct) 2>/dev/null
+end
+complete -c git-fabro -f -a '(__fish_git_fabro_dynamic)'

@@ -29,6 +29,9 @@ pub enum Error {
     },
     #[error("no run given and none found from --run, $FABRO_RUN_ID or the current directory")]
     NoCurrentRun,
+    /// The run has neither a worktree nor a directory it runs in place in, on this machine.
+    #[error("run {0} has no worktree on this machine")]
+    NoWorkspace(String),
     #[error("{0}")]
     TargetNotFound(String),
     #[error("{0}")]
@@ -96,6 +99,9 @@ impl Error {
             Error::NoCurrentRun => {
                 "pass --run RUN, set FABRO_RUN_ID, or run the command inside a run's worktree".into()
             }
+            Error::NoWorkspace(id) => format!(
+                "a finished run keeps none: `git fabro land {id}` lands its result; `git fabro resume {id}` makes one for a run that goes on"
+            ),
             Error::TargetNotFound(_) | Error::AmbiguousTarget(_) => {
                 "list the run's checkpoints with `git fabro log RUN`".into()
             }

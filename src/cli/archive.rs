@@ -9,9 +9,11 @@ use crate::run::RunState;
 /// Refuses (exit 3) a run whose run.pid names a live process, unless --force.
 #[derive(Debug, clap::Args)]
 pub struct ArchiveArgs {
-    /// The runs to archive
-    #[arg(required = true)]
+    /// The runs to archive (default: --run RUN, else the current run)
+    #[arg(value_name = "RUN")]
     runs: Vec<String>,
+    #[command(flatten)]
+    run: super::run_arg::RunFlag,
     /// Go ahead even while a live process holds the run's run.pid
     #[arg(long)]
     force: bool,
@@ -20,14 +22,15 @@ pub struct ArchiveArgs {
 /// Unarchive runs: give them back the status they had
 #[derive(Debug, clap::Args)]
 pub struct UnarchiveArgs {
-    /// The runs to unarchive
-    #[arg(required = true)]
+    /// The runs to unarchive (default: --run RUN, else the current run)
+    #[arg(value_name = "RUN")]
     runs: Vec<String>,
+    #[command(flatten)]
+    run: super::run_arg::RunFlag,
 }
 
 pub fn archive(ctx: &Ctx, args: ArchiveArgs) -> Result<()> {
-    for text in &args.runs {
-        let id = ctx.run_id(Some(text))?;
+    for id in ctx.named_runs(&args.runs, args.run.run.as_deref())? {
         let state = RunState::load(&ctx.repo, &id)?;
         ctx.ensure_not_held(ctx.run_dir(&id, None).as_ref(), &id, args.force)?;
         let changed = lifecycle::archive(&ctx.repo, &state, &ctx.config(&state, None)?)?;
@@ -41,8 +44,7 @@ pub fn archive(ctx: &Ctx, args: ArchiveArgs) -> Result<()> {
 }
 
 pub fn unarchive(ctx: &Ctx, args: UnarchiveArgs) -> Result<()> {
-    for text in &args.runs {
-        let id = ctx.run_id(Some(text))?;
+    for id in ctx.named_runs(&args.runs, args.run.run.as_deref())? {
         let state = RunState::load(&ctx.repo, &id)?;
         let changed = lifecycle::unarchive(&ctx.repo, &state, &ctx.config(&state, None)?)?;
         output::note(if changed {

@@ -1,5 +1,6 @@
 use anyhow::Result;
 
+use super::run_arg::RunFlag;
 use super::{Ctx, output};
 use crate::git::ObjectId;
 use crate::ops::fork::parse_sha;
@@ -14,14 +15,19 @@ use crate::run::timeline::{Entry, find, timeline};
 /// current files under --worktree. The patch is what `git diff` prints.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The run
-    run: String,
+    /// The run (or --run RUN; default: the current run, and then the words are FROM and TO)
+    #[arg(value_name = "RUN")]
+    run_pos: Option<String>,
     /// The older checkpoint
+    #[arg(value_name = "FROM")]
     from: Option<String>,
     /// The newer checkpoint
+    #[arg(value_name = "TO")]
     to: Option<String>,
+    #[command(flatten)]
+    run: RunFlag,
     /// Compare FROM (default: the latest checkpoint) with the files in the run's worktree
-    #[arg(long, conflicts_with = "to")]
+    #[arg(long)]
     worktree: bool,
     /// Print a summary of changed files instead of the patch
     #[arg(long)]
@@ -32,7 +38,19 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
-    let id = ctx.run_id(Some(&args.run))?;
+    let (id, targets) = ctx.run_and_targets(
+        args.run.run.as_deref(),
+        &[args.run_pos, args.from, args.to],
+        2,
+    )?;
+    let mut targets = targets.into_iter();
+    let (from_text, to_text) = (targets.next(), targets.next());
+    if args.worktree && to_text.is_some() {
+        return Err(crate::error::Error::Usage(
+            "--worktree compares one checkpoint with the worktree: give FROM alone".into(),
+        )
+        .into());
+    }
     let state = RunState::load(&ctx.repo, &id)?;
     let label = |entry: &Entry| format!("@{} {}@{}", entry.ordinal, entry.node_id, entry.visit);
     let checkpoint = |text: Option<&str>| -> Result<(ObjectId, String)> {
@@ -41,15 +59,15 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     };
     // `place` names what was compared, for an error about a path one of them holds.
     let (from, to, place) = if args.worktree {
-        let (from, from_label) = checkpoint(args.from.as_deref())?;
+        let (from, from_label) = checkpoint(from_text.as_deref())?;
         let workspace = ctx.workspace(&id)?;
         let config = ctx.config(&state, ctx.run_dir_of(&id, &workspace).as_ref())?;
         let to = workspace.snapshot(Some(state.run_tip), &config, &[])?.tree;
         let place = format!("checkpoint {from_label} or the worktree");
         (ctx.repo.commit_tree(from)?, to, place)
-    } else if args.from.is_some() {
-        let (from, from_label) = checkpoint(args.from.as_deref())?;
-        let (to, to_label) = checkpoint(args.to.as_deref())?;
+    } else if from_text.is_some() {
+        let (from, from_label) = checkpoint(from_text.as_deref())?;
+        let (to, to_label) = checkpoint(to_text.as_deref())?;
         (from, to, format!("checkpoint {from_label} or {to_label}"))
     } else {
         let entries = timeline(&ctx.repo, &state)?;

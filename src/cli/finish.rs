@@ -13,9 +13,11 @@ use crate::ops::finish::{FinishRequest, finish};
 /// Refuses (exit 3) while a live process holds the run's run.pid, unless --force.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory)
-    #[arg(long, value_name = "RUN")]
-    run: Option<String>,
+    /// The run (or --run RUN; default: the current run)
+    #[arg(value_name = "RUN")]
+    run_pos: Option<String>,
+    #[command(flatten)]
+    run: super::run_arg::RunFlag,
     /// How the run ended
     #[arg(long, value_name = "STATUS", default_value = "succeeded", value_parser = ["succeeded", "failed"])]
     status: String,
@@ -34,7 +36,8 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
-    let run = ctx.open_run(args.run.as_deref())?;
+    let id = ctx.named_run(args.run_pos.as_deref(), args.run.run.as_deref())?;
+    let run = ctx.open_run(Some(id.as_str()))?;
     let status = if args.status == "failed" {
         StatusKind::Failed
     } else {

@@ -1,5 +1,6 @@
 use anyhow::Result;
 
+use super::run_arg::RunFlag;
 use super::{Ctx, log, output};
 use crate::ops::fork::fork;
 use crate::run::RunState;
@@ -21,10 +22,14 @@ pub struct Args {
 /// The source run and checkpoint of a fork or rewind, or `--list` to see its timeline.
 #[derive(Debug, clap::Args)]
 pub struct SourceArgs {
-    /// The source run
-    run: String,
+    /// The source run (or --run RUN; default: the current run, and then the word is TARGET)
+    #[arg(value_name = "RUN")]
+    run_pos: Option<String>,
     /// The checkpoint to start at (@N, NODE, NODE@V or a sha prefix; default: the latest)
+    #[arg(value_name = "TARGET")]
     target: Option<String>,
+    #[command(flatten)]
+    run: RunFlag,
     /// List the source's timeline instead
     #[arg(long)]
     list: bool,
@@ -36,18 +41,26 @@ pub struct SourceArgs {
 impl SourceArgs {
     /// The source and its target checkpoint; `None` when `--list` printed the timeline.
     pub fn resolve(&self, ctx: &Ctx) -> Result<Option<(RunState, Entry)>> {
-        let id = ctx.run_id(Some(&self.run))?;
+        let (id, targets) = ctx.run_and_targets(
+            self.run.run.as_deref(),
+            &[self.run_pos.clone(), self.target.clone()],
+            1,
+        )?;
         let state = RunState::load(&ctx.repo, &id)?;
         if self.list {
             let entries = timeline(&ctx.repo, &state)?;
             if self.json {
                 output::json(&entries)?;
             } else {
-                log::print(&entries, id.as_str())?;
+                log::print(ctx, &entries, id.as_str())?;
             }
             return Ok(None);
         }
-        let entry = find(&ctx.repo, &state, &Target::parse(self.target.as_deref())?)?;
+        let entry = find(
+            &ctx.repo,
+            &state,
+            &Target::parse(targets.first().map(String::as_str))?,
+        )?;
         Ok(Some((state, entry)))
     }
 }

@@ -51,8 +51,14 @@ fn add_pages(cmd: &clap::Command, pages: &mut Vec<(PathBuf, Vec<u8>)>) {
 pub fn completion(shell: Shell) -> Vec<u8> {
     let mut script = Vec::new();
     clap_complete::generate(shell, &mut super::command(), BIN, &mut script);
-    if shell != Shell::Bash {
-        return script;
+    match shell {
+        Shell::Zsh => return with_zsh_dynamic(script),
+        Shell::Fish => {
+            script.extend_from_slice(FISH_DYNAMIC.as_bytes());
+            return script;
+        }
+        Shell::Bash => {}
+        _ => return script,
     }
     // clap_complete (4.6.11 and earlier) spells the bash states of a hyphenated binary's
     // commands two ways, `git__fabro__subcmd__log` where it sets them and
@@ -62,9 +68,78 @@ pub fn completion(shell: Shell) -> Vec<u8> {
         .expect("clap_complete writes UTF-8")
         .replace(&BIN.replace('-', "__subcmd__"), &BIN.replace('-', "__"));
     let mut script = script.into_bytes();
+    script.extend_from_slice(BASH_DYNAMIC.as_bytes());
     script.extend_from_slice(GIT_BASH.as_bytes());
     script
 }
+
+/// clap's zsh function, renamed `_git-fabro_static`, behind one that first asks
+/// `git-fabro __complete` (see `ZSH_DYNAMIC`).
+fn with_zsh_dynamic(script: Vec<u8>) -> Vec<u8> {
+    let script = String::from_utf8(script).expect("clap_complete writes UTF-8");
+    let definition = format!("{BIN}() {{");
+    let script = script.replacen(
+        &format!("_{definition}"),
+        &format!("{ZSH_DYNAMIC}\n_{BIN}_static() {{"),
+        1,
+    );
+    script.into_bytes()
+}
+
+/// Run ids and checkpoints come from the repository, so the scripts ask the binary for them
+/// (`git-fabro __complete WORDS...`, in `complete.rs`); where it answers with exit 1, the word
+/// is not one of them and clap's static completion goes on as before.
+const BASH_DYNAMIC: &str = r#"
+# Run ids and checkpoints, from the repository: `git-fabro __complete` prints them (one a line,
+# a tab before a description) or exits 1 where the word is neither.
+_git__fabro_dynamic() {
+    local found line
+    if found=$(git-fabro __complete "${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null); then
+        COMPREPLY=()
+        while IFS= read -r line; do
+            [[ -n $line ]] && COMPREPLY+=("${line%%$'	'*}")
+        done <<< "$found"
+        return 0
+    fi
+    _git__fabro "$@"
+}
+if [[ "${BASH_VERSINFO[0]}" -eq 4 && "${BASH_VERSINFO[1]}" -ge 4 || "${BASH_VERSINFO[0]}" -gt 4 ]]; then
+    complete -F _git__fabro_dynamic -o nosort -o bashdefault -o default git-fabro
+else
+    complete -F _git__fabro_dynamic -o bashdefault -o default git-fabro
+fi
+"#;
+
+/// zsh calls `_git-fabro` for `git-fabro ...` and, through its own `_git`, for `git fabro ...`;
+/// in both, `words[2,CURRENT]` are the words after the command, the last one being completed.
+const ZSH_DYNAMIC: &str = r#"# Run ids and checkpoints, from the repository: `git-fabro __complete` prints them (one a line,
+# a tab before a description) or exits 1 where the word is neither, and clap's completion runs.
+_git-fabro() {
+    local found line
+    local -a candidates described
+    if found=$(git-fabro __complete "${(@)words[2,CURRENT]}" 2>/dev/null); then
+        for line in "${(@f)found}"; do
+            [[ -n $line ]] || continue
+            candidates+=("${line%%$'	'*}")
+            described+=("${line%%$'	'*}  -- ${line#*$'	'}")
+        done
+        (( ${#candidates} )) && compadd -U -l -d described -a candidates
+        return 0
+    fi
+    _git-fabro_static "$@"
+}
+"#;
+
+/// fish completes `git fabro ...` through `git-fabro`'s completions too.
+const FISH_DYNAMIC: &str = r#"
+# Run ids and checkpoints, from the repository: `git-fabro __complete` prints them (a tab before
+# a description, as fish wants them) or exits 1 where the word is neither.
+function __fish_git_fabro_dynamic
+    set -l words (commandline -opc)
+    git-fabro __complete $words[2..-1] (commandline -ct) 2>/dev/null
+end
+complete -c git-fabro -f -a '(__fish_git_fabro_dynamic)'
+"#;
 
 /// Every completion script under its conventional file name (`git-fabro.bash`, `_git-fabro`,
 /// `git-fabro.fish`, `git-fabro.elv`, `_git-fabro.ps1`).
@@ -96,6 +171,6 @@ _git_fabro() {
     local COMP_WORDS=("${line[@]}")
     local COMP_CWORD=$((${#line[@]} - 1))
     compopt +o nospace 2>/dev/null
-    _git__fabro git-fabro "$cur_word" "${line[COMP_CWORD-1]}"
+    _git__fabro_dynamic git-fabro "$cur_word" "${line[COMP_CWORD-1]}"
 }
 "#;

@@ -1,5 +1,6 @@
 use anyhow::Result;
 
+use super::run_arg::RunFlag;
 use super::{Ctx, output};
 use crate::run::RunState;
 use crate::run::timeline::{Entry, timeline_with};
@@ -11,8 +12,11 @@ use crate::run::timeline::{Entry, timeline_with};
 /// source first. Works from git alone, on any clone.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory)
-    run: Option<String>,
+    /// The run (or --run RUN; default: the current run)
+    #[arg(value_name = "RUN")]
+    run_pos: Option<String>,
+    #[command(flatten)]
+    run: RunFlag,
     /// Also list the snapshots taken between checkpoints
     #[arg(long)]
     all: bool,
@@ -22,18 +26,18 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
-    let id = ctx.run_id(args.run.as_deref())?;
+    let id = ctx.named_run(args.run_pos.as_deref(), args.run.run.as_deref())?;
     let state = RunState::load(&ctx.repo, &id)?;
     let entries = timeline_with(&ctx.repo, &state, args.all)?;
     if args.json {
         output::json(&entries)
     } else {
-        print(&entries, id.as_str())
+        print(ctx, &entries, id.as_str())
     }
 }
 
 /// The human timeline; the RUN column appears only when a fork inherited entries.
-pub fn print(entries: &[Entry], run: &str) -> Result<()> {
+pub fn print(ctx: &Ctx, entries: &[Entry], run: &str) -> Result<()> {
     if entries.is_empty() {
         output::note(format!("run {run} has no checkpoints yet"));
         return Ok(());
@@ -70,7 +74,7 @@ pub fn print(entries: &[Entry], run: &str) -> Result<()> {
                     .to_owned(),
             ];
             if mixed {
-                row.insert(1, e.run_id.get(..8).unwrap_or(&e.run_id).to_owned());
+                row.insert(1, ctx.short(&e.run_id).to_owned());
             }
             row
         })

@@ -5,6 +5,7 @@
 
 mod archive;
 mod checkpoint;
+mod complete;
 mod completions;
 mod diff;
 mod diff_stat;
@@ -15,17 +16,21 @@ mod fsck;
 mod gc;
 pub mod generate;
 mod hooks;
+mod land;
 mod log;
 mod open_run;
 pub mod output;
+mod path;
 mod ps;
 mod push;
 mod restore;
 mod resume;
 mod rewind;
+mod run_arg;
 mod show;
 mod snapshot;
 mod start;
+mod status;
 
 use std::path::{Path, PathBuf};
 
@@ -71,8 +76,11 @@ pub enum Command {
     Finish(finish::Args),
     Log(log::Args),
     Ps(ps::Args),
+    Status(status::Args),
     Show(show::Args),
     Diff(diff::Args),
+    Land(land::Args),
+    Path(path::Args),
     Fork(fork::Args),
     Rewind(rewind::Args),
     Resume(resume::Args),
@@ -85,6 +93,8 @@ pub enum Command {
     Fetch(fetch::Args),
     Hooks(hooks::Args),
     Completions(completions::CompletionsArgs),
+    #[command(hide = true, name = "__complete")]
+    Complete(complete::Args),
     #[command(hide = true)]
     GenerateDocs(completions::GenerateDocsArgs),
 }
@@ -104,8 +114,11 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Finish(args) => finish::run(&ctx()?, args),
         Command::Log(args) => log::run(&ctx()?, args),
         Command::Ps(args) => ps::run(&ctx()?, args),
+        Command::Status(args) => status::run(&ctx()?, args),
         Command::Show(args) => show::run(&ctx()?, args),
         Command::Diff(args) => diff::run(&ctx()?, args),
+        Command::Land(args) => land::run(&ctx()?, args),
+        Command::Path(args) => path::run(&ctx()?, args),
         Command::Fork(args) => fork::run(&ctx()?, args),
         Command::Rewind(args) => rewind::run(&ctx()?, args),
         Command::Resume(args) => resume::run(&ctx()?, args),
@@ -118,6 +131,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Fetch(args) => fetch::run(&ctx()?, args),
         Command::Hooks(args) => hooks::run(&ctx()?, args),
         Command::Completions(args) => completions::completions(args),
+        Command::Complete(args) => complete::run(ctx, args),
         Command::GenerateDocs(args) => completions::generate_docs(args),
     }
 }
@@ -143,6 +157,8 @@ pub struct Ctx {
     /// `settings.toml` and the configuration it gives, read once per command.
     settings: std::cell::OnceCell<Settings>,
     base: std::cell::OnceCell<Config>,
+    /// Every run id, to show each by its shortest unique prefix.
+    abbreviations: std::cell::OnceCell<crate::run::abbrev::Abbreviations>,
 }
 
 /// The variables `resume -- COMMAND` sets for the command it runs, read once here so that
@@ -193,6 +209,7 @@ impl Ctx {
             env: RunEnv::read(),
             settings: std::cell::OnceCell::new(),
             base: std::cell::OnceCell::new(),
+            abbreviations: std::cell::OnceCell::new(),
         })
     }
 

@@ -85,7 +85,7 @@ fn status_style(status: &str) -> Style {
     match status {
         "succeeded" => GREEN,
         "failed" | "dead" => RED,
-        "partially_succeeded" | "skipped" | "archived" => YELLOW,
+        "partially_succeeded" | "skipped" | "archived" | "running (no process)" => YELLOW,
         _ => BOLD,
     }
 }

@@ -1,38 +1,104 @@
-use anyhow::Result;
+use std::path::Path;
 
+use anyhow::Result;
+use serde::Serialize;
+
+use super::status::{Process, shown_status};
 use super::{Ctx, output};
-use crate::run::inspect::list_runs;
+use crate::error::Error;
+use crate::format::run_id::RunId;
+use crate::run::inspect::{RunSummary, list_runs};
 
 /// List the runs of this repository, found from their refs
 ///
 /// Reads each run's metadata branch, so it works when run directories are gone. Archived
-/// runs are listed only with --all.
+/// runs are listed only with --all (or --status archived). A running run whose run.pid names
+/// a process that is gone shows as `running (no process)`. Run ids are shown by their
+/// shortest unique prefix (at least eight characters), which every command accepts back.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Include archived runs
     #[arg(long)]
     all: bool,
+    /// Only runs with this status (repeatable: any of them)
+    #[arg(long = "status", value_name = "STATUS", value_parser = ["submitted", "running", "succeeded", "failed", "dead", "archived"])]
+    statuses: Vec<String>,
+    /// Only runs started with this label (repeatable: all of them)
+    #[arg(long = "label", value_name = "K=V")]
+    labels: Vec<String>,
     /// Print a JSON array
     #[arg(long)]
     json: bool,
 }
 
+/// A row of `ps --json`: the run's summary and what its run.pid says.
+#[derive(Serialize)]
+struct Listed<'a> {
+    #[serde(flatten)]
+    run: &'a RunSummary,
+    /// The pid in run.pid, alive or not; null when there is none.
+    pid: Option<u32>,
+    /// Whether run.pid names a live process.
+    process_alive: bool,
+}
+
 pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
-    let (runs, unreadable) = list_runs(&ctx.repo, args.all)?;
+    let labels = args
+        .labels
+        .iter()
+        .map(|pair| {
+            pair.split_once('=')
+                .ok_or_else(|| Error::Usage(format!("--label {pair:?} is not K=V")))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let archived_asked = args.statuses.iter().any(|s| s == "archived");
+    let (runs, unreadable) = list_runs(&ctx.repo, args.all || archived_asked)?;
     output::warn_unreadable(&unreadable);
+    let runs: Vec<RunSummary> = runs
+        .into_iter()
+        .filter(|r| {
+            args.statuses.is_empty() || args.statuses.iter().any(|s| s == r.status.as_str())
+        })
+        .filter(|r| {
+            labels
+                .iter()
+                .all(|(k, v)| r.labels.get(*k).map(String::as_str) == Some(*v))
+        })
+        .collect();
+    let processes: Vec<Process> = runs
+        .iter()
+        .map(|r| match RunId::parse(&r.run_id) {
+            Ok(id) => Process::of(ctx, &id, r.worktree.as_deref().map(Path::new)),
+            Err(_) => Process::default(),
+        })
+        .collect();
     if args.json {
-        return output::json(&runs);
+        let listed: Vec<Listed> = runs
+            .iter()
+            .zip(&processes)
+            .map(|(run, process)| Listed {
+                run,
+                pid: process.pid,
+                process_alive: process.alive,
+            })
+            .collect();
+        return output::json(&listed);
     }
     if runs.is_empty() && unreadable.is_empty() {
-        output::note("no runs; start one with `git fabro start`");
+        if args.statuses.is_empty() && labels.is_empty() {
+            output::note("no runs; start one with `git fabro start`");
+        } else {
+            output::note("no runs match");
+        }
         return Ok(());
     }
     let rows: Vec<Vec<String>> = runs
         .iter()
-        .map(|r| {
+        .zip(&processes)
+        .map(|(r, process)| {
             vec![
-                r.run_id.get(..8).unwrap_or(&r.run_id).to_owned(),
-                r.status.as_str().to_owned(),
+                ctx.short(&r.run_id).to_owned(),
+                shown_status(r.status, process),
                 r.completed.to_string(),
                 r.start_time
                     .get(..16)

@@ -1,5 +1,6 @@
 use anyhow::Result;
 
+use super::run_arg::RunFlag;
 use super::{Ctx, output};
 use crate::run::RunState;
 use crate::run::inspect::{CheckpointDetail, checkpoint_detail};
@@ -9,30 +10,28 @@ use crate::run::timeline::find;
 /// Show one checkpoint in full: its record, commits and stage files
 ///
 /// TARGET is @N (the N-th checkpoint), NODE (its latest visit), NODE@V, or a sha prefix of
-/// a run or metadata commit; without it, the latest checkpoint. With a single argument, it is
-/// the TARGET when a current run is known ($FABRO_RUN_ID or a run's worktree), else the RUN.
+/// a run or metadata commit; without it, the latest checkpoint. A single argument is the RUN
+/// when it names a run or no run is known otherwise (--run RUN, $FABRO_RUN_ID, a run's
+/// worktree, the run in place here), else the TARGET.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The run, or the target when the current run is known
-    first: Option<String>,
+    /// The run, or the target when the run is known (--run RUN or the current run)
+    #[arg(value_name = "RUN")]
+    run_pos: Option<String>,
     /// The checkpoint
+    #[arg(value_name = "TARGET")]
     target: Option<String>,
+    #[command(flatten)]
+    run: RunFlag,
     /// Print a JSON object
     #[arg(long)]
     json: bool,
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
-    let (run, target) = match (args.first, args.target) {
-        (Some(run), Some(target)) => (Some(run), Some(target)),
-        (Some(one), None) => match ctx.run_id(None) {
-            Ok(_) => (None, Some(one)),
-            Err(_) => (Some(one), None),
-        },
-        (None, _) => (None, None),
-    };
-    let id = ctx.run_id(run.as_deref())?;
-    let target = Target::parse(target.as_deref())?;
+    let (id, targets) =
+        ctx.run_and_targets(args.run.run.as_deref(), &[args.run_pos, args.target], 1)?;
+    let target = Target::parse(targets.first().map(String::as_str))?;
     let state = RunState::load(&ctx.repo, &id)?;
     let entry = find(&ctx.repo, &state, &target)?;
     let detail = checkpoint_detail(&ctx.repo, &entry)?;

@@ -10,6 +10,7 @@ pub mod fsck;
 pub mod gc;
 pub mod hooks;
 pub mod interrupted_gc;
+pub mod land;
 pub mod lifecycle;
 pub mod relink;
 pub mod restore;

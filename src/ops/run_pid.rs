@@ -38,6 +38,12 @@ impl RunDir {
         read_pid(&self.path.join(RUN_PID)).filter(|pid| is_alive(*pid))
     }
 
+    /// The pid in `run.pid`, alive or not: a dead one means the process working on the run is
+    /// gone without finishing it.
+    pub fn recorded_holder(&self) -> Option<u32> {
+        read_pid(&self.path.join(RUN_PID))
+    }
+
     /// Takes `run.pid` for this process, or fails with a conflict naming the live holder. A
     /// file left by a dead process is taken over; the takeover renames it aside first, so of
     /// two processes finding the same dead holder only one removes it.

@@ -1,7 +1,7 @@
 //! Read-only views of runs: the list of every run (for `ps`) and one checkpoint in full (for
 //! `show`). Both read git alone, so they work when run directories are gone.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -22,6 +22,8 @@ pub struct RunSummary {
     pub status: StatusKind,
     pub workflow_name: Option<String>,
     pub goal: Option<String>,
+    /// The `--label K=V` pairs the run was started with.
+    pub labels: BTreeMap<String, String>,
     pub completed: usize,
     pub start_time: String,
     pub run_branch: String,
@@ -83,6 +85,7 @@ fn summarize(
         status: record.status.kind,
         workflow_name: record.spec.workflow_name(),
         goal: record.spec.goal(),
+        labels: record.spec.labels,
         completed,
         start_time: record.start.start_time,
         run_branch: record.start.run_branch,

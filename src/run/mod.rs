@@ -3,6 +3,7 @@
 //! run without changing it: its timeline, the targets that name a checkpoint, where its files
 //! live, and the summaries that listings show.
 
+pub mod abbrev;
 pub mod inspect;
 pub mod target;
 pub mod timeline;

@@ -88,7 +88,11 @@ struct Offered {
 /// What bash offers for `words`, the last being the word under the cursor, in a bash that
 /// loaded `git_completion` (unless None) and then completions/git-fabro.bash.
 fn complete(git_completion: Option<&Path>, words: &[&str]) -> Offered {
-    let repo = TestRepo::new();
+    complete_in(&TestRepo::new(), git_completion, words)
+}
+
+/// [`complete`] in `repo`, whose runs the completion offers.
+fn complete_in(repo: &TestRepo, git_completion: Option<&Path>, words: &[&str]) -> Offered {
     // git lists `fabro` among its commands when git-fabro is on PATH, as it is once installed.
     let binary = PathBuf::from(repo.fabro().get_program());
     let mut path = OsString::from(binary.parent().expect("binary dir"));
@@ -150,7 +154,7 @@ fn completion_bash_git_fabro_completes_flags_and_values() {
 #[test]
 fn completion_bash_git_fabro_after_git_options() {
     let Some(git) = git_completion() else { return };
-    let offered = complete(Some(&git), &["git", "-C", ".", "fabro", "st"]);
+    let offered = complete(Some(&git), &["git", "-C", ".", "fabro", "star"]);
     assert_eq!(offered.replies, ["start"]);
     let offered = complete(Some(&git), &["git", "-C", ".", "fabro", "log", "--js"]);
     assert_eq!(offered.replies, ["--json"]);
@@ -166,9 +170,43 @@ fn completion_bash_git_lists_fabro_as_a_command() {
 
 #[test]
 fn completion_bash_git_fabro_binary_completes_without_git() {
-    let offered = complete(None, &["git-fabro", "st"]);
+    let offered = complete(None, &["git-fabro", "star"]);
     assert_eq!(offered.replies, ["start"]);
     // A hyphenated binary's command flags (clap-rs/clap#6421).
     let offered = complete(None, &["git-fabro", "checkpoint", "--no"]);
     assert_eq!(offered.replies, ["--node"]);
+}
+
+#[test]
+fn completion_bash_git_fabro_completes_run_ids_and_checkpoints() {
+    let Some(git) = git_completion() else { return };
+    let repo = TestRepo::new();
+    let run = repo.start();
+    repo.checkpoint(&run.id, "plan");
+    repo.checkpoint(&run.id, "code");
+    let offered = complete_in(&repo, Some(&git), &["git", "fabro", "log", ""]);
+    assert_eq!(offered.replies, [run.id.as_str()]);
+    let lower = run.id[..6].to_ascii_lowercase();
+    let offered = complete_in(&repo, Some(&git), &["git", "fabro", "land", &lower]);
+    assert_eq!(offered.replies, [run.id.as_str()]);
+    let offered = complete_in(
+        &repo,
+        Some(&git),
+        &["git", "fabro", "checkpoint", "--run", ""],
+    );
+    assert_eq!(offered.replies, [run.id.as_str()]);
+    // The checkpoints of the run the line names.
+    let offered = complete_in(&repo, Some(&git), &["git", "fabro", "show", &run.id, "@"]);
+    assert_eq!(offered.replies, ["@2", "@1"]);
+    let offered = complete_in(
+        &repo,
+        Some(&git),
+        &["git", "fabro", "diff", "--run", &run.id, "pl"],
+    );
+    assert_eq!(offered.replies, ["plan@1", "plan"]);
+    // Elsewhere, clap's completion as before.
+    let offered = complete_in(&repo, Some(&git), &["git", "fabro", "log", "--js"]);
+    assert_eq!(offered.replies, ["--json"]);
+    let offered = complete_in(&repo, None, &["git-fabro", "fork", &run.id, "co"]);
+    assert_eq!(offered.replies, ["code@1", "code"]);
 }

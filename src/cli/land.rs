@@ -1,0 +1,132 @@
+use anyhow::Result;
+
+use super::run_arg::RunFlag;
+use super::{Ctx, output};
+use crate::error::Error;
+use crate::git::{Identity, Repo};
+use crate::ops::land::{LandMode, LandTarget, land};
+use crate::run::timeline::timeline;
+use crate::run::{RUN_BRANCH_PREFIX, RunState};
+
+/// Land a finished run on your branch: its changes as one commit (or a merge commit)
+///
+/// This is the one command that writes your own branch, index and files. It merges the run's
+/// final tree into the current branch (or --into BRANCH) three-way, with the run's base as the
+/// merge base, as `git merge` would, and commits the result with a message that sums up the
+/// run's goal and stages and a `Fabro-Run: <id>` trailer. --squash (the default) makes one
+/// commit on the branch; --merge a merge commit whose second parent is the run branch's tip.
+/// When the branch is checked out (here or in another worktree), its index and files are
+/// brought to the new commit as `git merge` brings them. It refuses, changing nothing, on
+/// conflicts, on staged changes, when a change or untracked file of yours is in the way, and
+/// on a run that has not finished (unless --force).
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The run to land (or --run RUN; default: the current run)
+    #[arg(value_name = "RUN")]
+    run_pos: Option<String>,
+    #[command(flatten)]
+    run: RunFlag,
+    /// One commit on the branch with the run's changes (the default)
+    #[arg(long, conflicts_with = "merge")]
+    squash: bool,
+    /// A merge commit whose second parent is the run branch's tip
+    #[arg(long)]
+    merge: bool,
+    /// The branch to land on (default: the current branch)
+    #[arg(long, value_name = "BRANCH")]
+    into: Option<String>,
+    /// Land a run that has not finished
+    #[arg(long)]
+    force: bool,
+    /// Print a JSON object
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
+    let id = ctx.named_run(args.run_pos.as_deref(), args.run.run.as_deref())?;
+    let state = RunState::load(&ctx.repo, &id)?;
+    let entries = timeline(&ctx.repo, &state)?;
+    let target = target(&ctx.repo, args.into.as_deref())?;
+    let mode = if args.merge {
+        LandMode::Merge
+    } else {
+        LandMode::Squash
+    };
+    let config = ctx.config(&state, None)?;
+    // The commit goes on the user's branch: it is the user's, as `git merge` would sign it.
+    let who = Identity {
+        name: ctx
+            .repo
+            .config_string("user.name")
+            .unwrap_or(config.identity.name),
+        email: ctx
+            .repo
+            .config_string("user.email")
+            .unwrap_or(config.identity.email),
+    };
+    let landed = land(&ctx.repo, &state, &entries, &target, mode, args.force, &who)?;
+    if args.json {
+        return output::json(&landed);
+    }
+    match &landed.commit {
+        Some(commit) => {
+            output::note(format!(
+                "landed run {} on {} as {} ({})",
+                ctx.short(id.as_str()),
+                landed.branch,
+                crate::format::short_sha(commit),
+                match mode {
+                    LandMode::Squash => "squash",
+                    LandMode::Merge => "merge",
+                }
+            ));
+            output::line(commit)
+        }
+        None => {
+            output::note(format!(
+                "{} already holds every change of run {}; nothing to land",
+                landed.branch,
+                ctx.short(id.as_str())
+            ));
+            Ok(())
+        }
+    }
+}
+
+/// The branch to land on and the checkout that has it: --into BRANCH, else the current
+/// branch, or the main checkout's when the current directory is a run's worktree.
+fn target(repo: &Repo, into: Option<&str>) -> Result<LandTarget> {
+    let main = Repo::open(&repo.main_path()).ok();
+    let branch = match into {
+        Some(name) if name.starts_with("refs/") => name.to_owned(),
+        Some(name) => format!("refs/heads/{name}"),
+        None => repo
+            .head_branch()
+            .filter(|b| !b.starts_with(RUN_BRANCH_PREFIX))
+            .or_else(|| main.as_ref().and_then(Repo::head_branch))
+            .filter(|b| !b.starts_with(RUN_BRANCH_PREFIX))
+            .ok_or_else(|| {
+                Error::Usage("HEAD is not on a branch; name one with --into BRANCH".into())
+            })?,
+    };
+    if branch.starts_with("refs/heads/fabro/") {
+        return Err(Error::Usage(format!(
+            "{branch} is git-fabro's own branch; land on one of yours"
+        ))
+        .into());
+    }
+    let checkout = match main
+        .as_ref()
+        .filter(|m| m.head_branch().as_deref() == Some(branch.as_str()))
+        .and_then(|m| m.workdir().map(ToOwned::to_owned))
+    {
+        Some(dir) => Some(dir),
+        None => repo
+            .worktrees()?
+            .into_iter()
+            .find(|w| w.exists && w.branch.as_deref() == Some(branch.as_str()))
+            .map(|w| w.path),
+    };
+    Ok(LandTarget { branch, checkout })
+}

@@ -1,0 +1,27 @@
+use anyhow::Result;
+
+use super::run_arg::RunFlag;
+use super::{Ctx, output};
+use crate::error::Error;
+use crate::run::workspace::Workspace;
+
+/// Print the directory a run's files are in: its worktree, or the directory it runs in place
+///
+/// For `cd "$(git fabro path RUN)"`. Exits 1 when the run has none on this machine (a
+/// finished run's worktree is removed; `git fabro resume RUN` makes one for a run that goes on).
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The run (or --run RUN; default: the current run)
+    #[arg(value_name = "RUN")]
+    run_pos: Option<String>,
+    #[command(flatten)]
+    run: RunFlag,
+}
+
+pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
+    let id = ctx.named_run(args.run_pos.as_deref(), args.run.run.as_deref())?;
+    match Workspace::find(&ctx.repo, &id)? {
+        Some(workspace) => output::line(workspace.path.display()),
+        None => Err(Error::NoWorkspace(id.to_string()).into()),
+    }
+}

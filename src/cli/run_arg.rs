@@ -1,0 +1,96 @@
+//! One way to name a run, for every command that works on one: a positional RUN where the
+//! command has one, `--run RUN` everywhere, and otherwise the current run ($FABRO_RUN_ID, the
+//! worktree holding the current directory, the one run in place here). Naming it twice is
+//! fine when both name the same run and a usage error (exit 2) when they do not. Short ids
+//! are shown here too, abbreviated against every run of the repository.
+
+use anyhow::Result;
+
+use super::Ctx;
+use crate::error::Error;
+use crate::format::run_id::RunId;
+use crate::run;
+use crate::run::abbrev::Abbreviations;
+
+/// `--run RUN`, for commands whose positionals are about something else.
+#[derive(Debug, Clone, clap::Args)]
+pub struct RunFlag {
+    /// The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current
+    /// directory, else the one run in place in it)
+    #[arg(long = "run", value_name = "RUN")]
+    pub run: Option<String>,
+}
+
+impl Ctx {
+    /// The run a positional RUN and `--run` name (they must agree), else the current run.
+    pub fn named_run(&self, positional: Option<&str>, flag: Option<&str>) -> Result<RunId> {
+        match (positional, flag) {
+            (Some(given), Some(flagged)) => {
+                let id = run::resolve(&self.repo, given)?;
+                let other = run::resolve(&self.repo, flagged)?;
+                if id != other {
+                    return Err(Error::Usage(format!(
+                        "RUN {given} and --run {flagged} name different runs ({id} and {other}); name the run once"
+                    ))
+                    .into());
+                }
+                Ok(id)
+            }
+            (one, other) => self.run_id(one.or(other)),
+        }
+    }
+
+    /// The runs named by positionals (once each), else by `--run`, else the current run. With
+    /// both, `--run` must name one of the positionals' runs.
+    pub fn named_runs(&self, given: &[String], flag: Option<&str>) -> Result<Vec<RunId>> {
+        if given.is_empty() {
+            return Ok(vec![self.run_id(flag)?]);
+        }
+        let mut ids = Vec::new();
+        for text in given {
+            let id = run::resolve(&self.repo, text)?;
+            if !ids.contains(&id) {
+                ids.push(id);
+            }
+        }
+        if let Some(flagged) = flag {
+            let other = run::resolve(&self.repo, flagged)?;
+            if !ids.contains(&other) {
+                return Err(Error::Usage(format!(
+                    "--run {flagged} names run {other}, which the RUN arguments do not; name each run once"
+                ))
+                .into());
+            }
+        }
+        Ok(ids)
+    }
+
+    /// The run and the checkpoint targets of a command whose positionals are `[RUN]` and up to
+    /// `slots` targets. The first word is the RUN when every slot is filled and one more word
+    /// is given, when it names a run (a target never does: `@N` and `NODE@V` hold an `@`, and
+    /// run ids start with their timestamp), or when no run is known otherwise (no `--run`, no
+    /// current run); else the words are targets of the run `--run` or the context names.
+    pub fn run_and_targets(
+        &self,
+        flag: Option<&str>,
+        given: &[Option<String>],
+        slots: usize,
+    ) -> Result<(RunId, Vec<String>)> {
+        let mut words: Vec<String> = given.iter().flatten().cloned().collect();
+        let names_run = |word: &String| run::resolve(&self.repo, word).is_ok();
+        let run_given = words.len() > slots
+            || words.first().is_some_and(names_run)
+            || (!words.is_empty() && flag.is_none() && self.run_id(None).is_err());
+        let positional = run_given.then(|| words.remove(0));
+        let id = self.named_run(positional.as_deref(), flag)?;
+        Ok((id, words))
+    }
+
+    /// The shortest prefix of `id` that no other run of the repository shares (at least eight
+    /// characters), which the commands accept back.
+    pub fn short<'a>(&self, id: &'a str) -> &'a str {
+        self.abbreviations
+            .get_or_init(|| Abbreviations::of(&self.repo).unwrap_or_default())
+            .short(id)
+    }
+}

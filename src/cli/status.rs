@@ -1,0 +1,259 @@
+//! `status`: where a run stands right now, on this machine: its last checkpoint, the node it
+//! goes on with, whether its files hold work no checkpoint recorded, and whether a process is
+//! working on it. Outside any run, the same for every run of the repository that is not
+//! finished. `ps` shares the liveness shown here.
+
+use std::path::Path;
+
+use anyhow::Result;
+use serde::Serialize;
+
+use super::run_arg::RunFlag;
+use super::{Ctx, output};
+use crate::error::Error;
+use crate::format::record::StatusKind;
+use crate::format::run_id::RunId;
+use crate::run::RunState;
+use crate::run::timeline::timeline;
+use crate::run::workspace::Workspace;
+
+/// Show where a run stands: last checkpoint, next node, unrecorded changes, live process
+///
+/// In a run (its worktree, $FABRO_RUN_ID, the run in place here) or with RUN, shows that
+/// run. Otherwise lists every run of this repository that is not finished (submitted, running
+/// or dead), one line each. "changes" means the run's files differ from its last run commit
+/// (what the next checkpoint would record); "process" is what run.pid names: alive, gone
+/// (the process ended without finishing the run) or none.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The run (or --run RUN; default: the current run, else every unfinished run)
+    #[arg(value_name = "RUN")]
+    run_pos: Option<String>,
+    #[command(flatten)]
+    run: RunFlag,
+    /// Print JSON: an object for one run, an array for the list
+    #[arg(long)]
+    json: bool,
+}
+
+/// What `run.pid` in the run's directory says.
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct Process {
+    /// The pid it names, alive or not.
+    pub pid: Option<u32>,
+    /// Whether that process is alive.
+    pub alive: bool,
+}
+
+impl Process {
+    /// The run.pid of the run's directory on this machine, next to `worktree` when known.
+    pub fn of(ctx: &Ctx, id: &RunId, worktree: Option<&Path>) -> Process {
+        let Some(dir) = ctx.run_dir(id, worktree) else {
+            return Process::default();
+        };
+        let pid = dir.recorded_holder();
+        Process {
+            pid,
+            alive: dir.live_holder().is_some(),
+        }
+    }
+}
+
+/// A status as listings show it: a running run whose run.pid process is gone says so.
+pub fn shown_status(status: StatusKind, process: &Process) -> String {
+    match (status, process.pid, process.alive) {
+        (StatusKind::Running, Some(_), false) => "running (no process)".into(),
+        (StatusKind::Running, Some(pid), true) => format!("running (pid {pid})"),
+        (status, _, _) => status.as_str().into(),
+    }
+}
+
+/// One run's standing, for people and as `status --json`.
+#[derive(Debug, Serialize)]
+pub struct Standing {
+    pub run_id: String,
+    pub status: StatusKind,
+    pub goal: Option<String>,
+    /// The latest checkpoint; null before the first.
+    pub last_checkpoint: Option<LastCheckpoint>,
+    pub next_node_id: Option<String>,
+    /// The run's worktree, or the directory it runs in place in; null when this machine has
+    /// neither.
+    pub worktree: Option<String>,
+    /// Whether the run's files differ from its last run commit; null without a worktree.
+    pub unrecorded_changes: Option<bool>,
+    pub pid: Option<u32>,
+    pub process_alive: bool,
+}
+
+#[derive(Debug, Serialize)]
+pub struct LastCheckpoint {
+    pub ordinal: usize,
+    pub node_id: String,
+    pub visit: u64,
+    pub status: String,
+    pub timestamp: String,
+    pub run_commit: String,
+}
+
+pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
+    let flag = args.run.run.as_deref();
+    let one = match (args.run_pos.as_deref(), flag) {
+        (None, None) => match ctx.run_id(None) {
+            Ok(id) => Some(id),
+            Err(err) => match err.downcast_ref::<Error>() {
+                Some(Error::NoCurrentRun) => None,
+                _ => return Err(err),
+            },
+        },
+        (given, _) => Some(ctx.named_run(given, flag)?),
+    };
+    match one {
+        Some(id) => {
+            let standing = standing(ctx, &RunState::load(&ctx.repo, &id)?)?;
+            if args.json {
+                output::json(&standing)
+            } else {
+                print_one(ctx, &standing)
+            }
+        }
+        None => list(ctx, args.json),
+    }
+}
+
+fn standing(ctx: &Ctx, state: &RunState) -> Result<Standing> {
+    let id = &state.id;
+    let last = timeline(&ctx.repo, state)?.pop().map(|e| LastCheckpoint {
+        ordinal: e.ordinal,
+        node_id: e.node_id,
+        visit: e.visit,
+        status: e.status,
+        timestamp: e.timestamp,
+        run_commit: e.run_commit,
+    });
+    let workspace = Workspace::find(&ctx.repo, id)?;
+    let unrecorded_changes = match &workspace {
+        Some(ws) => {
+            let config = ctx.config(state, ctx.run_dir_of(id, ws).as_ref())?;
+            Some(ws.is_dirty(state.run_tip, &config)?)
+        }
+        None => None,
+    };
+    let worktree = workspace.as_ref().map(|ws| ws.path.as_path());
+    let process = Process::of(ctx, id, worktree);
+    Ok(Standing {
+        run_id: id.to_string(),
+        status: state.record.status.kind,
+        goal: state.record.spec.goal.clone(),
+        last_checkpoint: last,
+        next_node_id: state
+            .record
+            .checkpoint
+            .as_ref()
+            .and_then(|c| c.next_node_id.clone()),
+        worktree: worktree.map(|p| p.display().to_string()),
+        unrecorded_changes,
+        pid: process.pid,
+        process_alive: process.alive,
+    })
+}
+
+fn list(ctx: &Ctx, json: bool) -> Result<()> {
+    let (states, unreadable) = crate::run::load_all(&ctx.repo)?;
+    output::warn_unreadable(&unreadable);
+    let mut standings = Vec::new();
+    // Newest first, as `ps` lists them.
+    for state in states.iter().rev().filter(|s| {
+        matches!(
+            s.record.status.kind,
+            StatusKind::Submitted | StatusKind::Running | StatusKind::Dead
+        )
+    }) {
+        standings.push(standing(ctx, state)?);
+    }
+    if json {
+        return output::json(&standings);
+    }
+    if standings.is_empty() {
+        output::note("no unfinished runs; `git fabro ps --all` lists every run");
+        return Ok(());
+    }
+    let rows: Vec<Vec<String>> = standings
+        .iter()
+        .map(|s| {
+            vec![
+                ctx.short(&s.run_id).to_owned(),
+                shown_status(s.status, &process(s)),
+                s.last_checkpoint.as_ref().map_or_else(|| "-".into(), label),
+                s.next_node_id.clone().unwrap_or_else(|| "-".into()),
+                changes(s).into(),
+                s.goal.clone().unwrap_or_default(),
+            ]
+        })
+        .collect();
+    output::table(
+        &["RUN", "STATUS", "LAST", "NEXT", "CHANGES", "GOAL"],
+        &rows,
+        Some(1),
+    )
+}
+
+fn print_one(ctx: &Ctx, s: &Standing) -> Result<()> {
+    let field =
+        |name: &str, value: &str| output::line(format!("{name:<10}{}", output::escape(value)));
+    field("run", &format!("{} ({})", ctx.short(&s.run_id), s.run_id))?;
+    field("status", &shown_status(s.status, &process(s)))?;
+    if let Some(goal) = &s.goal {
+        field("goal", goal)?;
+    }
+    match &s.last_checkpoint {
+        Some(last) => field(
+            "last",
+            &format!(
+                "{} ({}) at {}",
+                label(last),
+                last.status,
+                last.timestamp.replace('T', " ").trim_end_matches(".000Z")
+            ),
+        )?,
+        None => field("last", "no checkpoint yet")?,
+    }
+    field("next", s.next_node_id.as_deref().unwrap_or("-"))?;
+    match &s.worktree {
+        Some(path) => field("worktree", &format!("{path} ({})", changes(s)))?,
+        None => field(
+            "worktree",
+            &format!(
+                "none on this machine (`git fabro resume {}` makes one)",
+                s.run_id
+            ),
+        )?,
+    }
+    field(
+        "process",
+        &match (s.pid, s.process_alive) {
+            (Some(pid), true) => format!("{pid}, alive (run.pid)"),
+            (Some(pid), false) => format!("{pid}, gone without finishing the run (run.pid)"),
+            (None, _) => "none".into(),
+        },
+    )
+}
+
+fn process(s: &Standing) -> Process {
+    Process {
+        pid: s.pid,
+        alive: s.process_alive,
+    }
+}
+
+fn label(last: &LastCheckpoint) -> String {
+    format!("@{} {}@{}", last.ordinal, last.node_id, last.visit)
+}
+
+fn changes(s: &Standing) -> &'static str {
+    match s.unrecorded_changes {
+        Some(true) => "unrecorded changes",
+        Some(false) => "clean",
+        None => "no worktree",
+    }
+}

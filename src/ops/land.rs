@@ -1,0 +1,177 @@
+//! Landing a run: its result as one commit on one of the user's branches. The only operation
+//! that writes a branch, index or file of the user's own, so it refuses before changing
+//! anything whenever git's own merge would: on conflicts, on staged changes, on a change or
+//! untracked file of the user's in the way, and on a run that has not finished (unless forced).
+//! The merge is three-way with the run's base as the merge base, so changes the branch got
+//! since the run started are kept; a checkout that has the branch is brought along as
+//! `git merge` brings it, and a moved branch undoes that and exits 3.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::format::record::StatusKind;
+use crate::git::{Identity, Merged, ObjectId, RefEdit, Repo};
+use crate::ops::fork::parse_sha;
+use crate::run::RunState;
+use crate::run::timeline::Entry;
+
+/// How the run's result is recorded on the branch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LandMode {
+    /// One commit whose only parent is the branch's tip.
+    Squash,
+    /// A merge commit whose second parent is the run branch's tip.
+    Merge,
+}
+
+/// Where the run lands.
+pub struct LandTarget {
+    /// The branch, a full ref name (`refs/heads/main`).
+    pub branch: String,
+    /// The work tree that has the branch checked out, whose index and files follow it.
+    pub checkout: Option<PathBuf>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Landed {
+    pub run_id: String,
+    pub branch: String,
+    pub mode: LandMode,
+    /// The new commit on the branch; null when the branch already held every change.
+    pub commit: Option<String>,
+    /// The branch's tip before.
+    pub previous: String,
+    /// The checkout that now shows the result, if the branch is checked out.
+    pub worktree: Option<PathBuf>,
+}
+
+/// Lands the run on `target` as `mode`; `who` signs the commit.
+pub fn land(
+    repo: &Repo,
+    state: &RunState,
+    entries: &[Entry],
+    target: &LandTarget,
+    mode: LandMode,
+    force: bool,
+    who: &Identity,
+) -> Result<Landed> {
+    let id = &state.id;
+    let status = state.record.status.kind;
+    if !force && !matches!(status, StatusKind::Succeeded | StatusKind::Failed) {
+        return Err(Error::Usage(format!(
+            "run {id} is {} and has not finished; finish it first (`git fabro finish {id}`), or land it as it is with --force",
+            status.as_str()
+        )));
+    }
+    let branch = &target.branch;
+    let shown = branch.strip_prefix("refs/heads/").unwrap_or(branch);
+    let ours = repo
+        .ref_target(branch)?
+        .ok_or_else(|| Error::Usage(format!("there is no branch {shown}")))?;
+    let base = parse_sha(&state.record.start.base_sha)?;
+    let run_tree = repo.commit_tree(state.run_tip)?;
+    let ours_tree = repo.commit_tree(ours)?;
+    let merged = match repo.merge_trees(repo.commit_tree(base)?, ours_tree, run_tree)? {
+        Merged::Clean(tree) => tree,
+        Merged::Conflicts(paths) => {
+            return Err(Error::Failed(format!(
+                "run {id} conflicts with {shown} in {}; nothing was changed. Merge it by hand with `git merge fabro/run/{id}`, or apply final.patch and resolve",
+                paths.join(", ")
+            )));
+        }
+    };
+    let mut landed = Landed {
+        run_id: id.to_string(),
+        branch: shown.to_owned(),
+        mode,
+        commit: None,
+        previous: ours.to_string(),
+        worktree: target.checkout.clone(),
+    };
+    if merged == ours_tree && mode == LandMode::Squash {
+        return Ok(landed);
+    }
+    if let Some(workdir) = &target.checkout {
+        let staged = repo.staged_changes(workdir, ours)?;
+        if !staged.is_empty() {
+            return Err(Error::Failed(format!(
+                "{} has staged changes ({}); commit or unstage them first, nothing was changed",
+                workdir.display(),
+                staged.join(", ")
+            )));
+        }
+    }
+    let parents: Vec<ObjectId> = match mode {
+        LandMode::Squash => vec![ours],
+        LandMode::Merge => vec![ours, state.run_tip],
+    };
+    let message = message(state, entries, mode);
+    // The checkout moves first (to the merged tree), so that a change of the user's in the
+    // way refuses the landing before any commit is written.
+    if let Some(workdir) = &target.checkout {
+        repo.move_checkout(workdir, ours_tree, merged)?;
+    }
+    let commit = match repo.write_commit(merged, &parents, &message, who) {
+        Ok(commit) => commit,
+        Err(err) => {
+            if let Some(workdir) = &target.checkout {
+                let _ = repo.move_checkout(workdir, merged, ours_tree);
+            }
+            return Err(err.into());
+        }
+    };
+    let edit = RefEdit::Update {
+        name: branch.clone(),
+        old: ours,
+        new: commit,
+    };
+    let reflog = format!("fabro land: run {id}");
+    if let Err(err) = repo.update_refs(&[edit], &reflog, who) {
+        // The branch moved under us: put the checkout back where its branch still is.
+        if let Some(workdir) = &target.checkout {
+            let _ = repo.move_checkout(workdir, merged, ours_tree);
+        }
+        return Err(err.into());
+    }
+    landed.commit = Some(commit.to_string());
+    Ok(landed)
+}
+
+/// The commit message: the goal, the stages the run went through, and a `Fabro-Run` trailer.
+pub fn message(state: &RunState, entries: &[Entry], mode: LandMode) -> String {
+    let id = &state.id;
+    let goal = state
+        .record
+        .spec
+        .goal
+        .as_deref()
+        .and_then(|g| g.lines().map(str::trim).find(|l| !l.is_empty()));
+    let subject = match (mode, goal) {
+        (LandMode::Squash, Some(goal)) => goal.to_owned(),
+        (LandMode::Squash, None) => format!("Land run {id}"),
+        (LandMode::Merge, Some(goal)) => format!("Merge run {id}: {goal}"),
+        (LandMode::Merge, None) => format!("Merge run {id}"),
+    };
+    let mut text = format!("{subject}\n\n");
+    let own: Vec<&Entry> = entries.iter().filter(|e| e.snapshot.is_none()).collect();
+    if own.is_empty() {
+        text.push_str(&format!("Run {id} recorded no checkpoint.\n"));
+    } else {
+        text.push_str(&format!(
+            "Run {id}, {} checkpoint{}:\n",
+            own.len(),
+            if own.len() == 1 { "" } else { "s" }
+        ));
+        for e in own {
+            text.push_str(&format!(
+                "- @{} {}@{} {}\n",
+                e.ordinal, e.node_id, e.visit, e.status
+            ));
+        }
+    }
+    text.push_str(&format!("\nFabro-Run: {id}\n"));
+    text
+}
