@@ -2,11 +2,13 @@
 //! operations on runs (`ops`) and the command line.
 //!
 //! - `dot`: Fabro's dialect of Graphviz DOT, parsed by hand with file:line:column errors;
+//! - `condition`: the guard language of edges, parsed and evaluated as Fabro does;
 //! - `graph`: the workflow model (nodes, edges, typed attributes) and Fabro's JSON shape of it;
 //! - `workflow`: the entry points other layers call (`parse`, `Graph`).
 //!
 //! Nothing here prints, parses arguments or reads the environment.
 
+pub mod condition;
 pub mod dot;
 pub mod graph;
 pub mod workflow;
