@@ -47,6 +47,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             [CompletionResult]::new('push', 'push', [CompletionResultType]::ParameterValue, 'Push runs (both branches of each) to a remote, never forcing')
             [CompletionResult]::new('fetch', 'fetch', [CompletionResultType]::ParameterValue, 'Fetch runs (both branches of each) from a remote, never forcing')
             [CompletionResult]::new('hooks', 'hooks', [CompletionResultType]::ParameterValue, 'Install, remove or inspect git-fabro''s git hooks')
+            [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Check a Fabro workflow as `fabro validate` does')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print the completion script for a shell')
             [CompletionResult]::new('generate-docs', 'generate-docs', [CompletionResultType]::ParameterValue, 'Write man/ and completions/ under DIR, generated from the command line''s definition')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -324,6 +325,15 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
         'git-fabro;hooks;help;help' {
             break
         }
+        'git-fabro;validate' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print Fabro''s JSON report: workflow_name, nodes, edges, valid, diagnostics')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'git-fabro;completions' {
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
@@ -360,6 +370,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             [CompletionResult]::new('push', 'push', [CompletionResultType]::ParameterValue, 'Push runs (both branches of each) to a remote, never forcing')
             [CompletionResult]::new('fetch', 'fetch', [CompletionResultType]::ParameterValue, 'Fetch runs (both branches of each) from a remote, never forcing')
             [CompletionResult]::new('hooks', 'hooks', [CompletionResultType]::ParameterValue, 'Install, remove or inspect git-fabro''s git hooks')
+            [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Check a Fabro workflow as `fabro validate` does')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print the completion script for a shell')
             [CompletionResult]::new('generate-docs', 'generate-docs', [CompletionResultType]::ParameterValue, 'Write man/ and completions/ under DIR, generated from the command line''s definition')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -436,6 +447,9 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             break
         }
         'git-fabro;help;hooks;run' {
+            break
+        }
+        'git-fabro;help;validate' {
             break
         }
         'git-fabro;help;completions' {

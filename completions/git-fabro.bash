@@ -82,6 +82,9 @@ _git__fabro() {
             git__fabro,unarchive)
                 cmd="git__fabro__subcmd__unarchive"
                 ;;
+            git__fabro,validate)
+                cmd="git__fabro__subcmd__validate"
+                ;;
             git__fabro__subcmd__help,archive)
                 cmd="git__fabro__subcmd__help__subcmd__archive"
                 ;;
@@ -148,6 +151,9 @@ _git__fabro() {
             git__fabro__subcmd__help,unarchive)
                 cmd="git__fabro__subcmd__help__subcmd__unarchive"
                 ;;
+            git__fabro__subcmd__help,validate)
+                cmd="git__fabro__subcmd__help__subcmd__validate"
+                ;;
             git__fabro__subcmd__help__subcmd__hooks,install)
                 cmd="git__fabro__subcmd__help__subcmd__hooks__subcmd__install"
                 ;;
@@ -197,7 +203,7 @@ _git__fabro() {
 
     case "${cmd}" in
         git__fabro)
-            opts="-C -q -h -V --quiet --help --version start checkpoint snapshot finish log ps show diff fork rewind resume restore archive unarchive gc fsck push fetch hooks completions generate-docs help"
+            opts="-C -q -h -V --quiet --help --version start checkpoint snapshot finish log ps show diff fork rewind resume restore archive unarchive gc fsck push fetch hooks validate completions generate-docs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -435,7 +441,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__help)
-            opts="start checkpoint snapshot finish log ps show diff fork rewind resume restore archive unarchive gc fsck push fetch hooks completions generate-docs help"
+            opts="start checkpoint snapshot finish log ps show diff fork rewind resume restore archive unarchive gc fsck push fetch hooks validate completions generate-docs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -799,6 +805,20 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__help__subcmd__unarchive)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__fabro__subcmd__help__subcmd__validate)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1190,6 +1210,24 @@ _git__fabro() {
             ;;
         git__fabro__subcmd__unarchive)
             opts="-C -q -h --quiet --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__fabro__subcmd__validate)
+            opts="-C -q -h --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -44,6 +44,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand push 'Push runs (both branches of each) to a remote, never forcing'
             cand fetch 'Fetch runs (both branches of each) from a remote, never forcing'
             cand hooks 'Install, remove or inspect git-fabro''s git hooks'
+            cand validate 'Check a Fabro workflow as `fabro validate` does'
             cand completions 'Print the completion script for a shell'
             cand generate-docs 'Write man/ and completions/ under DIR, generated from the command line''s definition'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -291,6 +292,14 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
         }
         &'git-fabro;hooks;help;help'= {
         }
+        &'git-fabro;validate'= {
+            cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
+            cand --json 'Print Fabro''s JSON report: workflow_name, nodes, edges, valid, diagnostics'
+            cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'git-fabro;completions'= {
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
@@ -325,6 +334,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand push 'Push runs (both branches of each) to a remote, never forcing'
             cand fetch 'Fetch runs (both branches of each) from a remote, never forcing'
             cand hooks 'Install, remove or inspect git-fabro''s git hooks'
+            cand validate 'Check a Fabro workflow as `fabro validate` does'
             cand completions 'Print the completion script for a shell'
             cand generate-docs 'Write man/ and completions/ under DIR, generated from the command line''s definition'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -378,6 +388,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
         &'git-fabro;help;hooks;status'= {
         }
         &'git-fabro;help;hooks;run'= {
+        }
+        &'git-fabro;help;validate'= {
         }
         &'git-fabro;help;completions'= {
         }

@@ -26,6 +26,8 @@ mod rewind;
 mod show;
 mod snapshot;
 mod start;
+mod validate;
+mod workflow_file;
 
 use std::path::{Path, PathBuf};
 
@@ -38,7 +40,6 @@ use crate::format::run_id::RunId;
 use crate::format::store::RunDir;
 use crate::git::{Repo, shadow};
 use crate::ops::run_pid;
-use crate::run;
 use crate::run::workspace::Workspace;
 
 /// Checkpoint workflow and agent runs in git: one commit per completed node on a run branch,
@@ -84,6 +85,7 @@ pub enum Command {
     Push(push::Args),
     Fetch(fetch::Args),
     Hooks(hooks::Args),
+    Validate(validate::Args),
     Completions(completions::CompletionsArgs),
     #[command(hide = true)]
     GenerateDocs(completions::GenerateDocsArgs),
@@ -117,6 +119,8 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Push(args) => push::run(&ctx()?, args),
         Command::Fetch(args) => fetch::run(&ctx()?, args),
         Command::Hooks(args) => hooks::run(&ctx()?, args),
+        // A workflow is checked from its file alone: no repository is opened.
+        Command::Validate(args) => validate::run(cli.directory.as_deref(), args),
         Command::Completions(args) => completions::completions(args),
         Command::GenerateDocs(args) => completions::generate_docs(args),
     }
@@ -201,13 +205,13 @@ impl Ctx {
     pub fn run_id(&self, explicit: Option<&str>) -> Result<RunId> {
         let repo = &self.repo;
         if let Some(text) = explicit.or(self.env.run_id.as_deref()) {
-            return Ok(run::resolve(repo, text)?);
+            return Ok(crate::run::resolve(repo, text)?);
         }
         if let Some(id) = repo.head_branch().and_then(|b| {
-            b.strip_prefix(run::RUN_BRANCH_PREFIX)
+            b.strip_prefix(crate::run::RUN_BRANCH_PREFIX)
                 .map(ToOwned::to_owned)
         }) {
-            return Ok(run::resolve(repo, &id)?);
+            return Ok(crate::run::resolve(repo, &id)?);
         }
         let here = repo
             .workdir()

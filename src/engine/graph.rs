@@ -281,11 +281,13 @@ impl Graph {
         self.nodes.push(node);
     }
 
-    pub fn outgoing<'a>(&'a self, id: &'a str) -> impl Iterator<Item = &'a Edge> + 'a {
+    /// The edges leaving `id`, in declaration order.
+    pub fn outgoing<'g, 'i>(&'g self, id: &'i str) -> impl Iterator<Item = &'g Edge> + use<'g, 'i> {
         self.edges.iter().filter(move |e| e.from == id)
     }
 
-    pub fn incoming<'a>(&'a self, id: &'a str) -> impl Iterator<Item = &'a Edge> + 'a {
+    /// The edges arriving at `id`, in declaration order.
+    pub fn incoming<'g, 'i>(&'g self, id: &'i str) -> impl Iterator<Item = &'g Edge> + use<'g, 'i> {
         self.edges.iter().filter(move |e| e.to == id)
     }
 

@@ -44,4 +44,5 @@ mod sync;
 mod terminal;
 mod torture;
 mod unfinished_worktrees;
+mod validate;
 mod work_kept;
