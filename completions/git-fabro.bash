@@ -70,6 +70,9 @@ _git__fabro() {
             git__fabro,rewind)
                 cmd="git__fabro__subcmd__rewind"
                 ;;
+            git__fabro,run)
+                cmd="git__fabro__subcmd__run"
+                ;;
             git__fabro,show)
                 cmd="git__fabro__subcmd__show"
                 ;;
@@ -139,6 +142,9 @@ _git__fabro() {
             git__fabro__subcmd__help,rewind)
                 cmd="git__fabro__subcmd__help__subcmd__rewind"
                 ;;
+            git__fabro__subcmd__help,run)
+                cmd="git__fabro__subcmd__help__subcmd__run"
+                ;;
             git__fabro__subcmd__help,show)
                 cmd="git__fabro__subcmd__help__subcmd__show"
                 ;;
@@ -203,7 +209,7 @@ _git__fabro() {
 
     case "${cmd}" in
         git__fabro)
-            opts="-C -q -h -V --quiet --help --version start checkpoint snapshot finish log ps show diff fork rewind resume restore archive unarchive gc fsck push fetch hooks validate completions generate-docs help"
+            opts="-C -q -h -V --quiet --help --version start checkpoint snapshot finish log ps show diff fork rewind resume restore archive unarchive gc fsck push fetch hooks validate run completions generate-docs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -441,7 +447,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__help)
-            opts="start checkpoint snapshot finish log ps show diff fork rewind resume restore archive unarchive gc fsck push fetch hooks validate completions generate-docs help"
+            opts="start checkpoint snapshot finish log ps show diff fork rewind resume restore archive unarchive gc fsck push fetch hooks validate run completions generate-docs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -749,6 +755,20 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__help__subcmd__rewind)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__fabro__subcmd__help__subcmd__run)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1111,6 +1131,32 @@ _git__fabro() {
                 return 0
             fi
             case "${prev}" in
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__fabro__subcmd__run)
+            opts="-C -q -h --dry-run --auto-approve --goal --input --json --quiet --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --goal)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 -C)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

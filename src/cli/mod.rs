@@ -23,6 +23,7 @@ mod push;
 mod restore;
 mod resume;
 mod rewind;
+mod run;
 mod show;
 mod snapshot;
 mod start;
@@ -86,6 +87,7 @@ pub enum Command {
     Fetch(fetch::Args),
     Hooks(hooks::Args),
     Validate(validate::Args),
+    Run(run::Args),
     Completions(completions::CompletionsArgs),
     #[command(hide = true)]
     GenerateDocs(completions::GenerateDocsArgs),
@@ -119,8 +121,9 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Push(args) => push::run(&ctx()?, args),
         Command::Fetch(args) => fetch::run(&ctx()?, args),
         Command::Hooks(args) => hooks::run(&ctx()?, args),
-        // A workflow is checked from its file alone: no repository is opened.
+        // A workflow is checked or simulated from its file alone: no repository is opened.
         Command::Validate(args) => validate::run(cli.directory.as_deref(), args),
+        Command::Run(args) => run::run(cli.directory.as_deref(), args),
         Command::Completions(args) => completions::completions(args),
         Command::GenerateDocs(args) => completions::generate_docs(args),
     }

@@ -7,14 +7,19 @@
 //! - `files`: `@file` prompts and goals, inlined from beside the workflow as Fabro does;
 //! - `stylesheet`: the `model_stylesheet` attribute's rules;
 //! - `validate`: Fabro's validation rules, names, severities and messages;
+//! - `outcome`, `routing`: what a node reports and which edge it then follows;
+//! - `dry_run`: Fabro's simulation of a run, every handler simulated;
 //! - `workflow`: the entry points other layers call (`parse`, `Graph`).
 //!
 //! Nothing here prints, parses arguments or reads the environment.
 
 pub mod condition;
 pub mod dot;
+pub mod dry_run;
 pub mod files;
 pub mod graph;
+pub mod outcome;
+pub mod routing;
 pub mod stylesheet;
 pub mod validate;
 pub mod workflow;

@@ -12,6 +12,7 @@ mod config;
 mod conventions;
 mod crash;
 mod diff;
+mod dry_run;
 mod errors;
 mod escapes;
 mod file_inputs;
