@@ -41,7 +41,7 @@ pub fn resolve(directory: Option<&Path>, path: &Path) -> PathBuf {
 pub fn check(directory: Option<&Path>, given: &Path) -> Result<Checked, Unreadable> {
     let path = resolve(directory, given);
     let shown = given.display().to_string();
-    let bytes = input::read_file(&path, &shown, input::MAX_DEFINITION)
+    let bytes = input::read_file(&path, "WORKFLOW", input::MAX_DEFINITION)
         .map_err(|e| Unreadable::File(e.into()))?;
     let source = String::from_utf8(bytes).map_err(|e| {
         let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
@@ -94,7 +94,6 @@ pub fn header(checked: &Checked) {
 
 /// `error|warning [node: X]: message (rule)`, one line per diagnostic, on stderr.
 pub fn print_diagnostics(diagnostics: &[Diagnostic]) {
-    let colour = output::colour_on(&std::io::stderr());
     for d in diagnostics {
         let location = match (&d.node_id, &d.edge) {
             (Some(node), _) => format!(" [node: {node}]"),
@@ -106,16 +105,11 @@ pub fn print_diagnostics(diagnostics: &[Diagnostic]) {
             Severity::Warning => "warning",
             Severity::Info => "info",
         };
-        let word = if colour {
-            output::prefix(word).trim_end_matches(':').to_string()
-        } else {
-            word.to_string()
-        };
-        let line = format!("{word}{location}: {} ({})", d.message, d.rule);
         // Messages quote the workflow's text: shown escaped, line by line (a regex error in a
-        // condition spans lines).
-        let shown: Vec<_> = line.lines().map(output::escape).collect();
-        eprintln!("{}", shown.join("\n"));
+        // condition spans lines), after the coloured severity.
+        let text = format!("{location}: {} ({})", d.message, d.rule);
+        let shown: Vec<_> = text.lines().map(output::escape).collect();
+        eprintln!("{}{}", output::severity(word), shown.join("\n"));
     }
 }
 
