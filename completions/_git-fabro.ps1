@@ -50,6 +50,8 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             [CompletionResult]::new('push', 'push', [CompletionResultType]::ParameterValue, 'Push runs (both branches of each) to a remote, never forcing')
             [CompletionResult]::new('fetch', 'fetch', [CompletionResultType]::ParameterValue, 'Fetch runs (both branches of each) from a remote, never forcing')
             [CompletionResult]::new('hooks', 'hooks', [CompletionResultType]::ParameterValue, 'Install, remove or inspect git-fabro''s git hooks')
+            [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Check a Fabro workflow as `fabro validate` does')
+            [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Run a Fabro workflow: with --dry-run, simulate it and show the path it takes')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print the completion script for a shell')
             [CompletionResult]::new('__complete', '__complete', [CompletionResultType]::ParameterValue, 'Complete run ids and checkpoints for the shell scripts (not for people)')
             [CompletionResult]::new('generate-docs', 'generate-docs', [CompletionResultType]::ParameterValue, 'Write man/ and completions/ under DIR, generated from the command line''s definition')
@@ -371,6 +373,28 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
         'git-fabro;hooks;help;help' {
             break
         }
+        'git-fabro;validate' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print Fabro''s JSON report: workflow_name, nodes, edges, valid, diagnostics')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'git-fabro;run' {
+            [CompletionResult]::new('--goal', '--goal', [CompletionResultType]::ParameterName, 'The run''s goal, instead of the workflow''s `goal` attribute')
+            [CompletionResult]::new('--input', '--input', [CompletionResultType]::ParameterName, 'A workflow input, KEY=VALUE (repeatable)')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Simulate every node instead of running it; nothing is written')
+            [CompletionResult]::new('--auto-approve', '--auto-approve', [CompletionResultType]::ParameterName, 'Answer every human gate with its first choice')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the result as one JSON document: status, stages [{node_id, visit, status}]')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'git-fabro;completions' {
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
@@ -418,6 +442,8 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             [CompletionResult]::new('push', 'push', [CompletionResultType]::ParameterValue, 'Push runs (both branches of each) to a remote, never forcing')
             [CompletionResult]::new('fetch', 'fetch', [CompletionResultType]::ParameterValue, 'Fetch runs (both branches of each) from a remote, never forcing')
             [CompletionResult]::new('hooks', 'hooks', [CompletionResultType]::ParameterValue, 'Install, remove or inspect git-fabro''s git hooks')
+            [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Check a Fabro workflow as `fabro validate` does')
+            [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Run a Fabro workflow: with --dry-run, simulate it and show the path it takes')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print the completion script for a shell')
             [CompletionResult]::new('__complete', '__complete', [CompletionResultType]::ParameterValue, 'Complete run ids and checkpoints for the shell scripts (not for people)')
             [CompletionResult]::new('generate-docs', 'generate-docs', [CompletionResultType]::ParameterValue, 'Write man/ and completions/ under DIR, generated from the command line''s definition')
@@ -504,6 +530,12 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             break
         }
         'git-fabro;help;hooks;run' {
+            break
+        }
+        'git-fabro;help;validate' {
+            break
+        }
+        'git-fabro;help;run' {
             break
         }
         'git-fabro;help;completions' {

@@ -79,6 +79,9 @@ _git__fabro() {
             git__fabro,rewind)
                 cmd="git__fabro__subcmd__rewind"
                 ;;
+            git__fabro,run)
+                cmd="git__fabro__subcmd__run"
+                ;;
             git__fabro,show)
                 cmd="git__fabro__subcmd__show"
                 ;;
@@ -93,6 +96,9 @@ _git__fabro() {
                 ;;
             git__fabro,unarchive)
                 cmd="git__fabro__subcmd__unarchive"
+                ;;
+            git__fabro,validate)
+                cmd="git__fabro__subcmd__validate"
                 ;;
             git__fabro__subcmd__help,__complete)
                 cmd="git__fabro__subcmd__help__subcmd____complete"
@@ -157,6 +163,9 @@ _git__fabro() {
             git__fabro__subcmd__help,rewind)
                 cmd="git__fabro__subcmd__help__subcmd__rewind"
                 ;;
+            git__fabro__subcmd__help,run)
+                cmd="git__fabro__subcmd__help__subcmd__run"
+                ;;
             git__fabro__subcmd__help,show)
                 cmd="git__fabro__subcmd__help__subcmd__show"
                 ;;
@@ -171,6 +180,9 @@ _git__fabro() {
                 ;;
             git__fabro__subcmd__help,unarchive)
                 cmd="git__fabro__subcmd__help__subcmd__unarchive"
+                ;;
+            git__fabro__subcmd__help,validate)
+                cmd="git__fabro__subcmd__help__subcmd__validate"
                 ;;
             git__fabro__subcmd__help__subcmd__hooks,install)
                 cmd="git__fabro__subcmd__help__subcmd__hooks__subcmd__install"
@@ -221,7 +233,7 @@ _git__fabro() {
 
     case "${cmd}" in
         git__fabro)
-            opts="-C -q -h -V --quiet --help --version start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks completions __complete generate-docs help"
+            opts="-C -q -h -V --quiet --help --version start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks validate run completions __complete generate-docs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -489,7 +501,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__help)
-            opts="start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks completions __complete generate-docs help"
+            opts="start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks validate run completions __complete generate-docs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -852,6 +864,20 @@ _git__fabro() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        git__fabro__subcmd__help__subcmd__run)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         git__fabro__subcmd__help__subcmd__show)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -909,6 +935,20 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__help__subcmd__unarchive)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__fabro__subcmd__help__subcmd__validate)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1280,6 +1320,32 @@ _git__fabro() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        git__fabro__subcmd__run)
+            opts="-C -q -h --dry-run --auto-approve --goal --input --json --quiet --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --goal)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         git__fabro__subcmd__show)
             opts="-C -q -h --run --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -1403,6 +1469,24 @@ _git__fabro() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__fabro__subcmd__validate)
+            opts="-C -q -h --json --quiet --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 -C)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

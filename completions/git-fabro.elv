@@ -47,6 +47,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand push 'Push runs (both branches of each) to a remote, never forcing'
             cand fetch 'Fetch runs (both branches of each) from a remote, never forcing'
             cand hooks 'Install, remove or inspect git-fabro''s git hooks'
+            cand validate 'Check a Fabro workflow as `fabro validate` does'
+            cand run 'Run a Fabro workflow: with --dry-run, simulate it and show the path it takes'
             cand completions 'Print the completion script for a shell'
             cand __complete 'Complete run ids and checkpoints for the shell scripts (not for people)'
             cand generate-docs 'Write man/ and completions/ under DIR, generated from the command line''s definition'
@@ -335,6 +337,26 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
         }
         &'git-fabro;hooks;help;help'= {
         }
+        &'git-fabro;validate'= {
+            cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
+            cand --json 'Print Fabro''s JSON report: workflow_name, nodes, edges, valid, diagnostics'
+            cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'git-fabro;run'= {
+            cand --goal 'The run''s goal, instead of the workflow''s `goal` attribute'
+            cand --input 'A workflow input, KEY=VALUE (repeatable)'
+            cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
+            cand --dry-run 'Simulate every node instead of running it; nothing is written'
+            cand --auto-approve 'Answer every human gate with its first choice'
+            cand --json 'Print the result as one JSON document: status, stages [{node_id, visit, status}]'
+            cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'git-fabro;completions'= {
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
@@ -379,6 +401,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand push 'Push runs (both branches of each) to a remote, never forcing'
             cand fetch 'Fetch runs (both branches of each) from a remote, never forcing'
             cand hooks 'Install, remove or inspect git-fabro''s git hooks'
+            cand validate 'Check a Fabro workflow as `fabro validate` does'
+            cand run 'Run a Fabro workflow: with --dry-run, simulate it and show the path it takes'
             cand completions 'Print the completion script for a shell'
             cand __complete 'Complete run ids and checkpoints for the shell scripts (not for people)'
             cand generate-docs 'Write man/ and completions/ under DIR, generated from the command line''s definition'
@@ -439,6 +463,10 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
         &'git-fabro;help;hooks;status'= {
         }
         &'git-fabro;help;hooks;run'= {
+        }
+        &'git-fabro;help;validate'= {
+        }
+        &'git-fabro;help;run'= {
         }
         &'git-fabro;help;completions'= {
         }

@@ -26,11 +26,14 @@ mod push;
 mod restore;
 mod resume;
 mod rewind;
+mod run;
 mod run_arg;
 mod show;
 mod snapshot;
 mod start;
 mod status;
+mod validate;
+mod workflow_file;
 
 use std::path::{Path, PathBuf};
 
@@ -43,7 +46,6 @@ use crate::format::run_id::RunId;
 use crate::format::store::RunDir;
 use crate::git::{Repo, shadow};
 use crate::ops::run_pid;
-use crate::run;
 use crate::run::workspace::Workspace;
 
 /// Checkpoint workflow and agent runs in git: one commit per completed node on a run branch,
@@ -92,6 +94,8 @@ pub enum Command {
     Push(push::Args),
     Fetch(fetch::Args),
     Hooks(hooks::Args),
+    Validate(validate::Args),
+    Run(run::Args),
     Completions(completions::CompletionsArgs),
     #[command(hide = true, name = "__complete")]
     Complete(complete::Args),
@@ -130,6 +134,9 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Push(args) => push::run(&ctx()?, args),
         Command::Fetch(args) => fetch::run(&ctx()?, args),
         Command::Hooks(args) => hooks::run(&ctx()?, args),
+        // A workflow is checked or simulated from its file alone: no repository is opened.
+        Command::Validate(args) => validate::run(cli.directory.as_deref(), args),
+        Command::Run(args) => run::run(cli.directory.as_deref(), args),
         Command::Completions(args) => completions::completions(args),
         Command::Complete(args) => complete::run(ctx, args),
         Command::GenerateDocs(args) => completions::generate_docs(args),
@@ -218,13 +225,13 @@ impl Ctx {
     pub fn run_id(&self, explicit: Option<&str>) -> Result<RunId> {
         let repo = &self.repo;
         if let Some(text) = explicit.or(self.env.run_id.as_deref()) {
-            return Ok(run::resolve(repo, text)?);
+            return Ok(crate::run::resolve(repo, text)?);
         }
         if let Some(id) = repo.head_branch().and_then(|b| {
-            b.strip_prefix(run::RUN_BRANCH_PREFIX)
+            b.strip_prefix(crate::run::RUN_BRANCH_PREFIX)
                 .map(ToOwned::to_owned)
         }) {
-            return Ok(run::resolve(repo, &id)?);
+            return Ok(crate::run::resolve(repo, &id)?);
         }
         let here = repo
             .workdir()

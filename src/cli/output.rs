@@ -92,15 +92,20 @@ fn status_style(status: &str) -> Style {
 
 /// The `error:`, `warning:` or `hint:` prefix of a message on stderr.
 pub fn prefix(label: &str) -> String {
+    format!("{}:", severity(label))
+}
+
+/// `error`, `warning` or another label, coloured for stderr when it is a terminal.
+pub fn severity(label: &str) -> String {
     let style = match label {
         "error" => RED,
         "warning" => YELLOW,
         _ => BOLD,
     };
     if colour_on(&std::io::stderr()) {
-        paint(&format!("{label}:"), style)
+        paint(label, style)
     } else {
-        format!("{label}:")
+        label.to_string()
     }
 }
 

@@ -227,6 +227,10 @@ pub struct Graph {
     pub(crate) nodes: Vec<Node>,
     pub(crate) index: HashMap<String, usize>,
     pub(crate) edges: Vec<Edge>,
+    /// Edge positions by source and by target node, so that routing and validation stay
+    /// linear in the size of the workflow.
+    leaving: HashMap<String, Vec<usize>>,
+    arriving: HashMap<String, Vec<usize>>,
     pub(crate) attrs: Attrs,
 }
 
@@ -281,12 +285,25 @@ impl Graph {
         self.nodes.push(node);
     }
 
-    pub fn outgoing<'a>(&'a self, id: &'a str) -> impl Iterator<Item = &'a Edge> + 'a {
-        self.edges.iter().filter(move |e| e.from == id)
+    pub(crate) fn push_edge(&mut self, edge: Edge) {
+        let at = self.edges.len();
+        self.leaving.entry(edge.from.clone()).or_default().push(at);
+        self.arriving.entry(edge.to.clone()).or_default().push(at);
+        self.edges.push(edge);
     }
 
-    pub fn incoming<'a>(&'a self, id: &'a str) -> impl Iterator<Item = &'a Edge> + 'a {
-        self.edges.iter().filter(move |e| e.to == id)
+    fn edges_at<'g>(&'g self, at: Option<&'g Vec<usize>>) -> impl Iterator<Item = &'g Edge> {
+        at.into_iter().flatten().map(|&i| &self.edges[i])
+    }
+
+    /// The edges leaving `id`, in declaration order.
+    pub fn outgoing<'g>(&'g self, id: &str) -> impl Iterator<Item = &'g Edge> + use<'g> {
+        self.edges_at(self.leaving.get(id))
+    }
+
+    /// The edges arriving at `id`, in declaration order.
+    pub fn incoming<'g>(&'g self, id: &str) -> impl Iterator<Item = &'g Edge> + use<'g> {
+        self.edges_at(self.arriving.get(id))
     }
 
     /// The start node as Fabro finds it: a `Mdiamond`, else the node `start` or `Start`.

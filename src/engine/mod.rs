@@ -2,11 +2,24 @@
 //! operations on runs (`ops`) and the command line.
 //!
 //! - `dot`: Fabro's dialect of Graphviz DOT, parsed by hand with file:line:column errors;
+//! - `condition`: the guard language of edges, parsed and evaluated as Fabro does;
 //! - `graph`: the workflow model (nodes, edges, typed attributes) and Fabro's JSON shape of it;
+//! - `files`: `@file` prompts and goals, inlined from beside the workflow as Fabro does;
+//! - `stylesheet`: the `model_stylesheet` attribute's rules;
+//! - `validate`: Fabro's validation rules, names, severities and messages;
+//! - `outcome`, `routing`: what a node reports and which edge it then follows;
+//! - `dry_run`: Fabro's simulation of a run, every handler simulated;
 //! - `workflow`: the entry points other layers call (`parse`, `Graph`).
 //!
 //! Nothing here prints, parses arguments or reads the environment.
 
+pub mod condition;
 pub mod dot;
+pub mod dry_run;
+pub mod files;
 pub mod graph;
+pub mod outcome;
+pub mod routing;
+pub mod stylesheet;
+pub mod validate;
 pub mod workflow;

@@ -178,7 +178,7 @@ impl Builder {
         for pair in chain.windows(2) {
             let mut attrs = self.edge_defaults.clone();
             attrs.extend(own.clone());
-            self.graph.edges.push(Edge {
+            self.graph.push_edge(Edge {
                 from: pair[0].clone(),
                 to: pair[1].clone(),
                 attrs,
