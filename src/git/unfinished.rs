@@ -15,6 +15,9 @@ use super::{Repo, Worktree};
 use crate::git::error::{Error, Result};
 
 const INITIALIZING: &str = "initializing";
+const LOCK: &str = "locked";
+/// Where the lock naming the adding process is written before it is renamed over `locked`.
+const STAGED_LOCK: &str = "locked.fabro";
 const OWNER: &str = "(git-fabro pid ";
 
 /// A registration whose checkout did not complete.
@@ -29,7 +32,7 @@ pub struct Unfinished {
 impl Unfinished {
     /// The state of the registration in `admin_dir` for the worktree at `path`.
     pub(super) fn read(repo: &Repo, admin_dir: &Path, path: &Path) -> Option<Unfinished> {
-        let lock = admin_dir.join("locked");
+        let lock = admin_dir.join(LOCK);
         let reason = std::fs::read_to_string(&lock).ok()?;
         let reason = reason.strip_prefix(INITIALIZING)?;
         let owner = reason
@@ -54,9 +57,21 @@ impl Unfinished {
     }
 }
 
-/// The lock reason of a checkout under way in process `pid`.
-pub(super) fn initializing_by(pid: u32) -> String {
-    format!("{INITIALIZING} {OWNER}{pid})\n")
+/// Names process `pid` in the `initializing` lock of the registration in `admin_dir`. The new
+/// lock is written beside the old one and renamed over it: rewriting the file in place would
+/// leave it empty for a moment, and a kill then would leave an unfinished checkout whose lock
+/// no longer says `initializing`, so it would pass for a finished worktree with every file
+/// missing. The rename leaves git's `initializing` lock or this one, whole.
+pub(super) fn mark_initializing(admin_dir: &Path, pid: u32) -> Result<()> {
+    let lock = admin_dir.join(LOCK);
+    let staged = admin_dir.join(STAGED_LOCK);
+    std::fs::write(&staged, format!("{INITIALIZING} {OWNER}{pid})\n"))
+        .map_err(Error::io(format!("cannot write {}", staged.display())))?;
+    std::fs::rename(&staged, &lock).map_err(Error::io(format!(
+        "cannot rename {} to {}",
+        staged.display(),
+        lock.display()
+    )))
 }
 
 /// An administrative directory left by an add killed before it recorded the worktree's path.

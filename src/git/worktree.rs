@@ -8,7 +8,7 @@ use std::sync::atomic::AtomicBool;
 
 use gix::progress::Discard;
 
-use super::unfinished::{Unfinished, initializing_by};
+use super::unfinished::{Unfinished, mark_initializing};
 use super::{Identity, Repo, describe};
 use crate::git::error::{Error, Result};
 
@@ -54,9 +54,7 @@ impl Repo {
             .map_err(|err| self.explain_add_failure(failed(err)))?;
         // Until the checkout completes, the lock names this process, so that whoever finds the
         // registration after a kill can tell an abandoned checkout from one under way.
-        let lock = prepared.repo().git_dir().join("locked");
-        std::fs::write(&lock, initializing_by(std::process::id()))
-            .map_err(Error::io(format!("cannot write {}", lock.display())))?;
+        mark_initializing(prepared.repo().git_dir(), std::process::id())?;
         prepared.checkout(Discard, &interrupt).map_err(failed)?;
         Ok(())
     }

@@ -224,6 +224,19 @@ fn check_repository(
     report: &mut Report,
 ) -> Result<()> {
     let known: HashSet<&str> = runs.iter().map(RunId::as_str).collect();
+    // Stale locks first: a killed command's lock on a ref would make the repairs below that
+    // delete that ref fail (a gc killed amid its deletions leaves one on the run branch).
+    for dir in ["heads/fabro", "fabro"] {
+        for lock in repo.stale_ref_locks(dir) {
+            let repaired = repair && std::fs::remove_file(&lock).is_ok();
+            report.fixable(
+                None,
+                "stale-lock",
+                format!("{} was left by a killed process", lock.display()),
+                repaired,
+            );
+        }
+    }
     // Run branches without a metadata branch: left by a start or fork killed between the two.
     for (name, tip) in repo.refs_under(RUN_BRANCH_PREFIX)? {
         let Ok(id) = RunId::parse(&name) else {
@@ -258,17 +271,6 @@ fn check_repository(
         let repaired = repair && delete_branch(repo, config, &id, tip);
         report.fixable(Some(&id), "orphan-run-branch", message, repaired);
     }
-    for dir in ["heads/fabro", "fabro"] {
-        for lock in repo.stale_ref_locks(dir) {
-            let repaired = repair && std::fs::remove_file(&lock).is_ok();
-            report.fixable(
-                None,
-                "stale-lock",
-                format!("{} was left by a killed process", lock.display()),
-                repaired,
-            );
-        }
-    }
     check_unfinished_worktrees(repo, repair, report)?;
     for worktree in repo.worktrees()? {
         if worktree.unfinished.is_some() {
@@ -295,10 +297,11 @@ fn check_repository(
         // A live worktree of a vanished run may hold work: only a registration without a
         // directory is removed.
         let run = RunId::parse(id).ok();
-        if let Some(tip) = left_by_gc(repo, &worktree.path, run.as_ref())?
+        if let Some(id) = &run
+            && let Some(tip) = interrupted_gc::left_behind(repo, &worktree.path, id)?
             && interrupted_gc::is_clean(&worktree.path, tip, config)
         {
-            let repaired = repair && interrupted_gc::finish(repo, &worktree.path, tip, config)?;
+            let repaired = repair && interrupted_gc::finish(repo, &worktree.path, id, tip, config)?;
             let message = format!("{message}, left by an interrupted gc");
             report.fixable(run.as_ref(), "stale-worktree", message, repaired);
             continue;

@@ -185,7 +185,7 @@ fn finish_interrupted(
             "kept the worktree at {} of a collected run: it holds work its final commit lacks",
             worktree.display()
         ));
-    } else if collected.dry_run || interrupted_gc::finish(repo, worktree, tip, config)? {
+    } else if collected.dry_run || interrupted_gc::finish(repo, worktree, id, tip, config)? {
         collected.left_behind_worktrees.push(worktree.to_owned());
     }
     Ok(())

@@ -87,7 +87,8 @@ pub fn left_behind(repo: &Repo, worktree: &Path, id: &RunId) -> Result<Option<Ob
         return Ok(None);
     }
     // A gc killed amid its ref deletions may have left the run branch at the marked commit;
-    // gc and fsck --repair delete it before they come to the worktree.
+    // gc and fsck --repair delete it before they come to the worktree, and `finish` leaves
+    // the worktree until they have.
     let branch = repo.ref_target(&run::run_branch(id))?;
     let Some(dir) = worktree.parent() else {
         return Ok(None);
@@ -154,9 +155,24 @@ fn workspace(worktree: &Path) -> Result<Workspace> {
     })
 }
 
-/// Finishes what an interrupted `gc` began for the worktree at `worktree`: removes it and its
-/// run directory when nothing in it differs from `run_tip`. Returns whether it did.
-pub fn finish(repo: &Repo, worktree: &Path, run_tip: ObjectId, config: &Config) -> Result<bool> {
+/// Finishes what an interrupted `gc` began for the worktree at `worktree` of run `id`: removes
+/// it and its run directory when nothing in it differs from `run_tip`. Returns whether it did.
+///
+/// Not while the run branch is still there: the mark in the run directory is the only thing
+/// that tells that branch for one a gc left (`is_leftover_branch`), so the directory must
+/// outlive it. A branch whose deletion failed (a lock the killed gc left on it, say) would
+/// otherwise stay behind as an orphan that nothing may delete any more, and the run would
+/// never be collected. The next `gc` or `fsck --repair` deletes the branch, then comes here.
+pub fn finish(
+    repo: &Repo,
+    worktree: &Path,
+    id: &RunId,
+    run_tip: ObjectId,
+    config: &Config,
+) -> Result<bool> {
+    if repo.ref_target(&run::run_branch(id))?.is_some() {
+        return Ok(false);
+    }
     match worktree_removal::remove_if_clean(repo, &workspace(worktree)?, run_tip, config)? {
         Removal::Kept(_) => Ok(false),
         Removal::Removed => {

@@ -225,6 +225,65 @@ fn a_gc_killed_between_its_ref_deletions_is_finished_by_fsck_repair_or_gc() {
     run_ok(repo.fabro().arg("fsck"));
 }
 
+/// Leaves a lock on `name` as a process killed while holding it would, dated `seconds` ago.
+fn leave_lock(repo: &TestRepo, name: &str, seconds: u64) -> std::path::PathBuf {
+    let lock = repo.path.join(".git").join(format!("{name}.lock"));
+    write_file(&lock, "");
+    let then = std::time::SystemTime::now() - std::time::Duration::from_secs(seconds);
+    std::fs::File::options()
+        .write(true)
+        .open(&lock)
+        .unwrap()
+        .set_modified(then)
+        .unwrap();
+    lock
+}
+
+/// git deletes a transaction's refs one at a time, each under its lock: a gc killed between
+/// two deletions can leave the run branch locked. A repair that meets the lock while it is
+/// fresh cannot delete the branch, and must then keep the run directory whose mark tells the
+/// branch for one a gc left: without it the branch would be an orphan nothing may delete, and
+/// the run would never be collected.
+#[test]
+fn a_gc_killed_between_its_ref_deletions_with_the_run_branch_locked_is_finished_later() {
+    let repo = TestRepo::new();
+    let run = left_amid_a_killed_gcs_ref_deletions(&repo);
+    let lock = leave_lock(&repo, &branch(&run.id), 0);
+    // The lock is fresh: its owner may be alive, so nothing is done to the branch, and the
+    // worktree and run directory wait for it.
+    let report = fsck_repair(&repo);
+    for problem in report["problems"].as_array().unwrap() {
+        assert_eq!(problem["repairable"], true, "{report}");
+        assert_eq!(problem["repaired"], false, "{report}");
+    }
+    assert!(exists(&repo, &branch(&run.id)));
+    assert!(run.worktree.is_dir() && run.run_dir.join("gc.json").is_file());
+    let (code, stderr) = run_err(repo.fabro().args(["gc", "--older-than", "0"]));
+    assert_eq!(code, 3, "{stderr}");
+    assert!(run.run_dir.join("gc.json").is_file());
+
+    // Once the lock is old enough to be a killed process's, one repair finishes the job.
+    leave_lock(&repo, &branch(&run.id), 60);
+    let report = fsck_repair(&repo);
+    for problem in report["problems"].as_array().unwrap() {
+        assert_eq!(problem["repaired"], true, "{report}");
+    }
+    assert!(!lock.exists());
+    assert!(!exists(&repo, &branch(&run.id)));
+    assert!(!run.worktree.exists() && !run.run_dir.exists());
+    run_ok(repo.fabro().arg("fsck"));
+
+    // Or gc finishes it, once the lock is gone.
+    let collected = left_amid_a_killed_gcs_ref_deletions(&repo);
+    let lock = leave_lock(&repo, &branch(&collected.id), 0);
+    fsck_repair(&repo);
+    std::fs::remove_file(&lock).unwrap();
+    repo.ok(&["gc", "--older-than", "0"]);
+    assert!(!exists(&repo, &branch(&collected.id)));
+    assert!(!collected.worktree.exists() && !collected.run_dir.exists());
+    run_ok(repo.fabro().arg("fsck"));
+}
+
 #[test]
 fn a_worktree_an_interrupted_gc_left_goes_only_when_it_is_clean() {
     let repo = TestRepo::new();
