@@ -62,7 +62,7 @@ pub fn resolve(
             label: format!("@{} {}@{}", entry.ordinal, entry.node_id, entry.visit),
             commit: entry.run_commit,
         }),
-        Err(err @ Error::TargetNotFound(_)) => {
+        Err(err @ Error::TargetNotFound { .. }) => {
             let Some(prefix) = text.map(str::to_ascii_lowercase).filter(|t| t.len() >= 7) else {
                 return Err(err);
             };
