@@ -33,6 +33,7 @@ mod in_place;
 mod land;
 mod layers;
 mod log;
+mod messages;
 mod ps;
 mod ref_locks;
 mod remote_safety;
