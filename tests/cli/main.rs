@@ -38,6 +38,7 @@ mod ps;
 mod ref_locks;
 mod remote_safety;
 mod restore;
+mod restore_paths;
 mod restore_safety;
 mod resume;
 mod rewind;
