@@ -279,7 +279,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__checkpoint)
-            opts="-C -q -h --run --node --status --next --context --attach --json --quiet --help"
+            opts="-C -q -h --run --node --status --next --context --attach --wait --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -306,6 +306,10 @@ _git__fabro() {
                     return 0
                     ;;
                 --attach)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --wait)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -449,13 +453,17 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__gc)
-            opts="-C -q -h --older-than --dry-run --force --json --quiet --help"
+            opts="-C -q -h --older-than --finished-older-than --dry-run --force --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --older-than)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --finished-older-than)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1211,7 +1219,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__restore)
-            opts="-C -q -h --run --last-success --dry-run --force --json --quiet --help"
+            opts="-C -q -h --run --last-success --dry-run --force --list --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1281,13 +1289,17 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__show)
-            opts="-C -q -h --run --json --quiet --help"
+            opts="-C -q -h --run --file --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --run)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -49,15 +49,15 @@ fn is_sha256(config: &str) -> bool {
     for line in config.lines().map(str::trim) {
         if line.starts_with('[') {
             in_extensions = line.to_ascii_lowercase().starts_with("[extensions]");
-        } else if in_extensions && let Some((key, value)) = line.split_once('=') {
-            if key.trim().eq_ignore_ascii_case("objectformat")
-                && value
-                    .trim()
-                    .trim_matches('"')
-                    .eq_ignore_ascii_case("sha256")
-            {
-                return true;
-            }
+        } else if in_extensions
+            && let Some((key, value)) = line.split_once('=')
+            && key.trim().eq_ignore_ascii_case("objectformat")
+            && value
+                .trim()
+                .trim_matches('"')
+                .eq_ignore_ascii_case("sha256")
+        {
+            return true;
         }
     }
     false
