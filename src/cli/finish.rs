@@ -13,11 +13,8 @@ use crate::ops::finish::{FinishRequest, finish};
 /// Refuses (exit 3) while a live process holds the run's run.pid, unless --force.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The run (or --run RUN; default: the current run)
-    #[arg(value_name = "RUN")]
-    run_pos: Option<String>,
     #[command(flatten)]
-    run: super::run_arg::RunFlag,
+    run: super::run_arg::RunArgs,
     /// How the run ended
     #[arg(long, value_name = "STATUS", default_value = "succeeded", value_parser = ["succeeded", "failed"])]
     status: String,
@@ -36,7 +33,7 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
-    let id = ctx.named_run(args.run_pos.as_deref(), args.run.run.as_deref())?;
+    let id = args.run.id(ctx)?;
     let run = ctx.open_run(Some(id.as_str()))?;
     let status = if args.status == "failed" {
         StatusKind::Failed

@@ -1,6 +1,6 @@
 use anyhow::Result;
 
-use super::run_arg::RunFlag;
+use super::run_arg::RunArgs;
 use super::{Ctx, output};
 use crate::error::Error;
 use crate::git::{Identity, Repo};
@@ -21,11 +21,8 @@ use crate::run::{RUN_BRANCH_PREFIX, RunState};
 /// on a run that has not finished (unless --force).
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The run to land (or --run RUN; default: the current run)
-    #[arg(value_name = "RUN")]
-    run_pos: Option<String>,
     #[command(flatten)]
-    run: RunFlag,
+    run: RunArgs,
     /// One commit on the branch with the run's changes (the default)
     #[arg(long, conflicts_with = "merge")]
     squash: bool,
@@ -44,7 +41,7 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
-    let id = ctx.named_run(args.run_pos.as_deref(), args.run.run.as_deref())?;
+    let id = args.run.id(ctx)?;
     let state = RunState::load(&ctx.repo, &id)?;
     let entries = timeline(&ctx.repo, &state)?;
     let target = target(&ctx.repo, args.into.as_deref())?;

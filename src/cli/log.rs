@@ -1,6 +1,6 @@
 use anyhow::Result;
 
-use super::run_arg::RunFlag;
+use super::run_arg::RunArgs;
 use super::{Ctx, output};
 use crate::run::RunState;
 use crate::run::timeline::{Entry, timeline_with};
@@ -12,11 +12,8 @@ use crate::run::timeline::{Entry, timeline_with};
 /// source first. Works from git alone, on any clone.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The run (or --run RUN; default: the current run)
-    #[arg(value_name = "RUN")]
-    run_pos: Option<String>,
     #[command(flatten)]
-    run: RunFlag,
+    run: RunArgs,
     /// Also list the snapshots taken between checkpoints
     #[arg(long)]
     all: bool,
@@ -26,7 +23,7 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
-    let id = ctx.named_run(args.run_pos.as_deref(), args.run.run.as_deref())?;
+    let id = args.run.id(ctx)?;
     let state = RunState::load(&ctx.repo, &id)?;
     let entries = timeline_with(&ctx.repo, &state, args.all)?;
     if args.json {

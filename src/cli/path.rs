@@ -1,6 +1,6 @@
 use anyhow::Result;
 
-use super::run_arg::RunFlag;
+use super::run_arg::RunArgs;
 use super::{Ctx, output};
 use crate::error::Error;
 use crate::run::workspace::Workspace;
@@ -11,15 +11,12 @@ use crate::run::workspace::Workspace;
 /// finished run's worktree is removed; `git fabro resume RUN` makes one for a run that goes on).
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The run (or --run RUN; default: the current run)
-    #[arg(value_name = "RUN")]
-    run_pos: Option<String>,
     #[command(flatten)]
-    run: RunFlag,
+    run: RunArgs,
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
-    let id = ctx.named_run(args.run_pos.as_deref(), args.run.run.as_deref())?;
+    let id = args.run.id(ctx)?;
     match Workspace::find(&ctx.repo, &id)? {
         Some(workspace) => output::line(workspace.path.display()),
         None => Err(Error::NoWorkspace(id.to_string()).into()),

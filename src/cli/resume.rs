@@ -3,7 +3,7 @@ use std::process::Command;
 
 use anyhow::Result;
 
-use super::run_arg::RunFlag;
+use super::run_arg::RunArgs;
 use super::{Ctx, ExitWith, output};
 use crate::error::Error;
 use crate::format::run_id::RunId;
@@ -24,11 +24,8 @@ use crate::run::RunState;
 /// resume is never used: it is removed and checked out again.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The run to resume (or --run RUN; default: the current run)
-    #[arg(value_name = "RUN")]
-    run_pos: Option<String>,
     #[command(flatten)]
-    run: RunFlag,
+    run: RunArgs,
     /// Check that this workflow is the one the run was started with
     #[arg(long, value_name = "FILE")]
     workflow: Option<PathBuf>,
@@ -44,7 +41,7 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
-    let id = ctx.named_run(args.run_pos.as_deref(), args.run.run.as_deref())?;
+    let id = args.run.id(ctx)?;
     let state = RunState::load(&ctx.repo, &id)?;
     let existing = ctx.run_dir(&id, None);
     if let Some(pid) = existing.as_ref().and_then(RunDir::live_holder) {

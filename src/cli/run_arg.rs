@@ -21,6 +21,23 @@ pub struct RunFlag {
     pub run: Option<String>,
 }
 
+/// A positional RUN and `--run RUN`, for commands whose only positional is the run.
+#[derive(Debug, Clone, clap::Args)]
+pub struct RunArgs {
+    /// The run (or --run RUN; default: the current run)
+    #[arg(value_name = "RUN")]
+    pub run_pos: Option<String>,
+    #[command(flatten)]
+    pub flag: RunFlag,
+}
+
+impl RunArgs {
+    /// The run these name (they must agree), else the current run.
+    pub fn id(&self, ctx: &Ctx) -> Result<RunId> {
+        ctx.named_run(self.run_pos.as_deref(), self.flag.run.as_deref())
+    }
+}
+
 impl Ctx {
     /// The run a positional RUN and `--run` name (they must agree), else the current run.
     pub fn named_run(&self, positional: Option<&str>, flag: Option<&str>) -> Result<RunId> {

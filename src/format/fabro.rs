@@ -4,6 +4,7 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::format::node::StageStatus;
 use crate::format::record::{FORMAT, RunRecord, Status, StatusKind};
 
 /// Fabro's `SuccessReason` names.
@@ -102,6 +103,26 @@ fn valid_reason(status: &Status) -> Option<&'static str> {
         _ => return None,
     };
     names.iter().find(|n| **n == reason).copied()
+}
+
+/// The run status a conclusion's outcome stands for (Fabro's conclusion holds a stage outcome).
+pub fn concluded(outcome: StageStatus) -> Status {
+    match outcome {
+        StageStatus::Succeeded => Status::new(StatusKind::Succeeded),
+        StageStatus::PartiallySucceeded => Status {
+            reason: Some("partial_success".into()),
+            ..Status::new(StatusKind::Succeeded)
+        },
+        StageStatus::Failed | StageStatus::Skipped => Status::new(StatusKind::Failed),
+    }
+}
+
+/// The conclusion's outcome of a run that ends as `kind`.
+pub fn conclusion_outcome(kind: StatusKind) -> StageStatus {
+    match kind {
+        StatusKind::Succeeded => StageStatus::Succeeded,
+        _ => StageStatus::Failed,
+    }
 }
 
 /// Fills `record` so that Fabro's types read it: the run id in `spec` and `start`, settings
@@ -210,14 +231,6 @@ pub fn adopt(record: &mut RunRecord) {
     }
     record.spec.completed_offset = 1;
     if let (true, Some(conclusion)) = (record.status.kind.is_active(), &record.conclusion) {
-        use crate::format::node::StageStatus;
-        record.status = match conclusion.status {
-            StageStatus::Succeeded => Status::new(StatusKind::Succeeded),
-            StageStatus::PartiallySucceeded => Status {
-                reason: Some("partial_success".into()),
-                ..Status::new(StatusKind::Succeeded)
-            },
-            StageStatus::Failed | StageStatus::Skipped => Status::new(StatusKind::Failed),
-        };
+        record.status = concluded(conclusion.status);
     }
 }

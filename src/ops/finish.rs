@@ -8,8 +8,8 @@ use serde_json::json;
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::failpoint;
+use crate::format::fabro;
 use crate::format::message;
-use crate::format::node::StageStatus;
 use crate::format::record::{Conclusion, Status, StatusKind};
 use crate::format::store::RunDir;
 use crate::format::time::Timestamp;
@@ -53,7 +53,7 @@ pub fn finish(
         // Archiving a finished run keeps its conclusion: finishing it the same way again is
         // the interrupted finish completed, not a new ending.
         (StatusKind::Archived, Some(conclusion))
-            if conclusion.status == outcome(request.status) =>
+            if conclusion.status == fabro::conclusion_outcome(request.status) =>
         {
             (conclusion.clone(), state.meta_tip)
         }
@@ -116,7 +116,7 @@ fn finalize(
     let started = Timestamp::parse_rfc3339(&state.record.start.start_time).unwrap_or(now);
     let conclusion = Conclusion {
         timestamp: now.rfc3339(),
-        status: outcome(request.status),
+        status: fabro::conclusion_outcome(request.status),
         duration_ms: u64::try_from(now.millis() - started.millis()).unwrap_or(0),
         failure_reason: request
             .reason
@@ -171,23 +171,7 @@ fn record_locally(
         "final_git_commit_sha": conclusion.final_git_commit_sha,
     }))?;
     let mut record = state.record.clone();
-    record.status = Status::new(run_status(conclusion.status));
+    record.status = fabro::concluded(conclusion.status);
     record.conclusion = Some(conclusion.clone());
     dir.write_json("live.json", &crate::ops::checkpoint::live(&record, None))
-}
-
-/// The conclusion's outcome of a run that ends as `kind` (Fabro's conclusion holds a stage outcome).
-fn outcome(kind: StatusKind) -> StageStatus {
-    match kind {
-        StatusKind::Succeeded => StageStatus::Succeeded,
-        _ => StageStatus::Failed,
-    }
-}
-
-/// The run status a conclusion's outcome stands for.
-pub fn run_status(outcome: StageStatus) -> StatusKind {
-    match outcome {
-        StageStatus::Succeeded | StageStatus::PartiallySucceeded => StatusKind::Succeeded,
-        StageStatus::Failed | StageStatus::Skipped => StatusKind::Failed,
-    }
 }

@@ -77,12 +77,7 @@ pub fn unarchive(repo: &Repo, state: &RunState, config: &Config) -> Result<bool>
         return Ok(false);
     }
     let prior = fabro::prior_status(&state.record.status)
-        .or_else(|| {
-            let conclusion = state.record.conclusion.as_ref()?;
-            Some(Status::new(crate::ops::finish::run_status(
-                conclusion.status,
-            )))
-        })
+        .or_else(|| Some(fabro::concluded(state.record.conclusion.as_ref()?.status)))
         .unwrap_or_else(|| Status::new(StatusKind::Dead));
     let mut record = state.record.clone();
     record.status = prior;

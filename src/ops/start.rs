@@ -119,7 +119,7 @@ pub fn start(repo: &Repo, home: &Path, request: &StartRequest) -> Result<Started
             goal: request.goal.clone(),
             labels: request.labels.iter().cloned().collect(),
             graph_sha256: workflow.as_ref().map(|(_, _, sha)| sha.clone()),
-            git: git_context(repo, base, in_place.then_some(capture.is_some())),
+            git: git_context(repo, base, in_place),
             in_place,
             ..Spec::default()
         },
@@ -242,7 +242,7 @@ pub fn start(repo: &Repo, home: &Path, request: &StartRequest) -> Result<Started
 /// Fabro's `GitContext` of a run in a repository: its origin without credentials (empty when
 /// it has none), the branch checked out, the base commit, and whether the directory held
 /// changes that `HEAD` lacks (known only for a run in place, which captures them).
-fn git_context(repo: &Repo, base: ObjectId, captured: Option<bool>) -> Option<GitContext> {
+fn git_context(repo: &Repo, base: ObjectId, in_place: bool) -> Option<GitContext> {
     if repo.is_shadow() {
         return None;
     }
@@ -257,10 +257,10 @@ fn git_context(repo: &Repo, base: ObjectId, captured: Option<bool>) -> Option<Gi
             .map(|name| short_branch(&name))
             .unwrap_or_default(),
         sha: Some(base.to_string()),
-        dirty: match captured {
-            Some(_) if head != Some(base) => "dirty",
-            Some(_) => "clean",
-            None => "unknown",
+        dirty: match (in_place, head == Some(base)) {
+            (true, false) => "dirty",
+            (true, true) => "clean",
+            (false, _) => "unknown",
         }
         .into(),
         push_outcome: json!({ "type": "not_attempted" }),
