@@ -42,7 +42,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             [CompletionResult]::new('fork', 'fork', [CompletionResultType]::ParameterValue, 'Fork a run at a checkpoint into a new, independent run')
             [CompletionResult]::new('rewind', 'rewind', [CompletionResultType]::ParameterValue, 'Rewind a run to a checkpoint: fork it there and archive the source as superseded')
             [CompletionResult]::new('resume', 'resume', [CompletionResultType]::ParameterValue, 'Resume a run: rebuild its run directory and worktree from git, then print its state or run a command in it')
-            [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Make a run''s worktree match a checkpoint exactly')
+            [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Make a run''s worktree match a checkpoint exactly, or only some paths of it')
             [CompletionResult]::new('archive', 'archive', [CompletionResultType]::ParameterValue, 'Archive runs: hide them from `ps` (they stay in git until `gc`)')
             [CompletionResult]::new('unarchive', 'unarchive', [CompletionResultType]::ParameterValue, 'Unarchive runs: give them back the status they had')
             [CompletionResult]::new('gc', 'gc', [CompletionResultType]::ParameterValue, 'Delete archived runs older than a limit, and stale worktree registrations of runs')
@@ -81,6 +81,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             [CompletionResult]::new('--next', '--next', [CompletionResultType]::ParameterName, 'The node the run continues with')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'A context value to record (repeatable); the value is JSON')
             [CompletionResult]::new('--attach', '--attach', [CompletionResultType]::ParameterName, 'A file to store with the stage as NAME (repeatable)')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'On a lost race (exit 3), try again for up to DURATION (default 10s; 0, 45s, 2m)')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print a JSON object instead of the run commit''s sha')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
@@ -149,6 +150,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
         }
         'git-fabro;show' {
             [CompletionResult]::new('--run', '--run', [CompletionResultType]::ParameterName, 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)')
+            [CompletionResult]::new('--file', '--file', [CompletionResultType]::ParameterName, 'Print the stage file or attachment NAME byte for byte instead (status.json, an --attach NAME of checkpoint)')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print a JSON object')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
@@ -233,6 +235,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             [CompletionResult]::new('--last-success', '--last-success', [CompletionResultType]::ParameterName, 'Restore the latest checkpoint whose status is succeeded')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'List what would change and change nothing')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Go ahead even while a live process holds the run''s run.pid')
+            [CompletionResult]::new('--list', '--list', [CompletionResultType]::ParameterName, 'List the recovery points (the states restores kept) with their time and command')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
@@ -261,6 +264,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
         }
         'git-fabro;gc' {
             [CompletionResult]::new('--older-than', '--older-than', [CompletionResultType]::ParameterName, 'Only runs archived at least this long ago (0, 45s, 90m, 12h, 30d, 2w)')
+            [CompletionResult]::new('--finished-older-than', '--finished-older-than', [CompletionResultType]::ParameterName, 'Also finished runs (succeeded, failed, dead) that finished at least this long ago')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'List what would be removed and remove nothing')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Collect runs even while a live process holds their run.pid')
@@ -434,7 +438,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             [CompletionResult]::new('fork', 'fork', [CompletionResultType]::ParameterValue, 'Fork a run at a checkpoint into a new, independent run')
             [CompletionResult]::new('rewind', 'rewind', [CompletionResultType]::ParameterValue, 'Rewind a run to a checkpoint: fork it there and archive the source as superseded')
             [CompletionResult]::new('resume', 'resume', [CompletionResultType]::ParameterValue, 'Resume a run: rebuild its run directory and worktree from git, then print its state or run a command in it')
-            [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Make a run''s worktree match a checkpoint exactly')
+            [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Make a run''s worktree match a checkpoint exactly, or only some paths of it')
             [CompletionResult]::new('archive', 'archive', [CompletionResultType]::ParameterValue, 'Archive runs: hide them from `ps` (they stay in git until `gc`)')
             [CompletionResult]::new('unarchive', 'unarchive', [CompletionResultType]::ParameterValue, 'Unarchive runs: give them back the status they had')
             [CompletionResult]::new('gc', 'gc', [CompletionResultType]::ParameterValue, 'Delete archived runs older than a limit, and stale worktree registrations of runs')

@@ -291,7 +291,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__checkpoint)
-            opts="-C -q -h --run --node --status --next --context --attach --json --quiet --help"
+            opts="-C -q -h --run --node --status --next --context --attach --wait --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -318,6 +318,10 @@ _git__fabro() {
                     return 0
                     ;;
                 --attach)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --wait)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -461,13 +465,17 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__gc)
-            opts="-C -q -h --older-than --dry-run --force --json --quiet --help"
+            opts="-C -q -h --older-than --finished-older-than --dry-run --force --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --older-than)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --finished-older-than)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1251,7 +1259,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__restore)
-            opts="-C -q -h --run --last-success --dry-run --force --json --quiet --help"
+            opts="-C -q -h --run --last-success --dry-run --force --list --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1347,13 +1355,17 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__show)
-            opts="-C -q -h --run --json --quiet --help"
+            opts="-C -q -h --run --file --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --run)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

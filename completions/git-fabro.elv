@@ -39,7 +39,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand fork 'Fork a run at a checkpoint into a new, independent run'
             cand rewind 'Rewind a run to a checkpoint: fork it there and archive the source as superseded'
             cand resume 'Resume a run: rebuild its run directory and worktree from git, then print its state or run a command in it'
-            cand restore 'Make a run''s worktree match a checkpoint exactly'
+            cand restore 'Make a run''s worktree match a checkpoint exactly, or only some paths of it'
             cand archive 'Archive runs: hide them from `ps` (they stay in git until `gc`)'
             cand unarchive 'Unarchive runs: give them back the status they had'
             cand gc 'Delete archived runs older than a limit, and stale worktree registrations of runs'
@@ -76,6 +76,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --next 'The node the run continues with'
             cand --context 'A context value to record (repeatable); the value is JSON'
             cand --attach 'A file to store with the stage as NAME (repeatable)'
+            cand --wait 'On a lost race (exit 3), try again for up to DURATION (default 10s; 0, 45s, 2m)'
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
             cand --json 'Print a JSON object instead of the run commit''s sha'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
@@ -138,6 +139,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
         }
         &'git-fabro;show'= {
             cand --run 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)'
+            cand --file 'Print the stage file or attachment NAME byte for byte instead (status.json, an --attach NAME of checkpoint)'
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
             cand --json 'Print a JSON object'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
@@ -215,6 +217,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --last-success 'Restore the latest checkpoint whose status is succeeded'
             cand --dry-run 'List what would change and change nothing'
             cand --force 'Go ahead even while a live process holds the run''s run.pid'
+            cand --list 'List the recovery points (the states restores kept) with their time and command'
             cand --json 'Print JSON'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
@@ -240,6 +243,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
         }
         &'git-fabro;gc'= {
             cand --older-than 'Only runs archived at least this long ago (0, 45s, 90m, 12h, 30d, 2w)'
+            cand --finished-older-than 'Also finished runs (succeeded, failed, dead) that finished at least this long ago'
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
             cand --dry-run 'List what would be removed and remove nothing'
             cand --force 'Collect runs even while a live process holds their run.pid'
@@ -393,7 +397,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand fork 'Fork a run at a checkpoint into a new, independent run'
             cand rewind 'Rewind a run to a checkpoint: fork it there and archive the source as superseded'
             cand resume 'Resume a run: rebuild its run directory and worktree from git, then print its state or run a command in it'
-            cand restore 'Make a run''s worktree match a checkpoint exactly'
+            cand restore 'Make a run''s worktree match a checkpoint exactly, or only some paths of it'
             cand archive 'Archive runs: hide them from `ps` (they stay in git until `gc`)'
             cand unarchive 'Unarchive runs: give them back the status they had'
             cand gc 'Delete archived runs older than a limit, and stale worktree registrations of runs'

@@ -42,7 +42,7 @@ complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "path" -d 'Print
 complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "fork" -d 'Fork a run at a checkpoint into a new, independent run'
 complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "rewind" -d 'Rewind a run to a checkpoint: fork it there and archive the source as superseded'
 complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "resume" -d 'Resume a run: rebuild its run directory and worktree from git, then print its state or run a command in it'
-complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "restore" -d 'Make a run\'s worktree match a checkpoint exactly'
+complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "restore" -d 'Make a run\'s worktree match a checkpoint exactly, or only some paths of it'
 complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "archive" -d 'Archive runs: hide them from `ps` (they stay in git until `gc`)'
 complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "unarchive" -d 'Unarchive runs: give them back the status they had'
 complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "gc" -d 'Delete archived runs older than a limit, and stale worktree registrations of runs'
@@ -73,6 +73,7 @@ complete -c git-fabro -n "__fish_git_fabro_using_subcommand checkpoint" -l statu
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand checkpoint" -l next -d 'The node the run continues with' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand checkpoint" -l context -d 'A context value to record (repeatable); the value is JSON' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand checkpoint" -l attach -d 'A file to store with the stage as NAME (repeatable)' -r
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand checkpoint" -l wait -d 'On a lost race (exit 3), try again for up to DURATION (default 10s; 0, 45s, 2m)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand checkpoint" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand checkpoint" -l json -d 'Print a JSON object instead of the run commit\'s sha'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand checkpoint" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
@@ -117,6 +118,7 @@ complete -c git-fabro -n "__fish_git_fabro_using_subcommand status" -l json -d '
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand status" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand status" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand show" -l run -d 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)' -r
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand show" -l file -d 'Print the stage file or attachment NAME byte for byte instead (status.json, an --attach NAME of checkpoint)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand show" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand show" -l json -d 'Print a JSON object'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand show" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
@@ -166,6 +168,7 @@ complete -c git-fabro -n "__fish_git_fabro_using_subcommand restore" -s C -d 'Ru
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand restore" -l last-success -d 'Restore the latest checkpoint whose status is succeeded'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand restore" -l dry-run -d 'List what would change and change nothing'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand restore" -l force -d 'Go ahead even while a live process holds the run\'s run.pid'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand restore" -l list -d 'List the recovery points (the states restores kept) with their time and command'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand restore" -l json -d 'Print JSON'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand restore" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand restore" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -179,6 +182,7 @@ complete -c git-fabro -n "__fish_git_fabro_using_subcommand unarchive" -s C -d '
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand unarchive" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand unarchive" -s h -l help -d 'Print help'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand gc" -l older-than -d 'Only runs archived at least this long ago (0, 45s, 90m, 12h, 30d, 2w)' -r
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand gc" -l finished-older-than -d 'Also finished runs (succeeded, failed, dead) that finished at least this long ago' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand gc" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand gc" -l dry-run -d 'List what would be removed and remove nothing'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand gc" -l force -d 'Collect runs even while a live process holds their run.pid'
@@ -264,7 +268,7 @@ complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks validate run completions __complete generate-docs help" -f -a "fork" -d 'Fork a run at a checkpoint into a new, independent run'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks validate run completions __complete generate-docs help" -f -a "rewind" -d 'Rewind a run to a checkpoint: fork it there and archive the source as superseded'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks validate run completions __complete generate-docs help" -f -a "resume" -d 'Resume a run: rebuild its run directory and worktree from git, then print its state or run a command in it'
-complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks validate run completions __complete generate-docs help" -f -a "restore" -d 'Make a run\'s worktree match a checkpoint exactly'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks validate run completions __complete generate-docs help" -f -a "restore" -d 'Make a run\'s worktree match a checkpoint exactly, or only some paths of it'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks validate run completions __complete generate-docs help" -f -a "archive" -d 'Archive runs: hide them from `ps` (they stay in git until `gc`)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks validate run completions __complete generate-docs help" -f -a "unarchive" -d 'Unarchive runs: give them back the status they had'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks validate run completions __complete generate-docs help" -f -a "gc" -d 'Delete archived runs older than a limit, and stale worktree registrations of runs'

@@ -49,6 +49,16 @@ pub struct Settings {
     pub runs: RunsSettings,
     #[serde(default)]
     pub remote: RemoteSettings,
+    #[serde(default)]
+    pub gc: GcSettings,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GcSettings {
+    /// `gc` also removes finished runs (succeeded, failed, dead) that finished at least this
+    /// long ago (`30d`, `2w`, ...), as `gc --finished-older-than` does; unset, it keeps them.
+    pub finished_older_than: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -143,6 +153,8 @@ pub struct Config {
     pub remote: String,
     pub max_file_size: u64,
     pub home: PathBuf,
+    /// `[gc] finished_older_than` of `settings.toml`, as written (the command parses it).
+    pub gc_finished_older_than: Option<String>,
 }
 
 impl Config {
@@ -212,6 +224,8 @@ impl Config {
             remote,
             max_file_size,
             home: home.to_owned(),
+            // A machine's retention, never a run's: only settings.toml decides it.
+            gc_finished_older_than: settings.gc.finished_older_than.clone(),
         })
     }
 

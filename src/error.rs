@@ -32,8 +32,9 @@ pub enum Error {
     /// The run has neither a worktree nor a directory it runs in place in, on this machine.
     #[error("run {0} has no worktree on this machine")]
     NoWorkspace(String),
-    #[error("{0}")]
-    TargetNotFound(String),
+    /// `message` says what matched nothing in run `run`.
+    #[error("{message}")]
+    TargetNotFound { run: String, message: String },
     #[error("{0}")]
     AmbiguousTarget(String),
     #[error("not a git repository: {}", .0.display())]
@@ -44,6 +45,18 @@ pub enum Error {
     /// checkout under way); the message names it and says what to do.
     #[error("{0}")]
     Busy(String),
+    /// A live process holds the run's `run.pid`; `command` is its command line where the
+    /// system tells it, and `forcible` whether the command takes `--force`.
+    #[error(
+        "run {run} is held by process {pid} (run.pid): it is still running{}",
+        if *forcible { "; pass --force to go ahead anyway" } else { "" }
+    )]
+    Held {
+        run: String,
+        pid: u32,
+        command: Option<String>,
+        forcible: bool,
+    },
     #[error("{0}")]
     Corrupt(String),
     /// A remote refused a push or fetch; nothing was changed on either side.
@@ -77,11 +90,11 @@ impl Error {
             | Error::RunNotFound(_)
             | Error::AmbiguousRun { .. }
             | Error::NoCurrentRun
-            | Error::TargetNotFound(_)
+            | Error::TargetNotFound { .. }
             | Error::AmbiguousTarget(_)
             | Error::NotARepository(_) => exit::USAGE,
             Error::Conflict(_) => exit::CONFLICT,
-            Error::Busy(_) => exit::CONFLICT,
+            Error::Busy(_) | Error::Held { .. } => exit::CONFLICT,
             _ => exit::FAILED,
         }
     }
@@ -102,11 +115,21 @@ impl Error {
             Error::NoWorkspace(id) => format!(
                 "a finished run keeps none: `git fabro land {id}` lands its result; `git fabro resume {id}` makes one for a run that goes on"
             ),
-            Error::TargetNotFound(_) | Error::AmbiguousTarget(_) => {
+            Error::TargetNotFound { run, .. } => {
+                format!("list the run's checkpoints with `git fabro log {run}`")
+            }
+            Error::AmbiguousTarget(_) => {
                 "list the run's checkpoints with `git fabro log RUN`".into()
             }
             Error::NotARepository(_) => "run it inside a git repository, or pass -C DIR".into(),
             Error::Conflict(_) => "another git-fabro process changed the run at the same time; retry".into(),
+            Error::Held { pid, command, .. } => {
+                let which = match command {
+                    Some(command) => format!("process {pid} ({command})"),
+                    None => format!("process {pid}"),
+                };
+                format!("{which} is working on the run: wait for it to end, or stop it with `kill {pid}`")
+            }
             Error::Corrupt(_) => "`git fabro fsck` lists what is wrong and repairs what it can".into(),
             Error::Refused(text) if text.contains("fetch first") || text.contains("non-fast-forward") => {
                 "the remote has commits this clone lacks: `git fabro fetch` the run, or push it under a fork".into()
@@ -126,6 +149,18 @@ impl Error {
                 path,
                 reason,
             },
+            other => other,
+        }
+    }
+
+    /// The same error, naming run `run` when it is a conflict or a held lock, whose message
+    /// names only refs.
+    pub fn in_run(self, run: &impl std::fmt::Display) -> Error {
+        match self {
+            Error::Conflict(text) => Error::Conflict(format!("run {run}: {text}")),
+            Error::Busy(text) if !text.starts_with("run ") => {
+                Error::Busy(format!("run {run}: {text}"))
+            }
             other => other,
         }
     }

@@ -1,20 +1,23 @@
 use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 use anyhow::Result;
 
 use super::{Ctx, output};
-use crate::error::Error;
+use crate::error::{Error, exit};
 use crate::format::node::{NodeId, StageStatus};
 use crate::input;
 use crate::ops::checkpoint::{CheckpointRequest, check_attachment_name, checkpoint, parse_context};
+use crate::ops::gc::parse_duration;
 
 /// Record a completed node: a metadata commit and a run commit of the worktree
 ///
 /// Writes the stage's status and attached files with the updated run.json as a metadata
 /// commit, then commits the worktree's files (minus excluded and ignored paths) to the run
 /// branch with Fabro-Run, Fabro-Completed and Fabro-Checkpoint trailers. Both branches move
-/// together or not at all; a concurrent checkpoint of the same run exits 3. Prints the run
-/// commit's sha.
+/// together or not at all; a concurrent checkpoint of the same run exits 3, or with --wait is
+/// tried again, reading the run afresh, with jittered exponential backoff until the time is
+/// up. Prints the run commit's sha.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory)
@@ -35,22 +38,62 @@ pub struct Args {
     /// A file to store with the stage as NAME (repeatable)
     #[arg(long = "attach", value_name = "NAME=PATH")]
     attach: Vec<String>,
+    /// On a lost race (exit 3), try again for up to DURATION (default 10s; 0, 45s, 2m)
+    #[arg(
+        long,
+        value_name = "DURATION",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = DEFAULT_WAIT
+    )]
+    wait: Option<String>,
     /// Print a JSON object instead of the run commit's sha
     #[arg(long)]
     json: bool,
 }
 
+/// How long `--wait` alone keeps trying: long enough for a few checkpoints of the same run
+/// to pass, short enough that a harness stuck behind a hung one hears of it.
+const DEFAULT_WAIT: &str = "10s";
+/// The first pause after a lost race, and the longest one.
+const FIRST_PAUSE: Duration = Duration::from_millis(50);
+const LONGEST_PAUSE: Duration = Duration::from_secs(2);
+
 pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     let request = request(&args)?;
-    let run = ctx.open_run(args.run.as_deref())?;
-    let done = checkpoint(
-        &ctx.repo,
-        run.workspace()?,
-        &run.state,
-        &run.config,
-        &request,
-        run.run_dir.as_ref(),
-    )?;
+    let deadline = match &args.wait {
+        Some(text) => {
+            let seconds = parse_duration(text)?;
+            Some(Instant::now() + Duration::from_secs(seconds.unsigned_abs()))
+        }
+        None => None,
+    };
+    let mut pause = FIRST_PAUSE;
+    let done = loop {
+        // Each try reads the run afresh: the race was lost to a checkpoint that moved it.
+        let run = ctx.open_run(args.run.as_deref())?;
+        let tried = checkpoint(
+            &ctx.repo,
+            run.workspace()?,
+            &run.state,
+            &run.config,
+            &request,
+            run.run_dir.as_ref(),
+        );
+        match tried {
+            Err(err) if err.exit_code() == exit::CONFLICT => {
+                let left = deadline.map_or(Duration::ZERO, |d| {
+                    d.saturating_duration_since(Instant::now())
+                });
+                if left.is_zero() {
+                    return Err(err.into());
+                }
+                std::thread::sleep(jittered(pause).min(left));
+                pause = (pause * 2).min(LONGEST_PAUSE);
+            }
+            other => break other?,
+        }
+    };
     for warning in &done.warnings {
         output::warn(warning);
     }
@@ -59,6 +102,18 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     } else {
         output::line(&done.run_commit)
     }
+}
+
+/// A pause between half of `pause` and all of it, so that processes that lost the same race
+/// do not all come back at the same instant.
+fn jittered(pause: Duration) -> Duration {
+    use std::hash::{BuildHasher, Hasher};
+    // Each RandomState is seeded afresh: random enough for spreading retries.
+    let random = std::collections::hash_map::RandomState::new()
+        .build_hasher()
+        .finish();
+    let half = pause / 2;
+    half + Duration::from_nanos(random % (half.as_nanos() as u64 + 1))
 }
 
 /// Checks every argument before anything is read from or written to the repository.

@@ -71,9 +71,9 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         (from, to, format!("checkpoint {from_label} or {to_label}"))
     } else {
         let entries = timeline(&ctx.repo, &state)?;
-        let latest = entries.last().ok_or_else(|| {
-            crate::error::Error::TargetNotFound(format!("run {id} has no checkpoints yet"))
-        })?;
+        let latest = entries
+            .last()
+            .ok_or_else(|| Target::Latest.not_found(id.as_str(), false))?;
         let (previous, previous_label) = match entries.len() {
             1 => (
                 parse_sha(&state.record.start.base_sha)?,

@@ -1,6 +1,8 @@
 use anyhow::Result;
 
 use super::{Ctx, output};
+use crate::error::Error;
+use crate::format::record::StatusKind;
 use crate::format::run_id::RunId;
 use crate::format::store::RunDir;
 use crate::ops::gc::{Collected, gc, parse_duration};
@@ -8,8 +10,10 @@ use crate::ops::gc::{Collected, gc, parse_duration};
 /// Delete archived runs older than a limit, and stale worktree registrations of runs
 ///
 /// Removes the refs (run, metadata and recovery), run directory and worktree of every
-/// archived run whose archiving is older than --older-than, and the registrations of run
-/// worktrees whose directory is gone. Never touches a ref git-fabro did not create, and keeps
+/// archived run whose archiving is older than --older-than, of every finished run (succeeded,
+/// failed or dead) that finished longer ago than --finished-older-than (default: `[gc]
+/// finished_older_than` in settings.toml, else finished runs are kept), and the registrations
+/// of run worktrees whose directory is gone. Never touches a ref git-fabro did not create, and keeps
 /// a run whose branch is checked out elsewhere or holds commits that are not the run's, or
 /// whose worktree holds files that its final commit does not. Refuses (exit 3) while a live
 /// process holds the run.pid of a run it would remove, unless --force.
@@ -18,6 +22,9 @@ pub struct Args {
     /// Only runs archived at least this long ago (0, 45s, 90m, 12h, 30d, 2w)
     #[arg(long, value_name = "DURATION", default_value = "14d")]
     older_than: String,
+    /// Also finished runs (succeeded, failed, dead) that finished at least this long ago
+    #[arg(long, value_name = "DURATION")]
+    finished_older_than: Option<String>,
     /// List what would be removed and remove nothing
     #[arg(long)]
     dry_run: bool,
@@ -31,12 +38,28 @@ pub struct Args {
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     let older_than = parse_duration(&args.older_than)?;
-    let progress = output::progress("collecting archived runs");
     let config = ctx.base_config()?;
+    let finished_older_than = match &args.finished_older_than {
+        Some(text) => Some(parse_duration(text)?),
+        None => match &config.gc_finished_older_than {
+            Some(text) => Some(parse_duration(text).map_err(|err| {
+                Error::Usage(format!("settings.toml: [gc] finished_older_than: {err}"))
+            })?),
+            None => None,
+        },
+    };
+    let progress = output::progress("collecting archived runs");
     if !args.dry_run && !args.force {
-        refuse_held_runs(ctx, &gc(&ctx.repo, older_than, true, &config)?)?;
+        let planned = gc(&ctx.repo, older_than, finished_older_than, true, &config)?;
+        refuse_held_runs(ctx, &planned)?;
     }
-    let collected = gc(&ctx.repo, older_than, args.dry_run, &config)?;
+    let collected = gc(
+        &ctx.repo,
+        older_than,
+        finished_older_than,
+        args.dry_run,
+        &config,
+    )?;
     drop(progress);
     output::warn_unreadable(&collected.unreadable);
     for warning in &collected.warnings {
@@ -51,8 +74,16 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         "removed"
     };
     for run in &collected.runs {
+        let when = match run.status {
+            StatusKind::Archived => "archived",
+            _ => "finished",
+        };
+        let status = match run.status {
+            StatusKind::Archived => String::new(),
+            other => format!("{}, ", other.as_str()),
+        };
         output::line(format!(
-            "{verb} run {} (archived {})",
+            "{verb} run {} ({status}{when} {})",
             output::escape(&run.run_id),
             output::escape(&run.archived_at)
         ))?;

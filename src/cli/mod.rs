@@ -35,7 +35,7 @@ mod status;
 mod validate;
 mod workflow_file;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::{CommandFactory, Parser, Subcommand};
@@ -110,9 +110,15 @@ pub fn command() -> clap::Command {
 
 pub fn run(cli: Cli) -> Result<()> {
     output::set_quiet(cli.quiet);
-    let ctx = || Ctx::open(cli.directory.as_deref(), false);
+    // As git does for `-C`: every relative path after it (--workflow, --config, --attach,
+    // --run-dir, snapshot's paths) is relative to DIR, because DIR becomes the current one.
+    if let Some(dir) = &cli.directory {
+        std::env::set_current_dir(dir)
+            .map_err(|err| Error::Usage(format!("cannot change to {}: {err}", dir.display())))?;
+    }
+    let ctx = || Ctx::open(false);
     match cli.command {
-        Command::Start(args) => start::run(&Ctx::open(cli.directory.as_deref(), true)?, args),
+        Command::Start(args) => start::run(&Ctx::open(true)?, args),
         Command::Checkpoint(args) => checkpoint::run(&ctx()?, args),
         Command::Snapshot(args) => snapshot::run(&ctx()?, args),
         Command::Finish(args) => finish::run(&ctx()?, args),
@@ -191,15 +197,11 @@ impl RunEnv {
 }
 
 impl Ctx {
-    /// Opens the repository of `directory` (default: the current one). Outside git, that is
-    /// the directory's shadow repository, which `start` creates when there is none.
-    fn open(directory: Option<&Path>, create_shadow: bool) -> Result<Ctx> {
-        let dir = match directory {
-            Some(dir) => dir.to_owned(),
-            None => {
-                std::env::current_dir().map_err(Error::io("cannot read the current directory"))?
-            }
-        };
+    /// Opens the repository of the current directory. Outside git, that is the directory's
+    /// shadow repository, which `start` creates when there is none.
+    fn open(create_shadow: bool) -> Result<Ctx> {
+        let dir =
+            std::env::current_dir().map_err(Error::io("cannot read the current directory"))?;
         let home = fabro_home();
         let repo = match Repo::discover(&dir) {
             Ok(repo) => repo,

@@ -45,10 +45,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     let state = RunState::load(&ctx.repo, &id)?;
     let existing = ctx.run_dir(&id, None);
     if let Some(pid) = existing.as_ref().and_then(RunDir::live_holder) {
-        return Err(Error::Busy(format!(
-            "run {id} is held by process {pid} (run.pid): it is still running"
-        ))
-        .into());
+        return Err(crate::ops::run_pid::held(&id, pid, false).into());
     }
     let config = ctx.config(&state, existing.as_ref())?;
     let request = ResumeRequest {

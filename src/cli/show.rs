@@ -1,13 +1,20 @@
+use std::io::Write;
+
 use anyhow::Result;
 
 use super::run_arg::RunFlag;
 use super::{Ctx, output};
+use crate::error::Error;
+use crate::git::ObjectId;
 use crate::run::RunState;
 use crate::run::inspect::{CheckpointDetail, checkpoint_detail};
 use crate::run::target::Target;
 use crate::run::timeline::find;
 
 /// Show one checkpoint in full: its record, commits and stage files
+///
+/// With --file NAME, print one file of its stage (status.json or an attachment) byte for
+/// byte, as `git show <commit>:<path>` prints a blob.
 ///
 /// TARGET is @N (the N-th checkpoint), NODE (its latest visit), NODE@V, or a sha prefix of
 /// a run or metadata commit; without it, the latest checkpoint. A single argument is the RUN
@@ -23,6 +30,10 @@ pub struct Args {
     target: Option<String>,
     #[command(flatten)]
     run: RunFlag,
+    /// Print the stage file or attachment NAME byte for byte instead (status.json, an
+    /// --attach NAME of checkpoint)
+    #[arg(long, value_name = "NAME", conflicts_with = "json")]
+    file: Option<String>,
     /// Print a JSON object
     #[arg(long)]
     json: bool,
@@ -35,11 +46,42 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     let state = RunState::load(&ctx.repo, &id)?;
     let entry = find(&ctx.repo, &state, &target)?;
     let detail = checkpoint_detail(&ctx.repo, &entry)?;
+    if let Some(name) = &args.file {
+        return print_file(ctx, &detail, name);
+    }
     if args.json {
         output::json(&detail)
     } else {
         print(&detail)
     }
+}
+
+/// Writes one file of the checkpoint's stage to stdout as it is stored, or names the files
+/// the stage holds (exit 1).
+fn print_file(ctx: &Ctx, detail: &CheckpointDetail, name: &str) -> Result<()> {
+    let e = &detail.entry;
+    let checkpoint = format!("checkpoint @{} {}@{}", e.ordinal, e.node_id, e.visit);
+    let files = detail
+        .stage
+        .as_ref()
+        .map(|s| s.files.as_slice())
+        .unwrap_or_default();
+    let Some(file) = files.iter().find(|f| f.name == name) else {
+        let there: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();
+        let holds = if there.is_empty() {
+            "its stage holds no files".to_owned()
+        } else {
+            format!("its stage holds {}", there.join(", "))
+        };
+        return Err(Error::Failed(format!("{checkpoint} has no file {name:?}; {holds}")).into());
+    };
+    let blob = ObjectId::from_hex(file.blob.as_bytes())
+        .map_err(|_| Error::Corrupt(format!("{checkpoint}: {name} names no blob")))?;
+    let data = ctx.repo.read_blob(blob)?;
+    let mut out = std::io::stdout().lock();
+    out.write_all(&data)?;
+    out.flush()?;
+    Ok(())
 }
 
 fn print(detail: &CheckpointDetail) -> Result<()> {

@@ -79,7 +79,7 @@ fn workdir_relative(workdir: &Path, paths: &[PathBuf]) -> Result<Vec<Vec<u8>>> {
 }
 
 /// `a/./b/../c` as `a/c`, without asking the file system.
-fn lexically_normal(path: &Path) -> PathBuf {
+pub(super) fn lexically_normal(path: &Path) -> PathBuf {
     let mut normal = PathBuf::new();
     for part in path.components() {
         match part {

@@ -33,6 +33,33 @@ pub fn meta_commit(subject: &str, run: &RunId, stage: Option<&str>) -> String {
     message
 }
 
+/// The line of a recovery commit's body that names the command that made it.
+pub const RECOVERY_COMMAND: &str = "Made by: ";
+
+/// A recovery commit (`refs/fabro/recovery/`): the subject, the command that made it in the
+/// body, and the `Fabro-Run` trailer.
+pub fn recovery_commit(subject: &str, run: &RunId, command: Option<&str>) -> String {
+    match command {
+        // One line, whatever the command's arguments held.
+        Some(command) => format!(
+            "{subject}\n\n{RECOVERY_COMMAND}{}\n\n{RUN}: {run}\n",
+            command.replace(['\n', '\r'], " ")
+        ),
+        None => meta_commit(subject, run, None),
+    }
+}
+
+/// The subject of a recovery commit and the command that made it, where it names one.
+pub fn read_recovery(message: &[u8]) -> (String, Option<String>) {
+    let text = String::from_utf8_lossy(message);
+    let subject = text.lines().next().unwrap_or_default().to_owned();
+    let command = text
+        .lines()
+        .find_map(|line| line.strip_prefix(RECOVERY_COMMAND))
+        .map(ToOwned::to_owned);
+    (subject, command)
+}
+
 /// A snapshot commit: between checkpoints, completing no node.
 pub fn snapshot_commit(run: &RunId, reason: &str) -> String {
     format!("fabro({run}): snapshot ({reason})\n\n{RUN}: {run}\n{SNAPSHOT}: {reason}\n")

@@ -8,6 +8,7 @@ mod excludes;
 mod history;
 mod land;
 mod maintenance;
+mod object_format;
 mod objects;
 mod observe;
 mod pathspec;
@@ -34,6 +35,7 @@ pub use excludes::Excludes;
 pub use gix::ObjectId;
 pub use history::{CommitInfo, FirstParentWalk, trailers};
 pub use land::Merged;
+use object_format::not_a_repository;
 pub use objects::{Identity, TreeEntry};
 pub use refs::RefEdit;
 pub use restore::{PathAction, PathChange};
@@ -54,13 +56,13 @@ pub struct Repo {
 impl Repo {
     /// Finds the repository that contains `dir`, as git does from a working directory.
     pub fn discover(dir: &Path) -> Result<Repo> {
-        let repo = gix::discover(dir).map_err(|_| Error::NotARepository(dir.to_owned()))?;
+        let repo = gix::discover(dir).map_err(|_| not_a_repository(dir))?;
         Repo::checked(repo)
     }
 
     /// Opens the repository or linked worktree whose work tree or git dir is `path`.
     pub fn open(path: &Path) -> Result<Repo> {
-        let repo = gix::open(path).map_err(|_| Error::NotARepository(path.to_owned()))?;
+        let repo = gix::open(path).map_err(|_| not_a_repository(path))?;
         Repo::checked(repo)
     }
 

@@ -8,7 +8,7 @@
 use gix::bstr::{BStr, ByteSlice};
 use gix::pathspec::Search;
 
-use super::Repo;
+use super::{ObjectId, PathChange, Repo};
 use crate::git::error::{Error, Result};
 
 impl Repo {
@@ -61,5 +61,49 @@ impl Repo {
             }
         }
         Ok(None)
+    }
+}
+
+impl Repo {
+    /// Keeps the changes of a restore to tree `target` that `paths` (pathspecs relative to the
+    /// root, as `git restore --source` takes them) match. Like git, a path that names no file
+    /// of `target` nor of `current` (the worktree as a snapshot records it) is refused, and so
+    /// is a target that holds a path git's checkout refuses, before its entries are read.
+    pub fn changes_under(
+        &self,
+        changes: Vec<PathChange>,
+        paths: &[Vec<u8>],
+        current: ObjectId,
+        target: ObjectId,
+    ) -> Result<Vec<PathChange>> {
+        if let Some(entry) = self.find_unsafe_entry(target, &mut Default::default())? {
+            return Err(entry.into_error(target));
+        }
+        let in_target = self.repo.index_from_tree(&target)?;
+        let in_current = self.repo.index_from_tree(&current)?;
+        let current_paths: Vec<&BStr> = in_current
+            .entries()
+            .iter()
+            .map(|entry| entry.path(&in_current))
+            .collect();
+        if let Some(path) = self.unmatched_path(paths, &in_target, &current_paths)? {
+            return Err(Error::Usage(format!(
+                "path {} matches no file of the target or of the run's files",
+                path.as_bstr()
+            )));
+        }
+        let mut search = self.pathspec_search(paths)?;
+        Ok(changes
+            .into_iter()
+            .filter(|change| {
+                search
+                    .pattern_matching_relative_path(
+                        change.raw.as_bstr(),
+                        Some(false),
+                        &mut |_, _, _, _| false,
+                    )
+                    .is_some_and(|m| !m.is_excluded())
+            })
+            .collect())
     }
 }

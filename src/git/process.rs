@@ -24,3 +24,15 @@ pub fn is_alive(pid: u32) -> bool {
         .status()
         .is_ok_and(|s| s.success())
 }
+
+/// The command line of `pid` as `/proc` records it (arguments joined by spaces), where the
+/// system has `/proc` and lets this user read it.
+pub fn command_line(pid: u32) -> Option<String> {
+    let raw = std::fs::read(Path::new("/proc").join(pid.to_string()).join("cmdline")).ok()?;
+    let words: Vec<String> = raw
+        .split(|b| *b == 0)
+        .filter(|w| !w.is_empty())
+        .map(|w| String::from_utf8_lossy(w).into_owned())
+        .collect();
+    (!words.is_empty()).then(|| words.join(" "))
+}

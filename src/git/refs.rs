@@ -100,14 +100,17 @@ impl Repo {
         };
         result.map_err(|err| {
             // gix classifies a lock another process holds as retryable.
+            // The messages name the refs and what happened to them; gix's own wording of
+            // the failed precondition says nothing more to a user.
             if err.is_retryable() {
-                Error::Busy(self.describe_held_locks(edits, &super::describe(&err)))
+                Error::Busy(self.describe_held_locks(edits))
             } else if err.is_conflict() || self.moved_meanwhile(edits) {
                 let names: Vec<&str> = edits.iter().map(RefEdit::name).collect();
                 Error::Conflict(format!(
-                    "{} changed while this command ran ({})",
+                    "{} changed while this command ran: another process wrote {} first, so \
+                     this command wrote nothing",
                     names.join(" and "),
-                    super::describe(&err)
+                    if names.len() == 1 { "it" } else { "them" }
                 ))
             } else {
                 Error::Gix(err)
@@ -117,7 +120,7 @@ impl Repo {
     }
 
     /// Names the lock files that stopped `edits`, and says how to clear one a killed process left.
-    fn describe_held_locks(&self, edits: &[RefEdit], text: &str) -> String {
+    fn describe_held_locks(&self, edits: &[RefEdit]) -> String {
         let common = self.common_dir();
         let mut held = Vec::new();
         let mut stale = false;
@@ -132,7 +135,11 @@ impl Repo {
             }
         }
         if held.is_empty() {
-            return format!("a ref lock is held by another process ({text})");
+            let names: Vec<&str> = edits.iter().map(RefEdit::name).collect();
+            return format!(
+                "{} is locked by another process; retry in a moment",
+                names.join(" or ")
+            );
         }
         let advice = if stale {
             "; no git-fabro process holds a lock that long, so a killed process probably left it: \

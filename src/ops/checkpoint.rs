@@ -51,8 +51,12 @@ pub fn parse_context(arg: &str) -> Result<(String, Value)> {
         .filter(|(key, _)| !key.is_empty())
         .ok_or_else(|| Error::Usage(format!("--context {arg:?} is not KEY=JSON")))?;
     let value = serde_json::from_str(json).map_err(|err| {
+        // A bare word is the usual slip: JSON strings need their quotes, which the shell
+        // takes away unless the whole argument is quoted.
         Error::Usage(format!(
-            "--context {key}: the value is not valid JSON ({err})"
+            "--context {key}: the value is not valid JSON ({err}); a string needs its quotes: \
+             --context '{key}={}'",
+            Value::String(json.to_owned())
         ))
     })?;
     Ok((key.to_owned(), value))

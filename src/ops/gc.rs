@@ -57,6 +57,9 @@ pub struct KeptRun {
 #[derive(Clone, Debug, Serialize)]
 pub struct CollectedRun {
     pub run_id: String,
+    /// `archived`, or the status of a finished run collected by `--finished-older-than`.
+    pub status: StatusKind,
+    /// When it was archived, or finished.
     pub archived_at: String,
     pub refs: Vec<String>,
     pub run_dir: Option<PathBuf>,
@@ -89,7 +92,15 @@ pub fn parse_duration(text: &str) -> Result<i64> {
     Ok(seconds.floor() as i64)
 }
 
-pub fn gc(repo: &Repo, older_than: i64, dry_run: bool, config: &Config) -> Result<Collected> {
+/// Collects archived runs archived at least `older_than` seconds ago and, with
+/// `finished_older_than`, finished runs (succeeded, failed, dead) that finished that long ago.
+pub fn gc(
+    repo: &Repo,
+    older_than: i64,
+    finished_older_than: Option<i64>,
+    dry_run: bool,
+    config: &Config,
+) -> Result<Collected> {
     let now = Timestamp::now().seconds();
     let mut collected = Collected {
         dry_run,
@@ -108,7 +119,15 @@ pub fn gc(repo: &Repo, older_than: i64, dry_run: bool, config: &Config) -> Resul
                 continue;
             }
         };
-        if state.record.status.kind != StatusKind::Archived || now - archived_at < older_than {
+        // The metadata tip's time is when the run was archived, or finished: a finished
+        // run's last metadata commit is the one that finished it.
+        let kind = state.record.status.kind;
+        let limit = match kind {
+            StatusKind::Archived => Some(older_than),
+            _ if kind.is_terminal() => finished_older_than,
+            _ => None,
+        };
+        if limit.is_none_or(|limit| now - archived_at < limit) {
             continue;
         }
         collect_run(repo, &state, archived_at, config, &mut collected)?;
@@ -228,6 +247,7 @@ fn collect_run(
     let run_dir = RunDir::locate(&config.runs_dir, id, None, own_path, &repo.main_path());
     let mut entry = CollectedRun {
         run_id: id.to_string(),
+        status: state.record.status.kind,
         archived_at: Timestamp::from_seconds(archived_at).rfc3339(),
         refs: edits.iter().map(|e| e.name().to_owned()).collect(),
         run_dir: run_dir.as_ref().map(|d| d.path.clone()),

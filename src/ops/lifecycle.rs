@@ -40,7 +40,8 @@ pub fn commit_meta_tree(
         old: state.meta_tip,
         new: commit,
     };
-    repo.update_refs(&[edit], &format!("fabro: {subject}"), &config.identity)?;
+    repo.update_refs(&[edit], &format!("fabro: {subject}"), &config.identity)
+        .map_err(|err| Error::from(err).in_run(&state.id))?;
     Ok(commit)
 }
 

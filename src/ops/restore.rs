@@ -62,7 +62,7 @@ pub fn resolve(
             label: format!("@{} {}@{}", entry.ordinal, entry.node_id, entry.visit),
             commit: entry.run_commit,
         }),
-        Err(err @ Error::TargetNotFound(_)) => {
+        Err(err @ Error::TargetNotFound { .. }) => {
             let Some(prefix) = text.map(str::to_ascii_lowercase).filter(|t| t.len() >= 7) else {
                 return Err(err);
             };
@@ -91,14 +91,26 @@ pub fn resolve(
     }
 }
 
+/// How a restore goes: all of the run's files or only some, for real or as a dry run.
+#[derive(Clone, Debug, Default)]
+pub struct RestoreOptions {
+    /// Pathspecs relative to the work tree's root; empty for every file.
+    pub paths: Vec<Vec<u8>>,
+    pub dry_run: bool,
+    /// The command line that asked for the restore, kept in the recovery commit so that
+    /// `restore --list` can say what made each recovery point.
+    pub command: Option<String>,
+}
+
 pub fn restore(
     repo: &Repo,
     workspace: &Workspace,
     state: &RunState,
     target: RestoreTarget,
     config: &Config,
-    dry_run: bool,
+    options: &RestoreOptions,
 ) -> Result<Restored> {
+    let dry_run = options.dry_run;
     let target_commit = crate::ops::fork::parse_sha(&target.commit)?;
     let current = workspace.snapshot(Some(state.run_tip), config, &[])?;
     let target_tree = repo.commit_tree(target_commit)?;
@@ -111,6 +123,14 @@ pub fn restore(
         .repo
         .changes_between(current.tree, target_tree)
         .map_err(|err| Error::from(err).at(&place))?;
+    let changes = if options.paths.is_empty() {
+        changes
+    } else {
+        workspace
+            .repo
+            .changes_under(changes, &options.paths, current.tree, target_tree)
+            .map_err(|err| Error::from(err).at(&place))?
+    };
     let excludes = config.excludes(&workspace.path);
     let (changes, left_alone) = workspace
         .repo
@@ -135,7 +155,7 @@ pub fn restore(
     let recovery = repo.write_commit(
         current.tree,
         &[state.run_tip],
-        &message::meta_commit(&subject, &state.id, None),
+        &message::recovery_commit(&subject, &state.id, options.command.as_deref()),
         &config.identity,
     )?;
     failpoint::reach("restore:objects-written");
@@ -158,4 +178,37 @@ pub fn restore(
         .retain(|change| !refused.iter().any(|left| left.path == change.path));
     restored.left_alone.extend(refused);
     Ok(restored)
+}
+
+/// A state of the worktree that a restore kept under `refs/fabro/recovery/<RUN_ID>/`, as
+/// `restore --list` shows it.
+#[derive(Clone, Debug, Serialize)]
+pub struct RecoveryPoint {
+    pub recovery_ref: String,
+    pub commit: String,
+    /// When the restore that kept it ran (RFC 3339, UTC).
+    pub time: String,
+    /// The command that made it; null for one kept before git-fabro recorded commands.
+    pub command: Option<String>,
+    pub subject: String,
+}
+
+/// The run's recovery points, oldest first (their ref names are ULIDs minted as they were made).
+pub fn recovery_points(repo: &Repo, id: &RunId) -> Result<Vec<RecoveryPoint>> {
+    let prefix = recovery_prefix(id);
+    let mut refs = repo.refs_under(&prefix)?;
+    refs.sort();
+    refs.into_iter()
+        .map(|(name, commit)| {
+            let info = repo.commit_info(commit)?;
+            let (subject, command) = message::read_recovery(&info.message);
+            Ok(RecoveryPoint {
+                recovery_ref: format!("{prefix}{name}"),
+                commit: commit.to_string(),
+                time: crate::format::time::Timestamp::from_seconds(info.time).rfc3339(),
+                command,
+                subject,
+            })
+        })
+        .collect()
 }

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result};
 use crate::format::run_id::RunId;
 use crate::format::store::RunDir;
-use crate::git::process::is_alive;
+use crate::git::process::{command_line, is_alive};
 
 pub const RUN_PID: &str = "run.pid";
 
@@ -65,7 +65,7 @@ impl RunDir {
                 }
                 let found = read_pid(&path);
                 if let Some(holder) = found.filter(|p| is_alive(*p)) {
-                    return Err(held(id, holder));
+                    return Err(held(id, holder, false));
                 }
                 self.remove_dead_holder(&path, found)?;
             }
@@ -111,16 +111,17 @@ pub fn ensure_not_held(
     if force || own_holder == Some(holder) {
         return Ok(());
     }
-    Err(Error::Busy(format!(
-        "{}; pass --force to go ahead anyway",
-        held(id, holder)
-    )))
+    Err(held(id, holder, true))
 }
 
-fn held(id: &RunId, pid: u32) -> Error {
-    Error::Busy(format!(
-        "run {id} is held by process {pid} (run.pid): it is still running; wait for it to end or stop it"
-    ))
+/// That process `pid` holds run `id`, naming its command line where the system tells it.
+pub fn held(id: &RunId, pid: u32, forcible: bool) -> Error {
+    Error::Held {
+        run: id.to_string(),
+        pid,
+        command: command_line(pid),
+        forcible,
+    }
 }
 
 fn read_pid(path: &Path) -> Option<u32> {

@@ -76,7 +76,8 @@ pub fn snapshot(
             old: state.run_tip,
             new: commit,
         };
-        repo.update_refs(&[edit], "fabro: snapshot", &config.identity)?;
+        repo.update_refs(&[edit], "fabro: snapshot", &config.identity)
+            .map_err(|err| Error::from(err).in_run(&state.id))?;
         done.run_commit = commit.to_string();
         done.created = true;
     }

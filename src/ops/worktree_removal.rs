@@ -111,7 +111,12 @@ fn remove(repo: &Repo, path: &Path) -> Result<()> {
     {
         return Err(err.into());
     }
-    std::fs::remove_dir_all(&aside).map_err(Error::io(format!("cannot remove {}", aside.display())))
+    match std::fs::remove_dir_all(&aside) {
+        // A gc that collected the run meanwhile removes its run directory, and this worktree
+        // inside it: what was asked is done.
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        other => other.map_err(Error::io(format!("cannot remove {}", aside.display()))),
+    }
 }
 
 /// The warning for a worktree kept at `path`.

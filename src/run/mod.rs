@@ -121,7 +121,8 @@ impl RunState {
                 new: run,
             },
         ];
-        Ok(repo.update_refs(&edits, reflog, who)?)
+        repo.update_refs(&edits, reflog, who)
+            .map_err(|err| Error::from(err).in_run(&self.id))
     }
 
     /// The checkpoint record the next checkpoint builds on.

@@ -72,13 +72,7 @@ impl Target {
         };
         match matches.as_slice() {
             [one] => Ok(one),
-            [] if timeline.is_empty() => Err(Error::TargetNotFound(format!(
-                "run {run} has no checkpoints yet"
-            ))),
-            [] => Err(Error::TargetNotFound(format!(
-                "no checkpoint of run {run} matches {}",
-                self.describe()
-            ))),
+            [] => Err(self.not_found(run, !timeline.is_empty())),
             many => Err(Error::AmbiguousTarget(format!(
                 "{} matches {} checkpoints of run {run}: {}",
                 self.describe(),
@@ -88,6 +82,22 @@ impl Target {
                     .collect::<Vec<_>>()
                     .join(", ")
             ))),
+        }
+    }
+
+    /// That this target matches no checkpoint of `run`, which has some (`any`) or none yet.
+    pub fn not_found(&self, run: &str, any: bool) -> Error {
+        let message = if any {
+            format!("no checkpoint of run {run} matches {}", self.describe())
+        } else {
+            format!(
+                "run {run} has no checkpoints yet, so nothing matches {}",
+                self.describe()
+            )
+        };
+        Error::TargetNotFound {
+            run: run.to_owned(),
+            message,
         }
     }
 

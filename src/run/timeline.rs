@@ -116,7 +116,7 @@ pub fn find(repo: &Repo, state: &RunState, target: &Target) -> Result<Entry> {
         }
         newest = false;
     }
-    target.resolve(&[], state.id.as_str()).cloned()
+    Err(target.not_found(state.id.as_str(), !newest))
 }
 
 fn looks_like_sha(text: &str) -> bool {

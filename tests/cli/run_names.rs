@@ -93,7 +93,10 @@ fn run_names_short_ids_are_unique_prefixes_that_commands_accept() {
     repo.checkpoint(&run.id, "plan");
     // A second run whose id shares the first eleven characters, as runs started in the same
     // millisecond do: its refs are copies under that id.
-    let twin = format!("{}{}", &run.id[..11], "ZZZZZZZZZZZZZZZ");
+    // Its twelfth character differs from the run's (a ULID's twelfth is random: a fixed `Z`
+    // would match it one time in 32 and lengthen both short ids).
+    let differ = if &run.id[11..12] == "Z" { "Y" } else { "Z" };
+    let twin = format!("{}{}", &run.id[..11], differ.repeat(15));
     for kind in ["run", "meta"] {
         let tip = repo.git(&["rev-parse", &format!("refs/heads/fabro/{kind}/{}", run.id)]);
         repo.git(&[
