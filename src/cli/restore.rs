@@ -3,7 +3,6 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 
 use super::{Ctx, output};
-use crate::error::Error;
 use crate::git::PathAction;
 use crate::ops::restore::{
     RecoveryPoint, RestoreOptions, Restored, recovery_points, resolve, restore,
@@ -98,22 +97,7 @@ fn root_relative(workdir: &Path, paths: &[PathBuf]) -> Result<Vec<Vec<u8>>> {
         Ok(here) if here.starts_with(&root) => here,
         _ => root.clone(),
     };
-    let mut relative = Vec::with_capacity(paths.len());
-    for given in paths {
-        let full = super::snapshot::lexically_normal(&base.join(given));
-        let rel = full.strip_prefix(&root).map_err(|_| {
-            Error::Usage(format!(
-                "{} is outside the run's files ({})",
-                given.display(),
-                root.display()
-            ))
-        })?;
-        if rel.as_os_str().is_empty() {
-            return Ok(Vec::new());
-        }
-        relative.push(rel.as_os_str().as_encoded_bytes().to_vec());
-    }
-    Ok(relative)
+    super::snapshot::relative_to_root(&root, &base, paths, Path::to_path_buf)
 }
 
 /// This command as the user would type it again (`git fabro ...`), quoted for a POSIX shell.

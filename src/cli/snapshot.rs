@@ -60,10 +60,22 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
 fn workdir_relative(workdir: &Path, paths: &[PathBuf]) -> Result<Vec<Vec<u8>>> {
     let cwd = std::env::current_dir()?;
     let root = std::fs::canonicalize(workdir)?;
+    relative_to_root(&root, &cwd, paths, physical)
+}
+
+/// `paths`, taken from `base` and resolved by `resolve`, as bytes relative to `root`; a path
+/// outside `root` is a usage error, and one naming `root` itself means every file (an empty
+/// list).
+pub(super) fn relative_to_root(
+    root: &Path,
+    base: &Path,
+    paths: &[PathBuf],
+    resolve: impl Fn(&Path) -> PathBuf,
+) -> Result<Vec<Vec<u8>>> {
     let mut relative = Vec::with_capacity(paths.len());
     for given in paths {
-        let full = physical(&lexically_normal(&cwd.join(given)));
-        let rel = full.strip_prefix(&root).map_err(|_| {
+        let full = resolve(&lexically_normal(&base.join(given)));
+        let rel = full.strip_prefix(root).map_err(|_| {
             Error::Usage(format!(
                 "{} is outside the run's files ({})",
                 given.display(),
@@ -79,7 +91,7 @@ fn workdir_relative(workdir: &Path, paths: &[PathBuf]) -> Result<Vec<Vec<u8>>> {
 }
 
 /// `a/./b/../c` as `a/c`, without asking the file system.
-pub(super) fn lexically_normal(path: &Path) -> PathBuf {
+fn lexically_normal(path: &Path) -> PathBuf {
     let mut normal = PathBuf::new();
     for part in path.components() {
         match part {
