@@ -9,6 +9,7 @@ mod complete;
 mod completions;
 mod diff;
 mod diff_stat;
+mod execute;
 mod fetch;
 mod finish;
 mod fork;

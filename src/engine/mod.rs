@@ -16,6 +16,7 @@
 pub mod condition;
 pub mod dot;
 pub mod dry_run;
+pub mod execute;
 pub mod files;
 pub mod graph;
 pub mod outcome;
