@@ -656,3 +656,59 @@ fn the_example_pipeline_runs() {
     let report = repo.git(&["show", &format!("fabro/run/{}:fabro-report.txt", ran.id)]);
     assert!(report.contains(&format!("run {}", ran.id)), "{report}");
 }
+
+#[test]
+fn a_wait_node_waits_its_duration_and_is_checkpointed() {
+    let repo = TestRepo::new();
+    let path = workflow(
+        &repo,
+        "pause",
+        r#"digraph pause {
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  pause [shape=insulator, duration="300ms"]
+  start -> pause -> exit
+}"#,
+    );
+    let ran = run(&repo, &path, &["--json"]);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let summary = summary(&ran);
+    assert_eq!(stages(&summary), ["start@1 succeeded", "pause@1 succeeded"]);
+    assert!(summary["stages"][1]["duration_ms"].as_u64().unwrap() >= 300);
+    assert_eq!(completed_counts(&repo, &ran.id), ["2"]);
+    assert_fabro_shapes(&repo);
+}
+
+#[test]
+fn resume_after_sigkill_inside_a_node_runs_that_node_once_more() {
+    let repo = TestRepo::new();
+    let log = repo.root.join("ran.log");
+    let marker = repo.root.join("killed-once");
+    // The script kills the engine (its parent) with SIGKILL the first time it runs.
+    let b = format!(
+        r#"b [shape=parallelogram, script="echo b >> {log}; if [ ! -e {marker} ]; then touch {marker}; kill -9 $PPID; sleep 1; fi; echo b > b.txt"]"#,
+        log = log.display(),
+        marker = marker.display()
+    );
+    let path = workflow(
+        &repo,
+        "killed",
+        &format!(
+            "digraph killed {{\n start [shape=Mdiamond]\n exit [shape=Msquare]\n {}\n {b}\n {}\n start -> a -> b -> c -> exit\n}}",
+            counted(&log, "a"),
+            counted(&log, "c")
+        ),
+    );
+    let out = repo.fabro().arg("run").arg(&path).output().unwrap();
+    assert_eq!(
+        std::os::unix::process::ExitStatusExt::signal(&out.status),
+        Some(9)
+    );
+    let id = the_only_run(&repo);
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), "a\nb\n");
+    repo.ok(&["resume", &id]);
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), "a\nb\nb\nc\n");
+    assert_eq!(completed_counts(&repo, &id), ["2", "3", "4"]);
+    assert_eq!(run_json(&repo, &id)["status"]["kind"], "succeeded");
+    assert_eq!(repo.ok(&["fsck"]), "");
+}
