@@ -1281,7 +1281,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__resume)
-            opts="-C -q -h --run --workflow --force --json --quiet --help"
+            opts="-C -q -h --run --workflow --force --json --prepare-only --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1329,7 +1329,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__run)
-            opts="-C -q -h --dry-run --auto-approve --goal --input --json --quiet --help"
+            opts="-C -q -h --dry-run --auto-approve --goal --input --label --base --in-place --config --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1340,6 +1340,18 @@ _git__fabro() {
                     return 0
                     ;;
                 --input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --label)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --base)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -145,5 +145,9 @@ fn request(args: &Args) -> Result<CheckpointRequest, Error> {
         next,
         context,
         attachments,
+        outcome: None,
+        notes: None,
+        failure_reason: None,
+        run_commit: true,
     })
 }

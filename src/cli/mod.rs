@@ -9,6 +9,7 @@ mod complete;
 mod completions;
 mod diff;
 mod diff_stat;
+mod execute;
 mod fetch;
 mod finish;
 mod fork;
@@ -141,8 +142,8 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Fetch(args) => fetch::run(&ctx()?, args),
         Command::Hooks(args) => hooks::run(&ctx()?, args),
         // A workflow is checked or simulated from its file alone: no repository is opened.
-        Command::Validate(args) => validate::run(cli.directory.as_deref(), args),
-        Command::Run(args) => run::run(cli.directory.as_deref(), args),
+        Command::Validate(args) => validate::run(args),
+        Command::Run(args) => run::run(args),
         Command::Completions(args) => completions::completions(args),
         Command::Complete(args) => complete::run(ctx, args),
         Command::GenerateDocs(args) => completions::generate_docs(args),

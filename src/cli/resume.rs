@@ -5,15 +5,21 @@ use anyhow::Result;
 
 use super::run_arg::RunArgs;
 use super::{Ctx, ExitWith, output};
+use crate::engine::workflow;
 use crate::error::Error;
 use crate::format::run_id::RunId;
 use crate::format::store::RunDir;
 use crate::ops::resume::{ResumeRequest, ResumeState, resume};
 use crate::ops::run_pid::HOLDER_ENV;
-use crate::run::RunState;
+use crate::ops::start::ENGINE;
+use crate::run::{GRAPH_FILE, RunState};
 
-/// Resume a run: rebuild its run directory and worktree from git, then print its state or run
-/// a command in it
+/// Resume a run: rebuild its run directory and worktree from git, then continue it, print its
+/// state or run a command in it
+///
+/// A run that `git fabro run` started is continued by the engine from its checkpoint's
+/// next node, then finished (exit 0 succeeded, 1 failed); no node whose checkpoint was
+/// recorded runs again. --prepare-only stops after rebuilding and prints the state instead.
 ///
 /// Refuses archived and succeeded runs, and runs whose run.pid names a live process. Without a
 /// COMMAND, prints the state an engine continues from as JSON. With one, takes run.pid (of
@@ -35,6 +41,10 @@ pub struct Args {
     /// Print JSON (the state is always printed as JSON without a command)
     #[arg(long)]
     json: bool,
+    /// Only rebuild the run directory and worktree and print the state, even for a run the
+    /// engine executes
+    #[arg(long, conflicts_with = "command")]
+    prepare_only: bool,
     /// The command to run in the worktree
     #[arg(last = true, value_name = "COMMAND")]
     command: Vec<String>,
@@ -60,6 +70,16 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
             "the worktree {} has changes that no checkpoint holds",
             resumed.worktree.display()
         ));
+    }
+    let by_engine = state
+        .record
+        .spec
+        .extra
+        .get("engine")
+        .and_then(|v| v.as_str())
+        == Some(ENGINE);
+    if args.command.is_empty() && by_engine && !args.prepare_only {
+        return continue_workflow(ctx, &id, args.json);
     }
     if args.command.is_empty() {
         return output::json(&resumed);
@@ -109,4 +129,17 @@ fn exit_code(status: std::process::ExitStatus) -> u8 {
 #[cfg(not(unix))]
 fn exit_code(status: std::process::ExitStatus) -> u8 {
     status.code().unwrap_or(1) as u8
+}
+
+/// Continues a run the engine executes, under the workflow it recorded.
+fn continue_workflow(ctx: &Ctx, id: &RunId, json: bool) -> Result<()> {
+    let state = RunState::load(&ctx.repo, id)?;
+    let source =
+        state.record.graph_source.as_deref().ok_or_else(|| {
+            Error::Failed(format!("run {id} has no recorded workflow to continue"))
+        })?;
+    let graph = workflow::parse(source, GRAPH_FILE)
+        .map_err(|err| Error::Failed(format!("run {id}: its recorded workflow: {err}")))?;
+    output::line(id)?;
+    super::execute::execute(ctx, id, &graph, json)
 }

@@ -1,15 +1,26 @@
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::Result;
 use serde::Serialize;
 
-use super::{ExitWith, output, workflow_file};
+use super::{Ctx, ExitWith, output, workflow_file};
 use crate::engine::dry_run::{self, DryRun, Options};
+use crate::engine::execute;
 use crate::engine::outcome::Status;
 use crate::engine::validate;
 use crate::error::{Error, exit};
+use crate::format::run_id::RunId;
+use crate::ops::start::{StartRequest, start};
 
-/// Run a Fabro workflow: with --dry-run, simulate it and show the path it takes
+/// Run a Fabro workflow: start a run, execute it node by node, checkpoint every node, finish
+///
+/// Validates WORKFLOW (an invalid one is refused with exit 2 before anything is written),
+/// starts a run exactly as `start` does, prints its id as the first line of stdout, then runs
+/// the workflow in the run's worktree: each node is checkpointed (the start node on the
+/// metadata branch only, as Fabro counts it), edges are chosen by Fabro's rules, and the run is
+/// finished as `finish` does. One line per stage goes to stderr. Exits 0 when the run
+/// succeeded, 1 when it failed. This version runs start, exit, conditional, wait and command
+/// nodes; a workflow with other nodes is refused (exit 2) before the run starts.
 ///
 /// With --dry-run, walks WORKFLOW from its start node as Fabro's --dry-run does: every handler
 /// simulated (agents answer "[Simulated] ...", commands are skipped, human gates take their first
@@ -34,7 +45,20 @@ pub struct Args {
     /// A workflow input, KEY=VALUE (repeatable)
     #[arg(long = "input", value_name = "KEY=VALUE", value_parser = parse_input)]
     inputs: Vec<(String, String)>,
-    /// Print the result as one JSON document: status, stages [{node_id, visit, status}]
+    /// A label recorded in run.json (repeatable)
+    #[arg(long = "label", value_name = "K=V", value_parser = parse_input)]
+    labels: Vec<(String, String)>,
+    /// Commit the run branch starts at (default: HEAD)
+    #[arg(long, value_name = "REV")]
+    base: Option<String>,
+    /// Work in this directory itself instead of a linked worktree
+    #[arg(long, conflicts_with = "base")]
+    in_place: bool,
+    /// run.toml for this run ([checkpoint] exclude_globs, [git.author])
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Print the result as one JSON document: run_id, status, stages [{node_id, visit,
+    /// status, duration_ms}], duration_ms (a dry run: status, stages)
     #[arg(long)]
     json: bool,
 }
@@ -53,15 +77,11 @@ struct Summary<'a> {
     run: &'a DryRun,
 }
 
-pub fn run(directory: Option<&Path>, args: Args) -> Result<()> {
+pub fn run(args: Args) -> Result<()> {
     if !args.dry_run {
-        return Err(Error::Usage(
-            "only `git fabro run --dry-run` is available in this version of git-fabro".into(),
-        )
-        .into());
+        return run_for_real(args);
     }
-    let checked =
-        workflow_file::check(directory, &args.workflow).map_err(|e| e.into_error(exit::USAGE))?;
+    let checked = workflow_file::check(&args.workflow).map_err(|e| e.into_error(exit::USAGE))?;
     if !args.json {
         workflow_file::header(&checked);
         if let Some(goal) = args.goal.as_deref().or(checked.graph.goal()) {
@@ -107,4 +127,51 @@ pub fn run(directory: Option<&Path>, args: Args) -> Result<()> {
             Err(ExitWith(exit::FAILED).into())
         }
     }
+}
+
+/// Validates, refuses what this version cannot run, starts the run and executes it.
+fn run_for_real(args: Args) -> Result<()> {
+    let checked = workflow_file::check(&args.workflow).map_err(|e| e.into_error(exit::USAGE))?;
+    if validate::has_errors(&checked.diagnostics) {
+        workflow_file::print_diagnostics(&checked.diagnostics);
+        return Err(Error::Usage(format!(
+            "{} is not a valid workflow; nothing was run",
+            checked.shown
+        ))
+        .into());
+    }
+    let unsupported = execute::unsupported(&checked.graph);
+    if !unsupported.is_empty() {
+        let listed: Vec<String> = unsupported
+            .iter()
+            .map(|(id, handler)| format!("{id} ({handler})"))
+            .collect();
+        return Err(Error::Usage(format!(
+            "{} has nodes this version of git-fabro cannot run: {}; it runs start, exit, \
+             conditional, wait and command nodes (try `git fabro run --dry-run`); nothing was run",
+            checked.shown,
+            output::escape(&listed.join(", "))
+        ))
+        .into());
+    }
+    if !args.json {
+        workflow_file::print_diagnostics(&checked.diagnostics);
+    }
+    let ctx = Ctx::open(true)?;
+    let request = StartRequest {
+        goal: args.goal,
+        workflow: Some(args.workflow.clone()),
+        labels: args.labels,
+        base: args.base,
+        run_dir: None,
+        config: args.config,
+        in_place: args.in_place,
+        graph: Some(checked.graph.to_fabro_json()),
+        engine: true,
+        inputs: args.inputs,
+    };
+    let started = start(&ctx.repo, &ctx.home, &request)?;
+    output::line(&started.run_id)?;
+    let id = RunId::parse(&started.run_id)?;
+    super::execute::execute(&ctx, &id, &checked.graph, args.json)
 }

@@ -76,6 +76,8 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         config: args.config,
         in_place: args.in_place,
         graph,
+        engine: false,
+        inputs: Vec::new(),
     };
     let progress = output::progress("checking out the run's worktree");
     let started = start(&ctx.repo, &ctx.home, &request)?;

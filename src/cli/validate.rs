@@ -22,9 +22,8 @@ pub struct Args {
     json: bool,
 }
 
-pub fn run(directory: Option<&std::path::Path>, args: Args) -> Result<()> {
-    let checked =
-        workflow_file::check(directory, &args.workflow).map_err(|e| e.into_error(exit::FAILED))?;
+pub fn run(args: Args) -> Result<()> {
+    let checked = workflow_file::check(&args.workflow).map_err(|e| e.into_error(exit::FAILED))?;
     let invalid = validate::has_errors(&checked.diagnostics);
     if args.json {
         output::json(&workflow_file::Report::of(&checked))?;

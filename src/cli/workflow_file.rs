@@ -2,7 +2,7 @@
 //! read as a regular file, parsed, its `@file` prompts inlined from beside it (then from the
 //! fabro home), validated with Fabro's rules. Diagnostics print as Fabro prints them.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::Result;
 use serde::Serialize;
@@ -30,18 +30,12 @@ pub enum Unreadable {
     Syntax(ParseError),
 }
 
-/// `path` as the command sees it: relative to `-C DIR` when one was given.
-pub fn resolve(directory: Option<&Path>, path: &Path) -> PathBuf {
-    match directory {
-        Some(dir) if path.is_relative() => dir.join(path),
-        _ => path.to_owned(),
-    }
-}
-
-pub fn check(directory: Option<&Path>, given: &Path) -> Result<Checked, Unreadable> {
-    let path = resolve(directory, given);
+/// Reads and checks the workflow at `given` (relative to the current directory, which `-C DIR`
+/// has already made DIR).
+pub fn check(given: &Path) -> Result<Checked, Unreadable> {
+    let path = given;
     let shown = given.display().to_string();
-    let bytes = input::read_file(&path, "WORKFLOW", input::MAX_DEFINITION)
+    let bytes = input::read_file(path, "WORKFLOW", input::MAX_DEFINITION)
         .map_err(|e| Unreadable::File(e.into()))?;
     let source = String::from_utf8(bytes).map_err(|e| {
         let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];

@@ -225,7 +225,7 @@ impl Walk<'_> {
     /// The handler's simulation, chosen by `type`, then shape, then the agent handler.
     fn simulate(&self, node: &Node, depth: usize) -> Outcome {
         let simulated = || Outcome::succeeded(format!("[Simulated] {}", node.id));
-        match handler(node) {
+        match super::graph::handler(node) {
             "agent" | "prompt" => {
                 let text = format!("[Simulated] Response for stage: {}", node.id);
                 let mut outcome = simulated();
@@ -362,23 +362,6 @@ impl Walk<'_> {
             .insert("parallel.fan_in.best_outcome".into(), json!(best.1));
         outcome
     }
-}
-
-/// The handler a node runs: its `type` when Fabro knows it, else its shape's, else an agent.
-fn handler(node: &Node) -> &str {
-    fn normalize(t: &str) -> &str {
-        match t {
-            "agent_loop" => "agent",
-            "one_shot" => "prompt",
-            "tool" => "command",
-            other => other,
-        }
-    }
-    node.handler_type()
-        .map(normalize)
-        .filter(|t| super::graph::KNOWN_HANDLER_TYPES.contains(t))
-        .or_else(|| super::graph::shape_handler(node.shape()))
-        .unwrap_or("agent")
 }
 
 /// The key of a choice: `[K] Label`, `K) Label` or `K - Label` (1 to 3 letters or digits),

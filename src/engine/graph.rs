@@ -121,6 +121,23 @@ pub const KNOWN_HANDLER_TYPES: &[&str] = &[
     "wait",
 ];
 
+/// The handler a node runs: its `type` when Fabro knows it, else its shape's, else an agent.
+pub fn handler(node: &Node) -> &str {
+    fn normalize(t: &str) -> &str {
+        match t {
+            "agent_loop" => "agent",
+            "one_shot" => "prompt",
+            "tool" => "command",
+            other => other,
+        }
+    }
+    node.handler_type()
+        .map(normalize)
+        .filter(|t| KNOWN_HANDLER_TYPES.contains(t))
+        .or_else(|| shape_handler(node.shape()))
+        .unwrap_or("agent")
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Node {
     pub id: String,

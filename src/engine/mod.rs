@@ -9,6 +9,8 @@
 //! - `validate`: Fabro's validation rules, names, severities and messages;
 //! - `outcome`, `routing`: what a node reports and which edge it then follows;
 //! - `dry_run`: Fabro's simulation of a run, every handler simulated;
+//! - `execute`: running a workflow for real (start, exit, conditional, wait and command nodes),
+//!   every node checkpointed through `ops`, the run finished through `ops::finish`;
 //! - `workflow`: the entry points other layers call (`parse`, `Graph`).
 //!
 //! Nothing here prints, parses arguments or reads the environment.
@@ -16,6 +18,7 @@
 pub mod condition;
 pub mod dot;
 pub mod dry_run;
+pub mod execute;
 pub mod files;
 pub mod graph;
 pub mod outcome;

@@ -28,6 +28,14 @@ pub struct CheckpointRequest {
     pub next: Option<NodeId>,
     pub context: Vec<(String, Value)>,
     pub attachments: Vec<(String, Vec<u8>)>,
+    /// Fabro's `Outcome` of the node for `node_outcomes`; `{"status"}` when absent.
+    pub outcome: Option<Value>,
+    /// What the stage's `status.json` says besides its outcome.
+    pub notes: Option<String>,
+    pub failure_reason: Option<String>,
+    /// False for a node Fabro's engine records without a run commit (its start node): the
+    /// metadata branch gets the checkpoint, the run branch stays where it is.
+    pub run_commit: bool,
 }
 
 /// What a checkpoint recorded, as `checkpoint --json` prints it.
@@ -104,17 +112,29 @@ pub fn checkpoint(
     let stage_dir = stages::dir(completed, node, visit);
     let now = Timestamp::now();
 
-    let snapshot = workspace.snapshot(Some(state.run_tip), config, &[])?;
+    let snapshot = if request.run_commit {
+        Some(workspace.snapshot(Some(state.run_tip), config, &[])?)
+    } else {
+        None
+    };
+    let tree = match &snapshot {
+        Some(snapshot) => snapshot.tree,
+        None => repo.commit_tree(state.run_tip)?,
+    };
+    let skipped = snapshot
+        .as_ref()
+        .map(|s| s.skipped.as_slice())
+        .unwrap_or(&[]);
 
-    let record = next_record(&previous, request, visit, now, snapshot.tree.to_string());
+    let record = next_record(&previous, request, visit, now, tree.to_string());
     let mut run_json = state.record.clone();
     run_json.checkpoint = Some(record.clone());
     let stage_record = StageRecord {
         node_id: node.to_owned(),
         visit,
         outcome: request.status,
-        notes: None,
-        failure_reason: None,
+        notes: request.notes.clone(),
+        failure_reason: request.failure_reason.clone(),
         timestamp: now.rfc3339(),
         next_node_id: request.next.as_ref().map(ToString::to_string),
         files: request
@@ -122,7 +142,7 @@ pub fn checkpoint(
             .iter()
             .map(|(name, _)| name.clone())
             .collect(),
-        skipped_files: snapshot.skipped.iter().map(|f| f.path.clone()).collect(),
+        skipped_files: skipped.iter().map(|f| f.path.clone()).collect(),
     };
 
     let mut stage_tree = repo.edit_tree(repo.empty_tree())?;
@@ -149,12 +169,10 @@ pub fn checkpoint(
         completed,
         &meta_commit.to_string(),
     );
-    let run_commit = repo.write_commit(
-        snapshot.tree,
-        &[state.run_tip],
-        &run_message,
-        &config.identity,
-    )?;
+    let run_commit = match snapshot {
+        Some(_) => repo.write_commit(tree, &[state.run_tip], &run_message, &config.identity)?,
+        None => state.run_tip,
+    };
     // Both branches move in one ref transaction: git-fabro has no boundary between the two
     // refs (the transaction orders them, metadata first), so the points are around it.
     failpoint::reach("checkpoint:objects-written");
@@ -176,8 +194,7 @@ pub fn checkpoint(
         completed,
         run_commit: run_commit.to_string(),
         meta_commit: meta_commit.to_string(),
-        warnings: snapshot
-            .skipped
+        warnings: skipped
             .iter()
             .map(|f| {
                 format!(
@@ -187,7 +204,7 @@ pub fn checkpoint(
             })
             .collect(),
     };
-    if let Err(err) = snapshot.write_index() {
+    if let Some(Err(err)) = snapshot.map(|s| s.write_index()) {
         outcome.warnings.push(format!(
             "{err}; `git status` in the worktree may show stale entries"
         ));
@@ -218,9 +235,11 @@ fn next_record(
     record.next_node_id = request.next.as_ref().map(ToString::to_string);
     record.completed_nodes.push(node.clone());
     record.node_visits.insert(node.clone(), visit);
-    record
-        .node_outcomes
-        .insert(node, json!({ "status": request.status.as_str() }));
+    let outcome = request
+        .outcome
+        .clone()
+        .unwrap_or_else(|| json!({ "status": request.status.as_str() }));
+    record.node_outcomes.insert(node, outcome);
     for (key, value) in &request.context {
         record.context_values.insert(key.clone(), value.clone());
     }

@@ -36,6 +36,11 @@ pub struct StartRequest {
     pub in_place: bool,
     /// The workflow parsed into Fabro's `Graph` shape (the engine parses; the run records it).
     pub graph: Option<serde_json::Value>,
+    /// The run is executed by git-fabro's engine, which counts its start node as Fabro does
+    /// (`completed_offset` 1) and records `spec.engine`, so that `resume` continues it.
+    pub engine: bool,
+    /// The workflow's inputs (`--input KEY=VALUE`), recorded as `spec.inputs`.
+    pub inputs: Vec<(String, String)>,
 }
 
 #[derive(Clone, Debug, serde::Serialize)]
@@ -121,6 +126,8 @@ pub fn start(repo: &Repo, home: &Path, request: &StartRequest) -> Result<Started
             graph_sha256: workflow.as_ref().map(|(_, _, sha)| sha.clone()),
             git: git_context(repo, base, in_place),
             in_place,
+            completed_offset: usize::from(request.engine),
+            extra: engine_keys(request),
             ..Spec::default()
         },
         graph_source: workflow
@@ -340,3 +347,21 @@ fn undo(repo: &Repo, id: &RunId, init: ObjectId, base: ObjectId, config: &Config
 pub fn short_branch(full: &str) -> String {
     full.strip_prefix("refs/heads/").unwrap_or(full).to_owned()
 }
+
+/// `spec.engine` and `spec.inputs`, git-fabro's keys for a run its engine executes.
+fn engine_keys(request: &StartRequest) -> BTreeMap<String, serde_json::Value> {
+    let mut keys = BTreeMap::new();
+    if request.engine {
+        keys.insert("engine".into(), json!(ENGINE));
+        let inputs: BTreeMap<&str, &str> = request
+            .inputs
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        keys.insert("inputs".into(), json!(inputs));
+    }
+    keys
+}
+
+/// The value of `spec.engine` for runs git-fabro's engine executes.
+pub const ENGINE: &str = "git-fabro";

@@ -165,6 +165,30 @@ impl RunState {
                 break;
             }
         }
+        self.uncommitted_checkpoint(repo)
+    }
+
+    /// With no run commit of its own, the run builds on the checkpoint its engine recorded
+    /// without one (Fabro's start node, counted by `completed_offset`), else on its root's.
+    fn uncommitted_checkpoint(&self, repo: &Repo) -> Result<Option<Checkpoint>> {
+        let offset = self.record.spec.completed_offset;
+        if offset > 0 {
+            for commit in repo.first_parents(self.meta_tip) {
+                let commit = commit?;
+                let record = if commit.id == self.meta_tip {
+                    self.record.clone()
+                } else {
+                    read_record(repo, repo.commit_tree(commit.id)?, &commit.id.to_string())?
+                };
+                match record.checkpoint {
+                    Some(checkpoint) if checkpoint.completed_nodes.len() <= offset => {
+                        return Ok(Some(checkpoint));
+                    }
+                    _ if commit.first_parent.is_none() => break,
+                    _ => {}
+                }
+            }
+        }
         self.root_checkpoint(repo)
     }
 

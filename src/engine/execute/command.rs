@@ -1,0 +1,235 @@
+//! The command handler: a node's `script` run by `/bin/bash -c` in the run's worktree, in a
+//! process group of its own, with the environment Fabro gives scripts (secrets filtered out)
+//! and git-fabro's `FABRO_*` variables. Its output streams into `stdout.log` and `stderr.log`
+//! as it runs; a timeout sends SIGTERM to the group, then SIGKILL 2 s later. Exit 0 succeeds,
+//! anything else fails, and nothing is retried: Fabro never retries a non-zero exit.
+
+use std::ffi::OsString;
+use std::fs::File;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::engine::graph::{AttrValue, Node};
+use crate::engine::outcome::Outcome;
+
+/// A script's timeout when the node sets none: 10 minutes, as in Fabro.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
+/// Between SIGTERM and SIGKILL.
+const GRACE: Duration = Duration::from_secs(2);
+/// How much of each stream a failure's notes quote.
+const TAIL: usize = 4096;
+
+/// Name endings Fabro keeps out of a script's environment.
+const SECRET_SUFFIXES: &[&str] = &["_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD", "_CREDENTIAL"];
+
+/// The process environment without the names Fabro filters out (compared without case).
+pub fn filter_env(vars: &[(OsString, OsString)]) -> Vec<(OsString, OsString)> {
+    vars.iter()
+        .filter(|(name, _)| {
+            let name = name.to_string_lossy().to_uppercase();
+            !SECRET_SUFFIXES.iter().any(|s| name.ends_with(s))
+        })
+        .cloned()
+        .collect()
+}
+
+/// Where and how one command runs.
+pub struct Invocation<'a> {
+    pub node: &'a Node,
+    pub worktree: &'a Path,
+    /// The filtered environment plus the `FABRO_*` variables.
+    pub env: Vec<(OsString, OsString)>,
+    /// The stage's folder in the run directory: `stdout.log` and `stderr.log` go there.
+    pub stage_dir: PathBuf,
+}
+
+/// What a command left: its outcome and the stage files Fabro writes for it.
+pub struct Ran {
+    pub outcome: Outcome,
+    pub exit_code: Option<i32>,
+    pub files: Vec<(String, Vec<u8>)>,
+}
+
+enum Ending {
+    Exited(Option<i32>),
+    TimedOut,
+}
+
+pub fn run(invocation: &Invocation) -> Ran {
+    let node = invocation.node;
+    let script = node
+        .str_attr("script")
+        .or_else(|| node.str_attr("tool_command"))
+        .unwrap_or("");
+    let language = node.str_attr("language").unwrap_or("shell");
+    let timeout = timeout(node);
+    let timeout_ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
+    let started = json!({
+        "script": script, "command": script, "language": language, "timeout_ms": timeout_ms,
+    });
+    let mut files = vec![("script_invocation.json".to_string(), pretty(&started))];
+    if script.trim().is_empty() {
+        return Ran {
+            outcome: Outcome::failed("No script specified"),
+            exit_code: None,
+            files,
+        };
+    }
+    if language != "shell" {
+        let reason =
+            format!("Invalid language: {language} (this version of git-fabro runs shell scripts)");
+        return Ran {
+            outcome: Outcome::failed(&reason),
+            exit_code: None,
+            files,
+        };
+    }
+    let clock = Instant::now();
+    let ending = spawn(invocation, script).and_then(|child| wait(child, timeout));
+    let duration_ms = u64::try_from(clock.elapsed().as_millis()).unwrap_or(u64::MAX);
+    let stdout = std::fs::read(invocation.stage_dir.join("stdout.log")).unwrap_or_default();
+    let stderr = std::fs::read(invocation.stage_dir.join("stderr.log")).unwrap_or_default();
+    let (exit_code, timed_out) = match &ending {
+        Ok(Ending::Exited(code)) => (*code, false),
+        Ok(Ending::TimedOut) => (None, true),
+        Err(_) => (None, false),
+    };
+    let timing = json!({
+        "duration_ms": duration_ms,
+        "exit_code": exit_code,
+        "timed_out": timed_out,
+        "termination": if timed_out { "timed_out" } else { "exited" },
+        "stdout_bytes": stdout.len(),
+        "stderr_bytes": stderr.len(),
+        "streams_separated": true,
+        "live_streaming": true,
+    });
+    files.push(("script_timing.json".into(), pretty(&timing)));
+    let out_text = String::from_utf8_lossy(&stdout).into_owned();
+    let err_text = String::from_utf8_lossy(&stderr).into_owned();
+    let mut outcome = match ending {
+        Ok(Ending::Exited(Some(0))) => Outcome::succeeded(format!("Script completed: {script}")),
+        Ok(Ending::Exited(code)) => {
+            let code = code.unwrap_or(-1);
+            let mut reason = format!("Script failed with exit code: {code}");
+            push_tail(&mut reason, "stdout", &out_text);
+            push_tail(&mut reason, "stderr", &err_text);
+            Outcome::failed(&reason)
+        }
+        Ok(Ending::TimedOut) => {
+            let mut reason = format!("Script timed out after {timeout_ms}ms: {script}");
+            push_tail(&mut reason, "stdout", &out_text);
+            push_tail(&mut reason, "stderr", &err_text);
+            Outcome::failed(&reason)
+        }
+        Err(err) => Outcome::failed(&format!("cannot run /bin/bash: {err}")),
+    };
+    outcome
+        .context_updates
+        .insert("command.output".into(), Value::String(out_text));
+    outcome
+        .context_updates
+        .insert("command.stderr".into(), Value::String(err_text));
+    files.push(("stdout.log".into(), stdout));
+    files.push(("stderr.log".into(), stderr));
+    Ran {
+        outcome,
+        exit_code,
+        files,
+    }
+}
+
+/// The node's `timeout` (a duration, or milliseconds), else [`DEFAULT_TIMEOUT`].
+fn timeout(node: &Node) -> Duration {
+    match node.attrs.get("timeout") {
+        Some(AttrValue::Duration(d)) => *d,
+        Some(value) => value
+            .as_i64()
+            .and_then(|ms| u64::try_from(ms).ok())
+            .map(Duration::from_millis)
+            .unwrap_or(DEFAULT_TIMEOUT),
+        None => DEFAULT_TIMEOUT,
+    }
+}
+
+fn spawn(invocation: &Invocation, script: &str) -> std::io::Result<Child> {
+    std::fs::create_dir_all(&invocation.stage_dir)?;
+    let stdout = File::create(invocation.stage_dir.join("stdout.log"))?;
+    let stderr = File::create(invocation.stage_dir.join("stderr.log"))?;
+    Command::new("/bin/bash")
+        .arg("-c")
+        .arg(script)
+        .current_dir(invocation.worktree)
+        .env_clear()
+        .envs(invocation.env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::null())
+        .stdout(stdout)
+        .stderr(stderr)
+        .process_group(0)
+        .spawn()
+}
+
+fn wait(mut child: Child, timeout: Duration) -> std::io::Result<Ending> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok(Ending::Exited(status.code()));
+        }
+        if Instant::now() >= deadline {
+            break;
+        }
+        std::thread::sleep(poll_interval(deadline));
+    }
+    signal_group(child.id(), "TERM");
+    let grace = Instant::now() + GRACE;
+    while Instant::now() < grace {
+        if child.try_wait()?.is_some() {
+            signal_group(child.id(), "KILL");
+            return Ok(Ending::TimedOut);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    signal_group(child.id(), "KILL");
+    let _ = child.kill();
+    child.wait()?;
+    Ok(Ending::TimedOut)
+}
+
+/// Short polls at first, so quick commands end quickly; longer ones later.
+fn poll_interval(deadline: Instant) -> Duration {
+    let left = deadline.saturating_duration_since(Instant::now());
+    left.min(Duration::from_millis(10))
+}
+
+/// Signals the script's whole process group (its id is the script's pid), through kill(1):
+/// the crate has no unsafe code, so no libc call.
+fn signal_group(pid: u32, signal: &str) {
+    let _ = Command::new("kill")
+        .arg(format!("-{signal}"))
+        .arg("--")
+        .arg(format!("-{pid}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+}
+
+fn push_tail(reason: &mut String, name: &str, text: &str) {
+    if text.is_empty() {
+        return;
+    }
+    let mut start = text.len().saturating_sub(TAIL);
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    reason.push_str(&format!("\n\n## {name}\n{}", &text[start..]));
+}
+
+fn pretty(value: &Value) -> Vec<u8> {
+    let mut text = serde_json::to_vec_pretty(value).unwrap_or_default();
+    text.push(b'\n');
+    text
+}

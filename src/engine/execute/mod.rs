@@ -1,0 +1,522 @@
+//! Running a workflow for real: node by node in the run's worktree, every node checkpointed
+//! through `ops::checkpoint`, edges chosen by `routing` (the dry run's rules), the run finished
+//! through `ops::finish`.
+//!
+//! The engine counts as Fabro's does: the start node is recorded and checkpointed on the
+//! metadata branch with no run commit, the exit node is never recorded, visit limits apply
+//! with `>=`, a failed node still follows its unconditional edge, and goal gates are checked
+//! at the exit. A resumed run continues from its checkpoint's `next_node_id`; no node whose
+//! checkpoint was recorded runs again.
+//!
+//! This version runs start, exit, conditional, wait and command nodes; [`unsupported`] names
+//! the others so that a run is refused before it starts.
+
+pub mod command;
+mod failure;
+
+use command::Ran;
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::graph::{self, Graph, Node};
+use super::outcome::{Outcome, Status};
+use super::routing::{is_terminal, retry_target, select_edge};
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::format::node::{NodeId, StageStatus};
+use crate::format::record::{Checkpoint, StatusKind};
+use crate::format::run_id::RunId;
+use crate::format::store::RunDir;
+use crate::format::time::Timestamp;
+use crate::git::Repo;
+use crate::ops::checkpoint::{CheckpointRequest, checkpoint};
+use crate::ops::finish::{FinishRequest, finish};
+use crate::run::RunState;
+use crate::run::workspace::Workspace;
+
+/// The handlers this version runs.
+pub const SUPPORTED: &[&str] = &["start", "exit", "conditional", "wait", "command"];
+
+/// The nodes this version cannot run, with their handler, in the workflow's order.
+pub fn unsupported(graph: &Graph) -> Vec<(String, String)> {
+    graph
+        .nodes()
+        .iter()
+        .map(|n| (n.id.clone(), graph::handler(n).to_string()))
+        .filter(|(_, handler)| !SUPPORTED.contains(&handler.as_str()))
+        .collect()
+}
+
+/// Told about each stage as it starts and ends (the command line draws progress from it).
+pub trait Observer {
+    fn stage_started(&mut self, node: &Node, visit: u64);
+    fn stage_finished(&mut self, stage: &StageReport);
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct StageReport {
+    pub node_id: String,
+    pub visit: u64,
+    pub status: Status,
+    pub duration_ms: u64,
+    #[serde(skip)]
+    pub exit_code: Option<i32>,
+    /// Why it failed, for people.
+    #[serde(skip)]
+    pub failure: Option<String>,
+}
+
+/// How the run ended.
+#[derive(Debug, Clone, Serialize)]
+pub struct Executed {
+    pub run_id: String,
+    pub status: Status,
+    pub stages: Vec<StageReport>,
+    pub duration_ms: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
+    #[serde(skip)]
+    pub warnings: Vec<String>,
+}
+
+/// What the engine works with; the command line resolves it all.
+pub struct Engine<'a> {
+    pub repo: &'a Repo,
+    pub config: &'a Config,
+    pub run_dir: &'a RunDir,
+    pub graph: &'a Graph,
+    /// The process environment, unfiltered: scripts get it without secrets.
+    pub env: Vec<(OsString, OsString)>,
+    pub observer: &'a mut dyn Observer,
+}
+
+/// Where the walk is: what a checkpoint records and a resume rebuilds.
+struct Walk {
+    context: BTreeMap<String, Value>,
+    /// The context as the last checkpoint recorded it; a checkpoint records what changed.
+    recorded: BTreeMap<String, Value>,
+    visits: BTreeMap<String, u64>,
+    statuses: BTreeMap<String, Status>,
+}
+
+impl Engine<'_> {
+    /// Runs the run `id` from where its checkpoints leave it to its end, and finishes it.
+    pub fn execute(&mut self, id: &RunId) -> Result<Executed> {
+        let state = RunState::load(self.repo, id)?;
+        let workspace = Workspace::find(self.repo, id)?.ok_or_else(|| {
+            Error::Failed(format!(
+                "run {id} has no worktree on this machine; `git fabro resume {id}` recreates it"
+            ))
+        })?;
+        let previous = state.linked_checkpoint(self.repo)?;
+        let (mut walk, current) = match &previous {
+            Some(checkpoint) => self.resumed(checkpoint)?,
+            None => self.fresh(&state)?,
+        };
+        let mut stages = Vec::new();
+        let ending = self.walk(id, &workspace, &mut walk, current, &mut stages)?;
+        let (status, failure) = match ending {
+            Ok(()) => (Status::Succeeded, None),
+            Err(reason) => (Status::Failed, Some(reason)),
+        };
+        let state = RunState::load(self.repo, id)?;
+        let request = FinishRequest {
+            status: if status == Status::Succeeded {
+                StatusKind::Succeeded
+            } else {
+                StatusKind::Failed
+            },
+            reason: failure.clone(),
+            keep_worktree: false,
+        };
+        let finished = finish(
+            self.repo,
+            &state,
+            self.config,
+            &request,
+            Some(self.run_dir),
+            Some(&workspace),
+        )?;
+        Ok(Executed {
+            run_id: id.to_string(),
+            status,
+            stages,
+            duration_ms: finished.duration_ms,
+            failure,
+            warnings: finished.warnings,
+        })
+    }
+
+    fn fresh(&self, state: &RunState) -> Result<(Walk, String)> {
+        let mut context: BTreeMap<String, Value> = self
+            .graph
+            .attrs()
+            .iter()
+            .map(|(k, v)| (format!("graph.{k}"), Value::String(v.to_text())))
+            .collect();
+        let goal = state.record.spec.goal();
+        context.insert("graph.goal".into(), json!(goal.unwrap_or_default()));
+        context.insert("internal.run_id".into(), json!(state.id.as_str()));
+        if let Some(Value::Object(inputs)) = state.record.spec.extra.get("inputs") {
+            for (key, value) in inputs {
+                context.insert(format!("inputs.{key}"), value.clone());
+            }
+        }
+        let start = self
+            .graph
+            .start_node()
+            .ok_or_else(|| Error::Usage("the workflow has no start node".into()))?;
+        let walk = Walk {
+            context,
+            recorded: BTreeMap::new(),
+            visits: BTreeMap::new(),
+            statuses: BTreeMap::new(),
+        };
+        Ok((walk, start.id.clone()))
+    }
+
+    /// The walk as the checkpoint left it, and the node to run next: `next_node_id`, else (as
+    /// Fabro) the first declared edge's target, else the checkpoint's node again.
+    fn resumed(&self, checkpoint: &Checkpoint) -> Result<(Walk, String)> {
+        let statuses = checkpoint
+            .node_outcomes
+            .iter()
+            .filter_map(|(node, outcome)| {
+                let status = outcome.get("status").and_then(Value::as_str)?;
+                Some((node.clone(), status_of(status)?))
+            })
+            .collect();
+        let next = checkpoint.next_node_id.clone().unwrap_or_else(|| {
+            self.graph
+                .outgoing(&checkpoint.current_node)
+                .next()
+                .map(|e| e.to.clone())
+                .unwrap_or_else(|| checkpoint.current_node.clone())
+        });
+        let walk = Walk {
+            context: checkpoint.context_values.clone(),
+            recorded: checkpoint.context_values.clone(),
+            visits: checkpoint.node_visits.clone(),
+            statuses,
+        };
+        Ok((walk, next))
+    }
+
+    /// The loop. `Err` is an engine failure (a ref race, a full disk): the run stays running
+    /// and resumable. `Ok(Err(reason))` is a run that failed.
+    fn walk(
+        &mut self,
+        id: &RunId,
+        workspace: &Workspace,
+        walk: &mut Walk,
+        mut current: String,
+        stages: &mut Vec<StageReport>,
+    ) -> Result<std::result::Result<(), String>> {
+        let graph = self.graph;
+        let limit = graph
+            .attrs()
+            .get("max_node_visits")
+            .and_then(|v| v.as_i64())
+            .filter(|n| *n > 0)
+            .map(|n| u64::try_from(n).unwrap_or(u64::MAX));
+        loop {
+            let Some(node) = graph.node(&current) else {
+                return Ok(Err(format!("node {current:?} not found in the workflow")));
+            };
+            if is_terminal(node) {
+                let Some(gate) = failed_goal_gate(graph, &walk.statuses) else {
+                    return Ok(Ok(()));
+                };
+                match retry_target(graph, &gate)
+                    .filter(|t| graph.node(t).is_some_and(|n| !is_terminal(n)))
+                {
+                    Some(target) => {
+                        current = target;
+                        continue;
+                    }
+                    None => {
+                        return Ok(Err(format!(
+                            "goal gate unsatisfied for node {gate} and no retry target"
+                        )));
+                    }
+                }
+            }
+            let visit = walk.visits.get(&node.id).copied().unwrap_or(0) + 1;
+            let node_limit = node
+                .int_attr("max_visits")
+                .filter(|n| *n > 0)
+                .map(|n| (u64::try_from(n).unwrap_or(u64::MAX), "node"));
+            let graph_limit = limit.map(|l| (l, "graph"));
+            for (max, source) in node_limit.into_iter().chain(graph_limit) {
+                if visit >= max {
+                    return Ok(Err(format!(
+                        "node \"{}\" visited {visit} times ({source} limit {max}); run is stuck in a cycle",
+                        node.id
+                    )));
+                }
+            }
+            walk.visits.insert(node.id.clone(), visit);
+            walk.context.insert("current_node".into(), json!(node.id));
+            walk.context
+                .insert("internal.node_visit_count".into(), json!(visit));
+
+            self.observer.stage_started(node, visit);
+            let stage_id = format!("{}@{visit}", node.id);
+            self.event(id, "stage.started", node, &stage_id, json!({
+                "index": walk.visits.values().sum::<u64>(), "handler_type": graph::handler(node),
+                "attempt": 1, "max_attempts": 1,
+            }));
+            let clock = Instant::now();
+            let Ran {
+                outcome,
+                exit_code,
+                files,
+            } = self.run_handler(id, workspace, node, visit);
+            let duration_ms = u64::try_from(clock.elapsed().as_millis()).unwrap_or(u64::MAX);
+
+            let failure = outcome
+                .status
+                .is_failure()
+                .then(|| failure::Failure::of(&node.id, &outcome.notes));
+            walk.context.extend(outcome.context_updates.clone());
+            walk.context
+                .insert("outcome".into(), json!(outcome.status.as_str()));
+            if let Some(failure) = &failure {
+                walk.context
+                    .insert("failure_class".into(), json!(failure.class));
+                walk.context
+                    .insert("failure_signature".into(), json!(failure.signature));
+            }
+            if let Some(label) = &outcome.preferred_label {
+                walk.context.insert("preferred_label".into(), json!(label));
+            }
+            walk.statuses.insert(node.id.clone(), outcome.status);
+
+            let edge = match &outcome.jump_to_node {
+                Some(_) => None,
+                None => select_edge(graph, node, &outcome, &walk.context),
+            };
+            let next = outcome
+                .jump_to_node
+                .clone()
+                .or_else(|| edge.map(|e| e.to.clone()))
+                .or_else(|| {
+                    outcome
+                        .status
+                        .is_failure()
+                        .then(|| retry_target(graph, &node.id))
+                        .flatten()
+                });
+            let ended = if outcome.status.is_failure() {
+                "stage.failed"
+            } else {
+                "stage.completed"
+            };
+            self.event(
+                id,
+                ended,
+                node,
+                &stage_id,
+                json!({
+                    "duration_ms": duration_ms, "status": outcome.status.as_str(),
+                    "notes": outcome.notes, "failure": failure.as_ref().map(|f| f.to_json()),
+                }),
+            );
+            if let Some(to) = &next {
+                self.event(id, "edge.selected", node, &stage_id, json!({
+                    "from_node": node.id, "to_node": to,
+                    "label": edge.and_then(|e| e.label()), "condition": edge.and_then(|e| e.condition()),
+                    "stage_status": outcome.status.as_str(),
+                }));
+            }
+
+            let changed: Vec<(String, Value)> = walk
+                .context
+                .iter()
+                .filter(|(k, v)| walk.recorded.get(*k) != Some(*v))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            let request = CheckpointRequest {
+                node: NodeId::parse(&node.id)?,
+                status: stage_status(outcome.status),
+                next: next.as_deref().map(NodeId::parse).transpose()?,
+                context: changed,
+                attachments: files,
+                outcome: Some(outcome_json(&outcome, failure.as_ref())),
+                notes: Some(outcome.notes.clone()).filter(|n| !n.is_empty()),
+                failure_reason: failure.as_ref().map(|f| f.message.clone()),
+                run_commit: graph::handler(node) != "start",
+            };
+            let state = RunState::load(self.repo, id)?;
+            let done = checkpoint(
+                self.repo,
+                workspace,
+                &state,
+                self.config,
+                &request,
+                Some(self.run_dir),
+            )?;
+            crate::failpoint::reach(&format!("engine:checkpointed:{stage_id}"));
+            if request.run_commit {
+                self.event(
+                    id,
+                    "git.commit",
+                    node,
+                    &stage_id,
+                    json!({
+                        "node_id": node.id, "sha": done.run_commit,
+                    }),
+                );
+            }
+            walk.recorded = walk.context.clone();
+            let report = StageReport {
+                node_id: node.id.clone(),
+                visit,
+                status: outcome.status,
+                duration_ms,
+                exit_code,
+                failure: failure.map(|f| f.message),
+            };
+            self.observer.stage_finished(&report);
+            stages.push(report);
+
+            match next {
+                Some(next) => current = next,
+                None if outcome.status.is_failure() => {
+                    return Ok(Err(format!(
+                        "stage {} failed with no outgoing fail edge",
+                        node.id
+                    )));
+                }
+                None => return Ok(Ok(())),
+            }
+        }
+    }
+
+    fn run_handler(&self, id: &RunId, workspace: &Workspace, node: &Node, visit: u64) -> Ran {
+        let outcome = match graph::handler(node) {
+            "start" | "exit" => Outcome::succeeded(String::new()),
+            "conditional" => Outcome::succeeded(format!("Conditional node evaluated: {}", node.id)),
+            "wait" => {
+                let wait = node
+                    .attrs
+                    .get("duration")
+                    .and_then(|d| d.as_duration())
+                    .unwrap_or(Duration::ZERO);
+                std::thread::sleep(wait);
+                Outcome::succeeded(format!("Waited {}ms", wait.as_millis()))
+            }
+            "command" => {
+                let invocation = command::Invocation {
+                    node,
+                    worktree: &workspace.path,
+                    env: self.script_env(id, node, visit),
+                    stage_dir: self.stage_dir(node, visit),
+                };
+                return command::run(&invocation);
+            }
+            other => Outcome::failed(&format!(
+                "this version of git-fabro does not run {other} nodes"
+            )),
+        };
+        Ran {
+            outcome,
+            exit_code: None,
+            files: Vec::new(),
+        }
+    }
+
+    fn stage_dir(&self, node: &Node, visit: u64) -> PathBuf {
+        self.run_dir.path.join(RunDir::node_dir(&node.id, visit))
+    }
+
+    /// The environment without secrets, plus git-fabro's `FABRO_*` variables.
+    fn script_env(&self, id: &RunId, node: &Node, visit: u64) -> Vec<(OsString, OsString)> {
+        let ours = [
+            ("FABRO_RUN_ID", OsString::from(id.as_str())),
+            ("FABRO_NODE_ID", OsString::from(&node.id)),
+            ("FABRO_VISIT", OsString::from(visit.to_string())),
+            ("FABRO_RUN_DIR", self.run_dir.path.clone().into_os_string()),
+            (
+                "FABRO_IDEMPOTENCY_KEY",
+                OsString::from(format!("{id}:{}@{visit}", node.id)),
+            ),
+        ];
+        let mut env: Vec<(OsString, OsString)> = command::filter_env(&self.env)
+            .into_iter()
+            .filter(|(k, _)| !ours.iter().any(|(name, _)| k == name))
+            .collect();
+        env.extend(ours.into_iter().map(|(k, v)| (OsString::from(k), v)));
+        env
+    }
+
+    /// Appends one of Fabro's events to `progress.jsonl`; a failure to do so loses only the
+    /// log line, never the run.
+    fn event(&self, id: &RunId, name: &str, node: &Node, stage: &str, properties: Value) {
+        let _ = self.run_dir.append_event(&json!({
+            "ts": Timestamp::now().rfc3339(),
+            "run_id": id.as_str(),
+            "node_id": node.id,
+            "node_label": node.label(),
+            "stage_id": stage,
+            "event": name,
+            "properties": properties,
+        }));
+    }
+}
+
+/// A goal gate whose last outcome is neither succeeded nor partially succeeded.
+fn failed_goal_gate(graph: &Graph, statuses: &BTreeMap<String, Status>) -> Option<String> {
+    statuses
+        .iter()
+        .find(|(id, status)| {
+            graph.node(id).is_some_and(Node::goal_gate)
+                && !matches!(status, Status::Succeeded | Status::PartiallySucceeded)
+        })
+        .map(|(id, _)| id.clone())
+}
+
+fn status_of(text: &str) -> Option<Status> {
+    Some(match StageStatus::parse(text).ok()? {
+        StageStatus::Succeeded => Status::Succeeded,
+        StageStatus::PartiallySucceeded => Status::PartiallySucceeded,
+        StageStatus::Failed => Status::Failed,
+        StageStatus::Skipped => Status::Skipped,
+    })
+}
+
+fn stage_status(status: Status) -> StageStatus {
+    match status {
+        Status::Succeeded => StageStatus::Succeeded,
+        Status::PartiallySucceeded => StageStatus::PartiallySucceeded,
+        Status::Failed => StageStatus::Failed,
+        Status::Skipped => StageStatus::Skipped,
+    }
+}
+
+/// Fabro's `Outcome` as `node_outcomes` holds it: empty fields left out, `usage` always there.
+fn outcome_json(outcome: &Outcome, failure: Option<&failure::Failure>) -> Value {
+    let mut json = json!({ "status": outcome.status.as_str(), "usage": null });
+    if !outcome.notes.is_empty() {
+        json["notes"] = json!(outcome.notes);
+    }
+    if let Some(failure) = failure {
+        json["failure"] = failure.to_json();
+    }
+    if let Some(label) = &outcome.preferred_label {
+        json["preferred_label"] = json!(label);
+    }
+    if !outcome.suggested_next_ids.is_empty() {
+        json["suggested_next_ids"] = json!(outcome.suggested_next_ids);
+    }
+    if !outcome.context_updates.is_empty() {
+        json["context_updates"] = json!(outcome.context_updates);
+    }
+    json
+}
