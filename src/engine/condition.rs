@@ -188,28 +188,29 @@ impl Parser {
     }
 
     fn or(&mut self) -> Result<Condition, ConditionError> {
-        let mut children = vec![self.and()?];
-        while self.peek() == Some(&Token::Or) {
-            self.pos += 1;
-            children.push(self.and()?);
-        }
-        Ok(if children.len() == 1 {
-            children.remove(0)
-        } else {
-            Condition::Or(children)
-        })
+        self.joined(&Token::Or, Self::and, Condition::Or)
     }
 
     fn and(&mut self) -> Result<Condition, ConditionError> {
-        let mut children = vec![self.unary()?];
-        while self.peek() == Some(&Token::And) {
+        self.joined(&Token::And, Self::unary, Condition::And)
+    }
+
+    /// `operand (separator operand)*`, one node when there is a single operand.
+    fn joined(
+        &mut self,
+        separator: &Token,
+        operand: fn(&mut Self) -> Result<Condition, ConditionError>,
+        join: fn(Vec<Condition>) -> Condition,
+    ) -> Result<Condition, ConditionError> {
+        let mut children = vec![operand(self)?];
+        while self.peek() == Some(separator) {
             self.pos += 1;
-            children.push(self.unary()?);
+            children.push(operand(self)?);
         }
         Ok(if children.len() == 1 {
             children.remove(0)
         } else {
-            Condition::And(children)
+            join(children)
         })
     }
 
