@@ -162,15 +162,18 @@ pub fn checkpoint(
         &message::meta_commit(&meta_subject, &state.id, Some(&stage)),
         &config.identity,
     )?;
-    let run_message = message::run_commit(
-        &state.id,
-        &request.node,
-        request.status,
-        completed,
-        &meta_commit.to_string(),
-    );
     let run_commit = match snapshot {
-        Some(_) => repo.write_commit(tree, &[state.run_tip], &run_message, &config.identity)?,
+        Some(_) => {
+            let message = message::run_commit(
+                &state.id,
+                &request.node,
+                request.status,
+                completed,
+                &meta_commit.to_string(),
+            );
+            repo.write_commit(tree, &[state.run_tip], &message, &config.identity)?
+        }
+        // A node recorded without a run commit: the run branch stays where it is.
         None => state.run_tip,
     };
     // Both branches move in one ref transaction: git-fabro has no boundary between the two
