@@ -149,5 +149,7 @@ fn request(args: &Args) -> Result<CheckpointRequest, Error> {
         notes: None,
         failure_reason: None,
         run_commit: true,
+        diff_patch: false,
+        duration_ms: None,
     })
 }

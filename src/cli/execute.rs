@@ -1,56 +1,16 @@
 //! Running a started run through the engine, for `run` and `resume`: holds run.pid while the
-//! engine works, draws one line per stage on stderr, and ends with the summary (`--json`) and
+//! engine works, shows its stages on stderr (`stage_progress`), and ends with the summary (`--json`) and
 //! the exit code of the run's status (0 succeeded, 1 failed).
-
-use std::io::Write;
 
 use anyhow::Result;
 
+use super::stage_progress::{StageProgress, duration};
 use super::{Ctx, ExitWith, output};
-use crate::engine::execute::{Engine, Observer, StageReport};
-use crate::engine::graph::Node;
+use crate::engine::execute::Engine;
 use crate::engine::outcome::Status;
 use crate::engine::workflow::Graph;
 use crate::error::{Error, exit};
 use crate::format::run_id::RunId;
-
-/// Progress on stderr: `node@visit  status  duration  (exit N)`, and a failure's reason.
-struct Lines;
-
-impl Observer for Lines {
-    fn stage_started(&mut self, _node: &Node, _visit: u64) {}
-
-    fn stage_finished(&mut self, stage: &StageReport) {
-        if output::is_quiet() {
-            return;
-        }
-        let mut line = format!(
-            "{}@{}  {}  {}",
-            stage.node_id,
-            stage.visit,
-            stage.status.as_str(),
-            duration(stage.duration_ms)
-        );
-        if let Some(code) = stage.exit_code {
-            line.push_str(&format!("  (exit {code})"));
-        }
-        let mut err = std::io::stderr().lock();
-        let _ = writeln!(err, "{}", output::escape(&line));
-        if let Some(reason) = &stage.failure {
-            for text in reason.lines().take(20) {
-                let _ = writeln!(err, "    {}", output::escape(text));
-            }
-        }
-    }
-}
-
-fn duration(ms: u64) -> String {
-    if ms < 1000 {
-        format!("{ms}ms")
-    } else {
-        format!("{:.1}s", ms as f64 / 1000.0)
-    }
-}
 
 /// Executes run `id` to its end. The caller printed the run id already.
 pub fn execute(ctx: &Ctx, id: &RunId, graph: &Graph, json: bool) -> Result<()> {
@@ -61,7 +21,7 @@ pub fn execute(ctx: &Ctx, id: &RunId, graph: &Graph, json: bool) -> Result<()> {
         ))
     })?;
     let hold = run_dir.hold(id)?;
-    let mut lines = Lines;
+    let mut lines = StageProgress::new();
     let mut engine = Engine {
         repo: &ctx.repo,
         config: &run.config,
@@ -71,6 +31,7 @@ pub fn execute(ctx: &Ctx, id: &RunId, graph: &Graph, json: bool) -> Result<()> {
         observer: &mut lines,
     };
     let executed = engine.execute(id);
+    drop(lines);
     drop(hold);
     let executed = executed?;
     for warning in &executed.warnings {

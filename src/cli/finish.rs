@@ -44,6 +44,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         status,
         reason: args.reason,
         keep_worktree: args.keep_worktree,
+        stages: None,
     };
     ctx.ensure_not_held(run.run_dir.as_ref(), &run.state.id, args.force)?;
     let finished = finish(

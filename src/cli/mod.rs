@@ -31,6 +31,7 @@ mod run;
 mod run_arg;
 mod show;
 mod snapshot;
+mod stage_progress;
 mod start;
 mod status;
 mod validate;

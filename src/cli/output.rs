@@ -66,10 +66,10 @@ pub fn table(header: &[&str], rows: &[Vec<String>], status_column: Option<usize>
     Ok(())
 }
 
-const BOLD: Style = Style::new().bold();
-const RED: Style = AnsiColor::Red.on_default();
-const GREEN: Style = AnsiColor::Green.on_default();
-const YELLOW: Style = AnsiColor::Yellow.on_default();
+pub const BOLD: Style = Style::new().bold();
+pub const RED: Style = AnsiColor::Red.on_default();
+pub const GREEN: Style = AnsiColor::Green.on_default();
+pub const YELLOW: Style = AnsiColor::Yellow.on_default();
 
 /// Colour as git decides it: on a terminal whose `TERM` can show it, never with `NO_COLOR`
 /// (and `CLICOLOR`/`CLICOLOR_FORCE` as the convention says).

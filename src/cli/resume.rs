@@ -1,12 +1,12 @@
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::Result;
 
 use super::run_arg::RunArgs;
-use super::{Ctx, ExitWith, output};
-use crate::engine::workflow;
-use crate::error::Error;
+use super::{Ctx, ExitWith, output, workflow_file};
+use crate::engine::{validate, workflow};
+use crate::error::{Error, exit};
 use crate::format::run_id::RunId;
 use crate::format::store::RunDir;
 use crate::ops::resume::{ResumeRequest, ResumeState, resume};
@@ -79,7 +79,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         .and_then(|v| v.as_str())
         == Some(ENGINE);
     if args.command.is_empty() && by_engine && !args.prepare_only {
-        return continue_workflow(ctx, &id, args.json);
+        return continue_workflow(ctx, &id, args.workflow.as_deref(), args.json);
     }
     if args.command.is_empty() {
         return output::json(&resumed);
@@ -131,15 +131,32 @@ fn exit_code(status: std::process::ExitStatus) -> u8 {
     status.code().unwrap_or(1) as u8
 }
 
-/// Continues a run the engine executes, under the workflow it recorded.
-fn continue_workflow(ctx: &Ctx, id: &RunId, json: bool) -> Result<()> {
-    let state = RunState::load(&ctx.repo, id)?;
-    let source =
-        state.record.graph_source.as_deref().ok_or_else(|| {
-            Error::Failed(format!("run {id} has no recorded workflow to continue"))
-        })?;
-    let graph = workflow::parse(source, GRAPH_FILE)
-        .map_err(|err| Error::Failed(format!("run {id}: its recorded workflow: {err}")))?;
+/// Continues a run the engine executes, under the workflow it recorded or, when `--workflow`
+/// names one (the same, or another with `--force`), under that file: a fixed workflow takes
+/// over from the next node. The run's record keeps the workflow it was started with.
+fn continue_workflow(ctx: &Ctx, id: &RunId, given: Option<&Path>, json: bool) -> Result<()> {
+    let graph = match given {
+        Some(path) => {
+            let checked = workflow_file::check(path).map_err(|e| e.into_error(exit::USAGE))?;
+            if validate::has_errors(&checked.diagnostics) {
+                workflow_file::print_diagnostics(&checked.diagnostics);
+                return Err(Error::Usage(format!(
+                    "{} is not a valid workflow; the run was not continued",
+                    checked.shown
+                ))
+                .into());
+            }
+            checked.graph
+        }
+        None => {
+            let state = RunState::load(&ctx.repo, id)?;
+            let source = state.record.graph_source.as_deref().ok_or_else(|| {
+                Error::Failed(format!("run {id} has no recorded workflow to continue"))
+            })?;
+            workflow::parse(source, GRAPH_FILE)
+                .map_err(|err| Error::Failed(format!("run {id}: its recorded workflow: {err}")))?
+        }
+    };
     output::line(id)?;
     super::execute::execute(ctx, id, &graph, json)
 }

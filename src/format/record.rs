@@ -306,6 +306,9 @@ pub struct StageRecord {
     pub files: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skipped_files: Vec<String>,
+    /// How long the engine ran the node (git-fabro's key; Fabro keeps it in its event log).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
 }
 
 impl RunRecord {

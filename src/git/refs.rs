@@ -119,14 +119,35 @@ impl Repo {
         self.confirm_written(edits)
     }
 
+    /// Refuses (`Busy`) while a lock file holds one of `names`: a process about to do work
+    /// that only a ref update records (the engine before a node) asks first, so that a lock a
+    /// killed process left does not cost the work.
+    pub fn ensure_unlocked(&self, names: &[&str]) -> Result<()> {
+        match self.held_locks(names) {
+            None => Ok(()),
+            Some(message) => Err(Error::Busy(message)),
+        }
+    }
+
     /// Names the lock files that stopped `edits`, and says how to clear one a killed process left.
     fn describe_held_locks(&self, edits: &[RefEdit]) -> String {
+        let names: Vec<&str> = edits.iter().map(RefEdit::name).collect();
+        self.held_locks(&names).unwrap_or_else(|| {
+            format!(
+                "{} is locked by another process; retry in a moment",
+                names.join(" or ")
+            )
+        })
+    }
+
+    /// What holds `names` locked, if a lock file does.
+    fn held_locks(&self, names: &[&str]) -> Option<String> {
         let common = self.common_dir();
         let mut held = Vec::new();
         let mut stale = false;
-        for lock in edits
+        for lock in names
             .iter()
-            .map(|edit| common.join(format!("{}.lock", edit.name())))
+            .map(|name| common.join(format!("{name}.lock")))
             .chain([common.join("packed-refs.lock")])
         {
             if let Some(age) = lock_age(&lock) {
@@ -135,11 +156,7 @@ impl Repo {
             }
         }
         if held.is_empty() {
-            let names: Vec<&str> = edits.iter().map(RefEdit::name).collect();
-            return format!(
-                "{} is locked by another process; retry in a moment",
-                names.join(" or ")
-            );
+            return None;
         }
         let advice = if stale {
             "; no git-fabro process holds a lock that long, so a killed process probably left it: \
@@ -147,7 +164,7 @@ impl Repo {
         } else {
             "; another process is writing it, retry in a moment"
         };
-        format!("{} is locked{advice}", held.join(" and "))
+        Some(format!("{} is locked{advice}", held.join(" and ")))
     }
 
     /// Reads every edited ref back: each must hold what was written, or a descendant that a

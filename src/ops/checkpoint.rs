@@ -36,6 +36,11 @@ pub struct CheckpointRequest {
     /// False for a node Fabro's engine records without a run commit (its start node): the
     /// metadata branch gets the checkpoint, the run branch stays where it is.
     pub run_commit: bool,
+    /// Record the node's change to the work as the stage file `diff.patch`, as Fabro's engine
+    /// does in git mode (left out when the node changed nothing).
+    pub diff_patch: bool,
+    /// How long the node ran, for the stage's `status.json` (the engine knows; a harness may not).
+    pub duration_ms: Option<u64>,
 }
 
 /// What a checkpoint recorded, as `checkpoint --json` prints it.
@@ -126,6 +131,13 @@ pub fn checkpoint(
         .map(|s| s.skipped.as_slice())
         .unwrap_or(&[]);
 
+    let mut attachments = request.attachments.clone();
+    if request.diff_patch && request.run_commit {
+        let patch = repo.diff_trees(repo.commit_tree(state.run_tip)?, tree)?;
+        if !patch.is_empty() {
+            attachments.push(("diff.patch".to_owned(), patch));
+        }
+    }
     let record = next_record(&previous, request, visit, now, tree.to_string());
     let mut run_json = state.record.clone();
     run_json.checkpoint = Some(record.clone());
@@ -137,17 +149,14 @@ pub fn checkpoint(
         failure_reason: request.failure_reason.clone(),
         timestamp: now.rfc3339(),
         next_node_id: request.next.as_ref().map(ToString::to_string),
-        files: request
-            .attachments
-            .iter()
-            .map(|(name, _)| name.clone())
-            .collect(),
+        files: attachments.iter().map(|(name, _)| name.clone()).collect(),
         skipped_files: skipped.iter().map(|f| f.path.clone()).collect(),
+        duration_ms: request.duration_ms,
     };
 
     let mut stage_tree = repo.edit_tree(repo.empty_tree())?;
     stage_tree.put_file("status.json", &pretty(&stage_record))?;
-    for (name, data) in &request.attachments {
+    for (name, data) in &attachments {
         stage_tree.put_file(name, data)?;
     }
     let stage_tree = stage_tree.write()?;
@@ -214,7 +223,14 @@ pub fn checkpoint(
     }
     failpoint::reach("checkpoint:index-written");
     if let Some(dir) = run_dir
-        && let Err(err) = record_locally(dir, &run_json, &record, &stage_record, request, &outcome)
+        && let Err(err) = record_locally(
+            dir,
+            &run_json,
+            &record,
+            &stage_record,
+            &attachments,
+            &outcome,
+        )
     {
         outcome
             .warnings
@@ -255,12 +271,12 @@ fn record_locally(
     run_json: &RunRecord,
     record: &Checkpoint,
     stage: &StageRecord,
-    request: &CheckpointRequest,
+    attachments: &[(String, Vec<u8>)],
     outcome: &Checkpointed,
 ) -> Result<()> {
     let node_dir = RunDir::node_dir(&outcome.node_id, outcome.visit);
     dir.write(&format!("{node_dir}/status.json"), &pretty(stage))?;
-    for (name, data) in &request.attachments {
+    for (name, data) in attachments {
         dir.write(&format!("{node_dir}/{name}"), data)?;
     }
     let mut latest = serde_json::to_value(record).unwrap_or(Value::Null);

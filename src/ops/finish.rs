@@ -10,6 +10,7 @@ use crate::error::{Error, Result};
 use crate::failpoint;
 use crate::format::fabro;
 use crate::format::message;
+use crate::format::node::StageStatus;
 use crate::format::record::{Conclusion, Status, StatusKind};
 use crate::format::store::RunDir;
 use crate::format::time::Timestamp;
@@ -23,6 +24,15 @@ pub struct FinishRequest {
     pub status: StatusKind,
     pub reason: Option<String>,
     pub keep_worktree: bool,
+    /// Fabro's per-stage summaries for `conclusion.json` (`stages`, `total_retries`), which
+    /// the engine knows and a harness's `finish` does not.
+    pub stages: Option<StageSummaries>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct StageSummaries {
+    pub stages: Vec<serde_json::Value>,
+    pub total_retries: u64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -114,7 +124,7 @@ fn finalize(
 ) -> Result<(Conclusion, crate::git::ObjectId)> {
     let now = Timestamp::now();
     let started = Timestamp::parse_rfc3339(&state.record.start.start_time).unwrap_or(now);
-    let conclusion = Conclusion {
+    let mut conclusion = Conclusion {
         timestamp: now.rfc3339(),
         status: fabro::conclusion_outcome(request.status),
         duration_ms: u64::try_from(now.millis() - started.millis()).unwrap_or(0),
@@ -125,6 +135,14 @@ fn finalize(
         final_git_commit_sha: Some(state.run_tip.to_string()),
         extra: Default::default(),
     };
+    if let Some(summaries) = &request.stages {
+        conclusion
+            .extra
+            .insert("stages".into(), json!(summaries.stages));
+        conclusion
+            .extra
+            .insert("total_retries".into(), json!(summaries.total_retries));
+    }
     let mut record = state.record.clone();
     record.status = Status::new(request.status);
     record.conclusion = Some(conclusion.clone());
@@ -164,7 +182,8 @@ fn record_locally(
     let patch = repo.diff_trees(repo.commit_tree(base)?, repo.commit_tree(state.run_tip)?)?;
     dir.write("final.patch", &patch)?;
     dir.append_event(&json!({
-        "event": "run.finished",
+        // Fabro's names: a run that did not succeed "failed", whatever its stages said.
+        "event": if conclusion.status == StageStatus::Succeeded { "run.completed" } else { "run.failed" },
         "timestamp": conclusion.timestamp,
         "run_id": state.id.as_str(),
         "status": conclusion.status,

@@ -13,20 +13,20 @@ use crate::common::{TestRepo, run_err, write_file};
 use crate::format_contract::assert_fabro_shapes;
 
 /// Writes `workflow` beside the repository (not in it) and returns its path.
-fn workflow(repo: &TestRepo, name: &str, text: &str) -> PathBuf {
+pub fn workflow(repo: &TestRepo, name: &str, text: &str) -> PathBuf {
     let path = repo.root.join(format!("{name}.fabro"));
     write_file(&path, text);
     path
 }
 
-struct Ran {
-    id: String,
-    code: i32,
-    stdout: String,
-    stderr: String,
+pub struct Ran {
+    pub id: String,
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
 }
 
-fn run(repo: &TestRepo, path: &Path, extra: &[&str]) -> Ran {
+pub fn run(repo: &TestRepo, path: &Path, extra: &[&str]) -> Ran {
     let out = repo
         .fabro()
         .arg("run")
@@ -45,7 +45,7 @@ fn run(repo: &TestRepo, path: &Path, extra: &[&str]) -> Ran {
 
 /// The run commits of `id`, oldest first: (subject, trailers as `git interpret-trailers` reads
 /// them).
-fn run_commits(repo: &TestRepo, id: &str) -> Vec<(String, String)> {
+pub fn run_commits(repo: &TestRepo, id: &str) -> Vec<(String, String)> {
     let shas = repo.git(&[
         "rev-list",
         "--reverse",
@@ -81,7 +81,7 @@ fn run_commits(repo: &TestRepo, id: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-fn completed_counts(repo: &TestRepo, id: &str) -> Vec<String> {
+pub fn completed_counts(repo: &TestRepo, id: &str) -> Vec<String> {
     run_commits(repo, id)
         .iter()
         .map(|(_, trailers)| {
@@ -94,15 +94,15 @@ fn completed_counts(repo: &TestRepo, id: &str) -> Vec<String> {
         .collect()
 }
 
-fn meta_file(repo: &TestRepo, id: &str, path: &str) -> String {
+pub fn meta_file(repo: &TestRepo, id: &str, path: &str) -> String {
     repo.git(&["show", &format!("fabro/meta/{id}:{path}")])
 }
 
-fn run_json(repo: &TestRepo, id: &str) -> Value {
+pub fn run_json(repo: &TestRepo, id: &str) -> Value {
     serde_json::from_str(&meta_file(repo, id, "run.json")).expect("run.json is JSON")
 }
 
-fn run_dir(repo: &TestRepo, id: &str) -> PathBuf {
+pub fn run_dir(repo: &TestRepo, id: &str) -> PathBuf {
     std::fs::read_dir(repo.home.join("runs"))
         .expect("runs dir")
         .flatten()
@@ -112,7 +112,7 @@ fn run_dir(repo: &TestRepo, id: &str) -> PathBuf {
 }
 
 /// `node@visit status` of each stage in the `--json` summary.
-fn stages(summary: &Value) -> Vec<String> {
+pub fn stages(summary: &Value) -> Vec<String> {
     summary["stages"]
         .as_array()
         .expect("stages")
@@ -128,7 +128,7 @@ fn stages(summary: &Value) -> Vec<String> {
         .collect()
 }
 
-fn summary(ran: &Ran) -> Value {
+pub fn summary(ran: &Ran) -> Value {
     let json = ran.stdout.split_once('\n').expect("id line").1;
     serde_json::from_str(json).expect("--json summary")
 }
@@ -554,14 +554,14 @@ fn invalid_and_unsupported_workflows_are_refused_before_anything_is_written() {
 }
 
 /// Appends the node's name to `log` each time it runs: how often each node ran.
-fn counted(log: &Path, node: &str) -> String {
+pub fn counted(log: &Path, node: &str) -> String {
     format!(
         r#"{node} [shape=parallelogram, script="echo {node} >> {}; echo {node} > {node}.txt"]"#,
         log.display()
     )
 }
 
-fn counted_pipeline(repo: &TestRepo) -> (PathBuf, PathBuf) {
+pub fn counted_pipeline(repo: &TestRepo) -> (PathBuf, PathBuf) {
     let log = repo.root.join("ran.log");
     let path = workflow(
         repo,
@@ -576,7 +576,7 @@ fn counted_pipeline(repo: &TestRepo) -> (PathBuf, PathBuf) {
     (path, log)
 }
 
-fn the_only_run(repo: &TestRepo) -> String {
+pub fn the_only_run(repo: &TestRepo) -> String {
     let refs = repo.git(&[
         "for-each-ref",
         "--format=%(refname:lstrip=4)",

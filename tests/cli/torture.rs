@@ -18,10 +18,10 @@ use crate::common::failpoints::Tally;
 use crate::common::{TestRepo, kill_after, rerun, run_ok, write_file};
 
 /// A small linear congruential generator: enough spread for kill delays, and reproducible.
-struct Lcg(u64);
+pub struct Lcg(pub u64);
 
 impl Lcg {
-    fn next(&mut self, below: u64) -> u64 {
+    pub fn next(&mut self, below: u64) -> u64 {
         self.0 = self
             .0
             .wrapping_mul(6_364_136_223_846_793_005)
@@ -30,7 +30,7 @@ impl Lcg {
     }
 }
 
-fn trials() -> usize {
+pub fn trials() -> usize {
     std::env::var("FABRO_TORTURE_TRIALS")
         .ok()
         .and_then(|n| n.parse().ok())
@@ -38,7 +38,7 @@ fn trials() -> usize {
 }
 
 /// git accepts the repository, and git-fabro finds nothing `--repair` cannot fix.
-fn assert_consistent(repo: &TestRepo, context: &str) {
+pub fn assert_consistent(repo: &TestRepo, context: &str) {
     let git = repo.git_output(&repo.path, &["fsck", "--strict", "--no-dangling"]);
     assert!(
         git.status.success(),

@@ -68,10 +68,10 @@ pub fn run(invocation: &Invocation) -> Ran {
     let language = node.str_attr("language").unwrap_or("shell");
     let timeout = timeout(node);
     let timeout_ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
-    let started = json!({
-        "script": script, "command": script, "language": language, "timeout_ms": timeout_ms,
-    });
-    let mut files = vec![("script_invocation.json".to_string(), pretty(&started))];
+    let mut files = vec![(
+        "script_invocation.json".to_string(),
+        pretty(&invocation_json(node)),
+    )];
     if script.trim().is_empty() {
         return Ran {
             outcome: Outcome::failed("No script specified"),
@@ -141,6 +141,20 @@ pub fn run(invocation: &Invocation) -> Ran {
         exit_code,
         files,
     }
+}
+
+/// What Fabro's `command.started` event and `script_invocation.json` say of a command.
+pub fn invocation_json(node: &Node) -> Value {
+    let script = node
+        .str_attr("script")
+        .or_else(|| node.str_attr("tool_command"))
+        .unwrap_or("");
+    json!({
+        "script": script,
+        "command": script,
+        "language": node.str_attr("language").unwrap_or("shell"),
+        "timeout_ms": u64::try_from(timeout(node).as_millis()).unwrap_or(u64::MAX),
+    })
 }
 
 /// The node's `timeout` (a duration, or milliseconds), else [`DEFAULT_TIMEOUT`].

@@ -12,6 +12,7 @@
 //! the others so that a run is refused before it starts.
 
 pub mod command;
+mod conclusion;
 mod failure;
 
 use command::Ran;
@@ -37,7 +38,7 @@ use crate::format::time::Timestamp;
 use crate::git::Repo;
 use crate::ops::checkpoint::{CheckpointRequest, checkpoint};
 use crate::ops::finish::{FinishRequest, finish};
-use crate::run::RunState;
+use crate::run::{RunState, meta_branch, run_branch};
 use crate::run::workspace::Workspace;
 
 /// The handlers this version runs.
@@ -134,6 +135,7 @@ impl Engine<'_> {
             },
             reason: failure.clone(),
             keep_worktree: false,
+            stages: Some(conclusion::summaries(self.repo, &state, self.graph)?),
         };
         let finished = finish(
             self.repo,
@@ -261,6 +263,12 @@ impl Engine<'_> {
                     )));
                 }
             }
+            // Only the checkpoint's ref update records a node's work: a lock that a killed
+            // process left would throw the work away, so it is refused before the node runs.
+            let (meta, run) = (meta_branch(id), run_branch(id));
+            self.repo
+                .ensure_unlocked(&[&meta, &run])
+                .map_err(|err| Error::from(err).in_run(id))?;
             walk.visits.insert(node.id.clone(), visit);
             walk.context.insert("current_node".into(), json!(node.id));
             walk.context
@@ -272,6 +280,16 @@ impl Engine<'_> {
                 "index": walk.visits.values().sum::<u64>(), "handler_type": graph::handler(node),
                 "attempt": 1, "max_attempts": 1,
             }));
+            let is_command = graph::handler(node) == "command";
+            if is_command {
+                self.event(
+                    id,
+                    "command.started",
+                    node,
+                    &stage_id,
+                    command::invocation_json(node),
+                );
+            }
             let clock = Instant::now();
             let Ran {
                 outcome,
@@ -279,6 +297,15 @@ impl Engine<'_> {
                 files,
             } = self.run_handler(id, workspace, node, visit);
             let duration_ms = u64::try_from(clock.elapsed().as_millis()).unwrap_or(u64::MAX);
+            if is_command {
+                self.event(
+                    id,
+                    "command.completed",
+                    node,
+                    &stage_id,
+                    command_completed(&files),
+                );
+            }
 
             let failure = outcome
                 .status
@@ -352,6 +379,8 @@ impl Engine<'_> {
                 notes: Some(outcome.notes.clone()).filter(|n| !n.is_empty()),
                 failure_reason: failure.as_ref().map(|f| f.message.clone()),
                 run_commit: graph::handler(node) != "start",
+                diff_patch: true,
+                duration_ms: Some(duration_ms),
             };
             let state = RunState::load(self.repo, id)?;
             let done = checkpoint(
@@ -469,6 +498,24 @@ impl Engine<'_> {
             "properties": properties,
         }));
     }
+}
+
+/// Fabro's `command.completed` properties: the script's timing with its output.
+fn command_completed(files: &[(String, Vec<u8>)]) -> Value {
+    let file = |name: &str| {
+        files
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, d)| d.as_slice())
+    };
+    let mut properties = file("script_timing.json")
+        .and_then(|d| serde_json::from_slice(d).ok())
+        .unwrap_or_else(|| json!({}));
+    for stream in ["stdout", "stderr"] {
+        let text = file(&format!("{stream}.log")).map(String::from_utf8_lossy);
+        properties[stream] = json!(text.unwrap_or_default());
+    }
+    properties
 }
 
 /// A goal gate whose last outcome is neither succeeded nor partially succeeded.
