@@ -37,9 +37,10 @@ WARMUP, RSS_RUN = -1, -2  # repetition markers
 NODES = ["plan", "implement", "test", "review", "fix"]
 BENCH_NAMES = [
     "checkpoint-10", "snapshot-10", "checkpoint-touch-all", "restore", "fork", "start",
-    "ps", "checkpoint-growth", "fork-growth", "log", "disk",
+    "ps", "checkpoint-growth", "fork-growth", "log", "disk", "engine",
 ]
-PER_SIZE = {"checkpoint-10", "snapshot-10", "checkpoint-touch-all", "restore", "fork", "start"}
+PER_SIZE = {"checkpoint-10", "snapshot-10", "checkpoint-touch-all", "restore", "fork", "start", "engine"}
+ENGINE_NODES = 200  # command nodes in the engine benchmark's linear workflow
 PS_FILES = 10  # files in the repository that holds the runs `ps` lists
 
 
@@ -541,6 +542,9 @@ class Bench:
         if "start" in wanted:
             say(f"[{label}] start")
             self.bench_start(repo, label)
+        if "engine" in wanted:
+            say(f"[{label}] engine: {ENGINE_NODES} command nodes")
+            self.bench_engine(repo, label)
 
     def bench_restore(self, label: str, run_id: str, fwt: Path, gwt: Path, tree: "Tree") -> None:
         """Throw away a 10-file change, keeping it somewhere first: `git fabro restore` (recovery
@@ -668,6 +672,58 @@ class Bench:
             if self.worktree_count(repo) != wt_before:
                 self.problem("worktrees registered in the repository changed across a start/finish cycle")
                 r.git("worktree", "prune", cwd=repo)
+        self.add(res)
+
+    # ---- engine ----------------------------------------------------------------------------
+
+    def bench_engine(self, repo: Path, label: str) -> None:
+        """`git fabro run` of a linear workflow of ENGINE_NODES `true` commands against a shell
+        loop doing the same in a new worktree: each `true` followed by `git add -A && git
+        commit`, the worktree added first and removed at the end, as the run's is.  Beside it,
+        the same `run` with no command node (start and finish alone) and single checkpoints
+        with nothing changed, so that the engine's own cost per node can be read off."""
+        r = self.r
+        res = Result("engine", label)
+        flows = repo.parent / "workflows"
+        flows.mkdir(exist_ok=True)
+        chain = flows / "chain.fabro"
+        empty = flows / "empty.fabro"
+        nodes = "\n".join(f'  n{i:03d} [shape=parallelogram, script="true"]' for i in range(ENGINE_NODES))
+        edges = " -> ".join(["start", *(f"n{i:03d}" for i in range(ENGINE_NODES)), "exit"])
+        head = '  start [shape=Mdiamond]\n  exit [shape=Msquare]\n'
+        chain.write_text(f"digraph chain {{\n{head}{nodes}\n  {edges}\n}}\n")
+        empty.write_text(f"digraph empty {{\n{head}  start -> exit\n}}\n")
+        loop = flows / "loop.sh"
+        loop.write_text(
+            'set -e\ngit worktree add -q -b "$1" "$2"\ncd "$2"\n'
+            f'for i in $(seq {ENGINE_NODES}); do true; git add -A && git commit -q --allow-empty -m "node $i"; done\n'
+            'cd - >/dev/null\ngit worktree remove --force "$2"\n'
+        )
+        res.extra.update(empty_run_ms=[], checkpoint_ms=[])
+        for seq, rep in enumerate(self.reps()):
+            def fabro_run(rss):
+                p = r.fab("run", "-q", str(chain), cwd=repo, rss=rss)
+                run_id = p.out.split()[0]
+                count = r.gitout("rev-list", "--count", f"fabro/run/{run_id}", "^main", cwd=repo)
+                if int(count) != ENGINE_NODES:
+                    raise CommandFailed(f"git fabro run made {count} run commits, expected {ENGINE_NODES}")
+                return p.ms, p.rss_kb
+
+            def shell_loop(rss):
+                p = r.run(["bash", str(loop), f"bench/engine-{seq}", str(repo.parent / f"loop-{seq}")], repo, rss=rss)
+                return p.ms, p.rss_kb
+
+            self.paired(res, rep, fabro_run, shell_loop, racy=False)
+            if rep >= 0:
+                res.extra["empty_run_ms"].append(r.fab("run", "-q", str(empty), cwd=repo).ms)
+                run_id, wt = self.fabro_start(repo)
+                for node in NODES:
+                    res.extra["checkpoint_ms"].append(r.fab("checkpoint", "--run", run_id, "--node", node, cwd=wt).ms)
+                r.fab("finish", "--run", run_id, cwd=repo)
+        fabro, empty_ms = statistics.median(res.fabro_ms), statistics.median(res.extra["empty_run_ms"])
+        per_node = (fabro - empty_ms) / ENGINE_NODES
+        checkpoint = statistics.median(res.extra["checkpoint_ms"])
+        res.extra.update(per_node_ms=per_node, checkpoint_median_ms=checkpoint, empty_run_median_ms=empty_ms)
         self.add(res)
 
     def worktree_count(self, repo: Path) -> int:
@@ -1065,6 +1121,17 @@ def report(bench: Bench, facts: dict, args, total_s: float) -> str:
         )
     if notes:
         out += [""] + notes
+    engines = [res for res in bench.results if res.bench == "engine"]
+    if engines:
+        out += ["", f"engine: `git fabro run` of {ENGINE_NODES} `true` command nodes against a shell loop of "
+                f"`true; git add -A && git commit` in a new worktree; per node = (run − run with no node) / {ENGINE_NODES}; "
+                "a checkpoint = `git fabro checkpoint` with nothing changed, as its own process:"]
+        for res in engines:
+            e = res.extra
+            out.append(
+                f"- {res.size}: run with no node {e['empty_run_median_ms']:.0f} ms; per node {e['per_node_ms']:.1f} ms, "
+                f"of which a checkpoint process {e['checkpoint_median_ms']:.1f} ms"
+            )
     touched = [res for res in bench.results if "next_unchanged_ms" in res.extra]
     if touched:
         out += ["", "Next checkpoint after the last touch-all one, nothing changed (one sample, diagnostic):"]

@@ -38,8 +38,8 @@ use crate::format::time::Timestamp;
 use crate::git::Repo;
 use crate::ops::checkpoint::{CheckpointRequest, checkpoint};
 use crate::ops::finish::{FinishRequest, finish};
-use crate::run::{RunState, meta_branch, run_branch};
 use crate::run::workspace::Workspace;
+use crate::run::{RunState, meta_branch, run_branch};
 
 /// The handlers this version runs.
 pub const SUPPORTED: &[&str] = &["start", "exit", "conditional", "wait", "command"];
