@@ -19,6 +19,7 @@ mod engine_records;
 mod engine_run;
 mod errors;
 mod escapes;
+mod examples;
 mod fabro_written;
 mod file_inputs;
 mod finish;
