@@ -8,11 +8,14 @@
 //! at the exit. A resumed run continues from its checkpoint's `next_node_id`; no node whose
 //! checkpoint was recorded runs again.
 //!
-//! This version runs start, exit, conditional, wait and command nodes; [`unsupported`] names
-//! the others so that a run is refused before it starts.
+//! This version runs start, exit, conditional, wait, command, agent and prompt nodes (agents
+//! through the agent command the user chose); [`unsupported`] names the others so that a run
+//! is refused before it starts.
 
+pub mod agent;
 pub mod command;
 mod failure;
+mod response;
 
 use command::Ran;
 
@@ -41,7 +44,25 @@ use crate::run::RunState;
 use crate::run::workspace::Workspace;
 
 /// The handlers this version runs.
-pub const SUPPORTED: &[&str] = &["start", "exit", "conditional", "wait", "command"];
+pub const SUPPORTED: &[&str] = &[
+    "start",
+    "exit",
+    "conditional",
+    "wait",
+    "command",
+    "agent",
+    "prompt",
+];
+
+/// The nodes that run through the agent command (agent and prompt), in the workflow's order.
+pub fn agent_nodes(graph: &Graph) -> Vec<String> {
+    graph
+        .nodes()
+        .iter()
+        .filter(|n| matches!(graph::handler(n), "agent" | "prompt"))
+        .map(|n| n.id.clone())
+        .collect()
+}
 
 /// The nodes this version cannot run, with their handler, in the workflow's order.
 pub fn unsupported(graph: &Graph) -> Vec<(String, String)> {
@@ -420,6 +441,17 @@ impl Engine<'_> {
                     stage_dir: self.stage_dir(node, visit),
                 };
                 return command::run(&invocation);
+            }
+            kind @ ("agent" | "prompt") => {
+                return agent::run(&agent::Invocation {
+                    graph: self.graph,
+                    node,
+                    kind,
+                    command: self.config.agent_command.as_deref(),
+                    worktree: &workspace.path,
+                    env: self.script_env(id, node, visit),
+                    stage_dir: self.stage_dir(node, visit),
+                });
             }
             other => Outcome::failed(&format!(
                 "this version of git-fabro does not run {other} nodes"

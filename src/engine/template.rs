@@ -1,0 +1,134 @@
+//! Templates in workflow attributes, as Fabro renders them before a run: every string
+//! attribute of the graph, its nodes and its edges goes through MiniJinja with `{{ goal }}`
+//! and `{{ inputs.<key> }}` in scope, nothing else. Undefined variables are errors (strict
+//! mode), so a typo stops the run instead of sending an agent a prompt with a hole in it.
+//! Text without `{{`, `{%` or `{#` is left exactly as written.
+
+use std::collections::BTreeMap;
+
+use minijinja::{AutoEscape, Environment, ErrorKind, UndefinedBehavior};
+
+use super::graph::{AttrValue, Graph};
+
+/// What templates may refer to.
+#[derive(Debug, Clone, Default)]
+pub struct TemplateContext {
+    pub goal: String,
+    pub inputs: BTreeMap<String, String>,
+}
+
+/// Renders `text`; the error says what went wrong in Fabro's words.
+pub fn render(text: &str, ctx: &TemplateContext) -> Result<String, String> {
+    if !text.contains("{{") && !text.contains("{%") && !text.contains("{#") {
+        return Ok(text.to_owned());
+    }
+    let mut env = Environment::new();
+    env.set_undefined_behavior(UndefinedBehavior::Strict);
+    env.set_auto_escape_callback(|_| AutoEscape::None);
+    let values = minijinja::context! { goal => &ctx.goal, inputs => &ctx.inputs };
+    env.render_str(text, values).map_err(|err| {
+        let kind = match err.kind() {
+            ErrorKind::SyntaxError => "template syntax error",
+            ErrorKind::UndefinedError => "template referenced an undefined variable",
+            _ => "template render error",
+        };
+        format!("{kind}: {err}")
+    })
+}
+
+/// The graph with every string attribute rendered. The goal is rendered first (it may use
+/// inputs; `{{ goal }}` inside it stays as written), then everything else sees it.
+pub fn render_graph(
+    graph: &Graph,
+    goal: &str,
+    inputs: &BTreeMap<String, String>,
+) -> Result<Graph, String> {
+    let own = TemplateContext {
+        goal: "{{ goal }}".into(),
+        inputs: inputs.clone(),
+    };
+    let ctx = TemplateContext {
+        goal: render(goal, &own).map_err(|e| format!("the goal: {e}"))?,
+        inputs: inputs.clone(),
+    };
+    let mut graph = graph.clone();
+    render_attrs(&mut graph.attrs, &ctx, "the graph")?;
+    for node in &mut graph.nodes {
+        render_attrs(&mut node.attrs, &ctx, &format!("node {}", node.id))?;
+    }
+    for edge in &mut graph.edges {
+        let place = format!("edge {} -> {}", edge.from, edge.to);
+        render_attrs(&mut edge.attrs, &ctx, &place)?;
+    }
+    Ok(graph)
+}
+
+fn render_attrs(
+    attrs: &mut BTreeMap<String, AttrValue>,
+    ctx: &TemplateContext,
+    place: &str,
+) -> Result<(), String> {
+    for (key, value) in attrs.iter_mut() {
+        if let AttrValue::String(text) = value {
+            *text = render(text, ctx).map_err(|e| format!("{place}, attribute {key}: {e}"))?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ctx() -> TemplateContext {
+        TemplateContext {
+            goal: "Fix bugs".into(),
+            inputs: [("name".to_string(), "Ada".to_string())].into(),
+        }
+    }
+
+    #[test]
+    fn goal_and_inputs_render() {
+        let text = render("Do {{ goal }} for {{ inputs.name | upper }}", &ctx()).unwrap();
+        assert_eq!(text, "Do Fix bugs for ADA");
+    }
+
+    #[test]
+    fn plain_text_is_untouched() {
+        assert_eq!(render("$goal {x}", &ctx()).unwrap(), "$goal {x}");
+    }
+
+    #[test]
+    fn undefined_variables_and_bad_syntax_are_errors() {
+        let err = render("{{ goals }}", &ctx()).unwrap_err();
+        assert!(err.starts_with("template referenced an undefined variable"), "{err}");
+        let err = render("{{ inputs.nope }}", &ctx()).unwrap_err();
+        assert!(err.contains("undefined"), "{err}");
+        let err = render("{{ goal ", &ctx()).unwrap_err();
+        assert!(err.starts_with("template syntax error"), "{err}");
+    }
+
+    #[test]
+    fn the_goal_may_use_inputs_and_every_attribute_sees_it() {
+        let source = r#"digraph g {
+  graph [goal="Greet {{ inputs.name }}"]
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  work [prompt="Goal: {{ goal }}"]
+  start -> work [label="{{ inputs.name }}"]
+  work -> exit
+}"#;
+        let graph = crate::engine::workflow::parse(source, "g.fabro").unwrap();
+        let goal = graph.goal().unwrap_or_default().to_owned();
+        let inputs = ctx().inputs;
+        let rendered = render_graph(&graph, &goal, &inputs).unwrap();
+        assert_eq!(
+            rendered.node("work").unwrap().str_attr("prompt"),
+            Some("Goal: Greet Ada")
+        );
+        assert_eq!(rendered.goal(), Some("Greet Ada"));
+        assert_eq!(rendered.edges()[0].label(), Some("Ada"));
+        let err = render_graph(&graph, &goal, &BTreeMap::new()).unwrap_err();
+        assert!(err.starts_with("the goal: template referenced"), "{err}");
+    }
+}
