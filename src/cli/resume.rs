@@ -45,6 +45,9 @@ pub struct Args {
     /// engine executes
     #[arg(long, conflicts_with = "command")]
     prepare_only: bool,
+    /// The command agent and prompt nodes run, instead of the configured one
+    #[arg(long, value_name = "COMMAND", conflicts_with = "command")]
+    agent: Option<String>,
     /// The command to run in the worktree
     #[arg(last = true, value_name = "COMMAND")]
     command: Vec<String>,
@@ -79,7 +82,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         .and_then(|v| v.as_str())
         == Some(ENGINE);
     if args.command.is_empty() && by_engine && !args.prepare_only {
-        return continue_workflow(ctx, &id, args.json);
+        return continue_workflow(ctx, &id, args.json, args.agent.as_deref());
     }
     if args.command.is_empty() {
         return output::json(&resumed);
@@ -132,7 +135,7 @@ fn exit_code(status: std::process::ExitStatus) -> u8 {
 }
 
 /// Continues a run the engine executes, under the workflow it recorded.
-fn continue_workflow(ctx: &Ctx, id: &RunId, json: bool) -> Result<()> {
+fn continue_workflow(ctx: &Ctx, id: &RunId, json: bool, agent: Option<&str>) -> Result<()> {
     let state = RunState::load(&ctx.repo, id)?;
     let source =
         state.record.graph_source.as_deref().ok_or_else(|| {
@@ -141,5 +144,5 @@ fn continue_workflow(ctx: &Ctx, id: &RunId, json: bool) -> Result<()> {
     let graph = workflow::parse(source, GRAPH_FILE)
         .map_err(|err| Error::Failed(format!("run {id}: its recorded workflow: {err}")))?;
     output::line(id)?;
-    super::execute::execute(ctx, id, &graph, json)
+    super::execute::execute(ctx, id, &graph, json, agent)
 }
