@@ -159,3 +159,28 @@ fn declarations(rest: &mut &str) -> Result<Vec<(String, String)>, String> {
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::resolve;
+
+    #[test]
+    fn the_most_specific_rule_wins_and_the_node_beats_them_all() {
+        let source = r##"digraph g {
+  graph [model_stylesheet="#b { model: by-id; } .fast { model: by-class; } box { model: by-shape; provider: p1; } * { model: any; reasoning_effort: low; } box { provider: p2; }"]
+  a [class="fast"]
+  b [class="fast"]
+  c [shape=tab]
+  d [model="own"]
+}"##;
+        let graph = crate::engine::workflow::parse(source, "g.fabro").unwrap();
+        let get = |id: &str, property: &str| resolve(&graph, graph.node(id).unwrap(), property);
+        assert_eq!(get("a", "model").as_deref(), Some("by-class"));
+        assert_eq!(get("b", "model").as_deref(), Some("by-id"));
+        assert_eq!(get("c", "model").as_deref(), Some("any"));
+        assert_eq!(get("d", "model").as_deref(), Some("own"));
+        assert_eq!(get("a", "provider").as_deref(), Some("p2"));
+        assert_eq!(get("c", "provider"), None);
+        assert_eq!(get("c", "reasoning_effort").as_deref(), Some("low"));
+    }
+}

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::common::failpoints::die_at;
 use crate::common::{TestRepo, run_err, write_file};
 
 /// A fake agent: echoes what it was given and its stage's variables, leaves a file in the
@@ -330,4 +331,37 @@ fn a_python_command_node_runs_its_script_with_python3() {
             .starts_with("python3 -c 'import os"),
         "{invocation}"
     );
+}
+
+#[test]
+fn resume_needs_an_agent_command_too_and_takes_the_flag() {
+    let repo = TestRepo::new();
+    let path = workflow(&repo, "one", ONE_AGENT);
+    die_at(
+        repo.fabro().args(["run", "--agent", "echo first"]).arg(&path),
+        "engine:checkpointed:start@1",
+    );
+    let refs = repo.git(&[
+        "for-each-ref",
+        "--format=%(refname:lstrip=4)",
+        "refs/heads/fabro/meta/",
+    ]);
+    let id = refs.trim();
+    let (code, err) = run_err(repo.fabro().args(["resume", id]));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("agent or prompt nodes (work)"), "{err}");
+    let out = repo
+        .fabro()
+        .args(["resume", id, "--agent", "echo resumed"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        meta_file(&repo, id, "stages/002-work@1/response.md"),
+        "resumed\n"
+    );
+    let events = std::fs::read_to_string(run_dir(&repo, id).join("progress.jsonl")).unwrap();
+    for event in ["\"stage.prompt\"", "\"prompt.completed\""] {
+        assert!(events.contains(event), "{event} in {events}");
+    }
 }

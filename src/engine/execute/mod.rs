@@ -443,7 +443,10 @@ impl Engine<'_> {
                 return command::run(&invocation);
             }
             kind @ ("agent" | "prompt") => {
-                return agent::run(&agent::Invocation {
+                let stage = format!("{}@{visit}", node.id);
+                let text = agent::prompt(node);
+                self.event(id, "stage.prompt", node, &stage, json!({ "text": text, "mode": kind }));
+                let ran = agent::run(&agent::Invocation {
                     graph: self.graph,
                     node,
                     kind,
@@ -452,6 +455,9 @@ impl Engine<'_> {
                     env: self.script_env(id, node, visit),
                     stage_dir: self.stage_dir(node, visit),
                 });
+                let response = ran.outcome.context_updates.get(&format!("response.{}", node.id));
+                self.event(id, "prompt.completed", node, &stage, json!({ "response": response }));
+                return ran;
             }
             other => Outcome::failed(&format!(
                 "this version of git-fabro does not run {other} nodes"
