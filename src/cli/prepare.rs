@@ -34,7 +34,12 @@ pub fn render_for(graph: &Graph, state: &RunState) -> Result<Graph> {
     let inputs = match state.record.spec.extra.get("inputs") {
         Some(Value::Object(inputs)) => inputs
             .iter()
-            .map(|(k, v)| (k.clone(), v.as_str().map_or_else(|| v.to_string(), str::to_owned)))
+            .map(|(k, v)| {
+                (
+                    k.clone(),
+                    v.as_str().map_or_else(|| v.to_string(), str::to_owned),
+                )
+            })
             .collect(),
         _ => BTreeMap::new(),
     };

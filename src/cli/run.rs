@@ -164,10 +164,16 @@ fn run_for_real(args: Args) -> Result<()> {
         .into());
     }
     let inputs = args.inputs.iter().cloned().collect();
-    prepare::render(&checked.graph, &checked.shown, args.goal.as_deref(), &inputs)?;
+    prepare::render(
+        &checked.graph,
+        &checked.shown,
+        args.goal.as_deref(),
+        &inputs,
+    )?;
     let here = std::env::current_dir().ok();
     let repo = here.and_then(|dir| crate::git::Repo::discover(&dir).ok());
-    let agent = prepare::configured_agent(args.agent.as_deref(), repo.as_ref(), args.config.as_deref())?;
+    let agent =
+        prepare::configured_agent(args.agent.as_deref(), repo.as_ref(), args.config.as_deref())?;
     prepare::require_agent(&checked.graph, &checked.shown, agent.as_deref())?;
     if !args.json {
         workflow_file::print_diagnostics(&checked.diagnostics);

@@ -101,7 +101,10 @@ mod tests {
     #[test]
     fn undefined_variables_and_bad_syntax_are_errors() {
         let err = render("{{ goals }}", &ctx()).unwrap_err();
-        assert!(err.starts_with("template referenced an undefined variable"), "{err}");
+        assert!(
+            err.starts_with("template referenced an undefined variable"),
+            "{err}"
+        );
         let err = render("{{ inputs.nope }}", &ctx()).unwrap_err();
         assert!(err.contains("undefined"), "{err}");
         let err = render("{{ goal ", &ctx()).unwrap_err();

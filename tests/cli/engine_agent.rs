@@ -92,7 +92,14 @@ fn agents_get_the_prompt_on_stdin_and_in_a_file_and_their_stage_in_the_environme
     let ran = run(
         &repo,
         &path,
-        &["--agent", &agent, "--input", "user=ada", "--input", "feature=search"],
+        &[
+            "--agent",
+            &agent,
+            "--input",
+            "user=ada",
+            "--input",
+            "feature=search",
+        ],
     );
     assert_eq!(ran.code, 0, "{}", ran.stderr);
     let id = &ran.id;
@@ -338,7 +345,9 @@ fn resume_needs_an_agent_command_too_and_takes_the_flag() {
     let repo = TestRepo::new();
     let path = workflow(&repo, "one", ONE_AGENT);
     die_at(
-        repo.fabro().args(["run", "--agent", "echo first"]).arg(&path),
+        repo.fabro()
+            .args(["run", "--agent", "echo first"])
+            .arg(&path),
         "engine:checkpointed:start@1",
     );
     let refs = repo.git(&[
@@ -355,7 +364,11 @@ fn resume_needs_an_agent_command_too_and_takes_the_flag() {
         .args(["resume", id, "--agent", "echo resumed"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(
         meta_file(&repo, id, "stages/002-work@1/response.md"),
         "resumed\n"

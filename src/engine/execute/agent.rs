@@ -13,11 +13,14 @@ use std::time::Instant;
 
 use serde_json::json;
 
+use super::Engine;
 use super::command::{self, Ending, Ran, Shell};
 use super::response;
 use crate::engine::graph::{Graph, Node};
 use crate::engine::outcome::Outcome;
 use crate::engine::stylesheet;
+use crate::format::run_id::RunId;
+use crate::run::workspace::Workspace;
 
 /// How much of `last_response` Fabro keeps in the context, in bytes.
 const LAST_RESPONSE: usize = 200;
@@ -39,6 +42,43 @@ pub struct Invocation<'a> {
     /// The filtered environment plus the `FABRO_*` variables every handler gets.
     pub env: Vec<(OsString, OsString)>,
     pub stage_dir: PathBuf,
+}
+
+impl Engine<'_> {
+    /// Runs an agent or prompt stage, between Fabro's `stage.prompt` and `prompt.completed`
+    /// events.
+    pub(super) fn run_agent(
+        &self,
+        id: &RunId,
+        workspace: &Workspace,
+        node: &Node,
+        visit: u64,
+        kind: &str,
+    ) -> Ran {
+        let stage = format!("{}@{visit}", node.id);
+        let text = prompt(node);
+        let started = json!({ "text": text, "mode": kind });
+        self.event(id, "stage.prompt", node, &stage, started);
+        let ran = run(&Invocation {
+            graph: self.graph,
+            node,
+            kind,
+            command: self.config.agent_command.as_deref(),
+            worktree: &workspace.path,
+            env: self.script_env(id, node, visit),
+            stage_dir: self.stage_dir(node, visit),
+        });
+        let key = format!("response.{}", node.id);
+        let response = ran.outcome.context_updates.get(&key);
+        self.event(
+            id,
+            "prompt.completed",
+            node,
+            &stage,
+            json!({ "response": response }),
+        );
+        ran
+    }
 }
 
 /// The prompt: the node's `prompt`, else its label (templates were rendered before the run).
@@ -177,7 +217,9 @@ fn failure_detail(stdout: &str, stderr: &str, agent: &str) -> String {
     let tail = |text: &str| -> String {
         let text = text.trim_end();
         let count = text.chars().count();
-        text.chars().skip(count.saturating_sub(FAILURE_TAIL)).collect()
+        text.chars()
+            .skip(count.saturating_sub(FAILURE_TAIL))
+            .collect()
     };
     let (err, out) = (tail(stderr), tail(stdout));
     match (err.is_empty(), out.is_empty()) {

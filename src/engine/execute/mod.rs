@@ -443,21 +443,7 @@ impl Engine<'_> {
                 return command::run(&invocation);
             }
             kind @ ("agent" | "prompt") => {
-                let stage = format!("{}@{visit}", node.id);
-                let text = agent::prompt(node);
-                self.event(id, "stage.prompt", node, &stage, json!({ "text": text, "mode": kind }));
-                let ran = agent::run(&agent::Invocation {
-                    graph: self.graph,
-                    node,
-                    kind,
-                    command: self.config.agent_command.as_deref(),
-                    worktree: &workspace.path,
-                    env: self.script_env(id, node, visit),
-                    stage_dir: self.stage_dir(node, visit),
-                });
-                let response = ran.outcome.context_updates.get(&format!("response.{}", node.id));
-                self.event(id, "prompt.completed", node, &stage, json!({ "response": response }));
-                return ran;
+                return self.run_agent(id, workspace, node, visit, kind);
             }
             other => Outcome::failed(&format!(
                 "this version of git-fabro does not run {other} nodes"

@@ -58,9 +58,7 @@ fn status(word: &str) -> Option<Status> {
 pub fn directives(text: &str) -> Option<Map<String, Value>> {
     objects(text).into_iter().rev().find_map(|candidate| {
         match serde_json::from_str::<Value>(candidate).ok()? {
-            Value::Object(object) if FIELDS.iter().any(|f| object.contains_key(*f)) => {
-                Some(object)
-            }
+            Value::Object(object) if FIELDS.iter().any(|f| object.contains_key(*f)) => Some(object),
             _ => None,
         }
     })
@@ -130,7 +128,10 @@ Then {"preferred_next_label": "Ship it", "note": "a } in \"a string\""} done."#;
         assert_eq!(outcome.suggested_next_ids, ["fix"]);
         assert_eq!(outcome.context_updates["tries"], 2);
         let mut outcome = Outcome::succeeded(String::new());
-        apply(&directives(r#"{"outcome": "maybe"}"#).unwrap(), &mut outcome);
+        apply(
+            &directives(r#"{"outcome": "maybe"}"#).unwrap(),
+            &mut outcome,
+        );
         assert_eq!(outcome.status, Status::Succeeded);
     }
 }
