@@ -1,7 +1,8 @@
 //! What a workflow needs before the engine runs it, for `run` and `resume`: its templates
 //! rendered with the run's goal and inputs, and an agent command when it has agent or prompt
 //! nodes. Both are checked before a run starts, so that a workflow that cannot run writes
-//! nothing, and again before each execution, which is where a resume meets them.
+//! nothing, and again before each execution, which is where a resume meets them. A resume
+//! works from the recorded source, whose `@file` prompts are taken as the run inlined them.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -11,7 +12,7 @@ use serde_json::Value;
 use crate::config::{Config, Settings, fabro_home};
 use crate::engine::execute::agent_nodes;
 use crate::engine::template;
-use crate::engine::workflow::Graph;
+use crate::engine::workflow::{AttrValue, Graph};
 use crate::error::{Error, Result};
 use crate::git::Repo;
 use crate::run::RunState;
@@ -29,8 +30,10 @@ pub fn render(
         .map_err(|err| Error::Usage(format!("{shown}: {err}; nothing was run")))
 }
 
-/// [`render`] with the goal and inputs run `state` recorded.
+/// [`render`] with the goal and inputs run `state` recorded, after [`inline_recorded`].
 pub fn render_for(graph: &Graph, state: &RunState) -> Result<Graph> {
+    let mut graph = graph.clone();
+    inline_recorded(&mut graph, &state.record.spec.graph);
     let inputs = match state.record.spec.extra.get("inputs") {
         Some(Value::Object(inputs)) => inputs
             .iter()
@@ -44,7 +47,31 @@ pub fn render_for(graph: &Graph, state: &RunState) -> Result<Graph> {
         _ => BTreeMap::new(),
     };
     let shown = format!("run {}'s workflow", state.id);
-    render(graph, &shown, state.record.spec.goal().as_deref(), &inputs)
+    render(&graph, &shown, state.record.spec.goal().as_deref(), &inputs)
+}
+
+/// Gives `@file` prompts and goal the text they had when the run started, from the graph it
+/// recorded (`spec.graph`): the files may have changed or gone since, and a resumed run must
+/// send its agents what the run started with.
+pub fn inline_recorded(graph: &mut Graph, recorded: &Value) {
+    let text = |pointer: String| {
+        recorded
+            .pointer(&pointer)
+            .and_then(Value::as_str)
+            .map(|s| AttrValue::String(s.to_owned()))
+    };
+    for node in &mut graph.nodes {
+        if node.str_attr("prompt").is_some_and(|p| p.starts_with('@'))
+            && let Some(prompt) = text(format!("/nodes/{}/attrs/prompt/String", node.id))
+        {
+            node.attrs.insert("prompt".into(), prompt);
+        }
+    }
+    if graph.goal().is_some_and(|g| g.starts_with('@'))
+        && let Some(goal) = text("/attrs/goal/String".into())
+    {
+        graph.attrs.insert("goal".into(), goal);
+    }
 }
 
 /// The agent command a run about to start would use: `--agent`, else run.toml, else git

@@ -341,15 +341,25 @@ fn a_python_command_node_runs_its_script_with_python3() {
 }
 
 #[test]
-fn resume_needs_an_agent_command_too_and_takes_the_flag() {
+fn resume_needs_an_agent_command_too_takes_the_flag_and_keeps_the_inlined_prompt() {
     let repo = TestRepo::new();
-    let path = workflow(&repo, "one", ONE_AGENT);
+    let path = workflow(
+        &repo,
+        "from_file",
+        r#"digraph from_file {
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  work [prompt="@work.md"]
+  start -> work -> exit
+}"#,
+    );
+    let prompt_file = repo.root.join("work.md");
+    write_file(&prompt_file, "Work as the file said");
     die_at(
-        repo.fabro()
-            .args(["run", "--agent", "echo first"])
-            .arg(&path),
+        repo.fabro().args(["run", "--agent", "cat"]).arg(&path),
         "engine:checkpointed:start@1",
     );
+    std::fs::remove_file(&prompt_file).unwrap();
     let refs = repo.git(&[
         "for-each-ref",
         "--format=%(refname:lstrip=4)",
@@ -361,7 +371,7 @@ fn resume_needs_an_agent_command_too_and_takes_the_flag() {
     assert!(err.contains("agent or prompt nodes (work)"), "{err}");
     let out = repo
         .fabro()
-        .args(["resume", id, "--agent", "echo resumed"])
+        .args(["resume", id, "--agent", "echo resumed; cat"])
         .output()
         .unwrap();
     assert!(
@@ -371,7 +381,7 @@ fn resume_needs_an_agent_command_too_and_takes_the_flag() {
     );
     assert_eq!(
         meta_file(&repo, id, "stages/002-work@1/response.md"),
-        "resumed\n"
+        "resumed\nWork as the file said"
     );
     let events = std::fs::read_to_string(run_dir(&repo, id).join("progress.jsonl")).unwrap();
     for event in ["\"stage.prompt\"", "\"prompt.completed\""] {
