@@ -17,23 +17,57 @@ pub struct TemplateContext {
     pub inputs: BTreeMap<String, String>,
 }
 
-/// Renders `text`; the error says what went wrong in Fabro's words.
-pub fn render(text: &str, ctx: &TemplateContext) -> Result<String, String> {
-    if !text.contains("{{") && !text.contains("{%") && !text.contains("{#") {
-        return Ok(text.to_owned());
-    }
+const UNDEFINED: &str = "template referenced an undefined variable";
+
+fn is_plain(text: &str) -> bool {
+    !text.contains("{{") && !text.contains("{%") && !text.contains("{#")
+}
+
+fn strict() -> Environment<'static> {
     let mut env = Environment::new();
     env.set_undefined_behavior(UndefinedBehavior::Strict);
     env.set_auto_escape_callback(|_| AutoEscape::None);
+    env
+}
+
+fn describe(err: &minijinja::Error) -> String {
+    let kind = match err.kind() {
+        ErrorKind::SyntaxError => "template syntax error",
+        ErrorKind::UndefinedError => UNDEFINED,
+        _ => "template render error",
+    };
+    format!("{kind}: {err}")
+}
+
+/// Renders `text`; the error says what went wrong in Fabro's words.
+pub fn render(text: &str, ctx: &TemplateContext) -> Result<String, String> {
+    if is_plain(text) {
+        return Ok(text.to_owned());
+    }
     let values = minijinja::context! { goal => &ctx.goal, inputs => &ctx.inputs };
-    env.render_str(text, values).map_err(|err| {
-        let kind = match err.kind() {
-            ErrorKind::SyntaxError => "template syntax error",
-            ErrorKind::UndefinedError => "template referenced an undefined variable",
-            _ => "template render error",
-        };
-        format!("{kind}: {err}")
-    })
+    strict()
+        .render_str(text, values)
+        .map_err(|err| describe(&err))
+}
+
+/// What is wrong with `text` whatever the run's goal and inputs: a syntax error, or a
+/// variable other than `goal` and `inputs` (which inputs exist is known only at the run).
+pub fn problem(text: &str) -> Option<String> {
+    if is_plain(text) {
+        return None;
+    }
+    let env = strict();
+    let template = match env.template_from_str(text) {
+        Ok(template) => template,
+        Err(err) => return Some(describe(&err)),
+    };
+    let mut unknown: Vec<String> = template
+        .undeclared_variables(false)
+        .into_iter()
+        .filter(|v| v != "goal" && v != "inputs" && !env.globals().any(|(g, _)| g == v))
+        .collect();
+    unknown.sort();
+    (!unknown.is_empty()).then(|| format!("{UNDEFINED}: {}", unknown.join(", ")))
 }
 
 /// The graph with every string attribute rendered. The goal is rendered first (it may use
@@ -109,6 +143,22 @@ mod tests {
         assert!(err.contains("undefined"), "{err}");
         let err = render("{{ goal ", &ctx()).unwrap_err();
         assert!(err.starts_with("template syntax error"), "{err}");
+    }
+
+    #[test]
+    fn problems_known_before_the_run_are_found() {
+        assert_eq!(problem("plain {x}"), None);
+        assert_eq!(
+            problem("{{ goal }} {{ inputs.any }} {{ range(3) | list }}"),
+            None
+        );
+        let found = problem("{{ gaol }} {% for x in items %}{{ x }}{% endfor %}").unwrap();
+        assert_eq!(found, format!("{UNDEFINED}: gaol, items"));
+        assert!(
+            problem("{% if %}")
+                .unwrap()
+                .starts_with("template syntax error")
+        );
     }
 
     #[test]

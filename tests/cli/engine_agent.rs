@@ -262,9 +262,19 @@ fn without_an_agent_command_or_with_a_bad_template_nothing_is_written() {
   start -> work -> exit
 }"#,
     );
+    // A variable no run can give is found before any run: `validate` reports it.
     let (code, err) = run_err(repo.fabro().args(["run", "--agent", &agent]).arg(&typo));
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("undefined variable"), "{err}");
+    assert!(err.contains("is not a valid workflow"), "{err}");
+    let (code, err) = run_err(repo.fabro().arg("validate").arg(&typo));
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains(
+            "error [node: work]: Node 'work' attribute 'prompt': template referenced an \
+             undefined variable: gaol (template_valid)"
+        ),
+        "{err}"
+    );
     assert_eq!(repo.git(&["for-each-ref"]), refs_before);
     assert!(!repo.home.join("runs").exists());
 }
