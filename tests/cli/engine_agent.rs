@@ -16,6 +16,7 @@ const AGENT: &str = r#"prompt=$(cat)
 echo "stdin=$prompt"
 echo "file=$(cat "$FABRO_PROMPT_FILE")"
 env | grep '^FABRO_' | sort
+echo "keys=${ANTHROPIC_API_KEY:-none} ${GITHUB_TOKEN:-none}"
 echo "$FABRO_NODE_ID was here" >> agents.txt
 case "$FABRO_NODE_ID" in
   review) echo 'Looks good. {"preferred_next_label": "Ship", "context_updates": {"quality": "high"}}' ;;
@@ -89,20 +90,29 @@ fn agents_get_the_prompt_on_stdin_and_in_a_file_and_their_stage_in_the_environme
     let repo = TestRepo::new();
     let path = workflow(&repo, "agents", STAGES);
     let agent = agent(&repo);
-    let ran = run(
-        &repo,
-        &path,
-        &[
+    let out = repo
+        .fabro()
+        .arg("run")
+        .arg(&path)
+        .args([
             "--agent",
             &agent,
             "--input",
             "user=ada",
             "--input",
             "feature=search",
-        ],
+        ])
+        .env("ANTHROPIC_API_KEY", "sk-test")
+        .env("GITHUB_TOKEN", "kept-from-agents")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
-    assert_eq!(ran.code, 0, "{}", ran.stderr);
-    let id = &ran.id;
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let id = stdout.lines().next().unwrap();
 
     let plan = meta_file(&repo, id, "stages/002-plan@1/response.md");
     let prompt = "Plan: Ship search for ada";
@@ -117,6 +127,7 @@ fn agents_get_the_prompt_on_stdin_and_in_a_file_and_their_stage_in_the_environme
         "FABRO_REASONING_EFFORT=high".into(),
         format!("FABRO_RUN_ID={id}"),
         format!("FABRO_IDEMPOTENCY_KEY={id}:plan@1"),
+        "keys=sk-test none".into(),
     ] {
         assert!(plan.lines().any(|l| l == line), "{line} in:\n{plan}");
     }

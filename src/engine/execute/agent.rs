@@ -28,6 +28,20 @@ const LAST_RESPONSE: usize = 200;
 const FAILURE_TAIL: usize = 500;
 /// A `status.json` larger than this is not routing.
 const MAX_STATUS_FILE: u64 = 1 << 20;
+/// The credentials an agent needs, kept although scripts never see them: the API-key
+/// variables of the providers Fabro knows (Fabro hands the stage's provider key to its agent
+/// CLIs), and Claude Code's token.
+const AGENT_CREDENTIALS: &[&str] = &[
+    "ANTHROPIC_API_KEY",
+    "OPENAI_API_KEY",
+    "GEMINI_API_KEY",
+    "GOOGLE_API_KEY",
+    "KIMI_API_KEY",
+    "ZAI_API_KEY",
+    "MINIMAX_API_KEY",
+    "INCEPTION_API_KEY",
+    "CLAUDE_CODE_OAUTH_TOKEN",
+];
 
 /// Where and how one agent stage runs.
 pub struct Invocation<'a> {
@@ -59,13 +73,19 @@ impl Engine<'_> {
         let text = prompt(node);
         let started = json!({ "text": text, "mode": kind });
         self.event(id, "stage.prompt", node, &stage, started);
+        let mut env = self.script_env(id, node, visit);
+        let credentials = self
+            .env
+            .iter()
+            .filter(|(name, _)| AGENT_CREDENTIALS.iter().any(|c| name == c));
+        env.extend(credentials.cloned());
         let ran = run(&Invocation {
             graph: self.graph,
             node,
             kind,
             command: self.config.agent_command.as_deref(),
             worktree: &workspace.path,
-            env: self.script_env(id, node, visit),
+            env,
             stage_dir: self.stage_dir(node, visit),
         });
         let key = format!("response.{}", node.id);
