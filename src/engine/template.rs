@@ -70,8 +70,9 @@ pub fn problem(text: &str) -> Option<String> {
     (!unknown.is_empty()).then(|| format!("{UNDEFINED}: {}", unknown.join(", ")))
 }
 
-/// The graph with every string attribute rendered. The goal is rendered first (it may use
-/// inputs; `{{ goal }}` inside it stays as written), then everything else sees it.
+/// The graph with every string attribute rendered. The goal (the run's, which may differ
+/// from the workflow's) is rendered first (it may use inputs; `{{ goal }}` inside it stays as
+/// written), then everything else sees it, and it becomes the graph's `goal`.
 pub fn render_graph(
     graph: &Graph,
     goal: &str,
@@ -86,7 +87,11 @@ pub fn render_graph(
         inputs: inputs.clone(),
     };
     let mut graph = graph.clone();
+    graph.attrs.remove("goal");
     render_attrs(&mut graph.attrs, &ctx, "the graph")?;
+    graph
+        .attrs
+        .insert("goal".into(), AttrValue::String(ctx.goal.clone()));
     for node in &mut graph.nodes {
         render_attrs(&mut node.attrs, &ctx, &format!("node {}", node.id))?;
     }

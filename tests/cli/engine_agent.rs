@@ -159,6 +159,7 @@ fn agents_get_the_prompt_on_stdin_and_in_a_file_and_their_stage_in_the_environme
     // Fabro's context keys after an LLM stage.
     let context = &checkpoint(&repo, id)["context_values"];
     assert_eq!(context["last_stage"], "build");
+    assert_eq!(context["graph.goal"], "Ship search");
     assert_eq!(context["response.plan"], plan.as_str());
     let last = context["last_response"].as_str().unwrap();
     assert!(build.starts_with(last) && last.len() == 200, "{last}");

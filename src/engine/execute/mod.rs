@@ -181,7 +181,12 @@ impl Engine<'_> {
             .iter()
             .map(|(k, v)| (format!("graph.{k}"), Value::String(v.to_text())))
             .collect();
-        let goal = state.record.spec.goal();
+        // The graph's goal is the run's goal with its templates rendered, when it has one.
+        let goal = self
+            .graph
+            .goal()
+            .map(str::to_owned)
+            .or(state.record.spec.goal());
         context.insert("graph.goal".into(), json!(goal.unwrap_or_default()));
         context.insert("internal.run_id".into(), json!(state.id.as_str()));
         if let Some(Value::Object(inputs)) = state.record.spec.extra.get("inputs") {
