@@ -410,3 +410,43 @@ fn resume_needs_an_agent_command_too_takes_the_flag_and_keeps_the_inlined_prompt
         assert!(events.contains(event), "{event} in {events}");
     }
 }
+
+#[test]
+fn routing_may_come_from_a_status_json_and_a_timeout_stops_the_agent() {
+    let repo = TestRepo::new();
+    let path = workflow(
+        &repo,
+        "status_file",
+        r#"digraph status_file {
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  decide [prompt="Decide"]
+  slow [prompt="Take your time", timeout="1s"]
+  left [shape=parallelogram, script="true"]
+  right [shape=parallelogram, script="true"]
+  start -> decide
+  decide -> left [label="Left"]
+  decide -> right [label="Right"]
+  left -> slow
+  right -> slow
+  slow -> exit
+}"#,
+    );
+    let agent = r#"if [ "$FABRO_NODE_ID" = slow ]; then echo started; exec sleep 30; fi
+echo '{"preferred_next_label": "Right"}' > status.json; echo "see status.json""#;
+    let ran = run(&repo, &path, &["--agent", agent]);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let checkpoint = checkpoint(&repo, &ran.id);
+    assert_eq!(
+        checkpoint["completed_nodes"],
+        serde_json::json!(["start", "decide", "right", "slow"])
+    );
+    let slow = &checkpoint["node_outcomes"]["slow"];
+    assert_eq!(slow["status"], "failed");
+    let message = slow["failure"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("Agent command timed out after "),
+        "{message}"
+    );
+    assert!(message.ends_with("stdout: started"), "{message}");
+}
