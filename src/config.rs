@@ -1,8 +1,8 @@
 //! Configuration: `settings.toml` in the fabro home, `run.toml` per run, and `fabro.*` keys in
 //! git config. One precedence everywhere: flags > run.toml > settings.toml > git config >
 //! defaults (one exception: the agent command, where git config comes before settings.toml;
-//! see [`Config::agent_command`]). TOML files are parsed strictly, so a typo is an error with the file and line
-//! rather than a setting that silently does nothing. A run's `run.toml` counts in full only
+//! see [`Config::agent_command`]). TOML files are parsed strictly, so a typo is an error with
+//! the file and line rather than a setting that silently does nothing. A run's `run.toml` counts in full only
 //! from its run directory on this machine; the copy on the metadata branch, which travels
 //! between clones, only names the run's author (see [`Settings::recorded`]).
 

@@ -163,6 +163,7 @@ fn run_for_real(args: Args) -> Result<()> {
         ))
         .into());
     }
+    // Checked now, so that a workflow that cannot run writes nothing.
     let inputs = args.inputs.iter().cloned().collect();
     prepare::render(
         &checked.graph,
