@@ -220,6 +220,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
         'git-fabro;resume' {
             [CompletionResult]::new('--run', '--run', [CompletionResultType]::ParameterName, 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)')
             [CompletionResult]::new('--workflow', '--workflow', [CompletionResultType]::ParameterName, 'Check that this workflow is the one the run was started with')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The command agent and prompt nodes run, instead of the configured one')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Resume under a workflow whose sha256 differs from the recorded one')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON (the state is always printed as JSON without a command)')
@@ -392,7 +393,8 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             [CompletionResult]::new('--input', '--input', [CompletionResultType]::ParameterName, 'A workflow input, KEY=VALUE (repeatable)')
             [CompletionResult]::new('--label', '--label', [CompletionResultType]::ParameterName, 'A label recorded in run.json (repeatable)')
             [CompletionResult]::new('--base', '--base', [CompletionResultType]::ParameterName, 'Commit the run branch starts at (default: HEAD)')
-            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'run.toml for this run ([checkpoint] exclude_globs, [git.author])')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'run.toml for this run ([checkpoint] exclude_globs, [git.author], [agent] command)')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The command agent and prompt nodes run (`/bin/bash -c COMMAND` in the worktree, the prompt on stdin and in $FABRO_PROMPT_FILE, the response on stdout)')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Simulate every node instead of running it; nothing is written')
             [CompletionResult]::new('--auto-approve', '--auto-approve', [CompletionResultType]::ParameterName, 'Answer every human gate with its first choice')

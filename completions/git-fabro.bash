@@ -1281,7 +1281,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__resume)
-            opts="-C -q -h --run --workflow --force --json --prepare-only --quiet --help"
+            opts="-C -q -h --run --workflow --force --json --prepare-only --agent --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1292,6 +1292,10 @@ _git__fabro() {
                     return 0
                     ;;
                 --workflow)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1329,7 +1333,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__run)
-            opts="-C -q -h --dry-run --auto-approve --goal --input --label --base --in-place --config --json --quiet --help"
+            opts="-C -q -h --dry-run --auto-approve --goal --input --label --base --in-place --config --agent --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1352,6 +1356,10 @@ _git__fabro() {
                     return 0
                     ;;
                 --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

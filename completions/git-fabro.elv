@@ -203,6 +203,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
         &'git-fabro;resume'= {
             cand --run 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)'
             cand --workflow 'Check that this workflow is the one the run was started with'
+            cand --agent 'The command agent and prompt nodes run, instead of the configured one'
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
             cand --force 'Resume under a workflow whose sha256 differs from the recorded one'
             cand --json 'Print JSON (the state is always printed as JSON without a command)'
@@ -355,7 +356,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --input 'A workflow input, KEY=VALUE (repeatable)'
             cand --label 'A label recorded in run.json (repeatable)'
             cand --base 'Commit the run branch starts at (default: HEAD)'
-            cand --config 'run.toml for this run ([checkpoint] exclude_globs, [git.author])'
+            cand --config 'run.toml for this run ([checkpoint] exclude_globs, [git.author], [agent] command)'
+            cand --agent 'The command agent and prompt nodes run (`/bin/bash -c COMMAND` in the worktree, the prompt on stdin and in $FABRO_PROMPT_FILE, the response on stdout)'
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
             cand --dry-run 'Simulate every node instead of running it; nothing is written'
             cand --auto-approve 'Answer every human gate with its first choice'

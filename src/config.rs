@@ -1,7 +1,8 @@
 //! Configuration: `settings.toml` in the fabro home, `run.toml` per run, and `fabro.*` keys in
 //! git config. One precedence everywhere: flags > run.toml > settings.toml > git config >
-//! defaults. TOML files are parsed strictly, so a typo is an error with the file and line
-//! rather than a setting that silently does nothing. A run's `run.toml` counts in full only
+//! defaults (one exception: the agent command, where git config comes before settings.toml;
+//! see [`Config::agent_command`]). TOML files are parsed strictly, so a typo is an error with
+//! the file and line rather than a setting that silently does nothing. A run's `run.toml` counts in full only
 //! from its run directory on this machine; the copy on the metadata branch, which travels
 //! between clones, only names the run's author (see [`Settings::recorded`]).
 
@@ -25,6 +26,7 @@ pub const EXCLUDE_GLOB_KEY: &str = "fabro.excludeGlob";
 pub const DEFAULT_REMOTE: &str = "origin";
 pub const MAX_FILE_SIZE_KEY: &str = "fabro.maxFileSize";
 pub const DEFAULT_MAX_FILE_SIZE: u64 = 50 << 20;
+pub const AGENT_COMMAND_KEY: &str = "fabro.agentCommand";
 
 /// The fabro home: `$FABRO_HOME`, else `~/.fabro`.
 pub fn fabro_home() -> PathBuf {
@@ -51,6 +53,15 @@ pub struct Settings {
     pub remote: RemoteSettings,
     #[serde(default)]
     pub gc: GcSettings,
+    #[serde(default)]
+    pub agent: AgentSettings,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgentSettings {
+    /// The command agent and prompt nodes run (`/bin/bash -c COMMAND`, prompt on stdin).
+    pub command: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -155,6 +166,10 @@ pub struct Config {
     pub home: PathBuf,
     /// `[gc] finished_older_than` of `settings.toml`, as written (the command parses it).
     pub gc_finished_older_than: Option<String>,
+    /// The command agent and prompt nodes run: run.toml, else `fabro.agentCommand` in git
+    /// config, else settings.toml (the `--agent` flag, when given, replaces it). Git config
+    /// comes before settings.toml here so that a repository can pick its own agent.
+    pub agent_command: Option<String>,
 }
 
 impl Config {
@@ -226,6 +241,11 @@ impl Config {
             home: home.to_owned(),
             // A machine's retention, never a run's: only settings.toml decides it.
             gc_finished_older_than: settings.gc.finished_older_than.clone(),
+            agent_command: run
+                .and_then(|s| s.agent.command.clone())
+                .or_else(|| repo.config_string(AGENT_COMMAND_KEY))
+                .or_else(|| settings.agent.command.clone())
+                .filter(|c| !c.trim().is_empty()),
         })
     }
 

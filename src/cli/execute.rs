@@ -12,9 +12,24 @@ use crate::engine::workflow::Graph;
 use crate::error::{Error, exit};
 use crate::format::run_id::RunId;
 
-/// Executes run `id` to its end. The caller printed the run id already.
-pub fn execute(ctx: &Ctx, id: &RunId, graph: &Graph, json: bool) -> Result<()> {
+/// Executes run `id` to its end, `agent` (from `--agent`) overriding the configured agent
+/// command. The caller printed the run id already.
+pub fn execute(
+    ctx: &Ctx,
+    id: &RunId,
+    graph: &Graph,
+    json: bool,
+    agent: Option<&str>,
+) -> Result<()> {
     let run = ctx.open_run(Some(id.as_str()))?;
+    let mut config = run.config.clone();
+    if let Some(agent) = agent {
+        config.agent_command = Some(agent.to_owned());
+    }
+    let state = crate::run::RunState::load(&ctx.repo, id)?;
+    let graph = &super::prepare::render_for(graph, &state)?;
+    let shown = format!("run {id}'s workflow");
+    super::prepare::require_agent(graph, &shown, config.agent_command.as_deref())?;
     let run_dir = run.run_dir.as_ref().ok_or_else(|| {
         Error::Failed(format!(
             "run {id} has no run directory on this machine; `git fabro resume {id}` recreates it"
@@ -24,7 +39,7 @@ pub fn execute(ctx: &Ctx, id: &RunId, graph: &Graph, json: bool) -> Result<()> {
     let mut lines = StageProgress::new();
     let mut engine = Engine {
         repo: &ctx.repo,
-        config: &run.config,
+        config: &config,
         run_dir,
         graph,
         env: std::env::vars_os().collect(),

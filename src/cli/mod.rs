@@ -22,6 +22,7 @@ mod log;
 mod open_run;
 pub mod output;
 mod path;
+mod prepare;
 mod ps;
 mod push;
 mod restore;

@@ -45,6 +45,9 @@ pub struct Args {
     /// engine executes
     #[arg(long, conflicts_with = "command")]
     prepare_only: bool,
+    /// The command agent and prompt nodes run, instead of the configured one
+    #[arg(long, value_name = "COMMAND", conflicts_with = "command")]
+    agent: Option<String>,
     /// The command to run in the worktree
     #[arg(last = true, value_name = "COMMAND")]
     command: Vec<String>,
@@ -79,7 +82,13 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         .and_then(|v| v.as_str())
         == Some(ENGINE);
     if args.command.is_empty() && by_engine && !args.prepare_only {
-        return continue_workflow(ctx, &id, args.workflow.as_deref(), args.json);
+        return continue_workflow(
+            ctx,
+            &id,
+            args.workflow.as_deref(),
+            args.json,
+            args.agent.as_deref(),
+        );
     }
     if args.command.is_empty() {
         return output::json(&resumed);
@@ -134,7 +143,13 @@ fn exit_code(status: std::process::ExitStatus) -> u8 {
 /// Continues a run the engine executes, under the workflow it recorded or, when `--workflow`
 /// names one (the same, or another with `--force`), under that file: a fixed workflow takes
 /// over from the next node. The run's record keeps the workflow it was started with.
-fn continue_workflow(ctx: &Ctx, id: &RunId, given: Option<&Path>, json: bool) -> Result<()> {
+fn continue_workflow(
+    ctx: &Ctx,
+    id: &RunId,
+    given: Option<&Path>,
+    json: bool,
+    agent: Option<&str>,
+) -> Result<()> {
     let graph = match given {
         Some(path) => {
             let checked = workflow_file::check(path).map_err(|e| e.into_error(exit::USAGE))?;
@@ -158,5 +173,5 @@ fn continue_workflow(ctx: &Ctx, id: &RunId, given: Option<&Path>, json: bool) ->
         }
     };
     output::line(id)?;
-    super::execute::execute(ctx, id, &graph, json)
+    super::execute::execute(ctx, id, &graph, json, agent)
 }

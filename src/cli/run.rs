@@ -3,7 +3,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use serde::Serialize;
 
-use super::{Ctx, ExitWith, output, workflow_file};
+use super::{Ctx, ExitWith, output, prepare, workflow_file};
 use crate::engine::dry_run::{self, DryRun, Options};
 use crate::engine::execute;
 use crate::engine::outcome::Status;
@@ -19,8 +19,12 @@ use crate::ops::start::{StartRequest, start};
 /// the workflow in the run's worktree: each node is checkpointed (the start node on the
 /// metadata branch only, as Fabro counts it), edges are chosen by Fabro's rules, and the run is
 /// finished as `finish` does. One line per stage goes to stderr. Exits 0 when the run
-/// succeeded, 1 when it failed. This version runs start, exit, conditional, wait and command
-/// nodes; a workflow with other nodes is refused (exit 2) before the run starts.
+/// succeeded, 1 when it failed. This version runs start, exit, conditional, wait, command,
+/// agent and prompt nodes; a workflow with other nodes is refused (exit 2) before the run
+/// starts. Agent and prompt nodes run through the agent command: --agent, else `[agent]
+/// command` in the --config file, else git config `fabro.agentCommand`, else `[agent] command`
+/// in settings.toml; a workflow that needs one and has none is refused (exit 2). Templates
+/// (`{{ goal }}`, `{{ inputs.KEY }}`) are rendered strictly before the run starts.
 ///
 /// With --dry-run, walks WORKFLOW from its start node as Fabro's --dry-run does: every handler
 /// simulated (agents answer "[Simulated] ...", commands are skipped, human gates take their first
@@ -54,9 +58,13 @@ pub struct Args {
     /// Work in this directory itself instead of a linked worktree
     #[arg(long, conflicts_with = "base")]
     in_place: bool,
-    /// run.toml for this run ([checkpoint] exclude_globs, [git.author])
+    /// run.toml for this run ([checkpoint] exclude_globs, [git.author], [agent] command)
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
+    /// The command agent and prompt nodes run (`/bin/bash -c COMMAND` in the worktree, the
+    /// prompt on stdin and in $FABRO_PROMPT_FILE, the response on stdout)
+    #[arg(long, value_name = "COMMAND")]
+    agent: Option<String>,
     /// Print the result as one JSON document: run_id, status, stages [{node_id, visit,
     /// status, duration_ms}], duration_ms (a dry run: status, stages)
     #[arg(long)]
@@ -148,12 +156,26 @@ fn run_for_real(args: Args) -> Result<()> {
             .collect();
         return Err(Error::Usage(format!(
             "{} has nodes this version of git-fabro cannot run: {}; it runs start, exit, \
-             conditional, wait and command nodes (try `git fabro run --dry-run`); nothing was run",
+             conditional, wait, command, agent and prompt nodes (try `git fabro run --dry-run`); \
+             nothing was run",
             checked.shown,
             output::escape(&listed.join(", "))
         ))
         .into());
     }
+    // Checked now, so that a workflow that cannot run writes nothing.
+    let inputs = args.inputs.iter().cloned().collect();
+    prepare::render(
+        &checked.graph,
+        &checked.shown,
+        args.goal.as_deref(),
+        &inputs,
+    )?;
+    let here = std::env::current_dir().ok();
+    let repo = here.and_then(|dir| crate::git::Repo::discover(&dir).ok());
+    let agent =
+        prepare::configured_agent(args.agent.as_deref(), repo.as_ref(), args.config.as_deref())?;
+    prepare::require_agent(&checked.graph, &checked.shown, agent.as_deref())?;
     if !args.json {
         workflow_file::print_diagnostics(&checked.diagnostics);
     }
@@ -173,5 +195,5 @@ fn run_for_real(args: Args) -> Result<()> {
     let started = start(&ctx.repo, &ctx.home, &request)?;
     output::line(&started.run_id)?;
     let id = RunId::parse(&started.run_id)?;
-    super::execute::execute(&ctx, &id, &checked.graph, args.json)
+    super::execute::execute(&ctx, &id, &checked.graph, args.json, args.agent.as_deref())
 }

@@ -5,11 +5,13 @@
 //! - `condition`: the guard language of edges, parsed and evaluated as Fabro does;
 //! - `graph`: the workflow model (nodes, edges, typed attributes) and Fabro's JSON shape of it;
 //! - `files`: `@file` prompts and goals, inlined from beside the workflow as Fabro does;
-//! - `stylesheet`: the `model_stylesheet` attribute's rules;
+//! - `stylesheet`: the `model_stylesheet` attribute's rules, and what they give a node;
+//! - `template`: `{{ goal }}` and `{{ inputs.x }}` in attributes, rendered strictly (MiniJinja);
 //! - `validate`: Fabro's validation rules, names, severities and messages;
 //! - `outcome`, `routing`: what a node reports and which edge it then follows;
 //! - `dry_run`: Fabro's simulation of a run, every handler simulated;
-//! - `execute`: running a workflow for real (start, exit, conditional, wait and command nodes),
+//! - `execute`: running a workflow for real (start, exit, conditional, wait, command, agent and
+//!   prompt nodes),
 //!   every node checkpointed through `ops`, the run finished through `ops::finish`;
 //! - `workflow`: the entry points other layers call (`parse`, `Graph`).
 //!
@@ -24,5 +26,6 @@ pub mod graph;
 pub mod outcome;
 pub mod routing;
 pub mod stylesheet;
+pub mod template;
 pub mod validate;
 pub mod workflow;

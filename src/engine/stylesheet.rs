@@ -1,7 +1,10 @@
 //! The `model_stylesheet` graph attribute: CSS-like rules that give nodes a model, provider or
 //! reasoning effort (`* { model: x; } .fast { reasoning_effort: low; } #review { ... }`).
-//! Selectors are `*`, a shape name, `.class` and `#id`, in rising specificity. Only reading is
-//! here for now (validation reports what Fabro reports); applying comes with the agent nodes.
+//! Selectors are `*`, a shape name, `.class` and `#id`, in rising specificity. [`resolve`]
+//! gives a node what the rules give it, as Fabro applies them: the most specific rule wins,
+//! a later rule wins among equals, and an attribute written on the node wins over all.
+
+use super::graph::{Graph, Node};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Selector {
@@ -15,6 +18,46 @@ pub enum Selector {
 pub struct Rule {
     pub selector: Selector,
     pub declarations: Vec<(String, String)>,
+}
+
+impl Selector {
+    fn specificity(&self) -> u8 {
+        match self {
+            Selector::Universal => 0,
+            Selector::Shape(_) => 1,
+            Selector::Class(_) => 2,
+            Selector::Id(_) => 3,
+        }
+    }
+
+    fn matches(&self, node: &Node) -> bool {
+        match self {
+            Selector::Universal => true,
+            Selector::Shape(shape) => node.shape() == shape,
+            Selector::Class(class) => node.classes.contains(class),
+            Selector::Id(id) => node.id == *id,
+        }
+    }
+}
+
+/// `property` for `node`: its own attribute, else the stylesheet's most specific rule that
+/// sets it. An unreadable stylesheet gives nothing (validation reports it).
+pub fn resolve(graph: &Graph, node: &Node, property: &str) -> Option<String> {
+    if let Some(own) = node.attrs.get(property) {
+        return Some(own.to_text());
+    }
+    let sheet = graph.attrs().get("model_stylesheet")?.as_str()?;
+    let rules = parse(sheet).ok()?;
+    let mut best: Option<(u8, &str)> = None;
+    for rule in rules.iter().filter(|r| r.selector.matches(node)) {
+        let specificity = rule.selector.specificity();
+        for (name, value) in &rule.declarations {
+            if name == property && best.is_none_or(|(s, _)| specificity >= s) {
+                best = Some((specificity, value));
+            }
+        }
+    }
+    best.map(|(_, value)| value.to_owned())
 }
 
 /// At most `n` characters of `s`, for messages that quote what follows an error.
@@ -115,4 +158,29 @@ fn declarations(rest: &mut &str) -> Result<Vec<(String, String)>, String> {
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::resolve;
+
+    #[test]
+    fn the_most_specific_rule_wins_and_the_node_beats_them_all() {
+        let source = r##"digraph g {
+  graph [model_stylesheet="#b { model: by-id; } .fast { model: by-class; } box { model: by-shape; provider: p1; } * { model: any; reasoning_effort: low; } box { provider: p2; }"]
+  a [class="fast"]
+  b [class="fast"]
+  c [shape=tab]
+  d [model="own"]
+}"##;
+        let graph = crate::engine::workflow::parse(source, "g.fabro").unwrap();
+        let get = |id: &str, property: &str| resolve(&graph, graph.node(id).unwrap(), property);
+        assert_eq!(get("a", "model").as_deref(), Some("by-class"));
+        assert_eq!(get("b", "model").as_deref(), Some("by-id"));
+        assert_eq!(get("c", "model").as_deref(), Some("any"));
+        assert_eq!(get("d", "model").as_deref(), Some("own"));
+        assert_eq!(get("a", "provider").as_deref(), Some("p2"));
+        assert_eq!(get("c", "provider"), None);
+        assert_eq!(get("c", "reasoning_effort").as_deref(), Some("low"));
+    }
 }

@@ -5,7 +5,8 @@
 //!
 //! Not here yet: `node_model_known` and `stylesheet_model_known`, which need Fabro's model
 //! catalog (both warnings). Added by git-fabro: `manager_loop_unsupported`, an error, until the
-//! engine runs child workflows.
+//! engine runs child workflows, and `template_valid`, an error for what would stop Fabro's run
+//! at its template step whatever the inputs (a syntax error, an unknown variable).
 
 use std::collections::{BTreeSet, VecDeque};
 
@@ -14,6 +15,7 @@ use serde::Serialize;
 use super::condition;
 use super::graph::{AttrValue, Graph, KNOWN_HANDLER_TYPES, Node};
 use super::stylesheet;
+use super::template;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum Severity {
@@ -107,6 +109,7 @@ const RULES: &[Rule] = &[
     selection_valid,
     random_selection_no_conditions,
     manager_loop_unsupported,
+    template_valid,
 ];
 
 pub fn validate(graph: &Graph) -> Vec<Diagnostic> {
@@ -272,6 +275,38 @@ fn condition_syntax(g: &Graph, out: &mut Vec<Diagnostic>) {
                      pattern, or bare key syntax",
                 ),
             );
+        }
+    }
+}
+
+fn template_valid(g: &Graph, out: &mut Vec<Diagnostic>) {
+    let fix = "Use {{ goal }} or {{ inputs.KEY }}, in MiniJinja syntax";
+    let strings = |attrs: &'_ super::graph::Attrs| {
+        let found: Vec<(String, String)> = attrs
+            .iter()
+            .filter_map(|(k, v)| Some((k.clone(), template::problem(v.as_str()?)?)))
+            .collect();
+        found
+    };
+    for (key, problem) in strings(g.attrs()) {
+        let message = format!("Graph attribute '{key}': {problem}");
+        out.push(Diagnostic::new("template_valid", Severity::Error, message).fix(fix));
+    }
+    for node in g.nodes() {
+        for (key, problem) in strings(&node.attrs) {
+            let message = format!("Node '{}' attribute '{key}': {problem}", node.id);
+            let found = Diagnostic::new("template_valid", Severity::Error, message);
+            out.push(found.node(&node.id).fix(fix));
+        }
+    }
+    for edge in g.edges() {
+        for (key, problem) in strings(&edge.attrs) {
+            let message = format!(
+                "Edge {} -> {} attribute '{key}': {problem}",
+                edge.from, edge.to
+            );
+            let found = Diagnostic::new("template_valid", Severity::Error, message);
+            out.push(found.edge(&edge.from, &edge.to).fix(fix));
         }
     }
 }

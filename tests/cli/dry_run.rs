@@ -203,7 +203,7 @@ fn dry_run_json_lists_the_stages() {
 }
 
 #[test]
-fn run_without_dry_run_refuses_agent_nodes_and_points_to_the_dry_run() {
+fn run_without_an_agent_command_refuses_agent_nodes_and_points_to_the_dry_run() {
     let repo = TestRepo::new();
     let (code, stderr) = run_err(
         repo.fabro()
@@ -212,7 +212,7 @@ fn run_without_dry_run_refuses_agent_nodes_and_points_to_the_dry_run() {
     );
     assert_eq!(code, 2);
     assert!(
-        stderr.contains("cannot run: plan (agent)") && stderr.contains("--dry-run"),
+        stderr.contains("agent or prompt nodes (plan, ") && stderr.contains("--dry-run"),
         "{stderr}"
     );
 }

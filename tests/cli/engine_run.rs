@@ -1,4 +1,5 @@
-//! `git fabro run WORKFLOW`: the engine runs start, exit, conditional, wait and command nodes,
+//! `git fabro run WORKFLOW`: the engine runs start, exit, conditional, wait and command nodes
+//! (agent and prompt nodes: `engine_agent`),
 //! checkpoints every node as Fabro counts them (the start node on the metadata branch only,
 //! so the first run commit says `Fabro-Completed: 2`), follows Fabro's edges, finishes the
 //! run, and `resume` continues a run it left without running a recorded node again.
@@ -544,9 +545,9 @@ fn invalid_and_unsupported_workflows_are_refused_before_anything_is_written() {
     );
     let (code, err) = run_err(repo.fabro().arg("run").arg(&unsupported));
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("plan (agent), ask (human)"), "{err}");
+    assert!(err.contains("cannot run: ask (human);"), "{err}");
     assert!(
-        err.contains("runs start, exit, conditional, wait and command nodes"),
+        err.contains("runs start, exit, conditional, wait, command, agent and prompt nodes"),
         "{err}"
     );
     assert_eq!(repo.git(&["for-each-ref"]), refs_before);

@@ -1,8 +1,11 @@
-//! The command handler: a node's `script` run by `/bin/bash -c` in the run's worktree, in a
-//! process group of its own, with the environment Fabro gives scripts (secrets filtered out)
+//! The command handler: a node's `script` run by `/bin/bash -c` in the run's worktree (a
+//! `language=python` script as `python3 -c SCRIPT`, as Fabro runs it), in a process group of
+//! its own, with the environment Fabro gives scripts (secrets filtered out)
 //! and git-fabro's `FABRO_*` variables. Its output streams into `stdout.log` and `stderr.log`
 //! as it runs; a timeout sends SIGTERM to the group, then SIGKILL 2 s later. Exit 0 succeeds,
 //! anything else fails, and nothing is retried: Fabro never retries a non-zero exit.
+//!
+//! [`run_shell`] is the spawning, streaming and timeout part, which the agent handler shares.
 
 use std::ffi::OsString;
 use std::fs::File;
@@ -54,9 +57,35 @@ pub struct Ran {
     pub files: Vec<(String, Vec<u8>)>,
 }
 
-enum Ending {
+/// How a shell command ended.
+pub enum Ending {
     Exited(Option<i32>),
     TimedOut,
+}
+
+/// One `/bin/bash -c` run: where, with what, and where its output streams.
+pub struct Shell<'a> {
+    pub command: &'a str,
+    pub worktree: &'a Path,
+    pub env: &'a [(OsString, OsString)],
+    /// A file fed on stdin; none means /dev/null.
+    pub stdin: Option<&'a Path>,
+    pub stdout: PathBuf,
+    pub stderr: PathBuf,
+    /// None: no limit.
+    pub timeout: Option<Duration>,
+}
+
+/// Runs the command in its own process group, its streams written to their files as it runs;
+/// past the timeout the group gets SIGTERM, then SIGKILL 2 s later.
+pub fn run_shell(shell: &Shell) -> std::io::Result<Ending> {
+    let child = spawn(shell)?;
+    wait(child, shell.timeout)
+}
+
+/// `text` quoted for bash, as one word.
+pub fn shell_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
 }
 
 pub fn run(invocation: &Invocation) -> Ran {
@@ -68,28 +97,36 @@ pub fn run(invocation: &Invocation) -> Ran {
     let language = node.str_attr("language").unwrap_or("shell");
     let timeout = timeout(node);
     let timeout_ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
+    let command = command_line(script, language);
     let mut files = vec![(
         "script_invocation.json".to_string(),
         pretty(&invocation_json(node)),
     )];
-    if script.trim().is_empty() {
-        return Ran {
-            outcome: Outcome::failed("No script specified"),
-            exit_code: None,
-            files,
-        };
-    }
-    if language != "shell" {
-        let reason =
-            format!("Invalid language: {language} (this version of git-fabro runs shell scripts)");
+    let refusal = match &command {
+        _ if script.trim().is_empty() => Some("No script specified".to_owned()),
+        None => Some(format!(
+            "Invalid language: {language:?} (expected \"shell\" or \"python\")"
+        )),
+        Some(_) => None,
+    };
+    if let Some(reason) = refusal {
         return Ran {
             outcome: Outcome::failed(&reason),
             exit_code: None,
             files,
         };
     }
+    let command = command.unwrap_or_default();
     let clock = Instant::now();
-    let ending = spawn(invocation, script).and_then(|child| wait(child, timeout));
+    let ending = run_shell(&Shell {
+        command: &command,
+        worktree: invocation.worktree,
+        env: &invocation.env,
+        stdin: None,
+        stdout: invocation.stage_dir.join("stdout.log"),
+        stderr: invocation.stage_dir.join("stderr.log"),
+        timeout: Some(timeout),
+    });
     let duration_ms = u64::try_from(clock.elapsed().as_millis()).unwrap_or(u64::MAX);
     let stdout = std::fs::read(invocation.stage_dir.join("stdout.log")).unwrap_or_default();
     let stderr = std::fs::read(invocation.stage_dir.join("stderr.log")).unwrap_or_default();
@@ -143,60 +180,83 @@ pub fn run(invocation: &Invocation) -> Ran {
     }
 }
 
+/// The shell line that runs `script` in `language`: Python goes through `python3 -c`, as in
+/// Fabro; None for a language Fabro does not run.
+fn command_line(script: &str, language: &str) -> Option<String> {
+    match language {
+        "python" => Some(format!("python3 -c {}", shell_quote(script))),
+        "shell" => Some(script.to_owned()),
+        _ => None,
+    }
+}
+
 /// What Fabro's `command.started` event and `script_invocation.json` say of a command.
 pub fn invocation_json(node: &Node) -> Value {
     let script = node
         .str_attr("script")
         .or_else(|| node.str_attr("tool_command"))
         .unwrap_or("");
+    let language = node.str_attr("language").unwrap_or("shell");
     json!({
         "script": script,
-        "command": script,
-        "language": node.str_attr("language").unwrap_or("shell"),
+        "command": command_line(script, language).as_deref().unwrap_or(script),
+        "language": language,
         "timeout_ms": u64::try_from(timeout(node).as_millis()).unwrap_or(u64::MAX),
     })
 }
 
 /// The node's `timeout` (a duration, or milliseconds), else [`DEFAULT_TIMEOUT`].
 fn timeout(node: &Node) -> Duration {
-    match node.attrs.get("timeout") {
-        Some(AttrValue::Duration(d)) => *d,
-        Some(value) => value
+    node_timeout(node).unwrap_or(DEFAULT_TIMEOUT)
+}
+
+/// The node's `timeout`: a duration, or a number of milliseconds.
+pub fn node_timeout(node: &Node) -> Option<Duration> {
+    match node.attrs.get("timeout")? {
+        AttrValue::Duration(d) => Some(*d),
+        value => value
             .as_i64()
             .and_then(|ms| u64::try_from(ms).ok())
-            .map(Duration::from_millis)
-            .unwrap_or(DEFAULT_TIMEOUT),
-        None => DEFAULT_TIMEOUT,
+            .map(Duration::from_millis),
     }
 }
 
-fn spawn(invocation: &Invocation, script: &str) -> std::io::Result<Child> {
-    std::fs::create_dir_all(&invocation.stage_dir)?;
-    let stdout = File::create(invocation.stage_dir.join("stdout.log"))?;
-    let stderr = File::create(invocation.stage_dir.join("stderr.log"))?;
+fn spawn(shell: &Shell) -> std::io::Result<Child> {
+    for path in [&shell.stdout, &shell.stderr] {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+    }
+    let stdout = File::create(&shell.stdout)?;
+    let stderr = File::create(&shell.stderr)?;
+    let stdin = match shell.stdin {
+        Some(path) => Stdio::from(File::open(path)?),
+        None => Stdio::null(),
+    };
     Command::new("/bin/bash")
         .arg("-c")
-        .arg(script)
-        .current_dir(invocation.worktree)
+        .arg(shell.command)
+        .current_dir(shell.worktree)
         .env_clear()
-        .envs(invocation.env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::null())
+        .envs(shell.env.iter().map(|(k, v)| (k, v)))
+        .stdin(stdin)
         .stdout(stdout)
         .stderr(stderr)
         .process_group(0)
         .spawn()
 }
 
-fn wait(mut child: Child, timeout: Duration) -> std::io::Result<Ending> {
-    let deadline = Instant::now() + timeout;
+fn wait(mut child: Child, timeout: Option<Duration>) -> std::io::Result<Ending> {
+    let deadline = timeout.map(|t| Instant::now() + t);
     loop {
         if let Some(status) = child.try_wait()? {
             return Ok(Ending::Exited(status.code()));
         }
-        if Instant::now() >= deadline {
-            break;
+        match deadline {
+            Some(deadline) if Instant::now() >= deadline => break,
+            Some(deadline) => std::thread::sleep(poll_interval(deadline)),
+            None => std::thread::sleep(Duration::from_millis(10)),
         }
-        std::thread::sleep(poll_interval(deadline));
     }
     signal_group(child.id(), "TERM");
     let grace = Instant::now() + GRACE;
@@ -231,7 +291,7 @@ fn signal_group(pid: u32, signal: &str) {
         .status();
 }
 
-fn push_tail(reason: &mut String, name: &str, text: &str) {
+pub fn push_tail(reason: &mut String, name: &str, text: &str) {
     if text.is_empty() {
         return;
     }
@@ -242,7 +302,7 @@ fn push_tail(reason: &mut String, name: &str, text: &str) {
     reason.push_str(&format!("\n\n## {name}\n{}", &text[start..]));
 }
 
-fn pretty(value: &Value) -> Vec<u8> {
+pub fn pretty(value: &Value) -> Vec<u8> {
     let mut text = serde_json::to_vec_pretty(value).unwrap_or_default();
     text.push(b'\n');
     text

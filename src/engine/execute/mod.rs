@@ -8,12 +8,15 @@
 //! at the exit. A resumed run continues from its checkpoint's `next_node_id`; no node whose
 //! checkpoint was recorded runs again.
 //!
-//! This version runs start, exit, conditional, wait and command nodes; [`unsupported`] names
-//! the others so that a run is refused before it starts.
+//! This version runs start, exit, conditional, wait, command, agent and prompt nodes (agents
+//! through the agent command the user chose); [`unsupported`] names the others so that a run
+//! is refused before it starts.
 
+pub mod agent;
 pub mod command;
 mod conclusion;
 mod failure;
+mod response;
 
 use command::Ran;
 
@@ -42,7 +45,25 @@ use crate::run::workspace::Workspace;
 use crate::run::{RunState, meta_branch, run_branch};
 
 /// The handlers this version runs.
-pub const SUPPORTED: &[&str] = &["start", "exit", "conditional", "wait", "command"];
+pub const SUPPORTED: &[&str] = &[
+    "start",
+    "exit",
+    "conditional",
+    "wait",
+    "command",
+    "agent",
+    "prompt",
+];
+
+/// The nodes that run through the agent command (agent and prompt), in the workflow's order.
+pub fn agent_nodes(graph: &Graph) -> Vec<String> {
+    graph
+        .nodes()
+        .iter()
+        .filter(|n| matches!(graph::handler(n), "agent" | "prompt"))
+        .map(|n| n.id.clone())
+        .collect()
+}
 
 /// The nodes this version cannot run, with their handler, in the workflow's order.
 pub fn unsupported(graph: &Graph) -> Vec<(String, String)> {
@@ -162,7 +183,12 @@ impl Engine<'_> {
             .iter()
             .map(|(k, v)| (format!("graph.{k}"), Value::String(v.to_text())))
             .collect();
-        let goal = state.record.spec.goal();
+        // The graph's goal is the run's goal with its templates rendered, when it has one.
+        let goal = self
+            .graph
+            .goal()
+            .map(str::to_owned)
+            .or(state.record.spec.goal());
         context.insert("graph.goal".into(), json!(goal.unwrap_or_default()));
         context.insert("internal.run_id".into(), json!(state.id.as_str()));
         if let Some(Value::Object(inputs)) = state.record.spec.extra.get("inputs") {
@@ -449,6 +475,9 @@ impl Engine<'_> {
                     stage_dir: self.stage_dir(node, visit),
                 };
                 return command::run(&invocation);
+            }
+            kind @ ("agent" | "prompt") => {
+                return self.run_agent(id, workspace, node, visit, kind);
             }
             other => Outcome::failed(&format!(
                 "this version of git-fabro does not run {other} nodes"

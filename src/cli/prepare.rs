@@ -1,0 +1,109 @@
+//! What a workflow needs before the engine runs it, for `run` and `resume`: its templates
+//! rendered with the run's goal and inputs, and an agent command when it has agent or prompt
+//! nodes. Both are checked before a run starts, so that a workflow that cannot run writes
+//! nothing, and again before each execution, which is where a resume meets them. A resume
+//! works from the recorded source, whose `@file` prompts are taken as the run inlined them.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::config::{Config, Settings, fabro_home};
+use crate::engine::execute::agent_nodes;
+use crate::engine::template;
+use crate::engine::workflow::{AttrValue, Graph};
+use crate::error::{Error, Result};
+use crate::git::Repo;
+use crate::run::RunState;
+
+/// `graph` with its templates rendered; an unknown variable or a syntax error is a usage
+/// error naming where it is.
+pub fn render(
+    graph: &Graph,
+    shown: &str,
+    goal: Option<&str>,
+    inputs: &BTreeMap<String, String>,
+) -> Result<Graph> {
+    let goal = goal.or(graph.goal()).unwrap_or_default();
+    template::render_graph(graph, goal, inputs)
+        .map_err(|err| Error::Usage(format!("{shown}: {err}; nothing was run")))
+}
+
+/// [`render`] with the goal and inputs run `state` recorded, after [`inline_recorded`].
+pub fn render_for(graph: &Graph, state: &RunState) -> Result<Graph> {
+    let mut graph = graph.clone();
+    inline_recorded(&mut graph, &state.record.spec.graph);
+    let inputs = match state.record.spec.extra.get("inputs") {
+        Some(Value::Object(inputs)) => inputs
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.clone(),
+                    v.as_str().map_or_else(|| v.to_string(), str::to_owned),
+                )
+            })
+            .collect(),
+        _ => BTreeMap::new(),
+    };
+    let shown = format!("run {}'s workflow", state.id);
+    render(&graph, &shown, state.record.spec.goal().as_deref(), &inputs)
+}
+
+/// Gives `@file` prompts and goal the text they had when the run started, from the graph it
+/// recorded (`spec.graph`): the files may have changed or gone since, and a resumed run must
+/// send its agents what the run started with.
+pub fn inline_recorded(graph: &mut Graph, recorded: &Value) {
+    let text = |pointer: String| {
+        recorded
+            .pointer(&pointer)
+            .and_then(Value::as_str)
+            .map(|s| AttrValue::String(s.to_owned()))
+    };
+    for node in &mut graph.nodes {
+        if node.str_attr("prompt").is_some_and(|p| p.starts_with('@'))
+            && let Some(prompt) = text(format!("/nodes/{}/attrs/prompt/String", node.id))
+        {
+            node.attrs.insert("prompt".into(), prompt);
+        }
+    }
+    if graph.goal().is_some_and(|g| g.starts_with('@'))
+        && let Some(goal) = text("/attrs/goal/String".into())
+    {
+        graph.attrs.insert("goal".into(), goal);
+    }
+}
+
+/// The agent command a run about to start would use: `--agent`, else run.toml, else git
+/// config, else settings.toml (as [`Config`] resolves it).
+pub fn configured_agent(
+    flag: Option<&str>,
+    repo: Option<&Repo>,
+    run_toml: Option<&Path>,
+) -> Result<Option<String>> {
+    if let Some(agent) = flag {
+        return Ok(Some(agent.to_owned()));
+    }
+    let run = run_toml.map(Settings::load).transpose()?;
+    let home = fabro_home();
+    match repo {
+        Some(repo) => Ok(Config::load(repo, &home, run.as_ref())?.agent_command),
+        None => Ok(run
+            .and_then(|s| s.agent.command)
+            .or(Settings::load_home(&home)?.agent.command)),
+    }
+}
+
+/// Refuses a workflow with agent or prompt nodes when no agent command is set.
+pub fn require_agent(graph: &Graph, shown: &str, agent: Option<&str>) -> Result<()> {
+    let nodes = agent_nodes(graph);
+    if nodes.is_empty() || agent.is_some_and(|a| !a.trim().is_empty()) {
+        return Ok(());
+    }
+    Err(Error::Usage(format!(
+        "{shown} has agent or prompt nodes ({}) and no agent command to run them; nothing was \
+         run. Set one with `--agent 'claude -p'`, `git config fabro.agentCommand 'claude -p'`, \
+         or `[agent] command` in run.toml or settings.toml (`--dry-run` simulates them)",
+        nodes.join(", ")
+    )))
+}

@@ -1,0 +1,264 @@
+//! The agent (`box`) and prompt (`tab`) handlers. Fabro calls a model itself; git-fabro hands
+//! the stage to an agent command the user chooses (`claude -p`, `codex exec`, ...), run by
+//! `/bin/bash -c` in the run's worktree exactly as a command node's script is run (own process
+//! group, environment without secrets, streamed output, timeout), with the prompt on stdin and
+//! in `$FABRO_PROMPT_FILE`. Its stdout is the response: `response.md` beside `prompt.md`, the
+//! context keys Fabro sets after an LLM stage, and the routing JSON Fabro reads in responses
+//! (else in a `status.json` the agent left in the worktree). A non-zero exit fails the stage.
+//! There is no timeout unless the node sets one: Fabro gives agents none either.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use serde_json::json;
+
+use super::Engine;
+use super::command::{self, Ending, Ran, Shell};
+use super::response;
+use crate::engine::graph::{Graph, Node};
+use crate::engine::outcome::Outcome;
+use crate::engine::stylesheet;
+use crate::format::run_id::RunId;
+use crate::run::workspace::Workspace;
+
+/// How much of `last_response` Fabro keeps in the context, in bytes.
+const LAST_RESPONSE: usize = 200;
+/// How much of each stream a failure quotes, in characters (Fabro's CLI backend's tail).
+const FAILURE_TAIL: usize = 500;
+/// A `status.json` larger than this is not routing.
+const MAX_STATUS_FILE: u64 = 1 << 20;
+/// The credentials an agent needs, kept although scripts never see them: the API-key
+/// variables of the providers Fabro knows (Fabro hands the stage's provider key to its agent
+/// CLIs), and Claude Code's token.
+const AGENT_CREDENTIALS: &[&str] = &[
+    "ANTHROPIC_API_KEY",
+    "OPENAI_API_KEY",
+    "GEMINI_API_KEY",
+    "GOOGLE_API_KEY",
+    "KIMI_API_KEY",
+    "ZAI_API_KEY",
+    "MINIMAX_API_KEY",
+    "INCEPTION_API_KEY",
+    "CLAUDE_CODE_OAUTH_TOKEN",
+];
+
+/// Where and how one agent stage runs.
+pub struct Invocation<'a> {
+    pub graph: &'a Graph,
+    pub node: &'a Node,
+    /// `agent` or `prompt`.
+    pub kind: &'a str,
+    /// The agent command; the run is refused before it starts when a workflow needs one and
+    /// none is set, so `None` here only fails the stage.
+    pub command: Option<&'a str>,
+    pub worktree: &'a Path,
+    /// The filtered environment plus the `FABRO_*` variables every handler gets.
+    pub env: Vec<(OsString, OsString)>,
+    pub stage_dir: PathBuf,
+}
+
+impl Engine<'_> {
+    /// Runs an agent or prompt stage, between Fabro's `stage.prompt` and `prompt.completed`
+    /// events.
+    pub(super) fn run_agent(
+        &self,
+        id: &RunId,
+        workspace: &Workspace,
+        node: &Node,
+        visit: u64,
+        kind: &str,
+    ) -> Ran {
+        let stage = format!("{}@{visit}", node.id);
+        let text = prompt(node);
+        let started = json!({ "text": text, "mode": kind });
+        self.event(id, "stage.prompt", node, &stage, started);
+        let mut env = self.script_env(id, node, visit);
+        let credentials = self
+            .env
+            .iter()
+            .filter(|(name, _)| AGENT_CREDENTIALS.iter().any(|c| name == c));
+        env.extend(credentials.cloned());
+        let ran = run(&Invocation {
+            graph: self.graph,
+            node,
+            kind,
+            command: self.config.agent_command.as_deref(),
+            worktree: &workspace.path,
+            env,
+            stage_dir: self.stage_dir(node, visit),
+        });
+        let key = format!("response.{}", node.id);
+        let response = ran.outcome.context_updates.get(&key);
+        self.event(
+            id,
+            "prompt.completed",
+            node,
+            &stage,
+            json!({ "response": response }),
+        );
+        ran
+    }
+}
+
+/// The prompt: the node's `prompt`, else its label (templates were rendered before the run).
+pub fn prompt(node: &Node) -> &str {
+    node.str_attr("prompt")
+        .filter(|p| !p.is_empty())
+        .unwrap_or_else(|| node.label())
+}
+
+pub fn run(invocation: &Invocation) -> Ran {
+    let node = invocation.node;
+    let prompt = prompt(node);
+    let mut files = vec![("prompt.md".to_owned(), prompt.as_bytes().to_vec())];
+    let Some(agent) = invocation.command else {
+        return failed("no agent command is set (--agent, or git config fabro.agentCommand)");
+    };
+    let prompt_file = invocation.stage_dir.join("prompt.md");
+    let written = std::fs::create_dir_all(&invocation.stage_dir)
+        .and_then(|()| std::fs::write(&prompt_file, prompt));
+    if let Err(err) = written {
+        return failed(&format!("cannot write {}: {err}", prompt_file.display()));
+    }
+    let env = agent_env(invocation, &prompt_file);
+    let timeout = command::node_timeout(node);
+    let clock = Instant::now();
+    let ending = command::run_shell(&Shell {
+        command: agent,
+        worktree: invocation.worktree,
+        env: &env,
+        stdin: Some(&prompt_file),
+        stdout: invocation.stage_dir.join("response.md"),
+        stderr: invocation.stage_dir.join("stderr.log"),
+        timeout,
+    });
+    let duration_ms = u64::try_from(clock.elapsed().as_millis()).unwrap_or(u64::MAX);
+    let stdout = std::fs::read(invocation.stage_dir.join("response.md")).unwrap_or_default();
+    let stderr = std::fs::read(invocation.stage_dir.join("stderr.log")).unwrap_or_default();
+    let response = String::from_utf8_lossy(&stdout).into_owned();
+    let errors = String::from_utf8_lossy(&stderr).into_owned();
+    files.push(("response.md".into(), stdout));
+    files.push(("stderr.log".into(), stderr));
+    let (outcome, exit_code) = match ending {
+        Ok(Ending::Exited(Some(0))) => (answered(invocation, &response), Some(0)),
+        Ok(Ending::Exited(code)) => {
+            let code_text = code.map_or_else(|| "<unknown>".to_owned(), |c| c.to_string());
+            let detail = failure_detail(&response, &errors, agent);
+            let reason = format!("Agent command exited with code {code_text}: {detail}");
+            (Outcome::failed(&reason), code)
+        }
+        Ok(Ending::TimedOut) => {
+            let detail = failure_detail(&response, &errors, agent);
+            let reason = format!("Agent command timed out after {duration_ms} ms: {detail}");
+            (Outcome::failed(&reason), None)
+        }
+        Err(err) => (
+            Outcome::failed(&format!("cannot run /bin/bash: {err}")),
+            None,
+        ),
+    };
+    Ran {
+        outcome,
+        exit_code,
+        files,
+    }
+}
+
+fn failed(reason: &str) -> Ran {
+    Ran {
+        outcome: Outcome::failed(reason),
+        exit_code: None,
+        files: Vec::new(),
+    }
+}
+
+/// A stage whose agent exited 0: Fabro's context keys, then what its routing JSON says.
+fn answered(invocation: &Invocation, response: &str) -> Outcome {
+    let id = &invocation.node.id;
+    let mut outcome = Outcome::succeeded(format!("Stage completed: {id}"));
+    let mut cut = response.len().min(LAST_RESPONSE);
+    while !response.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let updates = [
+        ("last_stage".to_owned(), json!(id)),
+        ("last_response".to_owned(), json!(&response[..cut])),
+        (format!("response.{id}"), json!(response)),
+    ];
+    outcome.context_updates.extend(updates);
+    let found = response::directives(response).or_else(|| {
+        let path = invocation.worktree.join("status.json");
+        let meta = std::fs::symlink_metadata(&path).ok()?;
+        if !meta.is_file() || meta.len() > MAX_STATUS_FILE {
+            return None;
+        }
+        response::directives(&std::fs::read_to_string(path).ok()?)
+    });
+    if let Some(directives) = found {
+        response::apply(&directives, &mut outcome);
+    }
+    outcome
+}
+
+/// The environment of every script, plus what an agent needs to know about its stage. The
+/// model, provider and reasoning effort come from the node, else its stylesheet rules; the
+/// reasoning effort defaults to `high` as in Fabro, the others to empty.
+fn agent_env(invocation: &Invocation, prompt_file: &Path) -> Vec<(OsString, OsString)> {
+    let resolve = |property| stylesheet::resolve(invocation.graph, invocation.node, property);
+    let ours = [
+        ("FABRO_PROMPT_FILE", prompt_file.as_os_str().to_owned()),
+        ("FABRO_NODE_TYPE", OsString::from(invocation.kind)),
+        ("FABRO_MODEL", resolve("model").unwrap_or_default().into()),
+        (
+            "FABRO_PROVIDER",
+            resolve("provider").unwrap_or_default().into(),
+        ),
+        (
+            "FABRO_REASONING_EFFORT",
+            resolve("reasoning_effort")
+                .unwrap_or_else(|| "high".to_owned())
+                .into(),
+        ),
+    ];
+    let mut env: Vec<(OsString, OsString)> = invocation
+        .env
+        .iter()
+        .filter(|(k, _)| !ours.iter().any(|(name, _)| k == name))
+        .cloned()
+        .collect();
+    env.extend(ours.into_iter().map(|(k, v)| (OsString::from(k), v)));
+    env
+}
+
+/// The tails of both streams, as Fabro quotes a failed agent CLI: stderr, then stdout, else
+/// the command itself.
+fn failure_detail(stdout: &str, stderr: &str, agent: &str) -> String {
+    let tail = |text: &str| -> String {
+        let text = text.trim_end();
+        let count = text.chars().count();
+        text.chars()
+            .skip(count.saturating_sub(FAILURE_TAIL))
+            .collect()
+    };
+    let (err, out) = (tail(stderr), tail(stdout));
+    match (err.is_empty(), out.is_empty()) {
+        (false, false) => format!("{err}\nstdout: {out}"),
+        (false, true) => err,
+        (true, false) => format!("stdout: {out}"),
+        (true, true) => format!("command: {agent}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failures_quote_stderr_then_stdout() {
+        assert_eq!(failure_detail("out\n", "bad\n", "x"), "bad\nstdout: out");
+        assert_eq!(failure_detail("", "", "claude -p"), "command: claude -p");
+        let long = "é".repeat(600);
+        assert_eq!(failure_detail(&long, "", "x").chars().count(), 8 + 500);
+    }
+}

@@ -1,0 +1,192 @@
+//! Templates in workflow attributes, as Fabro renders them before a run: every string
+//! attribute of the graph, its nodes and its edges goes through MiniJinja with `{{ goal }}`
+//! and `{{ inputs.<key> }}` in scope, nothing else. Undefined variables are errors (strict
+//! mode), so a typo stops the run instead of sending an agent a prompt with a hole in it.
+//! Text without `{{`, `{%` or `{#` is left exactly as written.
+
+use std::collections::BTreeMap;
+
+use minijinja::{AutoEscape, Environment, ErrorKind, UndefinedBehavior};
+
+use super::graph::{AttrValue, Graph};
+
+/// What templates may refer to.
+#[derive(Debug, Clone, Default)]
+pub struct TemplateContext {
+    pub goal: String,
+    pub inputs: BTreeMap<String, String>,
+}
+
+const UNDEFINED: &str = "template referenced an undefined variable";
+
+fn is_plain(text: &str) -> bool {
+    !text.contains("{{") && !text.contains("{%") && !text.contains("{#")
+}
+
+fn strict() -> Environment<'static> {
+    let mut env = Environment::new();
+    env.set_undefined_behavior(UndefinedBehavior::Strict);
+    env.set_auto_escape_callback(|_| AutoEscape::None);
+    env
+}
+
+fn describe(err: &minijinja::Error) -> String {
+    let kind = match err.kind() {
+        ErrorKind::SyntaxError => "template syntax error",
+        ErrorKind::UndefinedError => UNDEFINED,
+        _ => "template render error",
+    };
+    format!("{kind}: {err}")
+}
+
+/// Renders `text`; the error says what went wrong in Fabro's words.
+pub fn render(text: &str, ctx: &TemplateContext) -> Result<String, String> {
+    if is_plain(text) {
+        return Ok(text.to_owned());
+    }
+    let values = minijinja::context! { goal => &ctx.goal, inputs => &ctx.inputs };
+    strict()
+        .render_str(text, values)
+        .map_err(|err| describe(&err))
+}
+
+/// What is wrong with `text` whatever the run's goal and inputs: a syntax error, or a
+/// variable other than `goal` and `inputs` (which inputs exist is known only at the run).
+pub fn problem(text: &str) -> Option<String> {
+    if is_plain(text) {
+        return None;
+    }
+    let env = strict();
+    let template = match env.template_from_str(text) {
+        Ok(template) => template,
+        Err(err) => return Some(describe(&err)),
+    };
+    let mut unknown: Vec<String> = template
+        .undeclared_variables(false)
+        .into_iter()
+        .filter(|v| v != "goal" && v != "inputs" && !env.globals().any(|(g, _)| g == v))
+        .collect();
+    unknown.sort();
+    (!unknown.is_empty()).then(|| format!("{UNDEFINED}: {}", unknown.join(", ")))
+}
+
+/// The graph with every string attribute rendered. The goal (the run's, which may differ
+/// from the workflow's) is rendered first (it may use inputs; `{{ goal }}` inside it stays as
+/// written), then everything else sees it, and it becomes the graph's `goal`.
+pub fn render_graph(
+    graph: &Graph,
+    goal: &str,
+    inputs: &BTreeMap<String, String>,
+) -> Result<Graph, String> {
+    let own = TemplateContext {
+        goal: "{{ goal }}".into(),
+        inputs: inputs.clone(),
+    };
+    let ctx = TemplateContext {
+        goal: render(goal, &own).map_err(|e| format!("the goal: {e}"))?,
+        inputs: inputs.clone(),
+    };
+    let mut graph = graph.clone();
+    graph.attrs.remove("goal");
+    render_attrs(&mut graph.attrs, &ctx, "the graph")?;
+    graph
+        .attrs
+        .insert("goal".into(), AttrValue::String(ctx.goal.clone()));
+    for node in &mut graph.nodes {
+        render_attrs(&mut node.attrs, &ctx, &format!("node {}", node.id))?;
+    }
+    for edge in &mut graph.edges {
+        let place = format!("edge {} -> {}", edge.from, edge.to);
+        render_attrs(&mut edge.attrs, &ctx, &place)?;
+    }
+    Ok(graph)
+}
+
+fn render_attrs(
+    attrs: &mut BTreeMap<String, AttrValue>,
+    ctx: &TemplateContext,
+    place: &str,
+) -> Result<(), String> {
+    for (key, value) in attrs.iter_mut() {
+        if let AttrValue::String(text) = value {
+            *text = render(text, ctx).map_err(|e| format!("{place}, attribute {key}: {e}"))?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ctx() -> TemplateContext {
+        TemplateContext {
+            goal: "Fix bugs".into(),
+            inputs: [("name".to_string(), "Ada".to_string())].into(),
+        }
+    }
+
+    #[test]
+    fn goal_and_inputs_render() {
+        let text = render("Do {{ goal }} for {{ inputs.name | upper }}", &ctx()).unwrap();
+        assert_eq!(text, "Do Fix bugs for ADA");
+    }
+
+    #[test]
+    fn plain_text_is_untouched() {
+        assert_eq!(render("$goal {x}", &ctx()).unwrap(), "$goal {x}");
+    }
+
+    #[test]
+    fn undefined_variables_and_bad_syntax_are_errors() {
+        let err = render("{{ goals }}", &ctx()).unwrap_err();
+        assert!(
+            err.starts_with("template referenced an undefined variable"),
+            "{err}"
+        );
+        let err = render("{{ inputs.nope }}", &ctx()).unwrap_err();
+        assert!(err.contains("undefined"), "{err}");
+        let err = render("{{ goal ", &ctx()).unwrap_err();
+        assert!(err.starts_with("template syntax error"), "{err}");
+    }
+
+    #[test]
+    fn problems_known_before_the_run_are_found() {
+        assert_eq!(problem("plain {x}"), None);
+        assert_eq!(
+            problem("{{ goal }} {{ inputs.any }} {{ range(3) | list }}"),
+            None
+        );
+        let found = problem("{{ gaol }} {% for x in items %}{{ x }}{% endfor %}").unwrap();
+        assert_eq!(found, format!("{UNDEFINED}: gaol, items"));
+        assert!(
+            problem("{% if %}")
+                .unwrap()
+                .starts_with("template syntax error")
+        );
+    }
+
+    #[test]
+    fn the_goal_may_use_inputs_and_every_attribute_sees_it() {
+        let source = r#"digraph g {
+  graph [goal="Greet {{ inputs.name }}"]
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  work [prompt="Goal: {{ goal }}"]
+  start -> work [label="{{ inputs.name }}"]
+  work -> exit
+}"#;
+        let graph = crate::engine::workflow::parse(source, "g.fabro").unwrap();
+        let goal = graph.goal().unwrap_or_default().to_owned();
+        let inputs = ctx().inputs;
+        let rendered = render_graph(&graph, &goal, &inputs).unwrap();
+        assert_eq!(
+            rendered.node("work").unwrap().str_attr("prompt"),
+            Some("Goal: Greet Ada")
+        );
+        assert_eq!(rendered.goal(), Some("Greet Ada"));
+        assert_eq!(rendered.edges()[0].label(), Some("Ada"));
+        let err = render_graph(&graph, &goal, &BTreeMap::new()).unwrap_err();
+        assert!(err.starts_with("the goal: template referenced"), "{err}");
+    }
+}
