@@ -149,5 +149,6 @@ fn request(args: &Args) -> Result<CheckpointRequest, Error> {
         notes: None,
         failure_reason: None,
         run_commit: true,
+        walk: Default::default(),
     })
 }

@@ -13,6 +13,8 @@
 
 pub mod command;
 mod failure;
+pub mod loops;
+pub mod retry;
 
 use command::Ran;
 
@@ -35,7 +37,7 @@ use crate::format::run_id::RunId;
 use crate::format::store::RunDir;
 use crate::format::time::Timestamp;
 use crate::git::Repo;
-use crate::ops::checkpoint::{CheckpointRequest, checkpoint};
+use crate::ops::checkpoint::{CheckpointRequest, WalkUpdate, checkpoint};
 use crate::ops::finish::{FinishRequest, finish};
 use crate::run::RunState;
 use crate::run::workspace::Workspace;
@@ -103,6 +105,11 @@ struct Walk {
     recorded: BTreeMap<String, Value>,
     visits: BTreeMap<String, u64>,
     statuses: BTreeMap<String, Status>,
+    /// Attempts past the first, by node (`node_retries`).
+    retries: BTreeMap<String, u64>,
+    /// Set by a `loop_restart` edge until the next checkpoint records the fresh start.
+    restarted: bool,
+    breaker: loops::Breaker,
 }
 
 impl Engine<'_> {
@@ -116,7 +123,7 @@ impl Engine<'_> {
         })?;
         let previous = state.linked_checkpoint(self.repo)?;
         let (mut walk, current) = match &previous {
-            Some(checkpoint) => self.resumed(checkpoint)?,
+            Some(checkpoint) => self.resumed(&state, checkpoint)?,
             None => self.fresh(&state)?,
         };
         let mut stages = Vec::new();
@@ -154,6 +161,24 @@ impl Engine<'_> {
     }
 
     fn fresh(&self, state: &RunState) -> Result<(Walk, String)> {
+        let start = self
+            .graph
+            .start_node()
+            .ok_or_else(|| Error::Usage("the workflow has no start node".into()))?;
+        let walk = Walk {
+            context: self.seed_context(state),
+            recorded: BTreeMap::new(),
+            visits: BTreeMap::new(),
+            statuses: BTreeMap::new(),
+            retries: BTreeMap::new(),
+            restarted: false,
+            breaker: loops::Breaker::new(self.graph, None),
+        };
+        Ok((walk, start.id.clone()))
+    }
+
+    /// The context a run starts with, and starts again with after a `loop_restart` edge.
+    fn seed_context(&self, state: &RunState) -> BTreeMap<String, Value> {
         let mut context: BTreeMap<String, Value> = self
             .graph
             .attrs()
@@ -168,22 +193,13 @@ impl Engine<'_> {
                 context.insert(format!("inputs.{key}"), value.clone());
             }
         }
-        let start = self
-            .graph
-            .start_node()
-            .ok_or_else(|| Error::Usage("the workflow has no start node".into()))?;
-        let walk = Walk {
-            context,
-            recorded: BTreeMap::new(),
-            visits: BTreeMap::new(),
-            statuses: BTreeMap::new(),
-        };
-        Ok((walk, start.id.clone()))
+        context
     }
 
     /// The walk as the checkpoint left it, and the node to run next: `next_node_id`, else (as
-    /// Fabro) the first declared edge's target, else the checkpoint's node again.
-    fn resumed(&self, checkpoint: &Checkpoint) -> Result<(Walk, String)> {
+    /// Fabro) the first declared edge's target, else the checkpoint's node again. A checkpoint
+    /// whose next node came through a `loop_restart` edge resumes with the fresh start.
+    fn resumed(&self, state: &RunState, checkpoint: &Checkpoint) -> Result<(Walk, String)> {
         let statuses = checkpoint
             .node_outcomes
             .iter()
@@ -199,12 +215,23 @@ impl Engine<'_> {
                 .map(|e| e.to.clone())
                 .unwrap_or_else(|| checkpoint.current_node.clone())
         });
-        let walk = Walk {
+        let mut walk = Walk {
             context: checkpoint.context_values.clone(),
             recorded: checkpoint.context_values.clone(),
             visits: checkpoint.node_visits.clone(),
             statuses,
+            retries: checkpoint.node_retries.clone(),
+            restarted: false,
+            breaker: loops::Breaker::new(self.graph, Some(checkpoint)),
         };
+        let restarting = checkpoint.next_node_id.as_ref().is_some_and(|next| {
+            self.graph
+                .outgoing(&checkpoint.current_node)
+                .any(|e| &e.to == next && loops::is_loop_restart(e))
+        });
+        if restarting {
+            self.restart(state, &mut walk);
+        }
         Ok((walk, next))
     }
 
@@ -268,22 +295,30 @@ impl Engine<'_> {
 
             self.observer.stage_started(node, visit);
             let stage_id = format!("{}@{visit}", node.id);
-            self.event(id, "stage.started", node, &stage_id, json!({
-                "index": walk.visits.values().sum::<u64>(), "handler_type": graph::handler(node),
-                "attempt": 1, "max_attempts": 1,
-            }));
             let clock = Instant::now();
-            let Ran {
-                outcome,
-                exit_code,
-                files,
-            } = self.run_handler(id, workspace, node, visit);
+            let index = walk.visits.values().sum::<u64>();
+            let retry::Attempted {
+                ran:
+                    Ran {
+                        outcome,
+                        exit_code,
+                        files,
+                    },
+                attempt,
+                max_attempts,
+            } = self.run_with_retries(id, workspace, node, visit, index);
             let duration_ms = u64::try_from(clock.elapsed().as_millis()).unwrap_or(u64::MAX);
 
             let failure = outcome
                 .status
                 .is_failure()
                 .then(|| failure::Failure::of(&node.id, &outcome.notes));
+            // A run error (Fabro's loop breaker, a blocked restart) ends the run before the
+            // node is recorded, as in Fabro.
+            let mut stop = walk.breaker.after_node(failure.as_ref()).err();
+            if attempt > 1 {
+                walk.retries.insert(node.id.clone(), u64::from(attempt - 1));
+            }
             walk.context.extend(outcome.context_updates.clone());
             walk.context
                 .insert("outcome".into(), json!(outcome.status.as_str()));
@@ -296,6 +331,11 @@ impl Engine<'_> {
             if let Some(label) = &outcome.preferred_label {
                 walk.context.insert("preferred_label".into(), json!(label));
             }
+            let retry_count = walk.retries.get(&node.id).copied().unwrap_or(0);
+            walk.context.insert(
+                format!("internal.retry_count.{}", node.id),
+                json!(retry_count),
+            );
             walk.statuses.insert(node.id.clone(), outcome.status);
 
             let edge = match &outcome.jump_to_node {
@@ -313,6 +353,10 @@ impl Engine<'_> {
                         .then(|| retry_target(graph, &node.id))
                         .flatten()
                 });
+            let restart = edge.filter(|e| loops::is_loop_restart(e));
+            if restart.is_some() && stop.is_none() {
+                stop = walk.breaker.allow_restart(failure.as_ref()).err();
+            }
             let ended = if outcome.status.is_failure() {
                 "stage.failed"
             } else {
@@ -324,10 +368,24 @@ impl Engine<'_> {
                 node,
                 &stage_id,
                 json!({
-                    "duration_ms": duration_ms, "status": outcome.status.as_str(),
+                    "index": index, "duration_ms": duration_ms, "status": outcome.status.as_str(),
                     "notes": outcome.notes, "failure": failure.as_ref().map(|f| f.to_json()),
+                    "attempt": attempt, "max_attempts": max_attempts,
                 }),
             );
+            let report = StageReport {
+                node_id: node.id.clone(),
+                visit,
+                status: outcome.status,
+                duration_ms,
+                exit_code,
+                failure: failure.as_ref().map(|f| f.message.clone()),
+            };
+            if let Some(reason) = stop {
+                self.observer.stage_finished(&report);
+                stages.push(report);
+                return Ok(Err(reason));
+            }
             if let Some(to) = &next {
                 self.event(id, "edge.selected", node, &stage_id, json!({
                     "from_node": node.id, "to_node": to,
@@ -352,6 +410,14 @@ impl Engine<'_> {
                 notes: Some(outcome.notes.clone()).filter(|n| !n.is_empty()),
                 failure_reason: failure.as_ref().map(|f| f.message.clone()),
                 run_commit: graph::handler(node) != "start",
+                walk: WalkUpdate {
+                    restarted: std::mem::take(&mut walk.restarted),
+                    retries: u64::from(attempt - 1),
+                    signatures: Some((
+                        walk.breaker.loop_signatures.clone(),
+                        walk.breaker.restart_signatures.clone(),
+                    )),
+                },
             };
             let state = RunState::load(self.repo, id)?;
             let done = checkpoint(
@@ -375,16 +441,21 @@ impl Engine<'_> {
                 );
             }
             walk.recorded = walk.context.clone();
-            let report = StageReport {
-                node_id: node.id.clone(),
-                visit,
-                status: outcome.status,
-                duration_ms,
-                exit_code,
-                failure: failure.map(|f| f.message),
-            };
             self.observer.stage_finished(&report);
             stages.push(report);
+            if let Some(edge) = restart {
+                self.event(
+                    id,
+                    "loop.restart",
+                    node,
+                    &stage_id,
+                    json!({
+                        "from_node": node.id, "to_node": edge.to,
+                    }),
+                );
+                let state = RunState::load(self.repo, id)?;
+                self.restart(&state, walk);
+            }
 
             match next {
                 Some(next) => current = next,
@@ -397,6 +468,15 @@ impl Engine<'_> {
                 None => return Ok(Ok(())),
             }
         }
+    }
+
+    /// Fabro's restart: a fresh context, no outcomes or retries; visits go on counting.
+    fn restart(&self, state: &RunState, walk: &mut Walk) {
+        walk.context = self.seed_context(state);
+        walk.recorded = BTreeMap::new();
+        walk.statuses.clear();
+        walk.retries.clear();
+        walk.restarted = true;
     }
 
     fn run_handler(&self, id: &RunId, workspace: &Workspace, node: &Node, visit: u64) -> Ran {
