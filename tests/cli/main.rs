@@ -15,6 +15,7 @@ mod conventions;
 mod crash;
 mod diff;
 mod dry_run;
+mod engine_parallel;
 mod engine_retry;
 mod engine_run;
 mod errors;

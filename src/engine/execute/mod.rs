@@ -13,7 +13,9 @@
 
 pub mod command;
 mod failure;
+pub mod fan_in;
 pub mod loops;
+pub mod parallel;
 pub mod retry;
 
 use command::Ran;
@@ -43,7 +45,15 @@ use crate::run::RunState;
 use crate::run::workspace::Workspace;
 
 /// The handlers this version runs.
-pub const SUPPORTED: &[&str] = &["start", "exit", "conditional", "wait", "command"];
+pub const SUPPORTED: &[&str] = &[
+    "start",
+    "exit",
+    "conditional",
+    "wait",
+    "command",
+    "parallel",
+    "parallel.fan_in",
+];
 
 /// The nodes this version cannot run, with their handler, in the workflow's order.
 pub fn unsupported(graph: &Graph) -> Vec<(String, String)> {
@@ -306,7 +316,7 @@ impl Engine<'_> {
                     },
                 attempt,
                 max_attempts,
-            } = self.run_with_retries(id, workspace, node, visit, index);
+            } = self.run_with_retries(id, workspace, node, visit, index, &walk.context);
             let duration_ms = u64::try_from(clock.elapsed().as_millis()).unwrap_or(u64::MAX);
 
             let failure = outcome
@@ -479,7 +489,14 @@ impl Engine<'_> {
         walk.restarted = true;
     }
 
-    fn run_handler(&self, id: &RunId, workspace: &Workspace, node: &Node, visit: u64) -> Ran {
+    fn run_handler(
+        &self,
+        id: &RunId,
+        workspace: &Workspace,
+        node: &Node,
+        visit: u64,
+        context: &BTreeMap<String, Value>,
+    ) -> Ran {
         let outcome = match graph::handler(node) {
             "start" | "exit" => Outcome::succeeded(String::new()),
             "conditional" => Outcome::succeeded(format!("Conditional node evaluated: {}", node.id)),
@@ -501,6 +518,8 @@ impl Engine<'_> {
                 };
                 return command::run(&invocation);
             }
+            "parallel" => return self.run_parallel(id, workspace, node, visit, context),
+            "parallel.fan_in" => return self.run_fan_in(id, workspace, context),
             other => Outcome::failed(&format!(
                 "this version of git-fabro does not run {other} nodes"
             )),

@@ -7,10 +7,11 @@
 //! Between attempts the engine waits `initial × factor^(attempt−1)`, capped at a minute, then
 //! scaled by a random factor in [0.5, 1.5) — Fabro's numbers, jitter included.
 
+use std::collections::BTreeMap;
 use std::hash::{BuildHasher, Hasher};
 use std::time::{Duration, SystemTime};
 
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::Engine;
 use super::command::Ran;
@@ -145,6 +146,7 @@ impl Engine<'_> {
         node: &Node,
         visit: u64,
         index: u64,
+        context: &BTreeMap<String, Value>,
     ) -> Attempted {
         let policy = policy(node, self.graph);
         let stage_id = format!("{}@{visit}", node.id);
@@ -161,7 +163,7 @@ impl Engine<'_> {
                 }),
             );
             let clock = std::time::Instant::now();
-            let mut ran = self.run_handler(id, workspace, node, visit);
+            let mut ran = self.run_handler(id, workspace, node, visit, context);
             let outcome = &mut ran.outcome;
             let retryable = outcome.status == Status::Failed && outcome.retry != Retry::No;
             if retryable && attempt < policy.max_attempts {

@@ -1,0 +1,499 @@
+//! The parallel handler (`shape=component`): each outgoing edge is one branch that runs its
+//! target node, as in Fabro, with up to `max_parallel` (4) branches at once.
+//!
+//! Every branch works in a linked worktree of its own, on the branch
+//! `fabro/run/parallel/<run>/<node>/pass<visit>/<target>` made from the run branch's current
+//! commit, and its work is committed there (`fabro(<run>): <target> (<status>)`, with a
+//! `Fabro-Run` trailer). Branch nodes run through the engine's own handler dispatch, each on a
+//! copy of the context whose changes are dropped: only `parallel.results` and
+//! `parallel.branch_count` come back. After the join the worktrees are removed (the branches
+//! stay until `git fabro gc` removes them with their run) and the first succeeded branch, by
+//! target id, is fast-forwarded into the run branch and its worktree.
+//!
+//! The join: `wait_all` (the default) succeeds when no branch failed and partially succeeds
+//! otherwise; `first_success` succeeds when one branch did and fails otherwise. A parallel node
+//! that did not fail jumps to the node every branch leads to (normally the fan-in).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use serde_json::{Value, json};
+
+use super::command::Ran;
+use super::{Engine, Observer, StageReport};
+use crate::engine::graph::{Graph, Node};
+use crate::engine::outcome::{Outcome, Status};
+use crate::error::{Error, Result};
+use crate::format::message;
+use crate::format::run_id::RunId;
+use crate::git::{ObjectId, RefEdit, Repo};
+use crate::run::workspace::{Place, Workspace};
+use crate::run::{self, RunState};
+
+/// Fabro's default for `max_parallel`.
+const DEFAULT_MAX_PARALLEL: usize = 4;
+
+/// Where a run's parallel branches live: `refs/heads/fabro/run/parallel/<run>/`.
+pub fn branches_prefix(id: &RunId) -> String {
+    format!("{}parallel/{id}/", run::RUN_BRANCH_PREFIX)
+}
+
+/// The node every branch has an edge to, the smallest id if several: where the join goes.
+pub fn join_node(graph: &Graph, branches: &[&str]) -> Option<String> {
+    let (first, rest) = branches.split_first()?;
+    let mut common: Vec<String> = graph
+        .outgoing(first)
+        .map(|e| e.to.clone())
+        .filter(|t| rest.iter().all(|b| graph.outgoing(b).any(|e| &e.to == t)))
+        .collect();
+    common.sort();
+    common.into_iter().next()
+}
+
+/// One branch to run: its target node, where it works and on which branch.
+struct Branch<'g> {
+    index: usize,
+    node: &'g Node,
+    branch: String,
+    path: PathBuf,
+}
+
+struct BranchResult {
+    id: String,
+    outcome: Outcome,
+    head: Option<ObjectId>,
+    files: Vec<(String, Vec<u8>)>,
+}
+
+/// Branch nodes report to no one: the parallel node's own stage line stands for them.
+struct Quiet;
+
+impl Observer for Quiet {
+    fn stage_started(&mut self, _node: &Node, _visit: u64) {}
+    fn stage_finished(&mut self, _stage: &StageReport) {}
+}
+
+impl Engine<'_> {
+    pub(super) fn run_parallel(
+        &self,
+        id: &RunId,
+        workspace: &Workspace,
+        node: &Node,
+        visit: u64,
+        context: &BTreeMap<String, Value>,
+    ) -> Ran {
+        let outcome = match self.fan_out(id, workspace, node, visit, context) {
+            Ok(ran) => return ran,
+            Err(err) => Outcome::failed(&format!("parallel branches could not run: {err}")),
+        };
+        Ran {
+            outcome,
+            exit_code: None,
+            files: Vec::new(),
+        }
+    }
+
+    fn fan_out(
+        &self,
+        id: &RunId,
+        workspace: &Workspace,
+        node: &Node,
+        visit: u64,
+        context: &BTreeMap<String, Value>,
+    ) -> Result<Ran> {
+        let graph = self.graph;
+        let targets: Vec<&str> = graph.outgoing(&node.id).map(|e| e.to.as_str()).collect();
+        if targets.is_empty() {
+            return Ok(failed("No branches for parallel node"));
+        }
+        if let Some(twice) = targets
+            .iter()
+            .enumerate()
+            .find(|(i, t)| targets[..*i].contains(t))
+        {
+            let reason = format!("parallel node {} has two branches to {}", node.id, twice.1);
+            return Ok(failed(&reason));
+        }
+        if workspace.place == Place::InPlace {
+            return Ok(failed(
+                "parallel branches need the run's own worktree; this run works in place",
+            ));
+        }
+        let first_success = node.str_attr("join_policy") == Some("first_success");
+        let max_parallel = node
+            .int_attr("max_parallel")
+            .map(|n| usize::try_from(n).unwrap_or(DEFAULT_MAX_PARALLEL).max(1))
+            .unwrap_or(DEFAULT_MAX_PARALLEL);
+        let clock = Instant::now();
+        let group = format!("{}@{visit}", node.id);
+        self.event(
+            id,
+            "parallel.started",
+            node,
+            &group,
+            json!({
+                "node_id": node.id, "visit": visit, "branch_count": targets.len(),
+                "join_policy": if first_success { "first_success" } else { "wait_all" },
+            }),
+        );
+
+        let base = RunState::load(self.repo, id)?.run_tip;
+        let mut branches = Vec::new();
+        let mut prepared = Ok(());
+        for (index, target) in targets.iter().enumerate() {
+            let Some(target_node) = graph.node(target) else {
+                continue;
+            };
+            let branch = Branch {
+                index,
+                node: target_node,
+                branch: format!("{}{}/pass{visit}/{target}", branches_prefix(id), node.id),
+                path: self
+                    .run_dir
+                    .path
+                    .join("parallel")
+                    .join(format!("{}-pass{visit}", node.id))
+                    .join(target),
+            };
+            prepared = self.prepare(&branch, base);
+            branches.push(branch);
+            if prepared.is_err() {
+                break;
+            }
+        }
+        let results = match prepared {
+            Ok(()) => self.run_branches(id, &branches, base, visit, context, max_parallel),
+            Err(err) => Err(err),
+        };
+        // The worktrees go whatever happened; their branches keep the work.
+        let mut removal = Ok(());
+        for branch in &branches {
+            if let Err(err) = self.repo.remove_worktree(&branch.path) {
+                removal = removal.and(Err(err));
+            }
+        }
+        let mut results = results?;
+        removal?;
+        for target in &targets {
+            if !results.iter().any(|r| r.id == *target) {
+                let reason = format!("branch target node not found: {target}");
+                results.push(BranchResult {
+                    id: target.to_string(),
+                    outcome: Outcome::failed(&reason),
+                    head: None,
+                    files: Vec::new(),
+                });
+            }
+        }
+
+        let mut winners: Vec<&BranchResult> = results
+            .iter()
+            .filter(|r| r.outcome.status == Status::Succeeded && r.head.is_some())
+            .collect();
+        winners.sort_by(|a, b| a.id.cmp(&b.id));
+        if let Some(head) = winners.first().and_then(|w| w.head) {
+            self.fast_forward(id, workspace, base, head)?;
+        }
+
+        let succeeded = results
+            .iter()
+            .filter(|r| r.outcome.status == Status::Succeeded)
+            .count();
+        let failed_count = results
+            .iter()
+            .filter(|r| r.outcome.status.is_failure())
+            .count();
+        let total = results.len();
+        let listed: Vec<Value> = results
+            .iter()
+            .map(|r| {
+                let mut entry = json!({ "id": r.id, "status": r.outcome.status.as_str() });
+                if let Some(head) = r.head {
+                    entry["head_sha"] = json!(head.to_string());
+                }
+                entry
+            })
+            .collect();
+        self.event(
+            id,
+            "parallel.completed",
+            node,
+            &group,
+            json!({
+                "node_id": node.id, "visit": visit,
+                "duration_ms": u64::try_from(clock.elapsed().as_millis()).unwrap_or(u64::MAX),
+                "success_count": succeeded, "failure_count": failed_count, "results": listed,
+            }),
+        );
+
+        let status = match (first_success, succeeded, failed_count) {
+            (false, _, 0) => Status::Succeeded,
+            (false, _, _) => Status::PartiallySucceeded,
+            (true, 0, _) => Status::Failed,
+            (true, _, _) => Status::Succeeded,
+        };
+        let notes = format!(
+            "Parallel node dispatched {total} branches ({succeeded} succeeded, {failed_count} failed)"
+        );
+        let mut outcome = if status.is_failure() {
+            Outcome::failed(&format!(
+                "Join policy not satisfied: {succeeded}/{total} succeeded"
+            ))
+        } else {
+            Outcome {
+                status,
+                ..Outcome::succeeded(notes)
+            }
+        };
+        if !status.is_failure() {
+            let ids: Vec<&str> = results.iter().map(|r| r.id.as_str()).collect();
+            outcome.jump_to_node = join_node(graph, &ids);
+        }
+        outcome
+            .context_updates
+            .insert("parallel.results".into(), Value::Array(listed));
+        outcome
+            .context_updates
+            .insert("parallel.branch_count".into(), json!(total));
+        let files = results
+            .into_iter()
+            .flat_map(|r| {
+                let id = r.id;
+                r.files
+                    .into_iter()
+                    .map(move |(name, data)| (format!("{id}/{name}"), data))
+            })
+            .collect();
+        Ok(Ran {
+            outcome,
+            exit_code: None,
+            files,
+        })
+    }
+
+    /// Makes the branch at `base` and checks it out in its worktree. What a killed run left
+    /// for the same pass (a worktree, the branch) is removed first: that pass runs again.
+    fn prepare(&self, branch: &Branch, base: ObjectId) -> Result<()> {
+        let leftover =
+            self.repo.worktrees()?.into_iter().find(|w| {
+                w.path == branch.path || w.branch.as_deref() == Some(branch.branch.as_str())
+            });
+        if let Some(worktree) = leftover {
+            self.repo.remove_worktree(&worktree.path)?;
+        }
+        let who = &self.config.identity;
+        if let Some(old) = self.repo.ref_target(&branch.branch)? {
+            let name = branch.branch.clone();
+            self.repo
+                .update_refs(&[RefEdit::Delete { name, old }], "fabro: parallel", who)?;
+        }
+        let name = branch.branch.clone();
+        self.repo.update_refs(
+            &[RefEdit::Create { name, new: base }],
+            "fabro: parallel",
+            who,
+        )?;
+        if let Some(parent) = branch.path.parent() {
+            std::fs::create_dir_all(parent).map_err(|err| {
+                Error::Failed(format!("cannot create {}: {err}", parent.display()))
+            })?;
+        }
+        self.repo.add_worktree(&branch.path, &branch.branch, who)?;
+        Ok(())
+    }
+
+    /// Runs the branches, up to `max_parallel` at once, each in a thread of its own with an
+    /// engine of its own: a repository handle cannot be shared between threads, so each
+    /// opens its branch's worktree.
+    fn run_branches(
+        &self,
+        id: &RunId,
+        branches: &[Branch],
+        base: ObjectId,
+        pass: u64,
+        context: &BTreeMap<String, Value>,
+        max_parallel: usize,
+    ) -> Result<Vec<BranchResult>> {
+        let queue = Mutex::new(branches.iter());
+        let results: Mutex<Vec<(usize, BranchResult)>> = Mutex::new(Vec::new());
+        let (config, run_dir, graph, env) = (self.config, self.run_dir, self.graph, &self.env);
+        std::thread::scope(|scope| {
+            for _ in 0..max_parallel.min(branches.len()) {
+                scope.spawn(|| {
+                    loop {
+                        let next = queue.lock().ok().and_then(|mut q| q.next());
+                        let Some(branch) = next else { break };
+                        let result = match Repo::open(&branch.path) {
+                            Ok(repo) => {
+                                let mut quiet = Quiet;
+                                let engine = Engine {
+                                    repo: &repo,
+                                    config,
+                                    run_dir,
+                                    graph,
+                                    env: env.clone(),
+                                    observer: &mut quiet,
+                                };
+                                engine.run_branch(id, branch, base, pass, context)
+                            }
+                            Err(err) => BranchResult {
+                                id: branch.node.id.clone(),
+                                outcome: Outcome::failed(&format!(
+                                    "cannot open the worktree of branch {}: {err}",
+                                    branch.node.id
+                                )),
+                                head: None,
+                                files: Vec::new(),
+                            },
+                        };
+                        if let Ok(mut results) = results.lock() {
+                            results.push((branch.index, result));
+                        }
+                    }
+                });
+            }
+        });
+        let mut results = results
+            .into_inner()
+            .map_err(|_| Error::Failed("a parallel branch's thread panicked".into()))?;
+        results.sort_by_key(|(index, _)| *index);
+        Ok(results.into_iter().map(|(_, r)| r).collect())
+    }
+
+    /// One branch, on an engine whose repository is the branch's worktree: its node through
+    /// the handler dispatch, then its work committed on its branch. A git failure fails the
+    /// branch, not the run.
+    fn run_branch(
+        &self,
+        id: &RunId,
+        branch: &Branch,
+        base: ObjectId,
+        pass: u64,
+        context: &BTreeMap<String, Value>,
+    ) -> BranchResult {
+        let node = branch.node;
+        let stage = format!("{}@{pass}", node.id);
+        let clock = Instant::now();
+        self.event(
+            id,
+            "parallel.branch.started",
+            node,
+            &stage,
+            json!({
+                "branch": node.id, "index": branch.index,
+            }),
+        );
+        let ran = self.commit_branch(id, branch, base, pass, context);
+        let (outcome, head, files) = match ran {
+            Ok(done) => done,
+            Err(err) => {
+                let reason = format!("parallel branch {} failed to run: {err}", node.id);
+                (Outcome::failed(&reason), None, Vec::new())
+            }
+        };
+        if let Some(head) = head {
+            self.event(
+                id,
+                "git.commit",
+                node,
+                &stage,
+                json!({
+                    "node_id": node.id, "sha": head.to_string(),
+                }),
+            );
+        }
+        self.event(
+            id,
+            "parallel.branch.completed",
+            node,
+            &stage,
+            json!({
+                "branch": node.id, "index": branch.index,
+                "duration_ms": u64::try_from(clock.elapsed().as_millis()).unwrap_or(u64::MAX),
+                "status": outcome.status.as_str(), "head_sha": head.map(|h| h.to_string()),
+            }),
+        );
+        BranchResult {
+            id: node.id.clone(),
+            outcome,
+            head,
+            files,
+        }
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn commit_branch(
+        &self,
+        id: &RunId,
+        branch: &Branch,
+        base: ObjectId,
+        pass: u64,
+        context: &BTreeMap<String, Value>,
+    ) -> Result<(Outcome, Option<ObjectId>, Vec<(String, Vec<u8>)>)> {
+        let repo = self.repo;
+        let workspace = Workspace {
+            repo: repo.clone(),
+            path: branch.path.clone(),
+            place: Place::Worktree,
+            index: None,
+        };
+        let mut context = context.clone();
+        context.insert("current_node".into(), json!(branch.node.id));
+        let Ran { outcome, files, .. } =
+            self.run_handler(id, &workspace, branch.node, pass, &context);
+        let snapshot = workspace.snapshot(Some(base), self.config, &[])?;
+        let subject = format!(
+            "fabro({id}): {} ({})",
+            branch.node.id,
+            outcome.status.as_str()
+        );
+        let text = format!("{subject}\n\n{}: {id}\n", message::RUN);
+        let head = repo.write_commit(snapshot.tree, &[base], &text, &self.config.identity)?;
+        let edit = RefEdit::Update {
+            name: branch.branch.clone(),
+            old: base,
+            new: head,
+        };
+        repo.update_refs(&[edit], "fabro: parallel branch", &self.config.identity)?;
+        snapshot.write_index()?;
+        Ok((outcome, Some(head), files))
+    }
+
+    /// Moves the run branch and its worktree from `from` to `to` when `to` descends from it
+    /// (Fabro's fast-forward only), files first: if the branch cannot move, they go back.
+    pub(super) fn fast_forward(
+        &self,
+        id: &RunId,
+        workspace: &Workspace,
+        from: ObjectId,
+        to: ObjectId,
+    ) -> Result<()> {
+        if from == to || !self.repo.is_ancestor(from, to) {
+            return Ok(());
+        }
+        self.repo.move_checkout(&workspace.path, from, to)?;
+        let edit = RefEdit::Update {
+            name: run::run_branch(id),
+            old: from,
+            new: to,
+        };
+        if let Err(err) =
+            self.repo
+                .update_refs(&[edit], "fabro: parallel join", &self.config.identity)
+        {
+            let _ = self.repo.move_checkout(&workspace.path, to, from);
+            return Err(err.into());
+        }
+        Ok(())
+    }
+}
+
+fn failed(reason: &str) -> Ran {
+    Ran {
+        outcome: Outcome::failed(reason),
+        exit_code: None,
+        files: Vec::new(),
+    }
+}
