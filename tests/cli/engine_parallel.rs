@@ -6,6 +6,7 @@
 use serde_json::{Value, json};
 
 use crate::common::TestRepo;
+use crate::common::failpoints::die_at;
 use crate::engine_retry::{events, run, run_json, stages, workflow};
 
 fn parallel_refs(repo: &TestRepo) -> Vec<String> {
@@ -290,4 +291,74 @@ fn a_join_nobody_satisfied_fails_as_fabro_does() {
     let worktrees = repo.git(&["worktree", "list", "--porcelain"]);
     assert!(!worktrees.contains("parallel"), "{worktrees}");
     repo.git(&["fsck", "--strict"]);
+}
+
+#[test]
+fn a_run_killed_during_a_parallel_node_resumes_with_the_work_its_branches_committed() {
+    for point in [
+        "engine:parallel-branches-ran:fork@1",
+        "engine:parallel-joined:fork@1",
+    ] {
+        let repo = TestRepo::new();
+        let count = repo.root.join("branches.count");
+        let counted = FAN.replace(
+            "echo A > a.txt",
+            &format!("echo A > a.txt; echo a >> {}", count.display()),
+        );
+        let counted = counted.replace(
+            "echo B > b.txt",
+            &format!("echo B > b.txt; echo b >> {}", count.display()),
+        );
+        let path = workflow(&repo, "fan", &counted);
+        die_at(repo.fabro().arg("run").arg(&path), point);
+        let ids = repo.git(&[
+            "for-each-ref",
+            "--format=%(refname:lstrip=4)",
+            "refs/heads/fabro/meta/",
+        ]);
+        let id = ids.trim().to_owned();
+        // The kill left the branches' worktrees, or the joined run branch, behind.
+        assert_eq!(parallel_refs(&repo).len(), 3, "{point}");
+
+        let out = repo.fabro().args(["resume", &id]).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{point}: {stderr}");
+        let checkpoint = &run_json(&repo, &id)["checkpoint"];
+        assert_eq!(
+            checkpoint["completed_nodes"],
+            json!(["start", "fork", "merge", "after"]),
+            "{point}"
+        );
+        // The branches' committed work was taken, not done again.
+        let mut counted: Vec<String> = std::fs::read_to_string(&count)
+            .unwrap()
+            .lines()
+            .map(str::to_owned)
+            .collect();
+        counted.sort();
+        assert_eq!(counted, ["a", "b"], "{point}");
+        let results = &checkpoint["context_values"]["parallel.results"];
+        assert_eq!(
+            results[1],
+            json!({ "id": "b", "status": "failed", "head_sha": results[1]["head_sha"] })
+        );
+        let log = repo.git(&[
+            "log",
+            "--format=%s",
+            "--first-parent",
+            &format!("fabro/run/{id}"),
+            "^main",
+        ]);
+        assert_eq!(log.lines().count(), 4, "{point}: {log}");
+        let run_branch = format!("fabro/run/{id}");
+        assert_eq!(
+            repo.git(&["show", &format!("{run_branch}:seen.txt")]),
+            "a.txt\n",
+            "{point}"
+        );
+        assert_eq!(parallel_refs(&repo).len(), 3, "{point}");
+        let worktrees = repo.git(&["worktree", "list", "--porcelain"]);
+        assert!(!worktrees.contains("fabro/run/"), "{point}: {worktrees}");
+        repo.git(&["fsck", "--strict"]);
+    }
 }

@@ -81,6 +81,11 @@ impl Engine<'_> {
             exit_code: None,
             files: Vec::new(),
         };
+        if super::parallel::in_branch(id, workspace) {
+            return ran(Outcome::failed(
+                "a fan-in cannot run inside a parallel node's branch",
+            ));
+        }
         let Some(Value::Array(results)) = context.get("parallel.results") else {
             return ran(Outcome::failed("No parallel results to evaluate"));
         };

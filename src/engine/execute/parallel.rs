@@ -67,6 +67,28 @@ struct BranchResult {
     files: Vec<(String, Vec<u8>)>,
 }
 
+/// A branch's work committed by an earlier attempt at the same pass.
+struct Committed {
+    head: ObjectId,
+    base: ObjectId,
+    status: Status,
+}
+
+impl Committed {
+    fn result(&self, id: &str) -> BranchResult {
+        let notes = format!("Branch {id} taken as an earlier attempt committed it");
+        BranchResult {
+            id: id.to_string(),
+            outcome: Outcome {
+                status: self.status,
+                ..Outcome::succeeded(notes)
+            },
+            head: Some(self.head),
+            files: Vec::new(),
+        }
+    }
+}
+
 /// Branch nodes report to no one: the parallel node's own stage line stands for them.
 struct Quiet;
 
@@ -121,6 +143,11 @@ impl Engine<'_> {
                 "parallel branches need the run's own worktree; this run works in place",
             ));
         }
+        if in_branch(id, workspace) {
+            return Ok(failed(
+                "a parallel node cannot run inside another parallel node's branch",
+            ));
+        }
         let first_success = node.str_attr("join_policy") == Some("first_success");
         let max_parallel = node
             .int_attr("max_parallel")
@@ -139,14 +166,12 @@ impl Engine<'_> {
             }),
         );
 
-        let base = RunState::load(self.repo, id)?.run_tip;
         let mut branches = Vec::new();
-        let mut prepared = Ok(());
         for (index, target) in targets.iter().enumerate() {
             let Some(target_node) = graph.node(target) else {
                 continue;
             };
-            let branch = Branch {
+            branches.push(Branch {
                 index,
                 node: target_node,
                 branch: format!("{}{}/pass{visit}/{target}", branches_prefix(id), node.id),
@@ -156,37 +181,68 @@ impl Engine<'_> {
                     .join("parallel")
                     .join(format!("{}-pass{visit}", node.id))
                     .join(target),
-            };
-            prepared = self.prepare(&branch, base);
-            branches.push(branch);
+            });
+        }
+        // A run killed during this pass left branches with their work committed (and maybe
+        // joined the winner already): their work is taken as it is, not done twice.
+        let tip = RunState::load(self.repo, id)?.run_tip;
+        let committed: Vec<Option<Committed>> = branches
+            .iter()
+            .map(|b| self.committed(id, b))
+            .collect::<Result<_>>()?;
+        let base = committed
+            .iter()
+            .flatten()
+            .find(|c| c.head == tip)
+            .map_or(tip, |c| c.base);
+        let mut results = Vec::new();
+        let mut to_run = Vec::new();
+        for (branch, committed) in branches.iter().zip(committed) {
+            match committed.filter(|c| c.base == base) {
+                Some(c) => {
+                    self.remove_leftover(branch)?;
+                    results.push((branch.index, c.result(&branch.node.id)));
+                }
+                None => to_run.push(branch),
+            }
+        }
+        let mut prepared = Ok(());
+        for (done, branch) in to_run.iter().enumerate() {
+            prepared = self.prepare(branch, base);
             if prepared.is_err() {
+                to_run.truncate(done + 1);
                 break;
             }
         }
-        let results = match prepared {
-            Ok(()) => self.run_branches(id, &branches, base, visit, context, max_parallel),
+        let ran = match prepared {
+            Ok(()) => self.run_branches(id, &to_run, base, visit, context, max_parallel),
             Err(err) => Err(err),
         };
+        crate::failpoint::reach(&format!("engine:parallel-branches-ran:{group}"));
         // The worktrees go whatever happened; their branches keep the work.
         let mut removal = Ok(());
-        for branch in &branches {
+        for branch in &to_run {
             if let Err(err) = self.repo.remove_worktree(&branch.path) {
                 removal = removal.and(Err(err));
             }
         }
-        let mut results = results?;
+        results.extend(ran?);
         removal?;
-        for target in &targets {
-            if !results.iter().any(|r| r.id == *target) {
+        for (index, target) in targets.iter().enumerate() {
+            if graph.node(target).is_none() {
                 let reason = format!("branch target node not found: {target}");
-                results.push(BranchResult {
+                let result = BranchResult {
                     id: target.to_string(),
                     outcome: Outcome::failed(&reason),
                     head: None,
                     files: Vec::new(),
-                });
+                };
+                results.push((index, result));
             }
         }
+        results.sort_by_key(|(index, _)| *index);
+        let results: Vec<BranchResult> = results.into_iter().map(|(_, r)| r).collect();
+        let tip = RunState::load(self.repo, id)?.run_tip;
 
         let mut winners: Vec<&BranchResult> = results
             .iter()
@@ -194,7 +250,8 @@ impl Engine<'_> {
             .collect();
         winners.sort_by(|a, b| a.id.cmp(&b.id));
         if let Some(head) = winners.first().and_then(|w| w.head) {
-            self.fast_forward(id, workspace, base, head)?;
+            self.fast_forward(id, workspace, tip, head)?;
+            crate::failpoint::reach(&format!("engine:parallel-joined:{group}"));
         }
 
         let succeeded = results
@@ -273,16 +330,27 @@ impl Engine<'_> {
         })
     }
 
+    /// The work an earlier attempt at this pass committed on the branch: a commit of this run
+    /// naming the branch's node, on top of the commit the pass started from.
+    fn committed(&self, id: &RunId, branch: &Branch) -> Result<Option<Committed>> {
+        let Some(head) = self.repo.ref_target(&branch.branch)? else {
+            return Ok(None);
+        };
+        let info = self.repo.commit_info(head)?;
+        let ours = message::Trailers::parse(&info.message).run.as_deref() == Some(id.as_str());
+        let status = message::parse_subject(&info.message)
+            .filter(|(node, _)| ours && *node == branch.node.id)
+            .and_then(|(_, status)| super::status_of(&status));
+        Ok(match (status, info.first_parent) {
+            (Some(status), Some(base)) => Some(Committed { head, base, status }),
+            _ => None,
+        })
+    }
+
     /// Makes the branch at `base` and checks it out in its worktree. What a killed run left
     /// for the same pass (a worktree, the branch) is removed first: that pass runs again.
     fn prepare(&self, branch: &Branch, base: ObjectId) -> Result<()> {
-        let leftover =
-            self.repo.worktrees()?.into_iter().find(|w| {
-                w.path == branch.path || w.branch.as_deref() == Some(branch.branch.as_str())
-            });
-        if let Some(worktree) = leftover {
-            self.repo.remove_worktree(&worktree.path)?;
-        }
+        self.remove_leftover(branch)?;
         let who = &self.config.identity;
         if let Some(old) = self.repo.ref_target(&branch.branch)? {
             let name = branch.branch.clone();
@@ -304,19 +372,31 @@ impl Engine<'_> {
         Ok(())
     }
 
+    /// Removes the worktree a killed run left for the branch, if any.
+    fn remove_leftover(&self, branch: &Branch) -> Result<()> {
+        let leftover =
+            self.repo.worktrees()?.into_iter().find(|w| {
+                w.path == branch.path || w.branch.as_deref() == Some(branch.branch.as_str())
+            });
+        if let Some(worktree) = leftover {
+            self.repo.remove_worktree(&worktree.path)?;
+        }
+        Ok(())
+    }
+
     /// Runs the branches, up to `max_parallel` at once, each in a thread of its own with an
     /// engine of its own: a repository handle cannot be shared between threads, so each
     /// opens its branch's worktree.
     fn run_branches(
         &self,
         id: &RunId,
-        branches: &[Branch],
+        branches: &[&Branch],
         base: ObjectId,
         pass: u64,
         context: &BTreeMap<String, Value>,
         max_parallel: usize,
-    ) -> Result<Vec<BranchResult>> {
-        let queue = Mutex::new(branches.iter());
+    ) -> Result<Vec<(usize, BranchResult)>> {
+        let queue = Mutex::new(branches.iter().copied());
         let results: Mutex<Vec<(usize, BranchResult)>> = Mutex::new(Vec::new());
         let (config, run_dir, graph, env) = (self.config, self.run_dir, self.graph, &self.env);
         std::thread::scope(|scope| {
@@ -355,11 +435,10 @@ impl Engine<'_> {
                 });
             }
         });
-        let mut results = results
+        let results = results
             .into_inner()
             .map_err(|_| Error::Failed("a parallel branch's thread panicked".into()))?;
-        results.sort_by_key(|(index, _)| *index);
-        Ok(results.into_iter().map(|(_, r)| r).collect())
+        Ok(results)
     }
 
     /// One branch, on an engine whose repository is the branch's worktree: its node through
@@ -488,6 +567,13 @@ impl Engine<'_> {
         }
         Ok(())
     }
+}
+
+/// Whether the workspace is a parallel branch's, not the run's: branches do not nest, and
+/// only the run's own worktree follows the run branch.
+pub(super) fn in_branch(id: &RunId, workspace: &Workspace) -> bool {
+    workspace.place == Place::Worktree
+        && workspace.repo.head_branch().as_deref() != Some(run::run_branch(id).as_str())
 }
 
 fn failed(reason: &str) -> Ran {
