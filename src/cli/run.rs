@@ -19,8 +19,9 @@ use crate::ops::start::{StartRequest, start};
 /// the workflow in the run's worktree: each node is checkpointed (the start node on the
 /// metadata branch only, as Fabro counts it), edges are chosen by Fabro's rules, and the run is
 /// finished as `finish` does. One line per stage goes to stderr. Exits 0 when the run
-/// succeeded, 1 when it failed. This version runs start, exit, conditional, wait and command
-/// nodes; a workflow with other nodes is refused (exit 2) before the run starts.
+/// succeeded, 1 when it failed. This version runs start, exit, conditional, wait, command,
+/// parallel and fan-in nodes; a workflow with other nodes is refused (exit 2) before the run
+/// starts.
 ///
 /// With --dry-run, walks WORKFLOW from its start node as Fabro's --dry-run does: every handler
 /// simulated (agents answer "[Simulated] ...", commands are skipped, human gates take their first
@@ -148,7 +149,8 @@ fn run_for_real(args: Args) -> Result<()> {
             .collect();
         return Err(Error::Usage(format!(
             "{} has nodes this version of git-fabro cannot run: {}; it runs start, exit, \
-             conditional, wait and command nodes (try `git fabro run --dry-run`); nothing was run",
+             conditional, wait, command, parallel and fan-in nodes (try `git fabro run \
+             --dry-run`); nothing was run",
             checked.shown,
             output::escape(&listed.join(", "))
         ))

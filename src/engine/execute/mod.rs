@@ -8,8 +8,12 @@
 //! at the exit. A resumed run continues from its checkpoint's `next_node_id`; no node whose
 //! checkpoint was recorded runs again.
 //!
-//! This version runs start, exit, conditional, wait and command nodes; [`unsupported`] names
-//! the others so that a run is refused before it starts.
+//! Around the handlers: `retry` gives a node Fabro's attempts and backoff, `loops` restarts
+//! the walk on a `loop_restart` edge and stops it on a repeated failure, `parallel` and
+//! `fan_in` run branches in worktrees of their own and join them.
+//!
+//! This version runs start, exit, conditional, wait, command, parallel and fan-in nodes;
+//! [`unsupported`] names the others so that a run is refused before it starts.
 
 pub mod command;
 mod failure;
