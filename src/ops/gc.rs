@@ -319,7 +319,7 @@ fn ref_deletions(repo: &Repo, state: &RunState) -> Result<Vec<RefEdit>> {
     // The branches its parallel nodes left go with it.
     let prefixes = [
         recovery_prefix(&state.id),
-        crate::engine::execute::parallel::branches_prefix(&state.id),
+        run::parallel_branches_prefix(&state.id),
     ];
     for prefix in prefixes {
         for (rest, old) in repo.refs_under(&prefix)? {

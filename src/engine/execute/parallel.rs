@@ -35,11 +35,6 @@ use crate::run::{self, RunState};
 /// Fabro's default for `max_parallel`.
 const DEFAULT_MAX_PARALLEL: usize = 4;
 
-/// Where a run's parallel branches live: `refs/heads/fabro/run/parallel/<run>/`.
-pub fn branches_prefix(id: &RunId) -> String {
-    format!("{}parallel/{id}/", run::RUN_BRANCH_PREFIX)
-}
-
 /// The node every branch has an edge to, the smallest id if several: where the join goes.
 pub fn join_node(graph: &Graph, branches: &[&str]) -> Option<String> {
     let (first, rest) = branches.split_first()?;
@@ -174,7 +169,11 @@ impl Engine<'_> {
             branches.push(Branch {
                 index,
                 node: target_node,
-                branch: format!("{}{}/pass{visit}/{target}", branches_prefix(id), node.id),
+                branch: format!(
+                    "{}{}/pass{visit}/{target}",
+                    run::parallel_branches_prefix(id),
+                    node.id
+                ),
                 path: self
                     .run_dir
                     .path
