@@ -158,6 +158,7 @@ fn branches_run_in_worktrees_of_their_own_and_the_winner_joins_the_run() {
     let worktrees = repo.git(&["worktree", "list", "--porcelain"]);
     assert!(!worktrees.contains("fabro/run/"), "{worktrees}");
     repo.git(&["fsck", "--strict"]);
+    repo.ok(&["fsck"]);
 
     // gc removes the branches with their run.
     repo.ok(&["gc", "--finished-older-than", "0"]);
@@ -317,8 +318,12 @@ fn a_run_killed_during_a_parallel_node_resumes_with_the_work_its_branches_commit
             "refs/heads/fabro/meta/",
         ]);
         let id = ids.trim().to_owned();
-        // The kill left the branches' worktrees, or the joined run branch, behind.
+        // The kill left the branches' worktrees, or the joined run branch, behind; fsck
+        // knows them for the run's.
         assert_eq!(parallel_refs(&repo).len(), 3, "{point}");
+        let fsck = repo.fabro().args(["fsck", "--json"]).output().unwrap();
+        let fsck = String::from_utf8_lossy(&fsck.stdout);
+        assert!(!fsck.contains("stale-worktree"), "{point}: {fsck}");
 
         let out = repo.fabro().args(["resume", &id]).output().unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
@@ -360,5 +365,33 @@ fn a_run_killed_during_a_parallel_node_resumes_with_the_work_its_branches_commit
         let worktrees = repo.git(&["worktree", "list", "--porcelain"]);
         assert!(!worktrees.contains("fabro/run/"), "{point}: {worktrees}");
         repo.git(&["fsck", "--strict"]);
+        repo.ok(&["fsck"]);
     }
+}
+
+#[test]
+fn a_run_in_place_refuses_parallel_branches() {
+    let repo = TestRepo::new();
+    let path = workflow(&repo, "fan", FAN);
+    let out = repo
+        .fabro_in(&repo.path)
+        .arg("run")
+        .arg(&path)
+        .arg("--in-place")
+        .output()
+        .unwrap();
+    let id = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .next()
+        .unwrap()
+        .to_owned();
+    let outcome = &run_json(&repo, &id)["checkpoint"]["node_outcomes"]["fork"];
+    assert_eq!(outcome["status"], "failed");
+    assert_eq!(
+        outcome["failure"]["message"],
+        "parallel branches need the run's own worktree; this run works in place"
+    );
+    assert!(parallel_refs(&repo).is_empty());
+    let worktrees = repo.git(&["worktree", "list", "--porcelain"]);
+    assert!(!worktrees.contains("parallel"), "{worktrees}");
 }
