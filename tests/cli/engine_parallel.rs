@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 use crate::common::TestRepo;
 use crate::common::failpoints::die_at;
 use crate::engine_retry::{events, run, run_json, stages, workflow};
+use crate::format_contract::assert_fabro_shapes;
 
 fn parallel_refs(repo: &TestRepo) -> Vec<String> {
     repo.git(&[
@@ -159,6 +160,7 @@ fn branches_run_in_worktrees_of_their_own_and_the_winner_joins_the_run() {
     assert!(!worktrees.contains("fabro/run/"), "{worktrees}");
     repo.git(&["fsck", "--strict"]);
     repo.ok(&["fsck"]);
+    assert_fabro_shapes(&repo);
 
     // gc removes the branches with their run.
     repo.ok(&["gc", "--finished-older-than", "0"]);
@@ -176,7 +178,7 @@ fn meeting(repo: &TestRepo, max_parallel: u32) -> String {
   start [shape=Mdiamond]
   exit [shape=Msquare]
   fork [shape=component, max_parallel={max_parallel}, join_policy="first_success"]
-  wait [shape=parallelogram, script="for i in $(seq 60); do [ -f {marker} ] && exit 0; sleep 0.05; done; exit 1"]
+  wait [shape=parallelogram, script="for i in $(seq 120); do [ -f {marker} ] && exit 0; sleep 0.05; done; exit 1"]
   signal [shape=parallelogram, script="touch {marker}"]
   merge [shape=tripleoctagon]
   start -> fork

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::common::{TestRepo, write_file};
+use crate::format_contract::assert_fabro_shapes;
 
 /// Writes `workflow` beside the repository (not in it) and returns its path.
 pub fn workflow(repo: &TestRepo, name: &str, text: &str) -> PathBuf {
@@ -159,6 +160,7 @@ fn a_timed_out_script_is_retried_and_its_retry_recorded() {
     let flaky = completed.iter().find(|e| e["node_id"] == "flaky").unwrap();
     assert_eq!(flaky["properties"]["attempt"], 2);
     repo.git(&["fsck", "--strict"]);
+    assert_fabro_shapes(&repo);
 }
 
 #[test]
@@ -262,6 +264,7 @@ fn a_loop_restart_edge_starts_over_at_its_target_with_a_fresh_context() {
     let passes = repo.git(&["show", &format!("fabro/run/{id}:passes.txt")]);
     assert_eq!(passes, "pass 1\npass 2\n");
     repo.git(&["fsck", "--strict"]);
+    assert_fabro_shapes(&repo);
 }
 
 #[test]
