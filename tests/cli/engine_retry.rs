@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::common::failpoints::die_at;
 use crate::common::{TestRepo, write_file};
 use crate::format_contract::assert_fabro_shapes;
 
@@ -265,6 +266,50 @@ fn a_loop_restart_edge_starts_over_at_its_target_with_a_fresh_context() {
     assert_eq!(passes, "pass 1\npass 2\n");
     repo.git(&["fsck", "--strict"]);
     assert_fabro_shapes(&repo);
+}
+
+#[test]
+fn a_run_killed_right_after_choosing_a_loop_restart_resumes_with_the_fresh_start() {
+    let repo = TestRepo::new();
+    let counter = repo.root.join("work.count");
+    let text = format!(
+        r#"digraph restart {{
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  work [shape=parallelogram, script="{}if [ $n -lt 2 ]; then echo again; else echo done; fi"]
+  gate [shape=diamond]
+  start -> work -> gate
+  gate -> work [condition="context.command.output contains again", loop_restart=true]
+  gate -> exit
+}}"#,
+        counting(&counter)
+    );
+    let path = workflow(&repo, "restart", &text);
+    die_at(
+        repo.fabro().arg("run").arg(&path),
+        "engine:checkpointed:gate@1",
+    );
+    let ids = repo.git(&[
+        "for-each-ref",
+        "--format=%(refname:lstrip=4)",
+        "refs/heads/fabro/meta/",
+    ]);
+    let id = ids.trim();
+    assert_eq!(run_json(&repo, id)["checkpoint"]["next_node_id"], "work");
+    let out = repo.fabro().args(["resume", id]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(lines(&counter), 2);
+    let checkpoint = &run_json(&repo, id)["checkpoint"];
+    assert_eq!(
+        checkpoint["completed_nodes"],
+        serde_json::json!(["work", "gate"])
+    );
+    assert_eq!(checkpoint["node_visits"]["gate"], 2);
+    assert!(checkpoint["node_outcomes"].get("start").is_none());
 }
 
 #[test]
