@@ -151,5 +151,6 @@ fn request(args: &Args) -> Result<CheckpointRequest, Error> {
         run_commit: true,
         diff_patch: false,
         duration_ms: None,
+        walk: Default::default(),
     })
 }

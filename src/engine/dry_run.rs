@@ -14,6 +14,9 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use super::execute::fan_in::best_candidate;
+use super::execute::loops::is_loop_restart;
+use super::execute::parallel::join_node;
 use super::graph::{Graph, Node};
 use super::outcome::{Outcome, Status};
 use super::routing::{is_terminal, retry_target, select_edge};
@@ -178,9 +181,7 @@ impl Walk<'_> {
                 continue;
             }
             match select_edge(graph, node, &outcome, &self.context) {
-                Some(edge)
-                    if edge.attrs.get("loop_restart").and_then(|v| v.as_bool()) == Some(true) =>
-                {
+                Some(edge) if is_loop_restart(edge) => {
                     self.outcomes.clear();
                     self.seed_context();
                     current = edge.to.clone();
@@ -314,52 +315,24 @@ impl Walk<'_> {
         outcome
             .context_updates
             .insert("parallel.results".into(), Value::Array(listed));
-        outcome.jump_to_node = self.join_node(&results);
+        let ids: Vec<&str> = results.iter().map(|(b, _)| b.id.as_str()).collect();
+        outcome.jump_to_node = join_node(self.graph, &ids);
         outcome
-    }
-
-    /// The smallest node id that every branch has an edge to.
-    fn join_node(&self, results: &[(&Node, Outcome)]) -> Option<String> {
-        let targets = |n: &Node| -> Vec<String> {
-            self.graph.outgoing(&n.id).map(|e| e.to.clone()).collect()
-        };
-        let (first, rest) = results.split_first()?;
-        let mut common: Vec<String> = targets(first.0)
-            .into_iter()
-            .filter(|t| rest.iter().all(|(b, _)| targets(b).contains(t)))
-            .collect();
-        common.sort();
-        common.into_iter().next()
     }
 
     fn simulate_fan_in(&self) -> Outcome {
         let Some(Value::Array(results)) = self.context.get("parallel.results") else {
             return Outcome::failed("No parallel results to evaluate");
         };
-        let rank = |status: &str| match status {
-            "succeeded" => 0,
-            "partially_succeeded" => 1,
-            _ => 2,
-        };
-        let field = |v: &Value, k: &str, default: &str| {
-            v.get(k)
-                .and_then(Value::as_str)
-                .unwrap_or(default)
-                .to_string()
-        };
-        let best = results
-            .iter()
-            .map(|r| (field(r, "id", "unknown"), field(r, "status", "failed")))
-            .min_by(|a, b| rank(&a.1).cmp(&rank(&b.1)).then_with(|| a.0.cmp(&b.0)))
-            .unwrap_or_else(|| ("unknown".into(), "failed".into()));
+        let best = best_candidate(results);
         let mut outcome =
-            Outcome::succeeded(format!("[Simulated] Selected best candidate: {}", best.0));
+            Outcome::succeeded(format!("[Simulated] Selected best candidate: {}", best.id));
         outcome
             .context_updates
-            .insert("parallel.fan_in.best_id".into(), json!(best.0));
+            .insert("parallel.fan_in.best_id".into(), json!(best.id));
         outcome
             .context_updates
-            .insert("parallel.fan_in.best_outcome".into(), json!(best.1));
+            .insert("parallel.fan_in.best_outcome".into(), json!(best.status));
         outcome
     }
 }

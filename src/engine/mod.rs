@@ -10,9 +10,9 @@
 //! - `validate`: Fabro's validation rules, names, severities and messages;
 //! - `outcome`, `routing`: what a node reports and which edge it then follows;
 //! - `dry_run`: Fabro's simulation of a run, every handler simulated;
-//! - `execute`: running a workflow for real (start, exit, conditional, wait, command, agent and
-//!   prompt nodes),
-//!   every node checkpointed through `ops`, the run finished through `ops::finish`;
+//! - `execute`: running a workflow for real (start, exit, conditional, wait, command, agent,
+//!   prompt, parallel and fan-in nodes, with retries and loop restarts), every node
+//!   checkpointed through `ops`, the run finished through `ops::finish`;
 //! - `workflow`: the entry points other layers call (`parse`, `Graph`).
 //!
 //! Nothing here prints, parses arguments or reads the environment.

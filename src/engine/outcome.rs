@@ -30,6 +30,18 @@ impl Status {
     }
 }
 
+/// Whether a failed attempt may run again (Fabro retries nothing else, so a script's non-zero
+/// exit is never retried).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Retry {
+    #[default]
+    No,
+    /// The handler asked for another attempt (an agent's `retry`, a human gate's timeout).
+    Requested,
+    /// The attempt hit an error worth another try: a timeout, a process that did not start.
+    Error,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Outcome {
     pub status: Status,
@@ -39,6 +51,7 @@ pub struct Outcome {
     /// Go straight to this node, without edge selection (a parallel node's join).
     pub jump_to_node: Option<String>,
     pub notes: String,
+    pub retry: Retry,
 }
 
 impl Outcome {
@@ -50,6 +63,7 @@ impl Outcome {
             context_updates: BTreeMap::new(),
             jump_to_node: None,
             notes,
+            retry: Retry::No,
         }
     }
 
@@ -57,6 +71,14 @@ impl Outcome {
         Outcome {
             status: Status::Failed,
             ..Outcome::succeeded(reason.to_string())
+        }
+    }
+
+    /// A failure that another attempt may cure.
+    pub fn retryable(reason: &str, retry: Retry) -> Self {
+        Outcome {
+            retry,
+            ..Outcome::failed(reason)
         }
     }
 }

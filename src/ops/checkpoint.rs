@@ -41,6 +41,20 @@ pub struct CheckpointRequest {
     pub diff_patch: bool,
     /// How long the node ran, for the stage's `status.json` (the engine knows; a harness may not).
     pub duration_ms: Option<u64>,
+    /// What the engine's walk records beyond this node; nothing for a checkpoint by hand.
+    pub walk: WalkUpdate,
+}
+
+/// The engine's state that a checkpoint carries for a resume to rebuild.
+#[derive(Clone, Debug, Default)]
+pub struct WalkUpdate {
+    /// The walk started over (a `loop_restart` edge): completed nodes, outcomes, retries and
+    /// context are dropped before this node is added; visits are kept.
+    pub restarted: bool,
+    /// The attempts past the first that this node took; `node_retries` keeps the last nonzero.
+    pub retries: u64,
+    /// The loop breaker's counts (`loop_failure_signatures`, `restart_failure_signatures`).
+    pub signatures: Option<(BTreeMap<String, u64>, BTreeMap<String, u64>)>,
 }
 
 /// What a checkpoint recorded, as `checkpoint --json` prints it.
@@ -249,6 +263,21 @@ fn next_record(
 ) -> Checkpoint {
     let node = request.node.to_string();
     let mut record = previous.clone();
+    if request.walk.restarted {
+        record.completed_nodes.clear();
+        record.node_outcomes.clear();
+        record.node_retries.clear();
+        record.context_values.clear();
+    }
+    if request.walk.retries > 0 {
+        record
+            .node_retries
+            .insert(request.node.to_string(), request.walk.retries);
+    }
+    if let Some((loops, restarts)) = &request.walk.signatures {
+        record.loop_failure_signatures = loops.clone();
+        record.restart_failure_signatures = restarts.clone();
+    }
     record.timestamp = now.rfc3339();
     record.current_node = node.clone();
     record.next_node_id = request.next.as_ref().map(ToString::to_string);

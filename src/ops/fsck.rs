@@ -291,6 +291,11 @@ fn check_repository(
         else {
             continue;
         };
+        // A parallel branch's worktree belongs to its run; a resume removes one a kill left.
+        let id = id
+            .strip_prefix("parallel/")
+            .and_then(|rest| rest.split('/').next())
+            .unwrap_or(id);
         let gone = !worktree.exists;
         let orphan = !known.contains(id);
         if !gone && !orphan {

@@ -303,7 +303,8 @@ fn remove_run_dir(dir: &Path, entry: &mut CollectedRun, warnings: &mut Vec<Strin
     }
 }
 
-/// The run's metadata, run and recovery refs, each as a compare-and-swap deletion.
+/// The run's metadata, run, recovery and parallel-branch refs, each as a compare-and-swap
+/// deletion.
 fn ref_deletions(repo: &Repo, state: &RunState) -> Result<Vec<RefEdit>> {
     let mut edits = vec![
         RefEdit::Delete {
@@ -315,12 +316,18 @@ fn ref_deletions(repo: &Repo, state: &RunState) -> Result<Vec<RefEdit>> {
             old: state.run_tip,
         },
     ];
-    let recovery = recovery_prefix(&state.id);
-    for (rest, old) in repo.refs_under(&recovery)? {
-        edits.push(RefEdit::Delete {
-            name: format!("{recovery}{rest}"),
-            old,
-        });
+    // The branches its parallel nodes left go with it.
+    let prefixes = [
+        recovery_prefix(&state.id),
+        run::parallel_branches_prefix(&state.id),
+    ];
+    for prefix in prefixes {
+        for (rest, old) in repo.refs_under(&prefix)? {
+            edits.push(RefEdit::Delete {
+                name: format!("{prefix}{rest}"),
+                old,
+            });
+        }
     }
     Ok(edits)
 }

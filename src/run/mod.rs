@@ -24,6 +24,11 @@ pub fn run_branch(id: &RunId) -> String {
     format!("{RUN_BRANCH_PREFIX}{id}")
 }
 
+/// Where the branches of a run's parallel nodes live: `<node>/pass<visit>/<target>` below.
+pub fn parallel_branches_prefix(id: &RunId) -> String {
+    format!("{RUN_BRANCH_PREFIX}parallel/{id}/")
+}
+
 pub fn meta_branch(id: &RunId) -> String {
     format!("{META_BRANCH_PREFIX}{id}")
 }

@@ -547,7 +547,9 @@ fn invalid_and_unsupported_workflows_are_refused_before_anything_is_written() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("cannot run: ask (human);"), "{err}");
     assert!(
-        err.contains("runs start, exit, conditional, wait, command, agent and prompt nodes"),
+        err.contains(
+            "runs start, exit, conditional, wait, command, agent, prompt, parallel and fan-in nodes"
+        ),
         "{err}"
     );
     assert_eq!(repo.git(&["for-each-ref"]), refs_before);

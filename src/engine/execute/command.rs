@@ -3,7 +3,7 @@
 //! its own, with the environment Fabro gives scripts (secrets filtered out)
 //! and git-fabro's `FABRO_*` variables. Its output streams into `stdout.log` and `stderr.log`
 //! as it runs; a timeout sends SIGTERM to the group, then SIGKILL 2 s later. Exit 0 succeeds,
-//! anything else fails, and nothing is retried: Fabro never retries a non-zero exit.
+//! anything else fails and is never retried, as in Fabro; a timeout may be retried.
 //!
 //! [`run_shell`] is the spawning, streaming and timeout part, which the agent handler shares.
 
@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::engine::graph::{AttrValue, Node};
-use crate::engine::outcome::Outcome;
+use crate::engine::outcome::{Outcome, Retry};
 
 /// A script's timeout when the node sets none: 10 minutes, as in Fabro.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
@@ -157,13 +157,14 @@ pub fn run(invocation: &Invocation) -> Ran {
             push_tail(&mut reason, "stderr", &err_text);
             Outcome::failed(&reason)
         }
+        // Fabro retries a timeout and a spawn failure, never an exit code.
         Ok(Ending::TimedOut) => {
             let mut reason = format!("Script timed out after {timeout_ms}ms: {script}");
             push_tail(&mut reason, "stdout", &out_text);
             push_tail(&mut reason, "stderr", &err_text);
-            Outcome::failed(&reason)
+            Outcome::retryable(&reason, Retry::Error)
         }
-        Err(err) => Outcome::failed(&format!("cannot run /bin/bash: {err}")),
+        Err(err) => Outcome::retryable(&format!("cannot run /bin/bash: {err}"), Retry::Error),
     };
     outcome
         .context_updates

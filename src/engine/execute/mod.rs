@@ -8,15 +8,23 @@
 //! at the exit. A resumed run continues from its checkpoint's `next_node_id`; no node whose
 //! checkpoint was recorded runs again.
 //!
-//! This version runs start, exit, conditional, wait, command, agent and prompt nodes (agents
-//! through the agent command the user chose); [`unsupported`] names the others so that a run
-//! is refused before it starts.
+//! Around the handlers: `retry` gives a node Fabro's attempts and backoff, `loops` restarts
+//! the walk on a `loop_restart` edge and stops it on a repeated failure, `parallel` and
+//! `fan_in` run branches in worktrees of their own and join them.
+//!
+//! This version runs start, exit, conditional, wait, command, agent, prompt, parallel and
+//! fan-in nodes (agents through the agent command the user chose); [`unsupported`] names the
+//! others so that a run is refused before it starts.
 
 pub mod agent;
 pub mod command;
 mod conclusion;
 mod failure;
+pub mod fan_in;
+pub mod loops;
+pub mod parallel;
 mod response;
+pub mod retry;
 
 use command::Ran;
 
@@ -39,7 +47,7 @@ use crate::format::run_id::RunId;
 use crate::format::store::RunDir;
 use crate::format::time::Timestamp;
 use crate::git::Repo;
-use crate::ops::checkpoint::{CheckpointRequest, checkpoint};
+use crate::ops::checkpoint::{CheckpointRequest, WalkUpdate, checkpoint};
 use crate::ops::finish::{FinishRequest, finish};
 use crate::run::workspace::Workspace;
 use crate::run::{RunState, meta_branch, run_branch};
@@ -53,6 +61,8 @@ pub const SUPPORTED: &[&str] = &[
     "command",
     "agent",
     "prompt",
+    "parallel",
+    "parallel.fan_in",
 ];
 
 /// The nodes that run through the agent command (agent and prompt), in the workflow's order.
@@ -125,6 +135,11 @@ struct Walk {
     recorded: BTreeMap<String, Value>,
     visits: BTreeMap<String, u64>,
     statuses: BTreeMap<String, Status>,
+    /// Attempts past the first, by node (`node_retries`).
+    retries: BTreeMap<String, u64>,
+    /// Set by a `loop_restart` edge until the next checkpoint records the fresh start.
+    restarted: bool,
+    breaker: loops::Breaker,
 }
 
 impl Engine<'_> {
@@ -138,7 +153,7 @@ impl Engine<'_> {
         })?;
         let previous = state.linked_checkpoint(self.repo)?;
         let (mut walk, current) = match &previous {
-            Some(checkpoint) => self.resumed(checkpoint)?,
+            Some(checkpoint) => self.resumed(&state, checkpoint)?,
             None => self.fresh(&state)?,
         };
         let mut stages = Vec::new();
@@ -177,6 +192,24 @@ impl Engine<'_> {
     }
 
     fn fresh(&self, state: &RunState) -> Result<(Walk, String)> {
+        let start = self
+            .graph
+            .start_node()
+            .ok_or_else(|| Error::Usage("the workflow has no start node".into()))?;
+        let walk = Walk {
+            context: self.seed_context(state),
+            recorded: BTreeMap::new(),
+            visits: BTreeMap::new(),
+            statuses: BTreeMap::new(),
+            retries: BTreeMap::new(),
+            restarted: false,
+            breaker: loops::Breaker::new(self.graph, None),
+        };
+        Ok((walk, start.id.clone()))
+    }
+
+    /// The context a run starts with, and starts again with after a `loop_restart` edge.
+    fn seed_context(&self, state: &RunState) -> BTreeMap<String, Value> {
         let mut context: BTreeMap<String, Value> = self
             .graph
             .attrs()
@@ -196,22 +229,13 @@ impl Engine<'_> {
                 context.insert(format!("inputs.{key}"), value.clone());
             }
         }
-        let start = self
-            .graph
-            .start_node()
-            .ok_or_else(|| Error::Usage("the workflow has no start node".into()))?;
-        let walk = Walk {
-            context,
-            recorded: BTreeMap::new(),
-            visits: BTreeMap::new(),
-            statuses: BTreeMap::new(),
-        };
-        Ok((walk, start.id.clone()))
+        context
     }
 
     /// The walk as the checkpoint left it, and the node to run next: `next_node_id`, else (as
-    /// Fabro) the first declared edge's target, else the checkpoint's node again.
-    fn resumed(&self, checkpoint: &Checkpoint) -> Result<(Walk, String)> {
+    /// Fabro) the first declared edge's target, else the checkpoint's node again. A checkpoint
+    /// whose next node came through a `loop_restart` edge resumes with the fresh start.
+    fn resumed(&self, state: &RunState, checkpoint: &Checkpoint) -> Result<(Walk, String)> {
         let statuses = checkpoint
             .node_outcomes
             .iter()
@@ -227,12 +251,23 @@ impl Engine<'_> {
                 .map(|e| e.to.clone())
                 .unwrap_or_else(|| checkpoint.current_node.clone())
         });
-        let walk = Walk {
+        let mut walk = Walk {
             context: checkpoint.context_values.clone(),
             recorded: checkpoint.context_values.clone(),
             visits: checkpoint.node_visits.clone(),
             statuses,
+            retries: checkpoint.node_retries.clone(),
+            restarted: false,
+            breaker: loops::Breaker::new(self.graph, Some(checkpoint)),
         };
+        let restarting = checkpoint.next_node_id.as_ref().is_some_and(|next| {
+            self.graph
+                .outgoing(&checkpoint.current_node)
+                .any(|e| &e.to == next && loops::is_loop_restart(e))
+        });
+        if restarting {
+            self.restart(state, &mut walk);
+        }
         Ok((walk, next))
     }
 
@@ -302,41 +337,30 @@ impl Engine<'_> {
 
             self.observer.stage_started(node, visit);
             let stage_id = format!("{}@{visit}", node.id);
-            self.event(id, "stage.started", node, &stage_id, json!({
-                "index": walk.visits.values().sum::<u64>(), "handler_type": graph::handler(node),
-                "attempt": 1, "max_attempts": 1,
-            }));
-            let is_command = graph::handler(node) == "command";
-            if is_command {
-                self.event(
-                    id,
-                    "command.started",
-                    node,
-                    &stage_id,
-                    command::invocation_json(node),
-                );
-            }
             let clock = Instant::now();
-            let Ran {
-                outcome,
-                exit_code,
-                files,
-            } = self.run_handler(id, workspace, node, visit);
+            let index = walk.visits.values().sum::<u64>();
+            let retry::Attempted {
+                ran:
+                    Ran {
+                        outcome,
+                        exit_code,
+                        files,
+                    },
+                attempt,
+                max_attempts,
+            } = self.run_with_retries(id, workspace, node, visit, index, &walk.context);
             let duration_ms = u64::try_from(clock.elapsed().as_millis()).unwrap_or(u64::MAX);
-            if is_command {
-                self.event(
-                    id,
-                    "command.completed",
-                    node,
-                    &stage_id,
-                    command_completed(&files),
-                );
-            }
 
             let failure = outcome
                 .status
                 .is_failure()
                 .then(|| failure::Failure::of(&node.id, &outcome.notes));
+            // A run error (Fabro's loop breaker, a blocked restart) ends the run before the
+            // node is recorded, as in Fabro.
+            let mut stop = walk.breaker.after_node(failure.as_ref()).err();
+            if attempt > 1 {
+                walk.retries.insert(node.id.clone(), u64::from(attempt - 1));
+            }
             walk.context.extend(outcome.context_updates.clone());
             walk.context
                 .insert("outcome".into(), json!(outcome.status.as_str()));
@@ -349,6 +373,11 @@ impl Engine<'_> {
             if let Some(label) = &outcome.preferred_label {
                 walk.context.insert("preferred_label".into(), json!(label));
             }
+            let retry_count = walk.retries.get(&node.id).copied().unwrap_or(0);
+            walk.context.insert(
+                format!("internal.retry_count.{}", node.id),
+                json!(retry_count),
+            );
             walk.statuses.insert(node.id.clone(), outcome.status);
 
             let edge = match &outcome.jump_to_node {
@@ -366,6 +395,10 @@ impl Engine<'_> {
                         .then(|| retry_target(graph, &node.id))
                         .flatten()
                 });
+            let restart = edge.filter(|e| loops::is_loop_restart(e));
+            if restart.is_some() && stop.is_none() {
+                stop = walk.breaker.allow_restart(failure.as_ref()).err();
+            }
             let ended = if outcome.status.is_failure() {
                 "stage.failed"
             } else {
@@ -377,10 +410,24 @@ impl Engine<'_> {
                 node,
                 &stage_id,
                 json!({
-                    "duration_ms": duration_ms, "status": outcome.status.as_str(),
+                    "index": index, "duration_ms": duration_ms, "status": outcome.status.as_str(),
                     "notes": outcome.notes, "failure": failure.as_ref().map(|f| f.to_json()),
+                    "attempt": attempt, "max_attempts": max_attempts,
                 }),
             );
+            let report = StageReport {
+                node_id: node.id.clone(),
+                visit,
+                status: outcome.status,
+                duration_ms,
+                exit_code,
+                failure: failure.as_ref().map(|f| f.message.clone()),
+            };
+            if let Some(reason) = stop {
+                self.observer.stage_finished(&report);
+                stages.push(report);
+                return Ok(Err(reason));
+            }
             if let Some(to) = &next {
                 self.event(id, "edge.selected", node, &stage_id, json!({
                     "from_node": node.id, "to_node": to,
@@ -407,6 +454,14 @@ impl Engine<'_> {
                 run_commit: graph::handler(node) != "start",
                 diff_patch: true,
                 duration_ms: Some(duration_ms),
+                walk: WalkUpdate {
+                    restarted: std::mem::take(&mut walk.restarted),
+                    retries: u64::from(attempt - 1),
+                    signatures: Some((
+                        walk.breaker.loop_signatures.clone(),
+                        walk.breaker.restart_signatures.clone(),
+                    )),
+                },
             };
             let state = RunState::load(self.repo, id)?;
             let done = checkpoint(
@@ -430,16 +485,21 @@ impl Engine<'_> {
                 );
             }
             walk.recorded = walk.context.clone();
-            let report = StageReport {
-                node_id: node.id.clone(),
-                visit,
-                status: outcome.status,
-                duration_ms,
-                exit_code,
-                failure: failure.map(|f| f.message),
-            };
             self.observer.stage_finished(&report);
             stages.push(report);
+            if let Some(edge) = restart {
+                self.event(
+                    id,
+                    "loop.restart",
+                    node,
+                    &stage_id,
+                    json!({
+                        "from_node": node.id, "to_node": edge.to,
+                    }),
+                );
+                let state = RunState::load(self.repo, id)?;
+                self.restart(&state, walk);
+            }
 
             match next {
                 Some(next) => current = next,
@@ -454,7 +514,23 @@ impl Engine<'_> {
         }
     }
 
-    fn run_handler(&self, id: &RunId, workspace: &Workspace, node: &Node, visit: u64) -> Ran {
+    /// Fabro's restart: a fresh context, no outcomes or retries; visits go on counting.
+    fn restart(&self, state: &RunState, walk: &mut Walk) {
+        walk.context = self.seed_context(state);
+        walk.recorded = BTreeMap::new();
+        walk.statuses.clear();
+        walk.retries.clear();
+        walk.restarted = true;
+    }
+
+    fn run_handler(
+        &self,
+        id: &RunId,
+        workspace: &Workspace,
+        node: &Node,
+        visit: u64,
+        context: &BTreeMap<String, Value>,
+    ) -> Ran {
         let outcome = match graph::handler(node) {
             "start" | "exit" => Outcome::succeeded(String::new()),
             "conditional" => Outcome::succeeded(format!("Conditional node evaluated: {}", node.id)),
@@ -474,11 +550,24 @@ impl Engine<'_> {
                     env: self.script_env(id, node, visit),
                     stage_dir: self.stage_dir(node, visit),
                 };
-                return command::run(&invocation);
+                let stage = format!("{}@{visit}", node.id);
+                let started = command::invocation_json(node);
+                self.event(id, "command.started", node, &stage, started);
+                let ran = command::run(&invocation);
+                self.event(
+                    id,
+                    "command.completed",
+                    node,
+                    &stage,
+                    command_completed(&ran.files),
+                );
+                return ran;
             }
             kind @ ("agent" | "prompt") => {
                 return self.run_agent(id, workspace, node, visit, kind);
             }
+            "parallel" => return self.run_parallel(id, workspace, node, visit, context),
+            "parallel.fan_in" => return self.run_fan_in(id, workspace, context),
             other => Outcome::failed(&format!(
                 "this version of git-fabro does not run {other} nodes"
             )),

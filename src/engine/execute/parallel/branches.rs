@@ -1,0 +1,360 @@
+//! A parallel node's branches: each made from the run's commit, checked out in a worktree of
+//! its own, run in a thread of its own, its work committed on its branch, and its worktree
+//! removed. A pass that a killed run left half done keeps what its branches committed.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use serde_json::{Value, json};
+
+use super::super::command::Ran;
+use super::super::{Engine, Observer, StageReport};
+use crate::engine::graph::Node;
+use crate::engine::outcome::{Outcome, Status};
+use crate::error::{Error, Result};
+use crate::format::message;
+use crate::format::run_id::RunId;
+use crate::git::{ObjectId, RefEdit, Repo};
+use crate::run::workspace::{Place, Workspace};
+use crate::run::{self, RunState};
+
+/// One branch to run: its target node, where it works and on which branch.
+struct Branch<'g> {
+    index: usize,
+    node: &'g Node,
+    branch: String,
+    path: PathBuf,
+}
+
+/// What one branch came to.
+pub(super) struct BranchResult {
+    pub id: String,
+    pub outcome: Outcome,
+    pub head: Option<ObjectId>,
+    pub files: Vec<(String, Vec<u8>)>,
+}
+
+/// A branch's work committed by an earlier attempt at the same pass.
+struct Committed {
+    head: ObjectId,
+    base: ObjectId,
+    status: Status,
+}
+
+impl Committed {
+    fn result(&self, id: &str) -> BranchResult {
+        let notes = format!("Branch {id} taken as an earlier attempt committed it");
+        BranchResult {
+            id: id.to_string(),
+            outcome: Outcome {
+                status: self.status,
+                ..Outcome::succeeded(notes)
+            },
+            head: Some(self.head),
+            files: Vec::new(),
+        }
+    }
+}
+
+/// Branch nodes report to no one: the parallel node's own stage line stands for them.
+struct Quiet;
+
+impl Observer for Quiet {
+    fn stage_started(&mut self, _node: &Node, _visit: u64) {}
+    fn stage_finished(&mut self, _stage: &StageReport) {}
+}
+
+impl Engine<'_> {
+    /// Runs one pass of the parallel node `node`: its branches, in edge order, up to
+    /// `max_parallel` at once; each worktree is removed afterwards, each branch kept.
+    pub(super) fn run_pass(
+        &self,
+        id: &RunId,
+        node: &Node,
+        visit: u64,
+        targets: &[&str],
+        context: &BTreeMap<String, Value>,
+        max_parallel: usize,
+    ) -> Result<Vec<BranchResult>> {
+        let mut branches = Vec::new();
+        for (index, target) in targets.iter().enumerate() {
+            let Some(target_node) = self.graph.node(target) else {
+                continue;
+            };
+            branches.push(Branch {
+                index,
+                node: target_node,
+                branch: format!(
+                    "{}{}/pass{visit}/{target}",
+                    run::parallel_branches_prefix(id),
+                    node.id
+                ),
+                path: self
+                    .run_dir
+                    .path
+                    .join("parallel")
+                    .join(format!("{}-pass{visit}", node.id))
+                    .join(target),
+            });
+        }
+        // A run killed during this pass left branches with their work committed (and maybe
+        // joined the winner already): their work is taken as it is, not done twice.
+        let tip = RunState::load(self.repo, id)?.run_tip;
+        let committed: Vec<Option<Committed>> = branches
+            .iter()
+            .map(|b| self.committed(id, b))
+            .collect::<Result<_>>()?;
+        let base = committed
+            .iter()
+            .flatten()
+            .find(|c| c.head == tip)
+            .map_or(tip, |c| c.base);
+        let mut results = Vec::new();
+        let mut to_run = Vec::new();
+        for (branch, committed) in branches.iter().zip(committed) {
+            match committed.filter(|c| c.base == base) {
+                Some(c) => {
+                    self.remove_leftover(branch)?;
+                    results.push((branch.index, c.result(&branch.node.id)));
+                }
+                None => to_run.push(branch),
+            }
+        }
+        let mut prepared = Ok(());
+        for (done, branch) in to_run.iter().enumerate() {
+            prepared = self.prepare(branch, base);
+            if prepared.is_err() {
+                to_run.truncate(done + 1);
+                break;
+            }
+        }
+        let ran = match prepared {
+            Ok(()) => self.run_branches(id, &to_run, base, visit, context, max_parallel),
+            Err(err) => Err(err),
+        };
+        crate::failpoint::reach(&format!("engine:parallel-branches-ran:{}@{visit}", node.id));
+        // The worktrees go whatever happened; their branches keep the work.
+        let mut removal = Ok(());
+        for branch in &to_run {
+            if let Err(err) = self.repo.remove_worktree(&branch.path) {
+                removal = removal.and(Err(err));
+            }
+        }
+        results.extend(ran?);
+        removal?;
+        results.sort_by_key(|(index, _)| *index);
+        Ok(results.into_iter().map(|(_, r)| r).collect())
+    }
+
+    /// The work an earlier attempt at this pass committed on the branch: a commit of this run
+    /// naming the branch's node, on top of the commit the pass started from.
+    fn committed(&self, id: &RunId, branch: &Branch) -> Result<Option<Committed>> {
+        let Some(head) = self.repo.ref_target(&branch.branch)? else {
+            return Ok(None);
+        };
+        let info = self.repo.commit_info(head)?;
+        let ours = message::Trailers::parse(&info.message).run.as_deref() == Some(id.as_str());
+        let status = message::parse_subject(&info.message)
+            .filter(|(node, _)| ours && *node == branch.node.id)
+            .and_then(|(_, status)| super::super::status_of(&status));
+        Ok(match (status, info.first_parent) {
+            (Some(status), Some(base)) => Some(Committed { head, base, status }),
+            _ => None,
+        })
+    }
+
+    /// Makes the branch at `base` and checks it out in its worktree. What a killed run left
+    /// for the same pass (a worktree, the branch) is removed first: that pass runs again.
+    fn prepare(&self, branch: &Branch, base: ObjectId) -> Result<()> {
+        self.remove_leftover(branch)?;
+        let who = &self.config.identity;
+        if let Some(old) = self.repo.ref_target(&branch.branch)? {
+            let name = branch.branch.clone();
+            self.repo
+                .update_refs(&[RefEdit::Delete { name, old }], "fabro: parallel", who)?;
+        }
+        let name = branch.branch.clone();
+        self.repo.update_refs(
+            &[RefEdit::Create { name, new: base }],
+            "fabro: parallel",
+            who,
+        )?;
+        if let Some(parent) = branch.path.parent() {
+            std::fs::create_dir_all(parent).map_err(|err| {
+                Error::Failed(format!("cannot create {}: {err}", parent.display()))
+            })?;
+        }
+        self.repo.add_worktree(&branch.path, &branch.branch, who)?;
+        Ok(())
+    }
+
+    /// Removes the worktree a killed run left for the branch, if any.
+    fn remove_leftover(&self, branch: &Branch) -> Result<()> {
+        let leftover =
+            self.repo.worktrees()?.into_iter().find(|w| {
+                w.path == branch.path || w.branch.as_deref() == Some(branch.branch.as_str())
+            });
+        if let Some(worktree) = leftover {
+            self.repo.remove_worktree(&worktree.path)?;
+        }
+        Ok(())
+    }
+
+    /// Runs the branches, up to `max_parallel` at once, each in a thread of its own with an
+    /// engine of its own: a repository handle cannot be shared between threads, so each
+    /// opens its branch's worktree.
+    fn run_branches(
+        &self,
+        id: &RunId,
+        branches: &[&Branch],
+        base: ObjectId,
+        pass: u64,
+        context: &BTreeMap<String, Value>,
+        max_parallel: usize,
+    ) -> Result<Vec<(usize, BranchResult)>> {
+        let queue = Mutex::new(branches.iter().copied());
+        let results: Mutex<Vec<(usize, BranchResult)>> = Mutex::new(Vec::new());
+        let (config, run_dir, graph, env) = (self.config, self.run_dir, self.graph, &self.env);
+        std::thread::scope(|scope| {
+            for _ in 0..max_parallel.min(branches.len()) {
+                scope.spawn(|| {
+                    loop {
+                        let next = queue.lock().ok().and_then(|mut q| q.next());
+                        let Some(branch) = next else { break };
+                        let result = match Repo::open(&branch.path) {
+                            Ok(repo) => {
+                                let mut quiet = Quiet;
+                                let engine = Engine {
+                                    repo: &repo,
+                                    config,
+                                    run_dir,
+                                    graph,
+                                    env: env.clone(),
+                                    observer: &mut quiet,
+                                };
+                                engine.run_branch(id, branch, base, pass, context)
+                            }
+                            Err(err) => BranchResult {
+                                id: branch.node.id.clone(),
+                                outcome: Outcome::failed(&format!(
+                                    "cannot open the worktree of branch {}: {err}",
+                                    branch.node.id
+                                )),
+                                head: None,
+                                files: Vec::new(),
+                            },
+                        };
+                        if let Ok(mut results) = results.lock() {
+                            results.push((branch.index, result));
+                        }
+                    }
+                });
+            }
+        });
+        let results = results
+            .into_inner()
+            .map_err(|_| Error::Failed("a parallel branch's thread panicked".into()))?;
+        Ok(results)
+    }
+
+    /// One branch, on an engine whose repository is the branch's worktree: its node through
+    /// the handler dispatch, then its work committed on its branch. A git failure fails the
+    /// branch, not the run.
+    fn run_branch(
+        &self,
+        id: &RunId,
+        branch: &Branch,
+        base: ObjectId,
+        pass: u64,
+        context: &BTreeMap<String, Value>,
+    ) -> BranchResult {
+        let node = branch.node;
+        let stage = format!("{}@{pass}", node.id);
+        let clock = Instant::now();
+        self.event(
+            id,
+            "parallel.branch.started",
+            node,
+            &stage,
+            json!({
+                "branch": node.id, "index": branch.index,
+            }),
+        );
+        let ran = self.commit_branch(id, branch, base, pass, context);
+        let (outcome, head, files) = match ran {
+            Ok(done) => done,
+            Err(err) => {
+                let reason = format!("parallel branch {} failed to run: {err}", node.id);
+                (Outcome::failed(&reason), None, Vec::new())
+            }
+        };
+        if let Some(head) = head {
+            self.event(
+                id,
+                "git.commit",
+                node,
+                &stage,
+                json!({
+                    "node_id": node.id, "sha": head.to_string(),
+                }),
+            );
+        }
+        self.event(
+            id,
+            "parallel.branch.completed",
+            node,
+            &stage,
+            json!({
+                "branch": node.id, "index": branch.index,
+                "duration_ms": u64::try_from(clock.elapsed().as_millis()).unwrap_or(u64::MAX),
+                "status": outcome.status.as_str(), "head_sha": head.map(|h| h.to_string()),
+            }),
+        );
+        BranchResult {
+            id: node.id.clone(),
+            outcome,
+            head,
+            files,
+        }
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn commit_branch(
+        &self,
+        id: &RunId,
+        branch: &Branch,
+        base: ObjectId,
+        pass: u64,
+        context: &BTreeMap<String, Value>,
+    ) -> Result<(Outcome, Option<ObjectId>, Vec<(String, Vec<u8>)>)> {
+        let repo = self.repo;
+        let workspace = Workspace {
+            repo: repo.clone(),
+            path: branch.path.clone(),
+            place: Place::Worktree,
+            index: None,
+        };
+        let mut context = context.clone();
+        context.insert("current_node".into(), json!(branch.node.id));
+        let Ran { outcome, files, .. } =
+            self.run_handler(id, &workspace, branch.node, pass, &context);
+        let snapshot = workspace.snapshot(Some(base), self.config, &[])?;
+        let subject = format!(
+            "fabro({id}): {} ({})",
+            branch.node.id,
+            outcome.status.as_str()
+        );
+        let text = format!("{subject}\n\n{}: {id}\n", message::RUN);
+        let head = repo.write_commit(snapshot.tree, &[base], &text, &self.config.identity)?;
+        let edit = RefEdit::Update {
+            name: branch.branch.clone(),
+            old: base,
+            new: head,
+        };
+        repo.update_refs(&[edit], "fabro: parallel branch", &self.config.identity)?;
+        snapshot.write_index()?;
+        Ok((outcome, Some(head), files))
+    }
+}
