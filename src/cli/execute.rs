@@ -29,6 +29,7 @@ pub fn execute(ctx: &Ctx, id: &RunId, graph: &Graph, json: bool) -> Result<()> {
         graph,
         env: std::env::vars_os().collect(),
         observer: &mut lines,
+        seed: None,
     };
     let executed = engine.execute(id);
     drop(lines);

@@ -169,6 +169,7 @@ fn run_for_real(args: Args) -> Result<()> {
         graph: Some(checked.graph.to_fabro_json()),
         engine: true,
         inputs: args.inputs,
+        spec_extra: Default::default(),
     };
     let started = start(&ctx.repo, &ctx.home, &request)?;
     output::line(&started.run_id)?;

@@ -15,6 +15,7 @@ mod conventions;
 mod crash;
 mod diff;
 mod dry_run;
+mod engine_manager;
 mod engine_records;
 mod engine_run;
 mod errors;

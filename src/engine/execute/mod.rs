@@ -14,6 +14,7 @@
 pub mod command;
 mod conclusion;
 mod failure;
+mod manager;
 
 use command::Ran;
 
@@ -42,7 +43,14 @@ use crate::run::workspace::Workspace;
 use crate::run::{RunState, meta_branch, run_branch};
 
 /// The handlers this version runs.
-pub const SUPPORTED: &[&str] = &["start", "exit", "conditional", "wait", "command"];
+pub const SUPPORTED: &[&str] = &[
+    "start",
+    "exit",
+    "conditional",
+    "wait",
+    "command",
+    "stack.manager_loop",
+];
 
 /// The nodes this version cannot run, with their handler, in the workflow's order.
 pub fn unsupported(graph: &Graph) -> Vec<(String, String)> {
@@ -95,6 +103,8 @@ pub struct Engine<'a> {
     /// The process environment, unfiltered: scripts get it without secrets.
     pub env: Vec<(OsString, OsString)>,
     pub observer: &'a mut dyn Observer,
+    /// A manager loop's child starts from a copy of its parent's context.
+    pub seed: Option<BTreeMap<String, Value>>,
 }
 
 /// Where the walk is: what a checkpoint records and a resume rebuilds.
@@ -156,12 +166,13 @@ impl Engine<'_> {
     }
 
     fn fresh(&self, state: &RunState) -> Result<(Walk, String)> {
-        let mut context: BTreeMap<String, Value> = self
-            .graph
-            .attrs()
-            .iter()
-            .map(|(k, v)| (format!("graph.{k}"), Value::String(v.to_text())))
-            .collect();
+        let mut context = self.seed.clone().unwrap_or_default();
+        context.extend(
+            self.graph
+                .attrs()
+                .iter()
+                .map(|(k, v)| (format!("graph.{k}"), Value::String(v.to_text()))),
+        );
         let goal = state.record.spec.goal();
         context.insert("graph.goal".into(), json!(goal.unwrap_or_default()));
         context.insert("internal.run_id".into(), json!(state.id.as_str()));
@@ -450,6 +461,7 @@ impl Engine<'_> {
                 };
                 return command::run(&invocation);
             }
+            "stack.manager_loop" => return manager::run(self, id, workspace, node, visit),
             other => Outcome::failed(&format!(
                 "this version of git-fabro does not run {other} nodes"
             )),
