@@ -52,12 +52,7 @@ fn children(repo: &TestRepo, parent: &str) -> Vec<(String, Value)> {
 
 /// The path of `file` in the stage folder of `node@visit` on the metadata branch.
 fn stage_file(repo: &TestRepo, id: &str, stage: &str, file: &str) -> String {
-    let names = repo.git(&[
-        "ls-tree",
-        "-r",
-        "--name-only",
-        &format!("fabro/meta/{id}"),
-    ]);
+    let names = repo.git(&["ls-tree", "-r", "--name-only", &format!("fabro/meta/{id}")]);
     let path = names
         .lines()
         .find(|p| p.ends_with(&format!("-{stage}/{file}")))
@@ -155,7 +150,10 @@ fn a_failing_child_fails_the_manager_node() {
         serde_json::from_str(&stage_file(&repo, &ran.id, "manage@1", "status.json")).unwrap();
     assert_eq!(status["outcome"], "failed");
     let reason = status["failure_reason"].as_str().unwrap();
-    assert!(reason.contains(&format!("Child run {child} failed")), "{reason}");
+    assert!(
+        reason.contains(&format!("Child run {child} failed")),
+        "{reason}"
+    );
     let context = &run_json(&repo, &ran.id)["checkpoint"]["context_values"];
     assert_eq!(context["stack.child.status"], "failed");
     assert_eq!(
@@ -269,6 +267,83 @@ fn resume_of_a_parent_killed_while_its_child_ran_starts_a_fresh_child() {
     );
     assert_eq!(
         repo.git(&["show", &format!("fabro/run/{parent_id}:seen.txt")]),
+        "from-child\n"
+    );
+    assert_eq!(repo.ok(&["fsck"]), "");
+}
+
+#[test]
+fn fabros_poll_settings_and_unrunnable_children_decide_the_stage() {
+    let repo = TestRepo::new();
+    let parent = repo.root.join("polled.fabro");
+    write_file(
+        &parent,
+        r#"digraph P { start [shape=Mdiamond]; exit [shape=Msquare]
+  stopped [shape=house, manager.poll_interval="0s", manager.stop_condition="outcome=succeeded",
+    stack.child_dot_source="digraph C { s [shape=Mdiamond]; e [shape=Msquare]; s -> e }"]
+  slow [shape=house, manager.poll_interval="1ms", manager.max_cycles=2,
+    stack.child_dot_source="digraph C { s [shape=Mdiamond]; e [shape=Msquare]; w [shape=insulator, duration=\"50ms\"]; s -> w -> e }"]
+  agentic [shape=house,
+    stack.child_dot_source="digraph C { s [shape=Mdiamond]; e [shape=Msquare]; think [prompt=\"x\"]; s -> think -> e }"]
+  start -> stopped -> slow -> agentic -> exit }
+"#,
+    );
+    let ran = run(&repo, &parent, &[]);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let status = |stage: &str| -> Value {
+        serde_json::from_str(&stage_file(&repo, &ran.id, stage, "status.json")).unwrap()
+    };
+    let stopped = status("stopped@1");
+    assert_eq!(stopped["outcome"], "succeeded");
+    assert_eq!(stopped["notes"], "Stop condition satisfied at cycle 1");
+    // The child slept 50 ms: far more than two cycles of 1 ms.
+    let slow = status("slow@1");
+    assert_eq!(slow["outcome"], "failed");
+    assert_eq!(
+        slow["failure_reason"],
+        "Max cycles (2) exceeded for manager loop node: slow"
+    );
+    let agentic = status("agentic@1");
+    assert_eq!(agentic["outcome"], "failed");
+    assert!(
+        agentic["failure_reason"]
+            .as_str()
+            .unwrap()
+            .contains("cannot run the child's nodes think (agent)"),
+        "{agentic}"
+    );
+    // Only the two children that ran are runs; each is finished.
+    let kids = children(&repo, &ran.id);
+    assert_eq!(kids.len(), 2);
+    assert!(kids.iter().all(|(_, r)| r["status"]["kind"] == "succeeded"));
+    assert_eq!(repo.ok(&["fsck"]), "");
+}
+
+#[test]
+fn a_parent_run_in_place_runs_its_child_in_the_same_directory() {
+    let repo = TestRepo::new();
+    let parent = family(&repo, "echo child-done");
+    let ran = run(&repo, &parent, &["--in-place"]);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let kids = children(&repo, &ran.id);
+    assert_eq!(kids.len(), 1);
+    let (child, record) = &kids[0];
+    assert_eq!(record["status"]["kind"], "succeeded");
+    assert_eq!(
+        record["start"]["base_sha"],
+        run_json(&repo, &ran.id)["start"]["base_sha"]
+    );
+    // The user's directory holds what both runs wrote; both runs' branches record it.
+    assert_eq!(
+        std::fs::read_to_string(repo.path.join("seen.txt")).unwrap(),
+        "from-child\n"
+    );
+    assert_eq!(
+        repo.git(&["show", &format!("fabro/run/{child}:child.txt")]),
+        "from-child\n"
+    );
+    assert_eq!(
+        repo.git(&["show", &format!("fabro/run/{}:child.txt", ran.id)]),
         "from-child\n"
     );
     assert_eq!(repo.ok(&["fsck"]), "");

@@ -54,7 +54,13 @@ const MAX_DEPTH: usize = 16;
 pub const CHILD_RUN_FILE: &str = "child_run.json";
 
 /// Runs the manager loop `node` of run `id`; every problem is the stage's failure.
-pub(super) fn run(engine: &Engine, id: &RunId, workspace: &Workspace, node: &Node, visit: u64) -> Ran {
+pub(super) fn run(
+    engine: &Engine,
+    id: &RunId,
+    workspace: &Workspace,
+    node: &Node,
+    visit: u64,
+) -> Ran {
     match manage(engine, id, workspace, node, visit) {
         Ok(ran) => ran,
         Err(reason) => Ran {
@@ -154,7 +160,10 @@ fn manage(
         outcome.context_updates = changed(&before, &after);
         if executed.status.is_failure() {
             outcome.status = Status::Failed;
-            let reason = executed.failure.as_deref().unwrap_or("the child run failed");
+            let reason = executed
+                .failure
+                .as_deref()
+                .unwrap_or("the child run failed");
             outcome.notes = format!("Child run {child_id} failed: {reason}");
         }
         outcome
@@ -214,9 +223,10 @@ fn child_graph(engine: &Engine, parent: &RunState, node: &Node) -> Result<Child,
     let file = child_path(parent, named)?;
     let bytes = input::read_file(&file, "stack.child_workflow", input::MAX_DEFINITION)
         .map_err(|e| e.to_string())?;
-    let source = String::from_utf8(bytes)
-        .map_err(|_| format!("{} is not UTF-8 text", file.display()))?;
-    let mut graph = workflow::parse(&source, &file.display().to_string()).map_err(|e| e.to_string())?;
+    let source =
+        String::from_utf8(bytes).map_err(|_| format!("{} is not UTF-8 text", file.display()))?;
+    let mut graph =
+        workflow::parse(&source, &file.display().to_string()).map_err(|e| e.to_string())?;
     let dir = file.parent().unwrap_or(Path::new("."));
     files::inline_file_refs(&mut graph, dir, Some(&engine.config.home));
     checked(&graph)?;
@@ -397,7 +407,9 @@ impl<'a> Settings<'a> {
             .unwrap_or(DEFAULT_POLL_INTERVAL);
         let max_cycles = node
             .int_attr("manager.max_cycles")
-            .map_or(DEFAULT_MAX_CYCLES, |n| u64::try_from(n).unwrap_or(DEFAULT_MAX_CYCLES))
+            .map_or(DEFAULT_MAX_CYCLES, |n| {
+                u64::try_from(n).unwrap_or(DEFAULT_MAX_CYCLES)
+            })
             .max(1);
         let stop_condition = node
             .str_attr("manager.stop_condition")
