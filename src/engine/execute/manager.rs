@@ -87,7 +87,7 @@ fn manage(
     let parent = RunState::load(engine.repo, id).map_err(|e| e.to_string())?;
     if depth(engine, &parent) >= MAX_DEPTH {
         return Err(format!(
-            "Failed to parse child pipeline: manager loops nest deeper than {MAX_DEPTH} runs"
+            "manager loops nest deeper than {MAX_DEPTH} runs; the child was not started"
         ));
     }
     let child = child_graph(engine, &parent, node)
