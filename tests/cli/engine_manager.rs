@@ -258,6 +258,8 @@ fn resume_of_a_parent_killed_while_its_child_ran_starts_a_fresh_child() {
     assert_eq!(kids.len(), 2);
     let (old, new): (Vec<_>, Vec<_>) = kids.iter().partition(|(id, _)| *id == stale[0].0);
     assert_eq!(old[0].1["status"]["kind"], "failed");
+    let reason = old[0].1["conclusion"]["failure_reason"].as_str().unwrap();
+    assert!(reason.starts_with("stopped by its parent run"), "{reason}");
     assert_eq!(new[0].1["status"]["kind"], "succeeded");
     let record = run_json(&repo, &parent_id);
     assert_eq!(record["status"]["kind"], "succeeded");
@@ -344,6 +346,42 @@ fn a_parent_run_in_place_runs_its_child_in_the_same_directory() {
     );
     assert_eq!(
         repo.git(&["show", &format!("fabro/run/{}:child.txt", ran.id)]),
+        "from-child\n"
+    );
+    assert_eq!(repo.ok(&["fsck"]), "");
+}
+
+#[test]
+fn resume_of_a_parent_killed_after_its_child_ended_takes_that_childs_result() {
+    let repo = TestRepo::new();
+    let parent = family(&repo, "echo child-done");
+    // The child's finish is the first to move its refs; the parent dies right after it.
+    die_at(repo.fabro().arg("run").arg(&parent), "finish:refs-moved");
+    let refs = repo.git(&[
+        "for-each-ref",
+        "--format=%(refname:lstrip=4)",
+        "refs/heads/fabro/meta/",
+    ]);
+    let parent_id = refs
+        .lines()
+        .find(|id| run_json(&repo, id)["spec"]["parent_run_id"].is_null())
+        .unwrap()
+        .to_owned();
+    let before = children(&repo, &parent_id);
+    assert_eq!(before.len(), 1);
+    assert_eq!(before[0].1["status"]["kind"], "succeeded");
+
+    repo.ok(&["resume", &parent_id]);
+    let after = children(&repo, &parent_id);
+    assert_eq!(after.len(), 1, "the child ran again");
+    let record = run_json(&repo, &parent_id);
+    assert_eq!(record["status"]["kind"], "succeeded");
+    assert_eq!(
+        record["checkpoint"]["context_values"]["stack.child.run_id"],
+        before[0].0.as_str()
+    );
+    assert_eq!(
+        repo.git(&["show", &format!("fabro/run/{parent_id}:seen.txt")]),
         "from-child\n"
     );
     assert_eq!(repo.ok(&["fsck"]), "");

@@ -18,8 +18,9 @@
 //! `manager.stop_condition` that held over the parent's context (Fabro evaluates it there,
 //! at every poll) once a poll came ends the node succeeded.
 //!
-//! A child a killed parent left running is finished as failed when the parent runs the node
-//! again, and a fresh child replaces it: nothing of the old one's half-done walk is trusted.
+//! When a killed parent runs the node again, a child that had run to its end is the node's
+//! result (its work is in the worktree); one left running is finished as failed and a fresh
+//! child replaces it: nothing tells how much of its half-done walk the worktree still holds.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -77,6 +78,14 @@ struct Child {
     file: Option<PathBuf>,
 }
 
+/// How the child ended: what the node's outcome is made of.
+struct Ended {
+    id: RunId,
+    status: Status,
+    failure: Option<String>,
+    elapsed: Duration,
+}
+
 fn manage(
     engine: &Engine,
     id: &RunId,
@@ -93,8 +102,66 @@ fn manage(
     let child = child_graph(engine, &parent, node)
         .map_err(|e| format!("Failed to parse child pipeline: {e}"))?;
     let before = parent_context(engine, &parent, node, visit)?;
-    abandon_stale_children(engine, id, node, visit);
+    let ended = match earlier_child(engine, id, node, visit) {
+        Some(ended) => ended,
+        None => run_child(engine, id, workspace, node, visit, &child, &before)?,
+    };
+    let after = RunState::load(engine.repo, &ended.id)
+        .and_then(|state| state.linked_checkpoint(engine.repo))
+        .map_err(|e| format!("cannot read the child run {}: {e}", ended.id))?
+        .map(|checkpoint| checkpoint.context_values)
+        .unwrap_or_default();
 
+    let settings = Settings::of(node);
+    let cycle = cycles(ended.elapsed, settings.poll_interval);
+    let mut outcome = if settings.stopped(&before, ended.elapsed) {
+        Outcome::succeeded("Stop condition satisfied at cycle 1".into())
+    } else if cycle > settings.max_cycles {
+        Outcome::failed(&format!(
+            "Max cycles ({}) exceeded for manager loop node: {}",
+            settings.max_cycles, node.id
+        ))
+    } else {
+        let mut outcome = Outcome::succeeded(format!("Child completed at cycle {cycle}"));
+        outcome.context_updates = changed(&before, &after);
+        if ended.status.is_failure() {
+            outcome.status = Status::Failed;
+            let reason = ended.failure.as_deref().unwrap_or("the child run failed");
+            outcome.notes = format!("Child run {} failed: {reason}", ended.id);
+        }
+        outcome
+    };
+    let child_id = &ended.id;
+    let status = ended.status.as_str();
+    outcome
+        .context_updates
+        .insert("stack.child.run_id".into(), json!(child_id.as_str()));
+    outcome
+        .context_updates
+        .insert("stack.child.status".into(), json!(status));
+    let link = json!({
+        "run_id": child_id.as_str(),
+        "status": status,
+        "run_branch": short_branch(&run::run_branch(&child_id)),
+    });
+    let link = crate::format::record::pretty(&link);
+    Ok(Ran {
+        outcome,
+        exit_code: None,
+        files: vec![(CHILD_RUN_FILE.to_string(), link)],
+    })
+}
+
+/// Starts the child in place in the parent's worktree and runs it to its end.
+fn run_child(
+    engine: &Engine,
+    id: &RunId,
+    workspace: &Workspace,
+    node: &Node,
+    visit: u64,
+    child: &Child,
+    before: &BTreeMap<String, Value>,
+) -> Result<Ended, String> {
     let stage_dir = engine.stage_dir(node, visit);
     let source_file = match &child.file {
         Some(file) => file.clone(),
@@ -128,64 +195,22 @@ fn manage(
     let child_dir = RunDir {
         path: started.run_dir.clone(),
     };
-
     let clock = Instant::now();
     let executed = execute_child(engine, &child_id, &child_dir, &child.graph, before.clone());
     let elapsed = clock.elapsed();
-    let executed = match executed {
-        Ok(executed) => executed,
+    match executed {
+        Ok(executed) => Ok(Ended {
+            id: child_id,
+            status: executed.status,
+            failure: executed.failure,
+            elapsed,
+        }),
         Err(err) => {
             let reason = format!("Child engine error: {err}");
-            finish_failed(engine, &child_id, &reason);
-            return Err(reason);
+            finish_failed(engine, &child_id, &format!("{STOPPED_BY_PARENT}{reason}"));
+            Err(reason)
         }
-    };
-    let after = RunState::load(engine.repo, &child_id)
-        .and_then(|state| state.linked_checkpoint(engine.repo))
-        .map_err(|e| format!("cannot read the child run {child_id}: {e}"))?
-        .map(|checkpoint| checkpoint.context_values)
-        .unwrap_or_default();
-
-    let settings = Settings::of(node);
-    let cycle = cycles(elapsed, settings.poll_interval);
-    let mut outcome = if settings.stopped(&before, elapsed) {
-        Outcome::succeeded("Stop condition satisfied at cycle 1".into())
-    } else if cycle > settings.max_cycles {
-        Outcome::failed(&format!(
-            "Max cycles ({}) exceeded for manager loop node: {}",
-            settings.max_cycles, node.id
-        ))
-    } else {
-        let mut outcome = Outcome::succeeded(format!("Child completed at cycle {cycle}"));
-        outcome.context_updates = changed(&before, &after);
-        if executed.status.is_failure() {
-            outcome.status = Status::Failed;
-            let reason = executed
-                .failure
-                .as_deref()
-                .unwrap_or("the child run failed");
-            outcome.notes = format!("Child run {child_id} failed: {reason}");
-        }
-        outcome
-    };
-    let status = executed.status.as_str();
-    outcome
-        .context_updates
-        .insert("stack.child.run_id".into(), json!(child_id.as_str()));
-    outcome
-        .context_updates
-        .insert("stack.child.status".into(), json!(status));
-    let link = json!({
-        "run_id": child_id.as_str(),
-        "status": status,
-        "run_branch": short_branch(&run::run_branch(&child_id)),
-    });
-    let link = crate::format::record::pretty(&link);
-    Ok(Ran {
-        outcome,
-        exit_code: None,
-        files: vec![(CHILD_RUN_FILE.to_string(), link)],
-    })
+    }
 }
 
 /// How many runs up the parent chain goes.
@@ -293,12 +318,15 @@ fn parent_context(
     Ok(context)
 }
 
-/// Finishes as failed every child this stage started before that is still running: a parent
-/// killed while its child ran is running the node again.
-fn abandon_stale_children(engine: &Engine, id: &RunId, node: &Node, visit: u64) {
-    let Ok(runs) = run::list(engine.repo) else {
-        return;
-    };
+/// The reason of a child that its parent finished, not its own walk.
+const STOPPED_BY_PARENT: &str = "stopped by its parent run: ";
+
+/// A child this stage started before, when the parent died before recording the node: one
+/// that ran to its own end is the node's result (its work is in the worktree already); one
+/// still running is finished as failed, to be replaced by a fresh child.
+fn earlier_child(engine: &Engine, id: &RunId, node: &Node, visit: u64) -> Option<Ended> {
+    let runs = run::list(engine.repo).ok()?;
+    let mut latest = None;
     for (child, _) in runs {
         let Ok(state) = RunState::load(engine.repo, &child) else {
             continue;
@@ -307,34 +335,73 @@ fn abandon_stale_children(engine: &Engine, id: &RunId, node: &Node, visit: u64) 
         let ours = spec.get("parent_run_id") == Some(&json!(id.as_str()))
             && spec.get("parent_node_id") == Some(&json!(node.id))
             && spec.get("parent_visit") == Some(&json!(visit));
-        if ours && state.record.status.kind == StatusKind::Running {
-            finish_failed(
-                engine,
-                &child,
-                "its parent run was interrupted; a fresh child run replaced it",
-            );
+        if !ours {
+            continue;
+        }
+        if state.record.status.kind == StatusKind::Running {
+            let reason = "the parent run was interrupted; a fresh child run replaced this one";
+            finish_failed(engine, &child, &format!("{STOPPED_BY_PARENT}{reason}"));
+        } else {
+            latest = Some(state);
         }
     }
+    let state = latest?;
+    let conclusion = state.record.conclusion.as_ref()?;
+    let status = match state.record.status.kind {
+        StatusKind::Succeeded => Status::Succeeded,
+        StatusKind::Failed => Status::Failed,
+        _ => return None,
+    };
+    let reason = conclusion.failure_reason.clone();
+    if reason
+        .as_deref()
+        .is_some_and(|r| r.starts_with(STOPPED_BY_PARENT))
+    {
+        return None;
+    }
+    // The kill may have come inside its finish: running it again completes the local steps.
+    finish_child(engine, &state, reason.as_deref());
+    Some(Ended {
+        id: state.id.clone(),
+        status,
+        failure: reason,
+        elapsed: Duration::from_millis(conclusion.duration_ms),
+    })
 }
 
 /// Ends a child that cannot go on, keeping whatever it left in the parent's worktree.
 fn finish_failed(engine: &Engine, child: &RunId, reason: &str) {
-    let Ok(state) = RunState::load(engine.repo, child) else {
-        return;
+    if let Ok(state) = RunState::load(engine.repo, child) {
+        finish_child(engine, &state, Some(reason));
+    }
+}
+
+/// Finishes `state` as failed when it is running, else completes the finish it recorded.
+fn finish_child(engine: &Engine, state: &RunState, reason: Option<&str>) {
+    let status = match state.record.status.kind {
+        StatusKind::Running => StatusKind::Failed,
+        kind => kind,
     };
-    let workspace = Workspace::find(engine.repo, child).ok().flatten();
+    let run_dir = RunDir::locate(
+        &engine.config.runs_dir,
+        &state.id,
+        None,
+        None,
+        &engine.repo.main_path(),
+    );
+    let workspace = Workspace::find(engine.repo, &state.id).ok().flatten();
     let request = FinishRequest {
-        status: StatusKind::Failed,
-        reason: Some(reason.to_string()),
+        status,
+        reason: reason.map(str::to_owned),
         keep_worktree: true,
         stages: None,
     };
     let _ = finish(
         engine.repo,
-        &state,
+        state,
         engine.config,
         &request,
-        None,
+        run_dir.as_ref(),
         workspace.as_ref(),
     );
 }
