@@ -142,7 +142,7 @@ fn manage(
     let link = json!({
         "run_id": child_id.as_str(),
         "status": status,
-        "run_branch": short_branch(&run::run_branch(&child_id)),
+        "run_branch": short_branch(&run::run_branch(child_id)),
     });
     let link = crate::format::record::pretty(&link);
     Ok(Ran {
