@@ -52,7 +52,7 @@ const DEFAULT_MAX_CYCLES: u64 = 1000;
 /// Children of children of ...: a workflow that names itself as its child stops here.
 const MAX_DEPTH: usize = 16;
 
-pub const CHILD_RUN_FILE: &str = "child_run.json";
+const CHILD_RUN_FILE: &str = "child_run.json";
 
 /// Runs the manager loop `node` of run `id`; every problem is the stage's failure.
 pub(super) fn run(
