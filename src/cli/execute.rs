@@ -44,6 +44,7 @@ pub fn execute(
         graph,
         env: std::env::vars_os().collect(),
         observer: &mut lines,
+        seed: None,
     };
     let executed = engine.execute(id);
     drop(lines);

@@ -20,7 +20,7 @@ use crate::ops::start::{StartRequest, start};
 /// metadata branch only, as Fabro counts it), edges are chosen by Fabro's rules, and the run is
 /// finished as `finish` does. One line per stage goes to stderr. Exits 0 when the run
 /// succeeded, 1 when it failed. This version runs start, exit, conditional, wait, command,
-/// agent, prompt, parallel and fan-in nodes; a workflow with other nodes is refused (exit 2) before the run
+/// agent, prompt, parallel, fan-in and manager loop nodes; a workflow with other nodes is refused (exit 2) before the run
 /// starts. Agent and prompt nodes run through the agent command: --agent, else `[agent]
 /// command` in the --config file, else git config `fabro.agentCommand`, else `[agent] command`
 /// in settings.toml; a workflow that needs one and has none is refused (exit 2). Templates
@@ -156,8 +156,8 @@ fn run_for_real(args: Args) -> Result<()> {
             .collect();
         return Err(Error::Usage(format!(
             "{} has nodes this version of git-fabro cannot run: {}; it runs start, exit, \
-             conditional, wait, command, agent, prompt, parallel and fan-in nodes (try `git fabro \
-             run --dry-run`); nothing was run",
+             conditional, wait, command, agent, prompt, parallel, fan-in and manager loop nodes (try \
+             `git fabro run --dry-run`); nothing was run",
             checked.shown,
             output::escape(&listed.join(", "))
         ))
@@ -191,6 +191,7 @@ fn run_for_real(args: Args) -> Result<()> {
         graph: Some(checked.graph.to_fabro_json()),
         engine: true,
         inputs: args.inputs,
+        spec_extra: Default::default(),
     };
     let started = start(&ctx.repo, &ctx.home, &request)?;
     output::line(&started.run_id)?;

@@ -78,6 +78,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         graph,
         engine: false,
         inputs: Vec::new(),
+        spec_extra: Default::default(),
     };
     let progress = output::progress("checking out the run's worktree");
     let started = start(&ctx.repo, &ctx.home, &request)?;

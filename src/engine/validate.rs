@@ -4,9 +4,8 @@
 //! that of a hash map).
 //!
 //! Not here yet: `node_model_known` and `stylesheet_model_known`, which need Fabro's model
-//! catalog (both warnings). Added by git-fabro: `manager_loop_unsupported`, an error, until the
-//! engine runs child workflows, and `template_valid`, an error for what would stop Fabro's run
-//! at its template step whatever the inputs (a syntax error, an unknown variable).
+//! catalog (both warnings). Added by git-fabro: `template_valid`, an error for what would stop
+//! Fabro's run at its template step whatever the inputs (a syntax error, an unknown variable).
 
 use std::collections::{BTreeSet, VecDeque};
 
@@ -108,7 +107,6 @@ const RULES: &[Rule] = &[
     thread_id_requires_fidelity_full,
     selection_valid,
     random_selection_no_conditions,
-    manager_loop_unsupported,
     template_valid,
 ];
 
@@ -720,27 +718,6 @@ fn random_selection_no_conditions(g: &Graph, out: &mut Vec<Diagnostic>) {
                     "Remove the condition attributes from outgoing edges, or remove \
                      selection=\"random\" from the node",
                 ),
-            );
-        }
-    }
-}
-
-/// git-fabro's own rule: a manager loop runs a child workflow, which the engine cannot yet.
-fn manager_loop_unsupported(g: &Graph, out: &mut Vec<Diagnostic>) {
-    for node in g.nodes() {
-        if node.handler_type() == Some("stack.manager_loop") {
-            out.push(
-                Diagnostic::new(
-                    "manager_loop_unsupported",
-                    Severity::Error,
-                    format!(
-                        "Node '{}' is a manager loop (shape=house, type=stack.manager_loop), \
-                         which is not supported yet by git-fabro",
-                        node.id
-                    ),
-                )
-                .node(&node.id)
-                .fix("Run the child workflow as a workflow of its own"),
             );
         }
     }

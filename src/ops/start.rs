@@ -41,6 +41,8 @@ pub struct StartRequest {
     pub engine: bool,
     /// The workflow's inputs (`--input KEY=VALUE`), recorded as `spec.inputs`.
     pub inputs: Vec<(String, String)>,
+    /// More of git-fabro's keys for `spec` (a child run's `parent_run_id`, say).
+    pub spec_extra: BTreeMap<String, serde_json::Value>,
 }
 
 #[derive(Clone, Debug, serde::Serialize)]
@@ -359,8 +361,23 @@ fn engine_keys(request: &StartRequest) -> BTreeMap<String, serde_json::Value> {
             .map(|(k, v)| (k.as_str(), v.as_str()))
             .collect();
         keys.insert("inputs".into(), json!(inputs));
+        // A manager loop's child file is named relative to the workflow's directory, which a
+        // resume must still know.
+        let dir = request.workflow.as_deref().and_then(workflow_dir);
+        if let Some(dir) = dir.as_deref().and_then(Path::to_str) {
+            keys.insert(WORKFLOW_DIR.into(), json!(dir));
+        }
     }
+    keys.extend(request.spec_extra.clone());
     keys
+}
+
+/// `spec.workflow_dir`: the absolute directory of the workflow file an engine run started with.
+pub const WORKFLOW_DIR: &str = "workflow_dir";
+
+fn workflow_dir(workflow: &Path) -> Option<PathBuf> {
+    let dir = workflow.parent().filter(|d| !d.as_os_str().is_empty());
+    std::fs::canonicalize(dir.unwrap_or(Path::new("."))).ok()
 }
 
 /// The value of `spec.engine` for runs git-fabro's engine executes.

@@ -548,7 +548,7 @@ fn invalid_and_unsupported_workflows_are_refused_before_anything_is_written() {
     assert!(err.contains("cannot run: ask (human);"), "{err}");
     assert!(
         err.contains(
-            "runs start, exit, conditional, wait, command, agent, prompt, parallel and fan-in nodes"
+            "runs start, exit, conditional, wait, command, agent, prompt, parallel, fan-in and manager loop nodes"
         ),
         "{err}"
     );

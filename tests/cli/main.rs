@@ -16,6 +16,7 @@ mod crash;
 mod diff;
 mod dry_run;
 mod engine_agent;
+mod engine_manager;
 mod engine_parallel;
 mod engine_records;
 mod engine_retry;

@@ -12,8 +12,8 @@
 //! the walk on a `loop_restart` edge and stops it on a repeated failure, `parallel` and
 //! `fan_in` run branches in worktrees of their own and join them.
 //!
-//! This version runs start, exit, conditional, wait, command, agent, prompt, parallel and
-//! fan-in nodes (agents through the agent command the user chose); [`unsupported`] names the
+//! This version runs start, exit, conditional, wait, command, agent, prompt, parallel, fan-in
+//! and manager loop nodes (agents through the agent command the user chose); [`unsupported`] names the
 //! others so that a run is refused before it starts.
 
 pub mod agent;
@@ -22,6 +22,7 @@ mod conclusion;
 mod failure;
 pub mod fan_in;
 pub mod loops;
+mod manager;
 pub mod parallel;
 mod response;
 pub mod retry;
@@ -63,6 +64,7 @@ pub const SUPPORTED: &[&str] = &[
     "prompt",
     "parallel",
     "parallel.fan_in",
+    "stack.manager_loop",
 ];
 
 /// The nodes that run through the agent command (agent and prompt), in the workflow's order.
@@ -126,6 +128,8 @@ pub struct Engine<'a> {
     /// The process environment, unfiltered: scripts get it without secrets.
     pub env: Vec<(OsString, OsString)>,
     pub observer: &'a mut dyn Observer,
+    /// A manager loop's child starts from a copy of its parent's context.
+    pub seed: Option<BTreeMap<String, Value>>,
 }
 
 /// Where the walk is: what a checkpoint records and a resume rebuilds.
@@ -210,12 +214,14 @@ impl Engine<'_> {
 
     /// The context a run starts with, and starts again with after a `loop_restart` edge.
     fn seed_context(&self, state: &RunState) -> BTreeMap<String, Value> {
-        let mut context: BTreeMap<String, Value> = self
-            .graph
-            .attrs()
-            .iter()
-            .map(|(k, v)| (format!("graph.{k}"), Value::String(v.to_text())))
-            .collect();
+        // A manager loop's child starts from its parent's context.
+        let mut context = self.seed.clone().unwrap_or_default();
+        context.extend(
+            self.graph
+                .attrs()
+                .iter()
+                .map(|(k, v)| (format!("graph.{k}"), Value::String(v.to_text()))),
+        );
         // The graph's goal is the run's goal with its templates rendered, when it has one.
         let goal = self
             .graph
@@ -568,6 +574,7 @@ impl Engine<'_> {
             }
             "parallel" => return self.run_parallel(id, workspace, node, visit, context),
             "parallel.fan_in" => return self.run_fan_in(id, workspace, context),
+            "stack.manager_loop" => return manager::run(self, id, workspace, node, visit),
             other => Outcome::failed(&format!(
                 "this version of git-fabro does not run {other} nodes"
             )),

@@ -233,6 +233,7 @@ impl Engine<'_> {
                                     graph,
                                     env: env.clone(),
                                     observer: &mut quiet,
+                                    seed: None,
                                 };
                                 engine.run_branch(id, branch, base, pass, context)
                             }
