@@ -1073,7 +1073,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__hooks__subcmd__install)
-            opts="-C -q -h --pre-push --post-rewrite --quiet --help"
+            opts="-C -q -h --pre-push --post-rewrite --claude --codex --gemini --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1127,7 +1127,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__hooks__subcmd__uninstall)
-            opts="-C -q -h --pre-push --post-rewrite --quiet --help"
+            opts="-C -q -h --pre-push --post-rewrite --claude --codex --gemini --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -3,6 +3,7 @@
 //! renders the result. Shared plumbing (opening the repository, finding a run's worktree and
 //! directory, output) lives here and in `output.rs`.
 
+mod agent_hook;
 mod archive;
 mod checkpoint;
 mod complete;
@@ -140,7 +141,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Fsck(args) => fsck::run(&ctx()?, args),
         Command::Push(args) => push::run(&ctx()?, args),
         Command::Fetch(args) => fetch::run(&ctx()?, args),
-        Command::Hooks(args) => hooks::run(&ctx()?, args),
+        Command::Hooks(args) => hooks::run(ctx, args),
         // A workflow is checked or simulated from its file alone: no repository is opened.
         Command::Validate(args) => validate::run(args),
         Command::Run(args) => run::run(args),

@@ -213,3 +213,15 @@ pub fn escape(text: &str) -> std::borrow::Cow<'_, str> {
     }
     std::borrow::Cow::Owned(shown)
 }
+
+/// A UTC RFC 3339 time as `git log --date=iso` shows one: local time with its offset
+/// (`2026-11-21 06:49:12 +0100`). Text that is not such a time is shown as it is.
+pub fn local_time(rfc3339: &str) -> String {
+    match rfc3339.parse::<jiff::Timestamp>() {
+        Ok(time) => time
+            .to_zoned(jiff::tz::TimeZone::system())
+            .strftime("%Y-%m-%d %H:%M:%S %z")
+            .to_string(),
+        Err(_) => rfc3339.to_owned(),
+    }
+}

@@ -2,6 +2,7 @@
 
 mod common;
 
+mod agent_hooks;
 mod archive;
 mod auto_gc;
 mod branch_guard;
