@@ -21,8 +21,10 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -P 'Do not send the output of log, diff and show through a pager'
+            cand --no-pager 'Do not send the output of log, diff and show through a pager'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
             cand start 'Start a run: create its run and metadata branches, run directory and worktree'
@@ -66,6 +68,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --json 'Print a JSON object instead of the run id'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -P 'Do not send the output of log, diff and show through a pager'
+            cand --no-pager 'Do not send the output of log, diff and show through a pager'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -81,6 +85,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --json 'Print a JSON object instead of the run commit''s sha'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -P 'Do not send the output of log, diff and show through a pager'
+            cand --no-pager 'Do not send the output of log, diff and show through a pager'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -91,6 +97,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --json 'Print JSON'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -P 'Do not send the output of log, diff and show through a pager'
+            cand --no-pager 'Do not send the output of log, diff and show through a pager'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -104,16 +112,21 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --json 'Print a JSON object describing the conclusion'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -P 'Do not send the output of log, diff and show through a pager'
+            cand --no-pager 'Do not send the output of log, diff and show through a pager'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'git-fabro;log'= {
             cand --run 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)'
+            cand --color 'Colour the statuses: always, never or auto (default: color.ui, else auto)'
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
             cand --all 'Also list the snapshots taken between checkpoints'
             cand --json 'Print a JSON array'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -P 'Do not send the output of log, diff and show through a pager'
+            cand --no-pager 'Do not send the output of log, diff and show through a pager'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -125,6 +138,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --json 'Print a JSON array'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -P 'Do not send the output of log, diff and show through a pager'
+            cand --no-pager 'Do not send the output of log, diff and show through a pager'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -134,6 +149,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --json 'Print JSON: an object for one run, an array for the list'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -P 'Do not send the output of log, diff and show through a pager'
+            cand --no-pager 'Do not send the output of log, diff and show through a pager'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -144,17 +161,24 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --json 'Print a JSON object'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -P 'Do not send the output of log, diff and show through a pager'
+            cand --no-pager 'Do not send the output of log, diff and show through a pager'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'git-fabro;diff'= {
             cand --run 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)'
+            cand --color 'Colour the patch: always, never or auto (default: color.diff, color.ui, else auto)'
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
             cand --worktree 'Compare FROM (default: the latest checkpoint) with the files in the run''s worktree'
             cand --stat 'Print a summary of changed files instead of the patch'
+            cand --name-only 'Print only the names of changed files'
+            cand --name-status 'Print the names and kinds (A, D, M, T) of changed files'
             cand --json 'Print a JSON object with the per-file counts and the patch'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -P 'Do not send the output of log, diff and show through a pager'
+            cand --no-pager 'Do not send the output of log, diff and show through a pager'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -168,6 +192,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --json 'Print a JSON object'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -P 'Do not send the output of log, diff and show through a pager'
+            cand --no-pager 'Do not send the output of log, diff and show through a pager'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -176,6 +202,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -P 'Do not send the output of log, diff and show through a pager'
+            cand --no-pager 'Do not send the output of log, diff and show through a pager'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -186,6 +214,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --json 'Print JSON'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -P 'Do not send the output of log, diff and show through a pager'
+            cand --no-pager 'Do not send the output of log, diff and show through a pager'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -197,6 +227,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --force 'Rewind a run that has not ended'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -P 'Do not send the output of log, diff and show through a pager'
+            cand --no-pager 'Do not send the output of log, diff and show through a pager'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -209,6 +241,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --prepare-only 'Only rebuild the run directory and worktree and print the state, even for a run the engine executes'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -P 'Do not send the output of log, diff and show through a pager'
+            cand --no-pager 'Do not send the output of log, diff and show through a pager'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -222,6 +256,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --json 'Print JSON'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -P 'Do not send the output of log, diff and show through a pager'
+            cand --no-pager 'Do not send the output of log, diff and show through a pager'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -231,6 +267,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --force 'Go ahead even while a live process holds the run''s run.pid'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -P 'Do not send the output of log, diff and show through a pager'
+            cand --no-pager 'Do not send the output of log, diff and show through a pager'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -239,6 +277,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -P 'Do not send the output of log, diff and show through a pager'
+            cand --no-pager 'Do not send the output of log, diff and show through a pager'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -251,6 +291,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --json 'Print JSON'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -P 'Do not send the output of log, diff and show through a pager'
+            cand --no-pager 'Do not send the output of log, diff and show through a pager'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -260,6 +302,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --json 'Print JSON'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -P 'Do not send the output of log, diff and show through a pager'
+            cand --no-pager 'Do not send the output of log, diff and show through a pager'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -269,6 +313,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --json 'Print JSON'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -P 'Do not send the output of log, diff and show through a pager'
+            cand --no-pager 'Do not send the output of log, diff and show through a pager'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -277,6 +323,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --json 'Print JSON'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -P 'Do not send the output of log, diff and show through a pager'
+            cand --no-pager 'Do not send the output of log, diff and show through a pager'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -284,6 +332,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -P 'Do not send the output of log, diff and show through a pager'
+            cand --no-pager 'Do not send the output of log, diff and show through a pager'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand install 'Install the hooks (both unless one is named)'
@@ -301,6 +351,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --gemini 'Gemini CLI''s hooks (.gemini/settings.json)'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -P 'Do not send the output of log, diff and show through a pager'
+            cand --no-pager 'Do not send the output of log, diff and show through a pager'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -313,6 +365,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --gemini 'Gemini CLI''s hooks (.gemini/settings.json)'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -P 'Do not send the output of log, diff and show through a pager'
+            cand --no-pager 'Do not send the output of log, diff and show through a pager'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -321,6 +375,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --json 'Print JSON'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -P 'Do not send the output of log, diff and show through a pager'
+            cand --no-pager 'Do not send the output of log, diff and show through a pager'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -328,6 +384,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -P 'Do not send the output of log, diff and show through a pager'
+            cand --no-pager 'Do not send the output of log, diff and show through a pager'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -353,6 +411,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --json 'Print Fabro''s JSON report: workflow_name, nodes, edges, valid, diagnostics'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -P 'Do not send the output of log, diff and show through a pager'
+            cand --no-pager 'Do not send the output of log, diff and show through a pager'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -369,6 +429,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --json 'Print the result as one JSON document: run_id, status, stages [{node_id, visit, status, duration_ms}], duration_ms (a dry run: status, stages)'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -P 'Do not send the output of log, diff and show through a pager'
+            cand --no-pager 'Do not send the output of log, diff and show through a pager'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -376,6 +438,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -P 'Do not send the output of log, diff and show through a pager'
+            cand --no-pager 'Do not send the output of log, diff and show through a pager'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -383,6 +447,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -P 'Do not send the output of log, diff and show through a pager'
+            cand --no-pager 'Do not send the output of log, diff and show through a pager'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -390,6 +456,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -P 'Do not send the output of log, diff and show through a pager'
+            cand --no-pager 'Do not send the output of log, diff and show through a pager'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }

@@ -231,8 +231,8 @@ fn run_hook(ctx: &Ctx, hook: &str, args: &[String]) -> Result<()> {
             if !ids.is_empty() {
                 let synced = push_metadata(&ctx.repo, remote, &ids)?;
                 output::note(format!(
-                    "git-fabro: pushed the metadata of {} run(s) to {}",
-                    ids.len(),
+                    "git-fabro: pushed the metadata of {} to {}",
+                    output::counted(ids.len(), "run", "runs"),
                     synced.remote
                 ));
             }
@@ -252,8 +252,8 @@ fn run_hook(ctx: &Ctx, hook: &str, args: &[String]) -> Result<()> {
             let links = relink(&ctx.repo, &pairs, &ctx.base_config()?)?;
             if !links.is_empty() {
                 output::note(format!(
-                    "git-fabro: re-linked {} checkpoint(s) to rewritten commits",
-                    links.len()
+                    "git-fabro: re-linked {} to rewritten commits",
+                    output::counted(links.len(), "checkpoint", "checkpoints")
                 ));
             }
             Ok(())

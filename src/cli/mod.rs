@@ -6,6 +6,7 @@
 mod agent_hook;
 mod archive;
 mod checkpoint;
+mod colour;
 mod complete;
 mod completions;
 mod diff;
@@ -17,11 +18,13 @@ mod fork;
 mod fsck;
 mod gc;
 pub mod generate;
+mod help;
 mod hooks;
 mod land;
 mod log;
 mod open_run;
 pub mod output;
+mod pager;
 mod path;
 mod ps;
 mod push;
@@ -68,6 +71,10 @@ pub struct Cli {
     #[arg(short, long, global = true)]
     pub quiet: bool,
 
+    /// Do not send the output of log, diff and show through a pager
+    #[arg(short = 'P', long, global = true)]
+    pub no_pager: bool,
+
     #[command(subcommand)]
     pub command: Command,
 }
@@ -107,11 +114,20 @@ pub enum Command {
 
 /// The clap definition, the one source of help, man pages and completions.
 pub fn command() -> clap::Command {
-    Cli::command()
+    help::with_groups(Cli::command())
+}
+
+/// The command line, parsed against [`command`] (so that `--help` shows the groups).
+pub fn try_parse() -> Result<Cli, clap::Error> {
+    use clap::FromArgMatches;
+    Cli::from_arg_matches(&command().try_get_matches()?)
 }
 
 pub fn run(cli: Cli) -> Result<()> {
     output::set_quiet(cli.quiet);
+    if cli.no_pager {
+        pager::disable();
+    }
     // As git does for `-C`: every relative path after it (--workflow, --config, --attach,
     // --run-dir, snapshot's paths) is relative to DIR, because DIR becomes the current one.
     if let Some(dir) = &cli.directory {

@@ -224,7 +224,7 @@ fn print_one(ctx: &Ctx, s: &Standing) -> Result<()> {
                 "{} ({}) at {}",
                 label(last),
                 last.status,
-                last.timestamp.replace('T', " ").trim_end_matches(".000Z")
+                output::local_time(&last.timestamp)
             ),
         )?,
         None => field("last", "no checkpoint yet")?,
