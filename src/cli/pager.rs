@@ -1,8 +1,8 @@
 //! A pager as git starts one for `log`, `diff` and `show`: only when stdout is a terminal and
 //! `--no-pager` was not given; the command is `$GIT_PAGER`, else `core.pager`, else `$PAGER`,
-//! else `less`, run by the shell, with `LESS=FRX` (quit when the text fits one screen, keep
-//! colours, leave the screen as it is) unless `LESS` is set. An empty command or `cat` means
-//! no pager; a pager that cannot start means none either.
+//! else `less` where it is installed, run by the shell, with `LESS=FRX` (quit when the text
+//! fits one screen, keep colours, leave the screen as it is) unless `LESS` is set. An empty
+//! command or `cat` means no pager; a pager that cannot start means none either.
 
 use std::io::{IsTerminal, Write};
 use std::process::{Child, Command, Stdio};
@@ -39,12 +39,22 @@ pub fn start(repo: &Repo) -> Option<Pager> {
     let command = std::env::var("GIT_PAGER")
         .ok()
         .or_else(|| repo.config_string("core.pager"))
-        .or_else(|| std::env::var("PAGER").ok())
-        .unwrap_or_else(|| "less".into());
+        .or_else(|| std::env::var("PAGER").ok());
+    let command = match command {
+        Some(command) => command,
+        // The default only where it exists: a missing pager would swallow the output.
+        None if on_path("less") => "less".into(),
+        None => return None,
+    };
     if command.trim().is_empty() || command.trim() == "cat" {
         return None;
     }
     spawn(&command)
+}
+
+fn on_path(program: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(program).is_file()))
 }
 
 #[cfg(unix)]
