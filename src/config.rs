@@ -242,7 +242,7 @@ impl Config {
                 globs.push(format!("/{}/", inside.to_string_lossy()));
             }
         }
-        globs.extend(crate::ops::agent_hooks::never_captured(&workdir));
+        globs.extend(crate::format::agent_settings::never_captured(&workdir));
         crate::git::Excludes::new(&globs)
     }
 }

@@ -61,7 +61,10 @@ pub fn run(ctx: impl FnOnce() -> Result<Ctx>, hook: &str, args: &[String]) {
     };
     let problems = match hook {
         "agent-turn" => turn(&ctx, &run, &input),
-        _ => edit(&ctx, &run, &input).map(|()| Vec::new()),
+        "agent-edit" => edit(&ctx, &run, &input).map(|()| Vec::new()),
+        other => Err(anyhow::anyhow!(
+            "unknown hook {other:?} (a newer git-fabro wrote it?)"
+        )),
     }
     .unwrap_or_else(|err| vec![format!("{err:#}")]);
     for problem in problems {

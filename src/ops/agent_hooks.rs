@@ -3,7 +3,7 @@
 //! entries go into the agent's settings file in the work tree, next to whatever the user keeps
 //! there; the file as it was is kept in the work tree's git dir, so that uninstalling gives it
 //! back byte for byte. While git-fabro's entries are in it, the file is never captured by a
-//! checkpoint (see [`never_captured`]).
+//! checkpoint (see [`crate::format::agent_settings::never_captured`]).
 
 use std::path::{Path, PathBuf};
 
@@ -11,10 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::ordered_json::Json;
 use crate::error::{Error, Result};
-
-/// What every hook command git-fabro writes starts with; it is how its entries are told apart
-/// from the user's.
-pub const COMMAND_PREFIX: &str = "git fabro hooks run agent-";
+use crate::format::agent_settings::{COMMAND_PREFIX, FILES};
 
 /// The agents whose hook mechanism git-fabro knows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -53,9 +50,9 @@ impl Agent {
     /// The settings file, relative to the work tree's root.
     pub fn settings_file(self) -> &'static str {
         match self {
-            Agent::Claude => ".claude/settings.local.json",
-            Agent::Codex => ".codex/hooks.json",
-            Agent::Gemini => ".gemini/settings.json",
+            Agent::Claude => FILES[0],
+            Agent::Codex => FILES[1],
+            Agent::Gemini => FILES[2],
         }
     }
 
@@ -202,19 +199,6 @@ pub fn uninstall(workdir: &Path, git_dir: &Path, agent: Agent) -> Result<Option<
     }
     let _ = std::fs::remove_file(&saved);
     Ok(Some(path))
-}
-
-/// The settings files of `workdir` that hold git-fabro's hooks, as exclude patterns: a
-/// checkpoint must not record hooks that exist only on this machine.
-pub fn never_captured(workdir: &Path) -> Vec<String> {
-    Agent::ALL
-        .iter()
-        .filter(|agent| {
-            std::fs::read_to_string(workdir.join(agent.settings_file()))
-                .is_ok_and(|text| text.contains(COMMAND_PREFIX))
-        })
-        .map(|agent| format!("/{}", agent.settings_file()))
-        .collect()
 }
 
 fn read_settings(path: &Path) -> Result<Option<String>> {
