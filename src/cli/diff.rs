@@ -125,7 +125,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
             "patch": patch,
         }))
     } else if args.stat {
-        super::diff_stat::print(&ctx.repo.diff_stat(from, to).map_err(at)?)
+        super::diff_stat::print(&ctx.repo.diff_stat(from, to).map_err(at)?, painted)
     } else {
         use std::io::Write;
         let patch = ctx.repo.diff_trees(from, to).map_err(at)?;

@@ -11,6 +11,7 @@ use crate::common::{OnTerminal, TestRepo, run_ok};
 fn two_checkpoints() -> (TestRepo, String, String, String) {
     let repo = TestRepo::new();
     repo.write("gone.txt", "bye\n");
+    std::fs::write(repo.path.join("blob.bin"), b"\0binary").unwrap();
     repo.write("link", "was a file\n");
     let body: String = (1..=12).map(|i| format!("    step {i}\n")).collect();
     repo.write("src/main.rs", &format!("fn main() {{\n{body}}}\n"));
@@ -20,6 +21,7 @@ fn two_checkpoints() -> (TestRepo, String, String, String) {
     let first = repo.checkpoint(&run.id, "plan");
     let wt = &run.worktree;
     std::fs::remove_file(wt.join("gone.txt")).unwrap();
+    std::fs::write(wt.join("blob.bin"), b"\0binary, longer").unwrap();
     std::fs::remove_file(wt.join("link")).unwrap();
     std::os::unix::fs::symlink("README.md", wt.join("link")).unwrap();
     std::fs::write(wt.join("naïve name.txt"), "quoted\n").unwrap();
@@ -77,6 +79,16 @@ fn the_patch_is_coloured_as_git_colours_it_and_only_when_asked_or_on_a_terminal(
         !run_ok(repo.fabro().args(args)).contains('\x1b'),
         "piped: no colour"
     );
+    let ours = run_ok(repo.fabro().args(args).args(["--stat", "--color=always"]));
+    let git = repo.git(&[
+        "diff",
+        "--no-renames",
+        "--stat",
+        "--color=always",
+        &first,
+        &second,
+    ]);
+    assert_eq!(ours, git, "--stat in colour");
 
     let line = format!("diff {id} @1 @2 --no-pager");
     let on_tty = repo.on_terminal(&repo.path, &line, &[]);
