@@ -233,7 +233,7 @@ _git__fabro() {
 
     case "${cmd}" in
         git__fabro)
-            opts="-C -q -h -V --quiet --help --version start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks validate run completions __complete generate-docs help"
+            opts="-C -q -P -h -V --quiet --no-pager --help --version start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks validate run completions __complete generate-docs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -251,7 +251,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd____complete)
-            opts="-C -q -h --quiet --help"
+            opts="-C -q -P -h --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -269,7 +269,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__archive)
-            opts="-C -q -h --run --force --quiet --help"
+            opts="-C -q -P -h --run --force --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -291,7 +291,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__checkpoint)
-            opts="-C -q -h --run --node --status --next --context --attach --wait --json --quiet --help"
+            opts="-C -q -P -h --run --node --status --next --context --attach --wait --json --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -337,7 +337,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__completions)
-            opts="-C -q -h --quiet --help bash elvish fish powershell zsh"
+            opts="-C -q -P -h --quiet --no-pager --help bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -355,7 +355,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__diff)
-            opts="-C -q -h --run --worktree --stat --json --quiet --help"
+            opts="-C -q -P -h --run --worktree --stat --name-only --name-status --color --json --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -363,6 +363,10 @@ _git__fabro() {
             case "${prev}" in
                 --run)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "always never auto" -- "${cur}"))
                     return 0
                     ;;
                 -C)
@@ -377,7 +381,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__fetch)
-            opts="-C -q -h --json --quiet --help"
+            opts="-C -q -P -h --json --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -395,7 +399,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__finish)
-            opts="-C -q -h --run --status --reason --keep-worktree --force --json --quiet --help"
+            opts="-C -q -P -h --run --status --reason --keep-worktree --force --json --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -425,7 +429,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__fork)
-            opts="-C -q -h --run --list --json --quiet --help"
+            opts="-C -q -P -h --run --list --json --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -447,7 +451,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__fsck)
-            opts="-C -q -h --repair --json --quiet --help"
+            opts="-C -q -P -h --repair --json --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -465,7 +469,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__gc)
-            opts="-C -q -h --older-than --finished-older-than --dry-run --force --json --quiet --help"
+            opts="-C -q -P -h --older-than --finished-older-than --dry-run --force --json --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -491,7 +495,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__generate__subcmd__docs)
-            opts="-C -q -h --quiet --help"
+            opts="-C -q -P -h --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -971,7 +975,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__hooks)
-            opts="-C -q -h --quiet --help install uninstall status run help"
+            opts="-C -q -P -h --quiet --no-pager --help install uninstall status run help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1073,7 +1077,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__hooks__subcmd__install)
-            opts="-C -q -h --pre-push --post-rewrite --quiet --help"
+            opts="-C -q -P -h --pre-push --post-rewrite --claude --codex --gemini --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1091,7 +1095,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__hooks__subcmd__run)
-            opts="-C -q -h --quiet --help"
+            opts="-C -q -P -h --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1109,7 +1113,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__hooks__subcmd__status)
-            opts="-C -q -h --json --quiet --help"
+            opts="-C -q -P -h --json --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1127,7 +1131,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__hooks__subcmd__uninstall)
-            opts="-C -q -h --pre-push --post-rewrite --quiet --help"
+            opts="-C -q -P -h --pre-push --post-rewrite --claude --codex --gemini --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1145,7 +1149,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__land)
-            opts="-C -q -h --run --squash --merge --into --force --json --quiet --help"
+            opts="-C -q -P -h --run --squash --merge --into --force --json --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1171,7 +1175,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__log)
-            opts="-C -q -h --run --all --json --quiet --help"
+            opts="-C -q -P -h --run --all --color --json --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1179,6 +1183,10 @@ _git__fabro() {
             case "${prev}" in
                 --run)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "always never auto" -- "${cur}"))
                     return 0
                     ;;
                 -C)
@@ -1193,7 +1201,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__path)
-            opts="-C -q -h --run --quiet --help"
+            opts="-C -q -P -h --run --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1215,7 +1223,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__ps)
-            opts="-C -q -h --all --status --label --json --quiet --help"
+            opts="-C -q -P -h --all --status --label --json --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1241,7 +1249,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__push)
-            opts="-C -q -h --all --json --quiet --help"
+            opts="-C -q -P -h --all --json --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1259,7 +1267,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__restore)
-            opts="-C -q -h --run --last-success --dry-run --force --list --json --quiet --help"
+            opts="-C -q -P -h --run --last-success --dry-run --force --list --json --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1281,7 +1289,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__resume)
-            opts="-C -q -h --run --workflow --force --json --prepare-only --agent --quiet --help"
+            opts="-C -q -P -h --run --workflow --force --json --prepare-only --agent --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1311,7 +1319,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__rewind)
-            opts="-C -q -h --run --list --json --force --quiet --help"
+            opts="-C -q -P -h --run --list --json --force --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1333,7 +1341,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__run)
-            opts="-C -q -h --dry-run --auto-approve --goal --input --label --base --in-place --config --agent --json --quiet --help"
+            opts="-C -q -P -h --dry-run --auto-approve --goal --input --label --base --in-place --config --agent --json --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1375,7 +1383,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__show)
-            opts="-C -q -h --run --file --json --quiet --help"
+            opts="-C -q -P -h --run --file --json --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1401,7 +1409,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__snapshot)
-            opts="-C -q -h --run --reason --json --quiet --help"
+            opts="-C -q -P -h --run --reason --json --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1427,7 +1435,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__start)
-            opts="-C -q -h --goal --workflow --label --base --run-dir --config --in-place --json --quiet --help"
+            opts="-C -q -P -h --goal --workflow --label --base --run-dir --config --in-place --json --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1469,7 +1477,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__status)
-            opts="-C -q -h --run --json --quiet --help"
+            opts="-C -q -P -h --run --json --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1491,7 +1499,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__unarchive)
-            opts="-C -q -h --run --quiet --help"
+            opts="-C -q -P -h --run --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1513,7 +1521,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__validate)
-            opts="-C -q -h --json --quiet --help"
+            opts="-C -q -P -h --json --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_git_fabro_global_optspecs
-    string join \n C= q/quiet h/help V/version
+    string join \n C= q/quiet P/no-pager h/help V/version
 end
 
 function __fish_git_fabro_needs_command
@@ -26,7 +26,8 @@ end
 
 complete -c git-fabro -n "__fish_git_fabro_needs_command" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_needs_command" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
-complete -c git-fabro -n "__fish_git_fabro_needs_command" -s h -l help -d 'Print help'
+complete -c git-fabro -n "__fish_git_fabro_needs_command" -s P -l no-pager -d 'Do not send the output of log, diff and show through a pager'
+complete -c git-fabro -n "__fish_git_fabro_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-fabro -n "__fish_git_fabro_needs_command" -s V -l version -d 'Print version'
 complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "start" -d 'Start a run: create its run and metadata branches, run directory and worktree'
 complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "checkpoint" -d 'Record a completed node: a metadata commit and a run commit of the worktree'
@@ -49,7 +50,7 @@ complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "gc" -d 'Delete 
 complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "fsck" -d 'Check that runs hold together, and repair what can be repaired without losing anything'
 complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "push" -d 'Push runs (both branches of each) to a remote, never forcing'
 complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "fetch" -d 'Fetch runs (both branches of each) from a remote, never forcing'
-complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "hooks" -d 'Install, remove or inspect git-fabro\'s git hooks'
+complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "hooks" -d 'Install, remove or inspect git-fabro\'s git hooks and coding agents\' hooks'
 complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "validate" -d 'Check a Fabro workflow as `fabro validate` does'
 complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "run" -d 'Run a Fabro workflow: start a run, execute it node by node, checkpoint every node, finish'
 complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "completions" -d 'Print the completion script for a shell'
@@ -66,6 +67,7 @@ complete -c git-fabro -n "__fish_git_fabro_using_subcommand start" -s C -d 'Run 
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand start" -l in-place -d 'Work in this directory itself (a checkout, dirty or not, or a directory outside git) instead of a linked worktree; the user\'s HEAD, index and files are left as they are'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand start" -l json -d 'Print a JSON object instead of the run id'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand start" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand start" -s P -l no-pager -d 'Do not send the output of log, diff and show through a pager'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand start" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand checkpoint" -l run -d 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand checkpoint" -l node -d 'The node that completed' -r
@@ -77,12 +79,14 @@ complete -c git-fabro -n "__fish_git_fabro_using_subcommand checkpoint" -l wait 
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand checkpoint" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand checkpoint" -l json -d 'Print a JSON object instead of the run commit\'s sha'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand checkpoint" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand checkpoint" -s P -l no-pager -d 'Do not send the output of log, diff and show through a pager'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand checkpoint" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand snapshot" -l run -d 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand snapshot" -l reason -d 'Why the snapshot is taken (one line)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand snapshot" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand snapshot" -l json -d 'Print JSON'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand snapshot" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand snapshot" -s P -l no-pager -d 'Do not send the output of log, diff and show through a pager'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand snapshot" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand finish" -l run -d 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand finish" -l status -d 'How the run ended' -r -f -a "succeeded\t''
@@ -93,12 +97,17 @@ complete -c git-fabro -n "__fish_git_fabro_using_subcommand finish" -l keep-work
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand finish" -l force -d 'Go ahead even while a live process holds the run\'s run.pid'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand finish" -l json -d 'Print a JSON object describing the conclusion'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand finish" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand finish" -s P -l no-pager -d 'Do not send the output of log, diff and show through a pager'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand finish" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand log" -l run -d 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)' -r
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand log" -l color -d 'Colour the statuses: always, never or auto (default: color.ui, else auto)' -r -f -a "always\t''
+never\t''
+auto\t''"
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand log" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand log" -l all -d 'Also list the snapshots taken between checkpoints'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand log" -l json -d 'Print a JSON array'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand log" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand log" -s P -l no-pager -d 'Do not send the output of log, diff and show through a pager'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand log" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand ps" -l status -d 'Only runs with this status (repeatable: any of them)' -r -f -a "submitted\t''
 running\t''
@@ -111,24 +120,33 @@ complete -c git-fabro -n "__fish_git_fabro_using_subcommand ps" -s C -d 'Run as 
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand ps" -l all -d 'Include archived runs'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand ps" -l json -d 'Print a JSON array'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand ps" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand ps" -s P -l no-pager -d 'Do not send the output of log, diff and show through a pager'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand ps" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand status" -l run -d 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand status" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand status" -l json -d 'Print JSON: an object for one run, an array for the list'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand status" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand status" -s P -l no-pager -d 'Do not send the output of log, diff and show through a pager'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand status" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand show" -l run -d 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand show" -l file -d 'Print the stage file or attachment NAME byte for byte instead (status.json, an --attach NAME of checkpoint)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand show" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand show" -l json -d 'Print a JSON object'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand show" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand show" -s P -l no-pager -d 'Do not send the output of log, diff and show through a pager'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand show" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand diff" -l run -d 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)' -r
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand diff" -l color -d 'Colour the patch: always, never or auto (default: color.diff, color.ui, else auto)' -r -f -a "always\t''
+never\t''
+auto\t''"
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand diff" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand diff" -l worktree -d 'Compare FROM (default: the latest checkpoint) with the files in the run\'s worktree'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand diff" -l stat -d 'Print a summary of changed files instead of the patch'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand diff" -l name-only -d 'Print only the names of changed files'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand diff" -l name-status -d 'Print the names and kinds (A, D, M, T) of changed files'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand diff" -l json -d 'Print a JSON object with the per-file counts and the patch'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand diff" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand diff" -s P -l no-pager -d 'Do not send the output of log, diff and show through a pager'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand diff" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand land" -l run -d 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand land" -l into -d 'The branch to land on (default: the current branch)' -r
@@ -138,16 +156,19 @@ complete -c git-fabro -n "__fish_git_fabro_using_subcommand land" -l merge -d 'A
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand land" -l force -d 'Land a run that has not finished'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand land" -l json -d 'Print a JSON object'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand land" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand land" -s P -l no-pager -d 'Do not send the output of log, diff and show through a pager'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand land" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand path" -l run -d 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand path" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand path" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand path" -s P -l no-pager -d 'Do not send the output of log, diff and show through a pager'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand path" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand fork" -l run -d 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand fork" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand fork" -l list -d 'List the source\'s timeline instead'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand fork" -l json -d 'Print JSON'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand fork" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand fork" -s P -l no-pager -d 'Do not send the output of log, diff and show through a pager'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand fork" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand rewind" -l run -d 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand rewind" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
@@ -155,6 +176,7 @@ complete -c git-fabro -n "__fish_git_fabro_using_subcommand rewind" -l list -d '
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand rewind" -l json -d 'Print JSON'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand rewind" -l force -d 'Rewind a run that has not ended'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand rewind" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand rewind" -s P -l no-pager -d 'Do not send the output of log, diff and show through a pager'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand rewind" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -l run -d 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -l workflow -d 'Check that this workflow is the one the run was started with' -r -F
@@ -164,6 +186,7 @@ complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -l force -d 
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -l json -d 'Print JSON (the state is always printed as JSON without a command)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -l prepare-only -d 'Only rebuild the run directory and worktree and print the state, even for a run the engine executes'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -s P -l no-pager -d 'Do not send the output of log, diff and show through a pager'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand restore" -l run -d 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand restore" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
@@ -173,15 +196,18 @@ complete -c git-fabro -n "__fish_git_fabro_using_subcommand restore" -l force -d
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand restore" -l list -d 'List the recovery points (the states restores kept) with their time and command'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand restore" -l json -d 'Print JSON'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand restore" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand restore" -s P -l no-pager -d 'Do not send the output of log, diff and show through a pager'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand restore" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand archive" -l run -d 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand archive" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand archive" -l force -d 'Go ahead even while a live process holds the run\'s run.pid'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand archive" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand archive" -s P -l no-pager -d 'Do not send the output of log, diff and show through a pager'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand archive" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand unarchive" -l run -d 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand unarchive" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand unarchive" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand unarchive" -s P -l no-pager -d 'Do not send the output of log, diff and show through a pager'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand unarchive" -s h -l help -d 'Print help'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand gc" -l older-than -d 'Only runs archived at least this long ago (0, 45s, 90m, 12h, 30d, 2w)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand gc" -l finished-older-than -d 'Also finished runs (succeeded, failed, dead) that finished at least this long ago' -r
@@ -190,23 +216,28 @@ complete -c git-fabro -n "__fish_git_fabro_using_subcommand gc" -l dry-run -d 'L
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand gc" -l force -d 'Collect runs even while a live process holds their run.pid'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand gc" -l json -d 'Print JSON'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand gc" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand gc" -s P -l no-pager -d 'Do not send the output of log, diff and show through a pager'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand gc" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand fsck" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand fsck" -l repair -d 'Repair what can be repaired'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand fsck" -l json -d 'Print JSON'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand fsck" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand fsck" -s P -l no-pager -d 'Do not send the output of log, diff and show through a pager'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand fsck" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand push" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand push" -l all -d 'Push every run of the repository'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand push" -l json -d 'Print JSON'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand push" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand push" -s P -l no-pager -d 'Do not send the output of log, diff and show through a pager'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand push" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand fetch" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand fetch" -l json -d 'Print JSON'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand fetch" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand fetch" -s P -l no-pager -d 'Do not send the output of log, diff and show through a pager'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand fetch" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall status run help" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall status run help" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall status run help" -s P -l no-pager -d 'Do not send the output of log, diff and show through a pager'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall status run help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall status run help" -f -a "install" -d 'Install the hooks (both unless one is named)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall status run help" -f -a "uninstall" -d 'Remove git-fabro\'s block from the hooks, and hook files it created'
@@ -216,19 +247,29 @@ complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and not __fis
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from install" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from install" -l pre-push -d 'The pre-push hook'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from install" -l post-rewrite -d 'The post-rewrite hook'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from install" -l claude -d 'Claude Code\'s hooks (.claude/settings.local.json)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from install" -l codex -d 'Codex CLI\'s hooks (.codex/hooks.json)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from install" -l gemini -d 'Gemini CLI\'s hooks (.gemini/settings.json)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from install" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from install" -s P -l no-pager -d 'Do not send the output of log, diff and show through a pager'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from install" -s h -l help -d 'Print help'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -l pre-push -d 'The pre-push hook'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -l post-rewrite -d 'The post-rewrite hook'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -l claude -d 'Claude Code\'s hooks (.claude/settings.local.json)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -l codex -d 'Codex CLI\'s hooks (.codex/hooks.json)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -l gemini -d 'Gemini CLI\'s hooks (.gemini/settings.json)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -s P -l no-pager -d 'Do not send the output of log, diff and show through a pager'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -s h -l help -d 'Print help'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from status" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from status" -l json -d 'Print JSON'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from status" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from status" -s P -l no-pager -d 'Do not send the output of log, diff and show through a pager'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from run" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from run" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from run" -s P -l no-pager -d 'Do not send the output of log, diff and show through a pager'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from run" -s h -l help -d 'Print help'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from help" -f -a "install" -d 'Install the hooks (both unless one is named)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from help" -f -a "uninstall" -d 'Remove git-fabro\'s block from the hooks, and hook files it created'
@@ -238,6 +279,7 @@ complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_se
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand validate" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand validate" -l json -d 'Print Fabro\'s JSON report: workflow_name, nodes, edges, valid, diagnostics'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand validate" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand validate" -s P -l no-pager -d 'Do not send the output of log, diff and show through a pager'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand validate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand run" -l goal -d 'The run\'s goal, instead of the workflow\'s `goal` attribute' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand run" -l input -d 'A workflow input, KEY=VALUE (repeatable)' -r
@@ -251,15 +293,19 @@ complete -c git-fabro -n "__fish_git_fabro_using_subcommand run" -l auto-approve
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand run" -l in-place -d 'Work in this directory itself instead of a linked worktree'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand run" -l json -d 'Print the result as one JSON document: run_id, status, stages [{node_id, visit, status, duration_ms}], duration_ms (a dry run: status, stages)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand run" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand run" -s P -l no-pager -d 'Do not send the output of log, diff and show through a pager'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand run" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand completions" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand completions" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand completions" -s P -l no-pager -d 'Do not send the output of log, diff and show through a pager'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand __complete" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand __complete" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand __complete" -s P -l no-pager -d 'Do not send the output of log, diff and show through a pager'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand __complete" -s h -l help -d 'Print help'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand generate-docs" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand generate-docs" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand generate-docs" -s P -l no-pager -d 'Do not send the output of log, diff and show through a pager'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand generate-docs" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks validate run completions __complete generate-docs help" -f -a "start" -d 'Start a run: create its run and metadata branches, run directory and worktree'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks validate run completions __complete generate-docs help" -f -a "checkpoint" -d 'Record a completed node: a metadata commit and a run commit of the worktree'
@@ -282,7 +328,7 @@ complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks validate run completions __complete generate-docs help" -f -a "fsck" -d 'Check that runs hold together, and repair what can be repaired without losing anything'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks validate run completions __complete generate-docs help" -f -a "push" -d 'Push runs (both branches of each) to a remote, never forcing'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks validate run completions __complete generate-docs help" -f -a "fetch" -d 'Fetch runs (both branches of each) from a remote, never forcing'
-complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks validate run completions __complete generate-docs help" -f -a "hooks" -d 'Install, remove or inspect git-fabro\'s git hooks'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks validate run completions __complete generate-docs help" -f -a "hooks" -d 'Install, remove or inspect git-fabro\'s git hooks and coding agents\' hooks'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks validate run completions __complete generate-docs help" -f -a "validate" -d 'Check a Fabro workflow as `fabro validate` does'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks validate run completions __complete generate-docs help" -f -a "run" -d 'Run a Fabro workflow: start a run, execute it node by node, checkpoint every node, finish'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand help; and not __fish_seen_subcommand_from start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks validate run completions __complete generate-docs help" -f -a "completions" -d 'Print the completion script for a shell'

@@ -262,6 +262,7 @@ impl Config {
                 globs.push(format!("/{}/", inside.to_string_lossy()));
             }
         }
+        globs.extend(crate::format::agent_settings::never_captured(&workdir));
         crate::git::Excludes::new(&globs)
     }
 }

@@ -1,11 +1,10 @@
 use std::process::ExitCode;
 
-use clap::Parser;
-use git_fabro::cli::{self, Cli, output};
+use git_fabro::cli::{self, output};
 use git_fabro::error::{Error, exit};
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli = match cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => {
             let _ = err.print();

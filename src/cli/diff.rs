@@ -1,7 +1,7 @@
 use anyhow::Result;
 
 use super::run_arg::RunFlag;
-use super::{Ctx, output};
+use super::{Ctx, colour, output, pager};
 use crate::git::ObjectId;
 use crate::ops::fork::parse_sha;
 use crate::run::RunState;
@@ -12,7 +12,8 @@ use crate::run::timeline::{Entry, find, timeline};
 ///
 /// Without targets, compares the previous checkpoint (the base commit for the first one)
 /// with the latest. With FROM alone, compares FROM with the latest, or with the worktree's
-/// current files under --worktree. The patch is what `git diff` prints.
+/// current files under --worktree. The patch is what `git diff` prints, in git's colours on a
+/// terminal, through a pager as git uses one.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The run (or --run RUN; default: the current run, and then the words are FROM and TO)
@@ -30,10 +31,25 @@ pub struct Args {
     #[arg(long)]
     worktree: bool,
     /// Print a summary of changed files instead of the patch
-    #[arg(long)]
+    #[arg(long, group = "format")]
     stat: bool,
+    /// Print only the names of changed files
+    #[arg(long, group = "format")]
+    name_only: bool,
+    /// Print the names and kinds (A, D, M, T) of changed files
+    #[arg(long, group = "format")]
+    name_status: bool,
+    /// Colour the patch: always, never or auto (default: color.diff, color.ui, else auto)
+    #[arg(
+        long,
+        value_name = "WHEN",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "always"
+    )]
+    color: Option<colour::When>,
     /// Print a JSON object with the per-file counts and the patch
-    #[arg(long)]
+    #[arg(long, group = "format")]
     json: bool,
 }
 
@@ -88,6 +104,17 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         (previous, parse_sha(&latest.run_commit)?, place)
     };
     let at = |err: crate::git::Error| crate::error::Error::from(err).at(&place);
+    let painted = colour::decide(&ctx.repo, args.color, "color.diff");
+    let _pager = pager::start(&ctx.repo);
+    if args.name_only || args.name_status {
+        use std::io::Write;
+        let names = ctx
+            .repo
+            .diff_names(from, to, args.name_status)
+            .map_err(at)?;
+        std::io::stdout().lock().write_all(&names)?;
+        return Ok(());
+    }
     if args.json {
         let patch =
             String::from_utf8_lossy(&ctx.repo.diff_trees(from, to).map_err(at)?).into_owned();
@@ -98,12 +125,16 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
             "patch": patch,
         }))
     } else if args.stat {
-        super::diff_stat::print(&ctx.repo.diff_stat(from, to).map_err(at)?)
+        super::diff_stat::print(&ctx.repo.diff_stat(from, to).map_err(at)?, painted)
     } else {
         use std::io::Write;
-        std::io::stdout()
-            .lock()
-            .write_all(&ctx.repo.diff_trees(from, to).map_err(at)?)?;
+        let patch = ctx.repo.diff_trees(from, to).map_err(at)?;
+        let patch = if painted {
+            colour::paint_patch(&patch)
+        } else {
+            patch
+        };
+        std::io::stdout().lock().write_all(&patch)?;
         Ok(())
     }
 }

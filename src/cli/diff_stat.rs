@@ -12,12 +12,60 @@ use crate::git::FileStat;
 /// answers: 80, as in git's `term_columns`.
 const DEFAULT_COLUMNS: usize = 80;
 
-/// Prints `stats` as `git diff --stat` prints them; nothing at all when nothing changed.
-pub fn print(stats: &[FileStat]) -> Result<()> {
-    for line in render(stats, columns()) {
-        output::line(line)?;
+/// Prints `stats` as `git diff --stat` prints them; nothing at all when nothing changed. With
+/// `colour`, the graph and binary sizes are green and red, as `--color` has git paint them.
+pub fn print(stats: &[FileStat], colour: bool) -> Result<()> {
+    let lines = render(stats, columns());
+    let files = lines.len().saturating_sub(1);
+    for (i, line) in lines.into_iter().enumerate() {
+        if colour && i < files {
+            output::line(paint(&line, &stats[i]))?;
+        } else {
+            output::line(line)?;
+        }
     }
     Ok(())
+}
+
+/// One file's line with its `+` green and `-` red (its sizes, for a binary file).
+fn paint(line: &str, stat: &FileStat) -> String {
+    const GREEN: &str = "\x1b[32m";
+    const RED: &str = "\x1b[31m";
+    const RESET: &str = "\x1b[m";
+    let coloured = |text: &str, colour: &str| {
+        if text.is_empty() {
+            String::new()
+        } else {
+            format!("{colour}{text}{RESET}")
+        }
+    };
+    match stat.binary_sizes {
+        Some((0, 0)) => line.to_owned(),
+        Some((before, after)) => {
+            let sizes = format!("{before} -> {after} bytes");
+            match line.strip_suffix(&sizes) {
+                Some(head) => format!(
+                    "{head}{} -> {} bytes",
+                    coloured(&before.to_string(), RED),
+                    coloured(&after.to_string(), GREEN)
+                ),
+                None => line.to_owned(),
+            }
+        }
+        None => {
+            let graph = line.rsplit(' ').next().unwrap_or("");
+            if graph.is_empty() || !graph.chars().all(|c| c == '+' || c == '-') {
+                return line.to_owned();
+            }
+            let head = &line[..line.len() - graph.len()];
+            let plus = graph.chars().take_while(|&c| c == '+').count();
+            format!(
+                "{head}{}{}",
+                coloured(&graph[..plus], GREEN),
+                coloured(&graph[plus..], RED)
+            )
+        }
+    }
 }
 
 /// Git reads `COLUMNS` first and falls back to 80 when stdout is not a terminal; without a

@@ -78,10 +78,14 @@ fn print(report: &Report) -> Result<()> {
         .filter(|p| !p.repaired && p.repairable)
         .count();
     match remaining {
-        0 => output::note(format!("checked {} runs: ok", report.runs_checked)),
+        0 => output::note(format!(
+            "checked {}: ok",
+            output::counted(report.runs_checked, "run", "runs")
+        )),
         n => output::note(format!(
-            "checked {} runs: {n} problem(s){}",
-            report.runs_checked,
+            "checked {}: {}{}",
+            output::counted(report.runs_checked, "run", "runs"),
+            output::counted(n, "problem", "problems"),
             if fixable > 0 {
                 format!(", {fixable} of them fixable with `git fabro fsck --repair`")
             } else {

@@ -2,21 +2,29 @@ use std::io::BufRead;
 
 use anyhow::Result;
 
-use super::{Ctx, output};
+use super::{Ctx, agent_hook, output};
+use crate::error::Error;
 use crate::format::run_id::RunId;
+use crate::ops::agent_hooks::{self, Agent};
 use crate::ops::fork::parse_sha;
 use crate::ops::hooks::{self, Hook};
 use crate::ops::relink::relink;
 use crate::ops::sync::push_metadata;
 use crate::run::RUN_BRANCH_PREFIX;
 
-/// Install, remove or inspect git-fabro's git hooks
+/// Install, remove or inspect git-fabro's git hooks and coding agents' hooks
 ///
 /// The pre-push hook pushes the metadata branch of every run whose run branch is being
 /// pushed. The post-rewrite hook re-links checkpoints to the commits a rebase or amend
 /// replaced them with, when the trees are equal. Hooks go where git runs them from
 /// (`core.hooksPath`, as husky sets it, or .git/hooks), inside a marked block that leaves any
 /// existing hook in place, and never block git when git-fabro fails.
+///
+/// --claude, --codex and --gemini write the agent's own hook settings in this work tree
+/// (.claude/settings.local.json, .codex/hooks.json, .gemini/settings.json): each turn that
+/// ends is checkpointed as node `turn` with the session's transcript attached, and each file
+/// write is preceded by a snapshot of the files it touches. Uninstall gives the file back as it
+/// was. A failing agent hook never stops the agent; `git fabro status` shows its failures.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(subcommand)]
@@ -53,9 +61,30 @@ struct Which {
     /// The post-rewrite hook
     #[arg(long)]
     post_rewrite: bool,
+    /// Claude Code's hooks (.claude/settings.local.json)
+    #[arg(long)]
+    claude: bool,
+    /// Codex CLI's hooks (.codex/hooks.json)
+    #[arg(long)]
+    codex: bool,
+    /// Gemini CLI's hooks (.gemini/settings.json)
+    #[arg(long)]
+    gemini: bool,
 }
 
 impl Which {
+    fn agents(&self) -> Vec<Agent> {
+        [
+            (self.claude, Agent::Claude),
+            (self.codex, Agent::Codex),
+            (self.gemini, Agent::Gemini),
+        ]
+        .into_iter()
+        .filter_map(|(on, agent)| on.then_some(agent))
+        .collect()
+    }
+
+    /// The git hooks named; both when nothing at all is named.
     fn hooks(&self) -> Vec<Hook> {
         let named: Vec<Hook> = [
             (self.pre_push, Hook::PrePush),
@@ -64,7 +93,7 @@ impl Which {
         .into_iter()
         .filter_map(|(on, hook)| on.then_some(hook))
         .collect();
-        if named.is_empty() {
+        if named.is_empty() && self.agents().is_empty() {
             Hook::ALL.to_vec()
         } else {
             named
@@ -72,9 +101,25 @@ impl Which {
     }
 }
 
-pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
+pub fn run(ctx: impl FnOnce() -> Result<Ctx>, args: Args) -> Result<()> {
+    // An agent's hook must exit 0 even where no repository opens: it never stops the agent.
+    if let Action::Run { hook, args } = &args.action
+        && hook.starts_with("agent-")
+    {
+        agent_hook::run(ctx, hook, args);
+        return Ok(());
+    }
+    let ctx = &ctx()?;
     match args.action {
         Action::Install(which) => {
+            for agent in which.agents() {
+                let path = agents_install(ctx, agent)?;
+                output::note(format!(
+                    "installed {}'s hooks in {}",
+                    agent.name(),
+                    path.display()
+                ));
+            }
             for written in hooks::install(&ctx.repo, &which.hooks())? {
                 output::note(format!("installed {}", written.path.display()));
                 if !written.enabled {
@@ -87,6 +132,12 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
             Ok(())
         }
         Action::Uninstall(which) => {
+            for agent in which.agents() {
+                let (workdir, git_dir) = work_tree(ctx)?;
+                if let Some(path) = agent_hooks::uninstall(&workdir, &git_dir, agent)? {
+                    output::note(format!("removed git-fabro from {}", path.display()));
+                }
+            }
             for path in hooks::uninstall(&ctx.repo, &which.hooks())? {
                 output::note(format!("removed git-fabro from {}", path.display()));
             }
@@ -94,21 +145,36 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         }
         Action::Status { json } => {
             let status = hooks::status(&ctx.repo);
+            let agents = match ctx.repo.workdir() {
+                Some(workdir) => agent_hooks::status(workdir),
+                None => Vec::new(),
+            };
             if json {
-                return output::json(&status);
+                let mut all = serde_json::to_value(&status)?;
+                if let (Some(list), serde_json::Value::Array(more)) =
+                    (all.as_array_mut(), serde_json::to_value(&agents)?)
+                {
+                    list.extend(more);
+                }
+                return output::json(&all);
             }
+            let agent_rows = agents
+                .iter()
+                .map(|s| (s.hook.name(), s.installed, s.chained, &s.path));
             let rows: Vec<Vec<String>> = status
                 .iter()
-                .map(|s| {
-                    let state = match (s.installed, s.chained) {
+                .map(|s| (s.hook.file_name(), s.installed, s.chained, &s.path))
+                .chain(agent_rows)
+                .map(|(name, installed, chained, path)| {
+                    let state = match (installed, chained) {
                         (true, true) => "installed (chained with your hook)",
                         (true, false) => "installed",
                         (false, _) => "not installed",
                     };
                     vec![
-                        s.hook.file_name().to_owned(),
+                        name.to_owned(),
                         state.to_owned(),
-                        s.path.display().to_string(),
+                        path.display().to_string(),
                     ]
                 })
                 .collect();
@@ -122,6 +188,19 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
             Ok(())
         }
     }
+}
+
+/// The work tree the agent works in (the one of the current directory) and its own git dir.
+fn work_tree(ctx: &Ctx) -> Result<(std::path::PathBuf, std::path::PathBuf)> {
+    let workdir = ctx.repo.workdir().ok_or_else(|| {
+        Error::Usage("agent hooks go into a work tree, and this repository has none".into())
+    })?;
+    Ok((workdir.to_owned(), ctx.repo.git_dir()))
+}
+
+fn agents_install(ctx: &Ctx, agent: Agent) -> Result<std::path::PathBuf> {
+    let (workdir, git_dir) = work_tree(ctx)?;
+    Ok(agent_hooks::install(&workdir, &git_dir, agent)?)
 }
 
 fn run_hook(ctx: &Ctx, hook: &str, args: &[String]) -> Result<()> {
@@ -152,8 +231,8 @@ fn run_hook(ctx: &Ctx, hook: &str, args: &[String]) -> Result<()> {
             if !ids.is_empty() {
                 let synced = push_metadata(&ctx.repo, remote, &ids)?;
                 output::note(format!(
-                    "git-fabro: pushed the metadata of {} run(s) to {}",
-                    ids.len(),
+                    "git-fabro: pushed the metadata of {} to {}",
+                    output::counted(ids.len(), "run", "runs"),
                     synced.remote
                 ));
             }
@@ -173,8 +252,8 @@ fn run_hook(ctx: &Ctx, hook: &str, args: &[String]) -> Result<()> {
             let links = relink(&ctx.repo, &pairs, &ctx.base_config()?)?;
             if !links.is_empty() {
                 output::note(format!(
-                    "git-fabro: re-linked {} checkpoint(s) to rewritten commits",
-                    links.len()
+                    "git-fabro: re-linked {} to rewritten commits",
+                    output::counted(links.len(), "checkpoint", "checkpoints")
                 ));
             }
             Ok(())

@@ -1,7 +1,7 @@
 use anyhow::Result;
 
 use super::run_arg::RunArgs;
-use super::{Ctx, output};
+use super::{Ctx, colour, output, pager};
 use crate::run::RunState;
 use crate::run::timeline::{Entry, timeline_with};
 
@@ -17,15 +17,29 @@ pub struct Args {
     /// Also list the snapshots taken between checkpoints
     #[arg(long)]
     all: bool,
+    /// Colour the statuses: always, never or auto (default: color.ui, else auto)
+    #[arg(
+        long,
+        value_name = "WHEN",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "always"
+    )]
+    color: Option<colour::When>,
     /// Print a JSON array
     #[arg(long)]
     json: bool,
 }
 
+/// Snapshot reasons longer than this are cut in the table (`log --json` has them whole).
+const REASON_WIDTH: usize = 50;
+
 pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     let id = args.run.id(ctx)?;
     let state = RunState::load(&ctx.repo, &id)?;
     let entries = timeline_with(&ctx.repo, &state, args.all)?;
+    output::set_stdout_colour(colour::decide(&ctx.repo, args.color, "color.ui"));
+    let _pager = pager::start(&ctx.repo);
     if args.json {
         output::json(&entries)
     } else {
@@ -48,7 +62,7 @@ pub fn print(ctx: &Ctx, entries: &[Entry], run: &str) -> Result<()> {
         .iter()
         .map(|e| {
             let (ordinal, stage) = match &e.snapshot {
-                Some(reason) => ("-".to_owned(), format!("snapshot: {reason}")),
+                Some(reason) => ("-".to_owned(), format!("snapshot: {}", cut(reason))),
                 None => (
                     format!("@{}", e.ordinal),
                     format!("{}@{}", e.node_id, e.visit),
@@ -65,10 +79,7 @@ pub fn print(ctx: &Ctx, entries: &[Entry], run: &str) -> Result<()> {
                 } else {
                     crate::format::short_sha(&e.meta_commit).to_owned()
                 },
-                e.timestamp
-                    .replace('T', " ")
-                    .trim_end_matches(".000Z")
-                    .to_owned(),
+                output::local_time(&e.timestamp),
             ];
             if mixed {
                 row.insert(1, ctx.short(&e.run_id).to_owned());
@@ -77,4 +88,13 @@ pub fn print(ctx: &Ctx, entries: &[Entry], run: &str) -> Result<()> {
         })
         .collect();
     output::table(&header, &rows, Some(if mixed { 3 } else { 2 }))
+}
+
+/// `reason` cut to `REASON_WIDTH` characters, ending with `...` when cut.
+fn cut(reason: &str) -> String {
+    if reason.chars().count() <= REASON_WIDTH {
+        return reason.to_owned();
+    }
+    let kept: String = reason.chars().take(REASON_WIDTH - 3).collect();
+    format!("{}...", kept.trim_end())
 }

@@ -3,8 +3,10 @@
 //! renders the result. Shared plumbing (opening the repository, finding a run's worktree and
 //! directory, output) lives here and in `output.rs`.
 
+mod agent_hook;
 mod archive;
 mod checkpoint;
+mod colour;
 mod complete;
 mod completions;
 mod diff;
@@ -16,11 +18,13 @@ mod fork;
 mod fsck;
 mod gc;
 pub mod generate;
+mod help;
 mod hooks;
 mod land;
 mod log;
 mod open_run;
 pub mod output;
+mod pager;
 mod path;
 mod prepare;
 mod ps;
@@ -69,6 +73,10 @@ pub struct Cli {
     #[arg(short, long, global = true)]
     pub quiet: bool,
 
+    /// Do not send the output of log, diff and show through a pager
+    #[arg(short = 'P', long, global = true)]
+    pub no_pager: bool,
+
     #[command(subcommand)]
     pub command: Command,
 }
@@ -108,11 +116,20 @@ pub enum Command {
 
 /// The clap definition, the one source of help, man pages and completions.
 pub fn command() -> clap::Command {
-    Cli::command()
+    help::with_groups(Cli::command())
+}
+
+/// The command line, parsed against [`command`] (so that `--help` shows the groups).
+pub fn try_parse() -> Result<Cli, clap::Error> {
+    use clap::FromArgMatches;
+    Cli::from_arg_matches(&command().try_get_matches()?)
 }
 
 pub fn run(cli: Cli) -> Result<()> {
     output::set_quiet(cli.quiet);
+    if cli.no_pager {
+        pager::disable();
+    }
     // As git does for `-C`: every relative path after it (--workflow, --config, --attach,
     // --run-dir, snapshot's paths) is relative to DIR, because DIR becomes the current one.
     if let Some(dir) = &cli.directory {
@@ -142,7 +159,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Fsck(args) => fsck::run(&ctx()?, args),
         Command::Push(args) => push::run(&ctx()?, args),
         Command::Fetch(args) => fetch::run(&ctx()?, args),
-        Command::Hooks(args) => hooks::run(&ctx()?, args),
+        Command::Hooks(args) => hooks::run(ctx, args),
         // A workflow is checked or simulated from its file alone: no repository is opened.
         Command::Validate(args) => validate::run(args),
         Command::Run(args) => run::run(args),

@@ -43,7 +43,7 @@ pub fn table(header: &[&str], rows: &[Vec<String>], status_column: Option<usize>
     // One write for the whole table rather than one per line: a long timeline is thousands.
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let header: Vec<String> = header.iter().map(|h| (*h).to_owned()).collect();
-    let colour = colour_on(&std::io::stdout());
+    let colour = stdout_colour();
     for (r, row) in std::iter::once(&header).chain(&rows).enumerate() {
         let mut text = String::new();
         for (i, cell) in row.iter().enumerate() {
@@ -70,6 +70,22 @@ pub const BOLD: Style = Style::new().bold();
 pub const RED: Style = AnsiColor::Red.on_default();
 pub const GREEN: Style = AnsiColor::Green.on_default();
 pub const YELLOW: Style = AnsiColor::Yellow.on_default();
+
+/// 0: decide from the terminal; 1: colour; 2: none (a command's `--color`, decided before a
+/// pager takes stdout away from the terminal).
+static STDOUT_COLOUR: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+
+/// Fixes whether tables on stdout are coloured, whatever stdout turns out to be.
+pub fn set_stdout_colour(colour: bool) {
+    STDOUT_COLOUR.store(if colour { 1 } else { 2 }, Ordering::Relaxed);
+}
+
+fn stdout_colour() -> bool {
+    match STDOUT_COLOUR.load(Ordering::Relaxed) {
+        0 => colour_on(&std::io::stdout()),
+        fixed => fixed == 1,
+    }
+}
 
 /// Colour as git decides it: on a terminal whose `TERM` can show it, never with `NO_COLOR`
 /// (and `CLICOLOR`/`CLICOLOR_FORCE` as the convention says).
@@ -212,4 +228,21 @@ pub fn escape(text: &str) -> std::borrow::Cow<'_, str> {
         }
     }
     std::borrow::Cow::Owned(shown)
+}
+
+/// `n` and the noun, singular for one: `1 run`, `2 runs`, `0 runs`.
+pub fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// A UTC RFC 3339 time as `git log --date=iso` shows one: local time with its offset
+/// (`2026-11-21 06:49:12 +0100`). Text that is not such a time is shown as it is.
+pub fn local_time(rfc3339: &str) -> String {
+    match rfc3339.parse::<jiff::Timestamp>() {
+        Ok(time) => time
+            .to_zoned(jiff::tz::TimeZone::system())
+            .strftime("%Y-%m-%d %H:%M:%S %z")
+            .to_string(),
+        Err(_) => rfc3339.to_owned(),
+    }
 }

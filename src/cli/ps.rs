@@ -100,10 +100,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
                 ctx.short(&r.run_id).to_owned(),
                 shown_status(r.status, process),
                 r.completed.to_string(),
-                r.start_time
-                    .get(..16)
-                    .unwrap_or(&r.start_time)
-                    .replace('T', " "),
+                output::local_time(&r.start_time),
                 r.workflow_name.clone().unwrap_or_else(|| "-".into()),
                 r.goal.clone().unwrap_or_default(),
             ]

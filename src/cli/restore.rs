@@ -136,10 +136,7 @@ fn print_list(ctx: &Ctx, run: &str, points: &[RecoveryPoint]) -> Result<()> {
         .map(|p| {
             vec![
                 crate::format::short_sha(&p.commit).to_owned(),
-                p.time
-                    .replace('T', " ")
-                    .trim_end_matches(".000Z")
-                    .to_owned(),
+                output::local_time(&p.time),
                 output::escape(p.command.as_deref().unwrap_or(&p.subject)).into_owned(),
             ]
         })

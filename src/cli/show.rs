@@ -49,6 +49,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     if let Some(name) = &args.file {
         return print_file(ctx, &detail, name);
     }
+    let _pager = super::pager::start(&ctx.repo);
     if args.json {
         output::json(&detail)
     } else {
@@ -96,7 +97,7 @@ fn print(detail: &CheckpointDetail) -> Result<()> {
     ))?;
     output::line(format!("run commit   {}", e.run_commit))?;
     output::line(format!("meta commit  {}", e.meta_commit))?;
-    output::line(format!("time         {}", e.timestamp))?;
+    output::line(format!("time         {}", output::local_time(&e.timestamp)))?;
     output::line(format!("completed    {}", e.completed))?;
     if let Some(record) = &detail.record {
         if let Some(next) = &record.next_node_id {

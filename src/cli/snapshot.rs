@@ -107,7 +107,7 @@ fn lexically_normal(path: &Path) -> PathBuf {
 
 /// The path with its directory's symlinks resolved (so that it compares with the canonical work
 /// tree), but its last component kept as named.
-fn physical(path: &Path) -> PathBuf {
+pub(super) fn physical(path: &Path) -> PathBuf {
     match (path.parent(), path.file_name()) {
         (Some(dir), Some(name)) => std::fs::canonicalize(dir)
             .unwrap_or_else(|_| physical(dir))

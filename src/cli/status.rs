@@ -13,6 +13,7 @@ use super::{Ctx, output};
 use crate::error::Error;
 use crate::format::record::StatusKind;
 use crate::format::run_id::RunId;
+use crate::ops::hook_failures::{self, HookFailure};
 use crate::run::RunState;
 use crate::run::timeline::timeline;
 use crate::run::workspace::Workspace;
@@ -84,6 +85,10 @@ pub struct Standing {
     pub unrecorded_changes: Option<bool>,
     pub pid: Option<u32>,
     pub process_alive: bool,
+    /// How many times an agent hook failed (logged in the run directory's
+    /// hook-failures.jsonl), and the latest failure; null when none did.
+    pub hook_failures: usize,
+    pub last_hook_failure: Option<HookFailure>,
 }
 
 #[derive(Debug, Serialize)]
@@ -141,6 +146,10 @@ fn standing(ctx: &Ctx, state: &RunState) -> Result<Standing> {
     };
     let worktree = workspace.as_ref().map(|ws| ws.path.as_path());
     let process = Process::of(ctx, id, worktree);
+    let mut failures = ctx
+        .run_dir(id, worktree)
+        .map(|dir| hook_failures::read(&dir))
+        .unwrap_or_default();
     Ok(Standing {
         run_id: id.to_string(),
         status: state.record.status.kind,
@@ -155,6 +164,8 @@ fn standing(ctx: &Ctx, state: &RunState) -> Result<Standing> {
         unrecorded_changes,
         pid: process.pid,
         process_alive: process.alive,
+        hook_failures: failures.len(),
+        last_hook_failure: failures.pop(),
     })
 }
 
@@ -213,7 +224,7 @@ fn print_one(ctx: &Ctx, s: &Standing) -> Result<()> {
                 "{} ({}) at {}",
                 label(last),
                 last.status,
-                last.timestamp.replace('T', " ").trim_end_matches(".000Z")
+                output::local_time(&last.timestamp)
             ),
         )?,
         None => field("last", "no checkpoint yet")?,
@@ -236,7 +247,25 @@ fn print_one(ctx: &Ctx, s: &Standing) -> Result<()> {
             (Some(pid), false) => format!("{pid}, gone without finishing the run (run.pid)"),
             (None, _) => "none".into(),
         },
-    )
+    )?;
+
+    if let Some(last) = &s.last_hook_failure {
+        let times = match s.hook_failures {
+            1 => "failed once".to_owned(),
+            n => format!("failed {n} times"),
+        };
+        field(
+            "hooks",
+            &format!(
+                "{times}; last at {} ({} {}): {}",
+                output::local_time(&last.time),
+                last.agent,
+                last.hook,
+                last.message
+            ),
+        )?;
+    }
+    Ok(())
 }
 
 fn process(s: &Standing) -> Process {

@@ -3,6 +3,7 @@
 //! timestamps, and the files of a run directory. Plain types and their encodings; nothing here
 //! reads a repository.
 
+pub mod agent_settings;
 pub mod fabro;
 pub mod message;
 pub mod node;

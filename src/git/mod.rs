@@ -81,6 +81,11 @@ impl Repo {
         self.repo.workdir()
     }
 
+    /// The git dir of this work tree alone (`.git/worktrees/<name>` for a linked worktree).
+    pub fn git_dir(&self) -> PathBuf {
+        absolute(self.repo.git_dir())
+    }
+
     /// The git dir shared by the main worktree and all linked worktrees.
     pub fn common_dir(&self) -> PathBuf {
         absolute(self.repo.common_dir())

@@ -197,7 +197,7 @@ fn split_block(text: &str) -> Option<(&str, &str, &str)> {
 /// Replaces a hook git may run at any moment the way an editor saves a file: the new text goes
 /// to a temporary file beside it, with the hook's mode, and is renamed over it. A full disk or a
 /// kill leaves the old hook or the new one, whole, never a truncated one.
-fn replace_file(path: &Path, text: &str, mode: u32) -> Result<()> {
+pub(crate) fn replace_file(path: &Path, text: &str, mode: u32) -> Result<()> {
     use std::io::Write;
     let name = path
         .file_name()
@@ -215,6 +215,11 @@ fn replace_file(path: &Path, text: &str, mode: u32) -> Result<()> {
         let _ = std::fs::remove_file(&temp);
         Error::io(format!("cannot write {}", path.display()))(err)
     })
+}
+
+/// The permission bits of an existing file, to keep them when it is replaced.
+pub(crate) fn existing_mode(path: &Path) -> Option<u32> {
+    path.exists().then(|| file_mode(path).ok()).flatten()
 }
 
 /// A hook that is a symbolic link points at a file git-fabro did not choose (a shared hook, a

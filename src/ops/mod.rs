@@ -2,16 +2,19 @@
 //! write through `git` and return what they did. No argument parsing, no printing, no
 //! environment reads: the command line (and, later, the workflow engine) call these.
 
+pub mod agent_hooks;
 pub mod branch_guard;
 pub mod checkpoint;
 pub mod finish;
 pub mod fork;
 pub mod fsck;
 pub mod gc;
+pub mod hook_failures;
 pub mod hooks;
 pub mod interrupted_gc;
 pub mod land;
 pub mod lifecycle;
+pub mod ordered_json;
 pub mod relink;
 pub mod restore;
 pub mod resume;

@@ -29,17 +29,32 @@ use crate::run::target::Target;
 pub struct Entry {
     pub ordinal: usize,
     pub run_id: String,
+    /// Empty for a snapshot, which completes no node: null in JSON.
+    #[serde(serialize_with = "empty_as_null")]
     pub node_id: String,
     pub visit: u64,
     pub status: String,
     pub completed: usize,
     pub run_commit: String,
+    /// Empty for a snapshot, which writes no metadata: null in JSON.
+    #[serde(serialize_with = "empty_as_null")]
     pub meta_commit: String,
     pub timestamp: String,
     /// For a snapshot (listed by `log --all`): its reason. Snapshots complete no node, so
     /// their ordinal and visit are 0 and `completed` is the count they were taken at.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub snapshot: Option<String>,
+}
+
+/// An absent value shows as null in JSON, never as "".
+fn empty_as_null<S: serde::Serializer>(
+    text: &str,
+    serializer: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    match text {
+        "" => serializer.serialize_none(),
+        text => serializer.serialize_str(text),
+    }
 }
 
 /// The run's checkpoints, oldest first, inherited ones (of a fork) included.

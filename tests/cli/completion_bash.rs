@@ -145,7 +145,7 @@ fn completion_bash_git_fabro_completes_commands() {
 #[test]
 fn completion_bash_git_fabro_completes_flags_and_values() {
     let Some(git) = git_completion() else { return };
-    let offered = complete(Some(&git), &["git", "fabro", "checkpoint", "--no"]);
+    let offered = complete(Some(&git), &["git", "fabro", "checkpoint", "--nod"]);
     assert_eq!(offered.replies, ["--node"]);
     let offered = complete(Some(&git), &["git", "fabro", "completions", "b"]);
     assert_eq!(offered.replies, ["bash"]);
@@ -173,7 +173,7 @@ fn completion_bash_git_fabro_binary_completes_without_git() {
     let offered = complete(None, &["git-fabro", "star"]);
     assert_eq!(offered.replies, ["start"]);
     // A hyphenated binary's command flags (clap-rs/clap#6421).
-    let offered = complete(None, &["git-fabro", "checkpoint", "--no"]);
+    let offered = complete(None, &["git-fabro", "checkpoint", "--nod"]);
     assert_eq!(offered.replies, ["--node"]);
 }
 

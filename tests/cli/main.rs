@@ -2,6 +2,7 @@
 
 mod common;
 
+mod agent_hooks;
 mod archive;
 mod auto_gc;
 mod branch_guard;
@@ -33,6 +34,7 @@ mod format_contract;
 mod fsck;
 mod gc_finished;
 mod generated;
+mod getting_started;
 mod git_agrees;
 mod held_runs;
 mod hooks;
@@ -44,6 +46,7 @@ mod land;
 mod layers;
 mod log;
 mod messages;
+mod output_like_git;
 mod ps;
 mod ref_locks;
 mod remote_safety;

@@ -108,6 +108,8 @@ fn colour_only_on_a_terminal_and_never_with_no_color() {
         "{:?}",
         coloured.output
     );
+    // Without the pager: less itself may send the terminal control sequences of its own.
+    let args = format!("{args} --no-pager");
     let plain = repo.on_terminal(&repo.path, &args, &[("NO_COLOR", "1")]);
     expect(&plain, &args, 0);
     assert!(!plain.output.contains('\x1b'), "{:?}", plain.output);

@@ -403,5 +403,6 @@ fn quote_prefixed(prefix: &str, path: &[u8], fully: bool) -> Vec<u8> {
     label
 }
 
+mod names;
 #[cfg(test)]
 mod tests;

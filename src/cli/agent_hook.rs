@@ -1,0 +1,240 @@
+//! What the hooks `git fabro hooks install --claude` (or `--codex`, `--gemini`) writes do when
+//! the agent calls them: the JSON the agent sends on stdin names the files a tool is about to
+//! write (a snapshot saves them first) or the session's transcript (attached to the checkpoint
+//! of the turn that ended). A hook never stops the agent: it exits 0, says what went wrong on
+//! stderr and logs it in the run's directory, where `git fabro status` shows it. It prints
+//! nothing on stdout, which some agents read as the hook's answer.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::Result;
+use serde_json::Value;
+
+use super::open_run::OpenRun;
+use super::snapshot::{physical, relative_to_root};
+use super::{Ctx, output};
+use crate::error::{Error, exit};
+use crate::format::node::{NodeId, StageStatus};
+use crate::input;
+use crate::ops::checkpoint::{CheckpointRequest, checkpoint};
+use crate::ops::hook_failures::{self, HookFailure};
+use crate::ops::snapshot::snapshot;
+
+/// The node each turn is recorded as.
+const TURN_NODE: &str = "turn";
+/// How often a turn's checkpoint is tried when another one of the same run wins a race.
+const TRIES: u32 = 5;
+
+/// Runs `agent-turn` or `agent-edit` (`hook`) for the agent named in `args`.
+pub fn run(ctx: impl FnOnce() -> Result<Ctx>, hook: &str, args: &[String]) {
+    let agent = args.first().map_or("agent", String::as_str);
+    let mut text = String::new();
+    if let Err(err) = std::io::stdin().read_to_string(&mut text) {
+        return output::warn(format!(
+            "git-fabro {hook}: cannot read the hook's input: {err}"
+        ));
+    }
+    let input: Value = match serde_json::from_str(&text) {
+        Ok(input) => input,
+        Err(err) => {
+            return output::warn(format!(
+                "git-fabro {hook}: the hook's input is not JSON: {err}"
+            ));
+        }
+    };
+    let opened = ctx().and_then(|ctx| {
+        let run = ctx.open_run(None)?;
+        Ok((ctx, run))
+    });
+    let (ctx, run) = match opened {
+        Ok(opened) => opened,
+        Err(err) => {
+            if matches!(err.downcast_ref::<Error>(), Some(Error::NoCurrentRun)) {
+                output::note(format!("git-fabro {hook}: no run here, nothing recorded"));
+            } else {
+                output::warn(format!("git-fabro {hook}: {err:#}"));
+            }
+            return;
+        }
+    };
+    let problems = match hook {
+        "agent-turn" => turn(&ctx, &run, &input),
+        "agent-edit" => edit(&ctx, &run, &input).map(|()| Vec::new()),
+        other => Err(anyhow::anyhow!(
+            "unknown hook {other:?} (a newer git-fabro wrote it?)"
+        )),
+    }
+    .unwrap_or_else(|err| vec![format!("{err:#}")]);
+    for problem in problems {
+        output::warn(format!("git-fabro {hook}: {problem}"));
+        let failure = HookFailure::now(hook, agent, problem);
+        if let Some(dir) = &run.run_dir
+            && let Err(err) = hook_failures::record(dir, &failure)
+        {
+            output::warn(format!("git-fabro {hook}: {err}"));
+        }
+    }
+}
+
+/// Checkpoints the turn that ended, with the session's transcript attached when the agent
+/// names one. Returns what went wrong without stopping the checkpoint.
+fn turn(ctx: &Ctx, run: &OpenRun, input: &Value) -> Result<Vec<String>> {
+    let mut problems = Vec::new();
+    let mut attachments = Vec::new();
+    if let Some(path) = input["transcript_path"].as_str().filter(|p| !p.is_empty()) {
+        let path = Path::new(path);
+        match input::read_file(path, "the transcript", input::MAX_ATTACHMENT) {
+            Ok(data) => attachments.push((transcript_name(path), data)),
+            Err(err) => problems.push(format!("checkpointed without the transcript: {err}")),
+        }
+    }
+    let context = input["session_id"]
+        .as_str()
+        .map(|id| vec![("agent_session_id".to_owned(), Value::from(id))])
+        .unwrap_or_default();
+    let request = CheckpointRequest {
+        node: NodeId::parse(TURN_NODE)?,
+        status: StageStatus::parse("succeeded")?,
+        next: None,
+        context,
+        attachments,
+        outcome: None,
+        notes: None,
+        failure_reason: None,
+        run_commit: true,
+        diff_patch: false,
+        duration_ms: None,
+        walk: Default::default(),
+    };
+    let mut pause = Duration::from_millis(50);
+    for tried in 1..=TRIES {
+        // After a lost race the run is read afresh: another checkpoint moved it.
+        let fresh;
+        let run = if tried == 1 {
+            run
+        } else {
+            fresh = ctx.open_run(Some(&run.state.id.to_string()))?;
+            &fresh
+        };
+        let done = checkpoint(
+            &ctx.repo,
+            run.workspace()?,
+            &run.state,
+            &run.config,
+            &request,
+            run.run_dir.as_ref(),
+        );
+        match done {
+            Err(err) if err.exit_code() == exit::CONFLICT && tried < TRIES => {
+                std::thread::sleep(pause);
+                pause *= 2;
+            }
+            done => {
+                problems.extend(done?.warnings);
+                break;
+            }
+        }
+    }
+    Ok(problems)
+}
+
+/// `transcript` with the extension of the agent's file (`.jsonl` for Claude Code).
+fn transcript_name(path: &Path) -> String {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some(ext) if ext.chars().all(|c| c.is_ascii_alphanumeric()) => format!("transcript.{ext}"),
+        _ => "transcript".into(),
+    }
+}
+
+/// Snapshots the run's files a tool is about to write. A file that does not exist yet has
+/// nothing to save, and one outside the run's files is not the run's.
+fn edit(ctx: &Ctx, run: &OpenRun, input: &Value) -> Result<()> {
+    let workspace = run.workspace()?;
+    let root = std::fs::canonicalize(&workspace.path)?;
+    let base = input["cwd"]
+        .as_str()
+        .map(PathBuf::from)
+        .map_or_else(std::env::current_dir, Ok)?;
+    let mut paths: Vec<Vec<u8>> = Vec::new();
+    for named in tool_paths(&input["tool_input"]) {
+        let full = base.join(&named);
+        if std::fs::symlink_metadata(&full).is_err() {
+            continue;
+        }
+        if let Ok(rel) = relative_to_root(&root, &base, &[PathBuf::from(named)], physical)
+            && let [rel] = rel.as_slice()
+            && !paths.contains(rel)
+        {
+            paths.push(rel.clone());
+        }
+    }
+    let Some(first) = paths.first() else {
+        return Ok(());
+    };
+    let tool = input["tool_name"].as_str().unwrap_or("a tool");
+    let mut reason = format!("before {tool} {}", String::from_utf8_lossy(first));
+    if paths.len() > 1 {
+        reason.push_str(&format!(" and {} more", paths.len() - 1));
+    }
+    let done = snapshot(
+        &ctx.repo,
+        workspace,
+        &run.state,
+        &run.config,
+        Some(&reason),
+        &paths,
+    )?;
+    for skipped in &done.skipped_files {
+        output::warn(format!(
+            "left out {} ({} bytes, over the size limit)",
+            skipped.path, skipped.size
+        ));
+    }
+    Ok(())
+}
+
+/// The files a tool names: `file_path` (Claude Code's Write, Edit and MultiEdit, Gemini CLI's
+/// write_file and replace), `edits[].file_path`, and the files of a Codex `apply_patch` patch
+/// (`*** Update File: PATH` and its kin, in `command`).
+fn tool_paths(tool_input: &Value) -> Vec<String> {
+    let mut paths: Vec<String> = Vec::new();
+    let mut add = |path: &str| {
+        if !path.is_empty() {
+            paths.push(path.to_owned());
+        }
+    };
+    if let Some(path) = tool_input["file_path"].as_str() {
+        add(path);
+    }
+    for edit in tool_input["edits"].as_array().into_iter().flatten() {
+        if let Some(path) = edit["file_path"].as_str() {
+            add(path);
+        }
+    }
+    if let Some(patch) = tool_input["command"].as_str() {
+        for line in patch.lines() {
+            let named = ["Update File: ", "Delete File: ", "Add File: ", "Move to: "]
+                .iter()
+                .find_map(|marker| line.strip_prefix("*** ")?.strip_prefix(marker));
+            if let Some(path) = named {
+                add(path.trim());
+            }
+        }
+    }
+    paths
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_come_from_every_agents_tool_input() {
+        let claude = serde_json::json!({"file_path": "/w/a.rs", "edits": [{"old_string": "x"}]});
+        assert_eq!(tool_paths(&claude), ["/w/a.rs"]);
+        let codex = serde_json::json!({"command": "*** Begin Patch\n*** Update File: src/a.rs\n@@\n-x\n+y\n*** Add File: b.txt\n+hi\n*** End Patch\n"});
+        assert_eq!(tool_paths(&codex), ["src/a.rs", "b.txt"]);
+    }
+}
