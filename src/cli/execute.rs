@@ -1,13 +1,14 @@
 //! Running a started run through the engine, for `run` and `resume`: holds run.pid while the
 //! engine works, draws one line per stage on stderr, and ends with the summary (`--json`) and
-//! the exit code of the run's status (0 succeeded, 1 failed).
+//! the exit code of the run's status (0 succeeded, 1 failed, 4 blocked on a human gate, 130
+//! interrupted by Ctrl-C or SIGTERM).
 
 use std::io::Write;
 
 use anyhow::Result;
 
 use super::{Ctx, ExitWith, output};
-use crate::engine::execute::{Engine, Observer, StageReport};
+use crate::engine::execute::{Directions, Engine, Observer, StageReport, Stop, interrupt};
 use crate::engine::graph::Node;
 use crate::engine::outcome::Status;
 use crate::engine::workflow::Graph;
@@ -53,7 +54,13 @@ fn duration(ms: u64) -> String {
 }
 
 /// Executes run `id` to its end. The caller printed the run id already.
-pub fn execute(ctx: &Ctx, id: &RunId, graph: &Graph, json: bool) -> Result<()> {
+pub fn execute(
+    ctx: &Ctx,
+    id: &RunId,
+    graph: &Graph,
+    json: bool,
+    directions: &Directions,
+) -> Result<()> {
     let run = ctx.open_run(Some(id.as_str()))?;
     let run_dir = run.run_dir.as_ref().ok_or_else(|| {
         Error::Failed(format!(
@@ -61,6 +68,7 @@ pub fn execute(ctx: &Ctx, id: &RunId, graph: &Graph, json: bool) -> Result<()> {
         ))
     })?;
     let hold = run_dir.hold(id)?;
+    interrupt::install()?;
     let mut lines = Lines;
     let mut engine = Engine {
         repo: &ctx.repo,
@@ -69,12 +77,16 @@ pub fn execute(ctx: &Ctx, id: &RunId, graph: &Graph, json: bool) -> Result<()> {
         graph,
         env: std::env::vars_os().collect(),
         observer: &mut lines,
+        directions,
     };
     let executed = engine.execute(id);
     drop(hold);
     let executed = executed?;
     for warning in &executed.warnings {
         output::warn(warning);
+    }
+    if let Some(stop) = &executed.stopped {
+        return stopped(id, stop, json);
     }
     if json {
         output::json(&executed)?;
@@ -97,4 +109,46 @@ pub fn execute(ctx: &Ctx, id: &RunId, graph: &Graph, json: bool) -> Result<()> {
             Err(ExitWith(exit::FAILED).into())
         }
     }
+}
+
+/// Whether a person can answer a human gate here: stdin and stderr are terminals.
+pub fn interactive() -> bool {
+    use std::io::IsTerminal;
+    std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
+}
+
+/// A run that stopped without ending: says why and how it goes on.
+fn stopped(id: &RunId, stop: &Stop, json: bool) -> Result<()> {
+    let (status, code) = match stop {
+        Stop::Blocked(_) => ("blocked", exit::BLOCKED),
+        Stop::Interrupted { .. } => ("paused", exit::INTERRUPTED),
+    };
+    if json {
+        output::json(&serde_json::json!({ "run_id": id.as_str(), "status": status, "stop": stop }))?;
+    }
+    match stop {
+        Stop::Blocked(question) => {
+            let node = &question.node_id;
+            let mut err = std::io::stderr().lock();
+            let _ = writeln!(
+                err,
+                "run {id} is blocked at {node}: {}",
+                output::escape(&question.text)
+            );
+            for line in question.listing() {
+                let _ = writeln!(err, "  {}", output::escape(&line));
+            }
+            let _ = writeln!(
+                err,
+                "{} answer it with `git fabro resume {id} --answer {node}=CHOICE` (a key, number, label or node id)",
+                output::prefix("hint")
+            );
+        }
+        Stop::Interrupted { stage } => {
+            eprintln!(
+                "run {id} interrupted at {stage}, which was not recorded; `git fabro resume {id}` runs it again"
+            );
+        }
+    }
+    Err(ExitWith(code).into())
 }

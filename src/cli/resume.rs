@@ -5,8 +5,10 @@ use anyhow::Result;
 
 use super::run_arg::RunArgs;
 use super::{Ctx, ExitWith, output};
-use crate::engine::workflow;
+use crate::engine::execute::{Directions, check_answers};
+use crate::engine::workflow::{self, Graph};
 use crate::error::Error;
+use crate::format::record::StatusKind;
 use crate::format::run_id::RunId;
 use crate::format::store::RunDir;
 use crate::ops::resume::{ResumeRequest, ResumeState, resume};
@@ -20,6 +22,10 @@ use crate::run::{GRAPH_FILE, RunState};
 /// A run that `git fabro run` started is continued by the engine from its checkpoint's
 /// next node, then finished (exit 0 succeeded, 1 failed); no node whose checkpoint was
 /// recorded runs again. --prepare-only stops after rebuilding and prints the state instead.
+/// A run blocked at a human gate goes on with --answer NODE=CHOICE (or --auto-approve, or an
+/// answer typed on the terminal); without one it blocks again (exit 4). A side-effect node
+/// the engine was running when it died is not run again silently: resume stops (exit 1) until
+/// --rerun NODE or --assume-done NODE says what to do with it.
 ///
 /// Refuses archived and succeeded runs, and runs whose run.pid names a live process. Without a
 /// COMMAND, prints the state an engine continues from as JSON. With one, takes run.pid (of
@@ -45,6 +51,20 @@ pub struct Args {
     /// engine executes
     #[arg(long, conflicts_with = "command")]
     prepare_only: bool,
+    /// Answer the human gate NODE with CHOICE: its key, number, label or target node
+    /// (repeatable)
+    #[arg(long = "answer", value_name = "NODE=CHOICE", value_parser = parse_answer)]
+    answers: Vec<(String, String)>,
+    /// Answer every human gate with its first choice
+    #[arg(long)]
+    auto_approve: bool,
+    /// Run again the side-effect node NODE that was cut short (repeatable)
+    #[arg(long, value_name = "NODE")]
+    rerun: Vec<String>,
+    /// Record the side-effect node NODE that was cut short as succeeded, without running it
+    /// again (repeatable)
+    #[arg(long, value_name = "NODE", conflicts_with = "rerun")]
+    assume_done: Vec<String>,
     /// The command to run in the worktree
     #[arg(last = true, value_name = "COMMAND")]
     command: Vec<String>,
@@ -58,6 +78,28 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         return Err(crate::ops::run_pid::held(&id, pid, false).into());
     }
     let config = ctx.config(&state, existing.as_ref())?;
+    let by_engine = state
+        .record
+        .spec
+        .extra
+        .get("engine")
+        .and_then(|v| v.as_str())
+        == Some(ENGINE);
+    // The engine's directions are checked before anything changes.
+    let engine = if args.command.is_empty() && by_engine && !args.prepare_only {
+        let graph = recorded_graph(&state)?;
+        let directions = Directions {
+            answers: args.answers,
+            auto_approve: args.auto_approve,
+            interactive: super::execute::interactive(),
+            rerun: args.rerun,
+            assume_done: args.assume_done,
+        };
+        check_directions(&graph, &directions)?;
+        Some((graph, directions))
+    } else {
+        None
+    };
     let request = ResumeRequest {
         workflow: args.workflow.as_deref(),
         force: args.force,
@@ -71,15 +113,9 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
             resumed.worktree.display()
         ));
     }
-    let by_engine = state
-        .record
-        .spec
-        .extra
-        .get("engine")
-        .and_then(|v| v.as_str())
-        == Some(ENGINE);
-    if args.command.is_empty() && by_engine && !args.prepare_only {
-        return continue_workflow(ctx, &id, args.json);
+    if let Some((graph, directions)) = engine {
+        let blocked = state.record.status.kind == StatusKind::Blocked;
+        return continue_workflow(ctx, &id, &graph, args.json, &directions, blocked);
     }
     if args.command.is_empty() {
         return output::json(&resumed);
@@ -131,15 +167,52 @@ fn exit_code(status: std::process::ExitStatus) -> u8 {
     status.code().unwrap_or(1) as u8
 }
 
-/// Continues a run the engine executes, under the workflow it recorded.
-fn continue_workflow(ctx: &Ctx, id: &RunId, json: bool) -> Result<()> {
-    let state = RunState::load(&ctx.repo, id)?;
+fn parse_answer(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((node, choice)) if !node.is_empty() => Ok((node.to_owned(), choice.to_owned())),
+        _ => Err(format!("{text:?} is not NODE=CHOICE")),
+    }
+}
+
+/// The workflow a run the engine executes recorded.
+fn recorded_graph(state: &RunState) -> Result<Graph> {
+    let id = &state.id;
     let source =
         state.record.graph_source.as_deref().ok_or_else(|| {
             Error::Failed(format!("run {id} has no recorded workflow to continue"))
         })?;
-    let graph = workflow::parse(source, GRAPH_FILE)
-        .map_err(|err| Error::Failed(format!("run {id}: its recorded workflow: {err}")))?;
+    Ok(workflow::parse(source, GRAPH_FILE)
+        .map_err(|err| Error::Failed(format!("run {id}: its recorded workflow: {err}")))?)
+}
+
+/// Refuses answers and side-effect directions that name nothing in the workflow.
+fn check_directions(graph: &Graph, directions: &Directions) -> Result<()> {
+    check_answers(graph, &directions.answers)?;
+    for node in directions.rerun.iter().chain(&directions.assume_done) {
+        if graph.node(node).is_none() {
+            return Err(Error::Usage(format!("the run's workflow has no node {node:?}")).into());
+        }
+    }
+    Ok(())
+}
+
+/// Continues a run the engine executes, under the workflow it recorded.
+fn continue_workflow(
+    ctx: &Ctx,
+    id: &RunId,
+    graph: &Graph,
+    json: bool,
+    directions: &Directions,
+    blocked: bool,
+) -> Result<()> {
+    if blocked && let Some(dir) = ctx.run_dir(id, None) {
+        let _ = dir.append_event(&serde_json::json!({
+            "ts": crate::format::time::Timestamp::now().rfc3339(),
+            "run_id": id.as_str(),
+            "event": "run.unblocked",
+            "properties": {},
+        }));
+    }
     output::line(id)?;
-    super::execute::execute(ctx, id, &graph, json)
+    super::execute::execute(ctx, id, graph, json, directions)
 }

@@ -19,8 +19,13 @@ use crate::ops::start::{StartRequest, start};
 /// the workflow in the run's worktree: each node is checkpointed (the start node on the
 /// metadata branch only, as Fabro counts it), edges are chosen by Fabro's rules, and the run is
 /// finished as `finish` does. One line per stage goes to stderr. Exits 0 when the run
-/// succeeded, 1 when it failed. This version runs start, exit, conditional, wait and command
-/// nodes; a workflow with other nodes is refused (exit 2) before the run starts.
+/// succeeded, 1 when it failed. This version runs start, exit, conditional, wait, command and
+/// human nodes; a workflow with other nodes is refused (exit 2) before the run starts.
+///
+/// A human gate takes its answer from --answer, else --auto-approve, else asks on the terminal
+/// (when stdin and stderr are one); with none of them the run blocks there (exit 4) until
+/// `git fabro resume RUN --answer NODE=CHOICE`. Ctrl-C or SIGTERM stops the running node, which
+/// is not recorded, and leaves the run paused for `git fabro resume` (exit 130).
 ///
 /// With --dry-run, walks WORKFLOW from its start node as Fabro's --dry-run does: every handler
 /// simulated (agents answer "[Simulated] ...", commands are skipped, human gates take their first
@@ -39,6 +44,10 @@ pub struct Args {
     /// Answer every human gate with its first choice
     #[arg(long)]
     auto_approve: bool,
+    /// Answer the human gate NODE with CHOICE: its key, number, label or target node
+    /// (repeatable)
+    #[arg(long = "answer", value_name = "NODE=CHOICE", value_parser = parse_input)]
+    answers: Vec<(String, String)>,
     /// The run's goal, instead of the workflow's `goal` attribute
     #[arg(long, value_name = "TEXT")]
     goal: Option<String>,
@@ -148,15 +157,23 @@ fn run_for_real(args: Args) -> Result<()> {
             .collect();
         return Err(Error::Usage(format!(
             "{} has nodes this version of git-fabro cannot run: {}; it runs start, exit, \
-             conditional, wait and command nodes (try `git fabro run --dry-run`); nothing was run",
+             conditional, wait, command and human nodes (try `git fabro run --dry-run`); \
+             nothing was run",
             checked.shown,
             output::escape(&listed.join(", "))
         ))
         .into());
     }
+    execute::check_answers(&checked.graph, &args.answers)?;
     if !args.json {
         workflow_file::print_diagnostics(&checked.diagnostics);
     }
+    let directions = execute::Directions {
+        answers: args.answers,
+        auto_approve: args.auto_approve,
+        interactive: super::execute::interactive(),
+        ..Default::default()
+    };
     let ctx = Ctx::open(true)?;
     let request = StartRequest {
         goal: args.goal,
@@ -173,5 +190,5 @@ fn run_for_real(args: Args) -> Result<()> {
     let started = start(&ctx.repo, &ctx.home, &request)?;
     output::line(&started.run_id)?;
     let id = RunId::parse(&started.run_id)?;
-    super::execute::execute(&ctx, &id, &checked.graph, args.json)
+    super::execute::execute(&ctx, &id, &checked.graph, args.json, &directions)
 }

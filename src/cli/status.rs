@@ -84,6 +84,9 @@ pub struct Standing {
     pub unrecorded_changes: Option<bool>,
     pub pid: Option<u32>,
     pub process_alive: bool,
+    /// What a blocked run waits for: the human gate's question and choices.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub question: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Serialize)]
@@ -155,6 +158,7 @@ fn standing(ctx: &Ctx, state: &RunState) -> Result<Standing> {
         unrecorded_changes,
         pid: process.pid,
         process_alive: process.alive,
+        question: state.record.status.extra.get("question").cloned(),
     })
 }
 
@@ -166,7 +170,11 @@ fn list(ctx: &Ctx, json: bool) -> Result<()> {
     for state in states.iter().rev().filter(|s| {
         matches!(
             s.record.status.kind,
-            StatusKind::Submitted | StatusKind::Running | StatusKind::Dead
+            StatusKind::Submitted
+                | StatusKind::Running
+                | StatusKind::Blocked
+                | StatusKind::Paused
+                | StatusKind::Dead
         )
     }) {
         standings.push(standing(ctx, state)?);
@@ -219,6 +227,15 @@ fn print_one(ctx: &Ctx, s: &Standing) -> Result<()> {
         None => field("last", "no checkpoint yet")?,
     }
     field("next", s.next_node_id.as_deref().unwrap_or("-"))?;
+    if let Some(question) = &s.question {
+        let node = question["node_id"].as_str().unwrap_or("-");
+        let text = question["text"].as_str().unwrap_or("");
+        field("waiting", &format!("{node}: {text}"))?;
+        field(
+            "answer",
+            &format!("git fabro resume {} --answer {node}=CHOICE", s.run_id),
+        )?;
+    }
     match &s.worktree {
         Some(path) => field("worktree", &format!("{path} ({})", changes(s)))?,
         None => field(

@@ -179,7 +179,8 @@ fn wait(mut child: Child, timeout: Duration) -> std::io::Result<Ending> {
         if let Some(status) = child.try_wait()? {
             return Ok(Ending::Exited(status.code()));
         }
-        if Instant::now() >= deadline {
+        // Ctrl-C stops the script as a timeout does; the engine then records nothing of it.
+        if Instant::now() >= deadline || super::interrupt::requested() {
             break;
         }
         std::thread::sleep(poll_interval(deadline));

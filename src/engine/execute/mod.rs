@@ -8,11 +8,19 @@
 //! at the exit. A resumed run continues from its checkpoint's `next_node_id`; no node whose
 //! checkpoint was recorded runs again.
 //!
-//! This version runs start, exit, conditional, wait and command nodes; [`unsupported`] names
-//! the others so that a run is refused before it starts.
+//! This version runs start, exit, conditional, wait, command and human nodes; [`unsupported`]
+//! names the others so that a run is refused before it starts. A run may also stop without
+//! ending ([`Stop`]): blocked on a human gate, or interrupted by Ctrl-C.
 
 pub mod command;
 mod failure;
+mod human;
+pub mod interrupt;
+mod side_effect;
+mod stop;
+
+pub use human::{Question, check_answers};
+pub use stop::Stop;
 
 use command::Ran;
 
@@ -41,7 +49,7 @@ use crate::run::RunState;
 use crate::run::workspace::Workspace;
 
 /// The handlers this version runs.
-pub const SUPPORTED: &[&str] = &["start", "exit", "conditional", "wait", "command"];
+pub const SUPPORTED: &[&str] = &["start", "exit", "conditional", "wait", "command", "human"];
 
 /// The nodes this version cannot run, with their handler, in the workflow's order.
 pub fn unsupported(graph: &Graph) -> Vec<(String, String)> {
@@ -83,6 +91,25 @@ pub struct Executed {
     pub failure: Option<String>,
     #[serde(skip)]
     pub warnings: Vec<String>,
+    /// Set when the run stopped before its end (blocked or interrupted) and stays resumable;
+    /// `status` and `failure` then say nothing.
+    #[serde(skip)]
+    pub stopped: Option<Stop>,
+}
+
+/// What the command line tells the engine beyond the workflow.
+#[derive(Debug, Default)]
+pub struct Directions {
+    /// `--answer NODE=CHOICE`, in the order given (the last for a node wins).
+    pub answers: Vec<(String, String)>,
+    /// `--auto-approve`: every human gate takes its first choice.
+    pub auto_approve: bool,
+    /// stdin and stderr are terminals: a gate without an answer asks there.
+    pub interactive: bool,
+    /// `--rerun NODE`: run an interrupted side-effect node again.
+    pub rerun: Vec<String>,
+    /// `--assume-done NODE`: record an interrupted side-effect node as succeeded.
+    pub assume_done: Vec<String>,
 }
 
 /// What the engine works with; the command line resolves it all.
@@ -94,6 +121,7 @@ pub struct Engine<'a> {
     /// The process environment, unfiltered: scripts get it without secrets.
     pub env: Vec<(OsString, OsString)>,
     pub observer: &'a mut dyn Observer,
+    pub directions: &'a Directions,
 }
 
 /// Where the walk is: what a checkpoint records and a resume rebuilds.
@@ -103,6 +131,10 @@ struct Walk {
     recorded: BTreeMap<String, Value>,
     visits: BTreeMap<String, u64>,
     statuses: BTreeMap<String, Status>,
+    /// Set when the walk stopped before the run's end; the stage it names is not recorded.
+    stop: Option<Stop>,
+    /// Side-effect stages to record as succeeded without running them (`--assume-done`).
+    assumed: Vec<String>,
 }
 
 impl Engine<'_> {
@@ -119,8 +151,23 @@ impl Engine<'_> {
             Some(checkpoint) => self.resumed(checkpoint)?,
             None => self.fresh(&state)?,
         };
+        if previous.is_some() {
+            walk.assumed = self.recover_intents(id)?;
+        }
         let mut stages = Vec::new();
         let ending = self.walk(id, &workspace, &mut walk, current, &mut stages)?;
+        if let Some(stop) = walk.stop.take() {
+            self.record_stop(id, &stop)?;
+            return Ok(Executed {
+                run_id: id.to_string(),
+                status: Status::Failed,
+                stages,
+                duration_ms: 0,
+                failure: None,
+                warnings: Vec::new(),
+                stopped: Some(stop),
+            });
+        }
         let (status, failure) = match ending {
             Ok(()) => (Status::Succeeded, None),
             Err(reason) => (Status::Failed, Some(reason)),
@@ -150,6 +197,7 @@ impl Engine<'_> {
             duration_ms: finished.duration_ms,
             failure,
             warnings: finished.warnings,
+            stopped: None,
         })
     }
 
@@ -177,6 +225,8 @@ impl Engine<'_> {
             recorded: BTreeMap::new(),
             visits: BTreeMap::new(),
             statuses: BTreeMap::new(),
+            stop: None,
+            assumed: Vec::new(),
         };
         Ok((walk, start.id.clone()))
     }
@@ -204,6 +254,8 @@ impl Engine<'_> {
             recorded: checkpoint.context_values.clone(),
             visits: checkpoint.node_visits.clone(),
             statuses,
+            stop: None,
+            assumed: Vec::new(),
         };
         Ok((walk, next))
     }
@@ -261,23 +313,54 @@ impl Engine<'_> {
                     )));
                 }
             }
+            let stage_id = format!("{}@{visit}", node.id);
+            if interrupt::requested() {
+                walk.stop = Some(Stop::Interrupted { stage: stage_id });
+                return Ok(Ok(()));
+            }
             walk.visits.insert(node.id.clone(), visit);
             walk.context.insert("current_node".into(), json!(node.id));
             walk.context
                 .insert("internal.node_visit_count".into(), json!(visit));
 
             self.observer.stage_started(node, visit);
-            let stage_id = format!("{}@{visit}", node.id);
             self.event(id, "stage.started", node, &stage_id, json!({
                 "index": walk.visits.values().sum::<u64>(), "handler_type": graph::handler(node),
                 "attempt": 1, "max_attempts": 1,
             }));
             let clock = Instant::now();
+            let assumed = walk.assumed.iter().position(|s| *s == stage_id);
+            let side_effect = side_effect::is_side_effect(node);
+            if side_effect && assumed.is_none() {
+                self.write_intent(id, node, visit)?;
+            }
+            let ran = match assumed {
+                Some(at) => {
+                    walk.assumed.remove(at);
+                    let notes = format!("Assumed done (--assume-done): {stage_id} was not run again");
+                    Ran { outcome: Outcome::succeeded(notes), exit_code: None, files: Vec::new() }
+                }
+                None if graph::handler(node) == "human" => match self.gate(id, node, &stage_id) {
+                    human::Gate::Answered(outcome) => {
+                        Ran { outcome, exit_code: None, files: Vec::new() }
+                    }
+                    human::Gate::Stopped(stop) => {
+                        walk.stop = Some(stop);
+                        return Ok(Ok(()));
+                    }
+                },
+                None => self.run_handler(id, workspace, node, visit),
+            };
+            // A node that Ctrl-C cut short is not recorded: it runs again on resume.
+            if interrupt::requested() {
+                walk.stop = Some(Stop::Interrupted { stage: stage_id });
+                return Ok(Ok(()));
+            }
             let Ran {
                 outcome,
                 exit_code,
                 files,
-            } = self.run_handler(id, workspace, node, visit);
+            } = ran;
             let duration_ms = u64::try_from(clock.elapsed().as_millis()).unwrap_or(u64::MAX);
 
             let failure = outcome
@@ -363,6 +446,9 @@ impl Engine<'_> {
                 Some(self.run_dir),
             )?;
             crate::failpoint::reach(&format!("engine:checkpointed:{stage_id}"));
+            if side_effect {
+                self.resolve_intent(id, &node.id, visit)?;
+            }
             if request.run_commit {
                 self.event(
                     id,
@@ -409,7 +495,7 @@ impl Engine<'_> {
                     .get("duration")
                     .and_then(|d| d.as_duration())
                     .unwrap_or(Duration::ZERO);
-                std::thread::sleep(wait);
+                interrupt::sleep(wait);
                 Outcome::succeeded(format!("Waited {}ms", wait.as_millis()))
             }
             "command" => {
@@ -454,6 +540,16 @@ impl Engine<'_> {
             .collect();
         env.extend(ours.into_iter().map(|(k, v)| (OsString::from(k), v)));
         env
+    }
+
+    /// Appends one of Fabro's run events (no node) to `progress.jsonl`.
+    fn run_event(&self, id: &RunId, name: &str, properties: Value) {
+        let _ = self.run_dir.append_event(&json!({
+            "ts": Timestamp::now().rfc3339(),
+            "run_id": id.as_str(),
+            "event": name,
+            "properties": properties,
+        }));
     }
 
     /// Appends one of Fabro's events to `progress.jsonl`; a failure to do so loses only the

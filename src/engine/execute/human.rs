@@ -1,0 +1,314 @@
+//! Human gates (hexagon nodes): a question whose choices are the node's outgoing edges, in
+//! their declared order, each with Fabro's accelerator key (`[A] Approve`, `A) Approve`,
+//! `A - Approve`, else the first character). The answer comes from `--answer NODE=CHOICE`,
+//! else `--auto-approve` (the first choice), else a person at the terminal; with none of
+//! them the run blocks on the question, and `git fabro resume RUN --answer NODE=CHOICE` goes
+//! on from the gate. A chosen edge becomes Fabro's outcome: preferred label, suggested next
+//! node and the `human.gate.*` context keys.
+
+use std::io::{BufRead, Write};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use super::{Engine, Stop, interrupt};
+use crate::engine::dry_run::accelerator_key;
+use crate::engine::graph::{Graph, Node};
+use crate::engine::outcome::Outcome;
+use crate::engine::routing::normalize_label;
+use crate::error::{Error, Result};
+use crate::format::run_id::RunId;
+use crate::format::time::Timestamp;
+
+/// One choice of a gate: an outgoing edge.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Choice {
+    pub key: String,
+    pub label: String,
+    /// The node the edge leads to.
+    pub target: String,
+}
+
+/// What a blocked run waits for, as `status.question` of its run.json records it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Question {
+    pub node_id: String,
+    pub text: String,
+    pub choices: Vec<Choice>,
+    /// The node a free-text answer goes to (the gate's `freeform=true` edge).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub freeform_target: Option<String>,
+    pub asked_at: String,
+}
+
+impl Question {
+    pub fn of(graph: &Graph, node: &Node) -> Question {
+        let mut choices = Vec::new();
+        let mut freeform_target = None;
+        for edge in graph.outgoing(&node.id) {
+            if edge.freeform() {
+                freeform_target = Some(edge.to.clone());
+                continue;
+            }
+            let label = edge.label().filter(|l| !l.is_empty()).unwrap_or(&edge.to);
+            choices.push(Choice {
+                key: accelerator_key(label),
+                label: label.to_string(),
+                target: edge.to.clone(),
+            });
+        }
+        Question {
+            node_id: node.id.clone(),
+            text: node.label().to_string(),
+            choices,
+            freeform_target,
+            asked_at: Timestamp::now().rfc3339(),
+        }
+    }
+
+    /// The choice `answer` names: its key (without case), its 1-based number, its label
+    /// (without case, with or without its accelerator) or its target node id.
+    pub fn choice(&self, answer: &str) -> Option<&Choice> {
+        let answer = answer.trim();
+        let by_number = answer
+            .parse::<usize>()
+            .ok()
+            .and_then(|n| n.checked_sub(1))
+            .and_then(|i| self.choices.get(i));
+        self.choices
+            .iter()
+            .find(|c| c.key.eq_ignore_ascii_case(answer))
+            .or(by_number)
+            .or_else(|| {
+                let answer = normalize_label(answer);
+                self.choices
+                    .iter()
+                    .find(|c| normalize_label(&c.label) == answer)
+            })
+            .or_else(|| self.choices.iter().find(|c| c.target == answer))
+    }
+
+    /// The outcome of `answer`: a choice, else free text when the gate takes it.
+    pub fn answered(&self, answer: &str) -> Option<Outcome> {
+        if let Some(choice) = self.choice(answer) {
+            let mut outcome = Outcome::succeeded(format!("Selected: {}", choice.label));
+            outcome.preferred_label = Some(choice.label.clone());
+            outcome.suggested_next_ids = vec![choice.target.clone()];
+            let updates = &mut outcome.context_updates;
+            updates.insert("human.gate.selected".into(), json!(choice.key));
+            updates.insert("human.gate.label".into(), json!(choice.label));
+            return Some(outcome);
+        }
+        let target = self.freeform_target.as_ref()?;
+        let text = answer.trim();
+        if text.is_empty() {
+            return None;
+        }
+        let mut outcome = Outcome::succeeded(format!("Answered: {text}"));
+        outcome.suggested_next_ids = vec![target.clone()];
+        let updates = &mut outcome.context_updates;
+        updates.insert("human.gate.selected".into(), json!("freeform"));
+        updates.insert("human.gate.label".into(), json!(text));
+        updates.insert("human.gate.text".into(), json!(text));
+        Some(outcome)
+    }
+
+    /// `--auto-approve`: the first choice, else the free-text edge, as Fabro does.
+    fn first(&self) -> Option<Outcome> {
+        if let Some(choice) = self.choices.first() {
+            return self.answered(&choice.key);
+        }
+        let target = self.freeform_target.as_ref()?;
+        let mut outcome = Outcome::succeeded("Auto-approved".into());
+        outcome.suggested_next_ids = vec![target.clone()];
+        let updates = &mut outcome.context_updates;
+        updates.insert("human.gate.selected".into(), json!("freeform"));
+        updates.insert("human.gate.label".into(), json!("auto-approved"));
+        Some(outcome)
+    }
+
+    /// The choices as people read them: `[1] A - Approve` (for `[A] Approve`).
+    pub fn listing(&self) -> Vec<String> {
+        let mut lines: Vec<String> = self
+            .choices
+            .iter()
+            .enumerate()
+            .map(|(i, c)| format!("[{}] {} - {}", i + 1, c.key, without_key(&c.label, &c.key)))
+            .collect();
+        if self.freeform_target.is_some() {
+            lines.push("or type an answer of your own".into());
+        }
+        lines
+    }
+}
+
+/// Refuses (before anything is written) an `--answer` for a node that is not a human gate of
+/// `graph`, or whose choice names nothing there.
+pub fn check_answers(graph: &Graph, answers: &[(String, String)]) -> Result<()> {
+    for (node_id, answer) in answers {
+        let node = graph
+            .node(node_id)
+            .filter(|n| crate::engine::graph::handler(n) == "human")
+            .ok_or_else(|| {
+                Error::Usage(format!(
+                    "--answer {node_id}={answer}: the workflow has no human gate {node_id:?}"
+                ))
+            })?;
+        let question = Question::of(graph, node);
+        if question.answered(answer).is_none() {
+            let keys: Vec<&str> = question.choices.iter().map(|c| c.key.as_str()).collect();
+            return Err(Error::Usage(format!(
+                "--answer {node_id}={answer}: no choice of {node_id} matches; its keys are {}",
+                keys.join(", ")
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// How a gate ended.
+pub enum Gate {
+    Answered(Outcome),
+    Stopped(Stop),
+}
+
+impl Engine<'_> {
+    /// Asks the gate's question of whoever can answer it.
+    pub(super) fn gate(&mut self, id: &RunId, node: &Node, stage_id: &str) -> Gate {
+        let question = Question::of(self.graph, node);
+        let options: Vec<_> = question
+            .choices
+            .iter()
+            .map(|c| json!({ "key": c.key, "label": c.label }))
+            .collect();
+        self.event(id, "interview.started", node, stage_id, json!({
+            "question": question.text, "stage": node.id, "options": options,
+            "allow_freeform": question.freeform_target.is_some(),
+            "question_type": if question.choices.is_empty() { "freeform" } else { "multiple_choice" },
+        }));
+        let clock = Instant::now();
+        let given = self
+            .directions
+            .answers
+            .iter()
+            .rev()
+            .find(|(id, _)| *id == node.id)
+            .map(|(_, answer)| answer.clone());
+        let answer = match given {
+            Some(answer) => question.answered(&answer).map(|o| (answer, o)),
+            None if self.directions.auto_approve => question.first().map(|o| (String::new(), o)),
+            None if self.directions.interactive => match ask_on_terminal(&question) {
+                Asked::Answer(text, outcome) => Some((text, outcome)),
+                Asked::Nothing => {
+                    self.event(id, "interview.interrupted", node, stage_id, json!({
+                        "question": question.text, "stage": node.id, "reason": "interrupted",
+                        "duration_ms": elapsed_ms(clock),
+                    }));
+                    return Gate::Answered(Outcome::failed(
+                        "human interaction interrupted before an answer was provided",
+                    ));
+                }
+                Asked::Interrupted => {
+                    return Gate::Stopped(Stop::Interrupted {
+                        stage: stage_id.to_string(),
+                    });
+                }
+            },
+            None => {
+                self.run_event(id, "run.blocked", json!({ "blocked_reason": "human_input_required" }));
+                return Gate::Stopped(Stop::Blocked(question));
+            }
+        };
+        let Some((text, outcome)) = answer else {
+            return Gate::Answered(Outcome::failed("No outgoing edges for human gate"));
+        };
+        let text = match text.is_empty() {
+            true => outcome.preferred_label.clone().unwrap_or_default(),
+            false => text,
+        };
+        self.event(id, "interview.completed", node, stage_id, json!({
+            "question": question.text, "answer": text, "duration_ms": elapsed_ms(clock),
+        }));
+        Gate::Answered(outcome)
+    }
+}
+
+enum Asked {
+    Answer(String, Outcome),
+    /// An empty line or the end of input: Fabro's "interrupted" interview.
+    Nothing,
+    /// Ctrl-C.
+    Interrupted,
+}
+
+/// The question on stderr, the answer from stdin; an answer that names no choice is asked
+/// again. stdin is read on a thread of its own, so that Ctrl-C stops the wait.
+fn ask_on_terminal(question: &Question) -> Asked {
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "? {}", question.text);
+    for line in question.listing() {
+        let _ = writeln!(err, "  {line}");
+    }
+    drop(err);
+    let (send, lines) = mpsc::channel();
+    std::thread::spawn(move || {
+        let stdin = std::io::stdin();
+        let mut line = String::new();
+        loop {
+            line.clear();
+            let read = stdin.lock().read_line(&mut line);
+            let text = match read {
+                Ok(0) | Err(_) => None,
+                Ok(_) => Some(line.trim().to_string()),
+            };
+            let last = text.is_none();
+            if send.send(text).is_err() || last {
+                return;
+            }
+        }
+    });
+    loop {
+        eprint!("Select: ");
+        let answer = loop {
+            if interrupt::requested() {
+                eprintln!();
+                return Asked::Interrupted;
+            }
+            match lines.recv_timeout(Duration::from_millis(50)) {
+                Ok(answer) => break answer,
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => break None,
+            }
+        };
+        let Some(text) = answer.filter(|t| !t.is_empty()) else {
+            return Asked::Nothing;
+        };
+        match question.answered(&text) {
+            Some(outcome) => return Asked::Answer(text, outcome),
+            None => eprintln!(
+                "  no choice matches {text:?}: answer with a key, a number, a label or a node id"
+            ),
+        }
+    }
+}
+
+/// The label without its accelerator (`[A] Approve`, `A) Approve`, `A - Approve`).
+fn without_key<'l>(label: &'l str, key: &str) -> &'l str {
+    let label = label.trim();
+    let rest = label
+        .strip_prefix('[')
+        .and_then(|r| r.strip_prefix(key))
+        .and_then(|r| r.strip_prefix(']'))
+        .or_else(|| label.strip_prefix(key).and_then(|r| r.strip_prefix(')')))
+        .or_else(|| label.strip_prefix(key).and_then(|r| r.strip_prefix(" - ")));
+    match rest.map(str::trim_start) {
+        Some(rest) if !rest.is_empty() => rest,
+        _ => label,
+    }
+}
+
+fn elapsed_ms(clock: Instant) -> u64 {
+    u64::try_from(clock.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
