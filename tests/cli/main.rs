@@ -15,6 +15,8 @@ mod conventions;
 mod crash;
 mod diff;
 mod dry_run;
+mod engine_human;
+mod engine_interrupt;
 mod engine_run;
 mod errors;
 mod escapes;
