@@ -128,7 +128,7 @@ fn stopped(id: &RunId, stop: &Stop, json: bool) -> Result<()> {
     }
     match stop {
         Stop::Blocked(question) => {
-            let node = &question.node_id;
+            let node = &question.stage;
             let mut err = std::io::stderr().lock();
             let _ = writeln!(
                 err,

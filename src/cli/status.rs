@@ -158,7 +158,11 @@ fn standing(ctx: &Ctx, state: &RunState) -> Result<Standing> {
         unrecorded_changes,
         pid: process.pid,
         process_alive: process.alive,
-        question: state.record.status.extra.get("question").cloned(),
+        question: state
+            .record
+            .extra
+            .get(crate::ops::lifecycle::PENDING_INTERVIEWS)
+            .and_then(|p| p.as_object()?.values().next()?.get("question").cloned()),
     })
 }
 
@@ -228,7 +232,7 @@ fn print_one(ctx: &Ctx, s: &Standing) -> Result<()> {
     }
     field("next", s.next_node_id.as_deref().unwrap_or("-"))?;
     if let Some(question) = &s.question {
-        let node = question["node_id"].as_str().unwrap_or("-");
+        let node = question["stage"].as_str().unwrap_or("-");
         let text = question["text"].as_str().unwrap_or("");
         field("waiting", &format!("{node}: {text}"))?;
         field(

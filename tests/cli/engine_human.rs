@@ -105,15 +105,23 @@ fn a_gate_nobody_answers_blocks_the_run_and_resume_answer_goes_on() {
     let status = &record["status"];
     assert_eq!(status["kind"], "blocked");
     assert_eq!(status["blocked_reason"], "human_input_required");
-    assert_eq!(status["question"]["node_id"], "approve");
-    assert_eq!(status["question"]["text"], "Ship it?");
-    let keys: Vec<&str> = status["question"]["choices"]
+    // The question, where Fabro's projection keeps it: `pending_interviews` by question id.
+    let pending = record["pending_interviews"].as_object().expect("pending_interviews");
+    assert_eq!(pending.len(), 1);
+    let (question_id, interview) = pending.iter().next().unwrap();
+    let question = &interview["question"];
+    assert_eq!(&question["id"], question_id);
+    assert_eq!(question["stage"], "approve");
+    assert_eq!(question["text"], "Ship it?");
+    assert_eq!(question["question_type"], "multiple_choice");
+    assert!(interview["started_at"].is_string());
+    let options: Vec<(&str, &str)> = question["options"]
         .as_array()
-        .expect("choices")
+        .expect("options")
         .iter()
-        .map(|c| c["key"].as_str().unwrap())
+        .map(|c| (c["key"].as_str().unwrap(), c["target"].as_str().unwrap()))
         .collect();
-    assert_eq!(keys, ["A", "R"]);
+    assert_eq!(options, [("A", "ship"), ("R", "revise")]);
     // The gate is not recorded: the last checkpoint is build's, and it points at the gate.
     assert_eq!(record["checkpoint"]["current_node"], "build");
     assert_eq!(record["checkpoint"]["next_node_id"], "approve");
@@ -124,7 +132,7 @@ fn a_gate_nobody_answers_blocks_the_run_and_resume_answer_goes_on() {
     let standing: Value =
         serde_json::from_str(&repo.ok(&["status", &id, "--json"])).expect("status --json");
     assert_eq!(standing["status"], "blocked");
-    assert_eq!(standing["question"]["node_id"], "approve");
+    assert_eq!(standing["question"]["stage"], "approve");
     let listed = repo.ok(&["status"]);
     assert!(listed.contains(&id[..8]), "status lists blocked runs: {listed}");
 
@@ -143,6 +151,7 @@ fn a_gate_nobody_answers_blocks_the_run_and_resume_answer_goes_on() {
     );
     let record = run_json(&repo, &id);
     assert_eq!(record["status"]["kind"], "succeeded");
+    assert!(record.get("pending_interviews").is_none());
     let checkpoint = &record["checkpoint"];
     assert_eq!(checkpoint["context_values"]["human.gate.selected"], "R");
     assert_eq!(checkpoint["context_values"]["human.gate.label"], "[R] Revise");

@@ -20,7 +20,6 @@ use crate::engine::outcome::Outcome;
 use crate::engine::routing::normalize_label;
 use crate::error::{Error, Result};
 use crate::format::run_id::RunId;
-use crate::format::time::Timestamp;
 
 /// One choice of a gate: an outgoing edge.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -31,16 +30,22 @@ pub struct Choice {
     pub target: String,
 }
 
-/// What a blocked run waits for, as `status.question` of its run.json records it.
+/// A gate's question, in the shape of Fabro's `InterviewQuestionRecord` (which a blocked
+/// run's `pending_interviews` holds), with git-fabro's `target` in each option and
+/// `freeform_target` beside them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Question {
-    pub node_id: String,
+    pub id: String,
     pub text: String,
-    pub choices: Vec<Choice>,
+    /// The gate's node id.
+    pub stage: String,
+    /// `multiple_choice`, or `freeform` when the gate has only a free-text edge.
+    pub question_type: String,
+    pub options: Vec<Choice>,
+    pub allow_freeform: bool,
     /// The node a free-text answer goes to (the gate's `freeform=true` edge).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub freeform_target: Option<String>,
-    pub asked_at: String,
 }
 
 impl Question {
@@ -60,11 +65,13 @@ impl Question {
             });
         }
         Question {
-            node_id: node.id.clone(),
+            id: ulid::Ulid::generate().to_string(),
             text: node.label().to_string(),
-            choices,
+            stage: node.id.clone(),
+            question_type: if choices.is_empty() { "freeform" } else { "multiple_choice" }.into(),
+            options: choices,
+            allow_freeform: freeform_target.is_some(),
             freeform_target,
-            asked_at: Timestamp::now().rfc3339(),
         }
     }
 
@@ -76,18 +83,18 @@ impl Question {
             .parse::<usize>()
             .ok()
             .and_then(|n| n.checked_sub(1))
-            .and_then(|i| self.choices.get(i));
-        self.choices
+            .and_then(|i| self.options.get(i));
+        self.options
             .iter()
             .find(|c| c.key.eq_ignore_ascii_case(answer))
             .or(by_number)
             .or_else(|| {
                 let answer = normalize_label(answer);
-                self.choices
+                self.options
                     .iter()
                     .find(|c| normalize_label(&c.label) == answer)
             })
-            .or_else(|| self.choices.iter().find(|c| c.target == answer))
+            .or_else(|| self.options.iter().find(|c| c.target == answer))
     }
 
     /// The outcome of `answer`: a choice, else free text when the gate takes it.
@@ -117,7 +124,7 @@ impl Question {
 
     /// `--auto-approve`: the first choice, else the free-text edge, as Fabro does.
     fn first(&self) -> Option<Outcome> {
-        if let Some(choice) = self.choices.first() {
+        if let Some(choice) = self.options.first() {
             return self.answered(&choice.key);
         }
         let target = self.freeform_target.as_ref()?;
@@ -132,7 +139,7 @@ impl Question {
     /// The choices as people read them: `[1] A - Approve` (for `[A] Approve`).
     pub fn listing(&self) -> Vec<String> {
         let mut lines: Vec<String> = self
-            .choices
+            .options
             .iter()
             .enumerate()
             .map(|(i, c)| format!("[{}] {} - {}", i + 1, c.key, without_key(&c.label, &c.key)))
@@ -158,7 +165,7 @@ pub fn check_answers(graph: &Graph, answers: &[(String, String)]) -> Result<()> 
             })?;
         let question = Question::of(graph, node);
         if question.answered(answer).is_none() {
-            let keys: Vec<&str> = question.choices.iter().map(|c| c.key.as_str()).collect();
+            let keys: Vec<&str> = question.options.iter().map(|c| c.key.as_str()).collect();
             return Err(Error::Usage(format!(
                 "--answer {node_id}={answer}: no choice of {node_id} matches; its keys are {}",
                 keys.join(", ")
@@ -179,14 +186,14 @@ impl Engine<'_> {
     pub(super) fn gate(&mut self, id: &RunId, node: &Node, stage_id: &str) -> Gate {
         let question = Question::of(self.graph, node);
         let options: Vec<_> = question
-            .choices
+            .options
             .iter()
             .map(|c| json!({ "key": c.key, "label": c.label }))
             .collect();
         self.event(id, "interview.started", node, stage_id, json!({
-            "question": question.text, "stage": node.id, "options": options,
-            "allow_freeform": question.freeform_target.is_some(),
-            "question_type": if question.choices.is_empty() { "freeform" } else { "multiple_choice" },
+            "question_id": question.id, "question": question.text, "stage": node.id,
+            "options": options, "allow_freeform": question.allow_freeform,
+            "question_type": question.question_type,
         }));
         let clock = Instant::now();
         let given = self

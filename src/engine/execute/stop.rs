@@ -4,7 +4,8 @@
 //! from that node (`reopen` makes the run running again).
 //!
 //! - blocked: `{"kind": "blocked", "blocked_reason": "human_input_required"}`, and the
-//!   question under git-fabro's `question` key;
+//!   question in Fabro's `pending_interviews` (`{<question id>: {question, started_at}}`),
+//!   which `reopen` clears when the run goes on;
 //! - interrupted: Fabro's `{"kind": "paused", "prior_block": null}` (a run Fabro's operator
 //!   paused goes on when resumed, as this one does), with git-fabro's `interrupted_at` naming
 //!   the stage that was cut short. Fabro's `failed`/`cancelled` would say the run ended.
@@ -17,8 +18,9 @@ use super::human::Question;
 use crate::error::Result;
 use crate::format::record::{Status, StatusKind};
 use crate::format::run_id::RunId;
+use crate::format::time::Timestamp;
 use crate::ops::checkpoint::live;
-use crate::ops::lifecycle::commit_record;
+use crate::ops::lifecycle::{PENDING_INTERVIEWS, commit_record};
 use crate::run::RunState;
 
 /// Why the walk stopped early.
@@ -40,10 +42,11 @@ impl Engine<'_> {
                 status
                     .extra
                     .insert("blocked_reason".into(), json!("human_input_required"));
-                status
-                    .extra
-                    .insert("question".into(), serde_json::to_value(question).unwrap_or(Value::Null));
-                (status, format!("block run at {}", question.node_id))
+                let pending = json!({ &question.id: {
+                    "question": question, "started_at": Timestamp::now().rfc3339(),
+                }});
+                record.extra.insert(PENDING_INTERVIEWS.into(), pending);
+                (status, format!("block run at {}", question.stage))
             }
             Stop::Interrupted { stage } => {
                 let mut status = Status::new(StatusKind::Paused);
