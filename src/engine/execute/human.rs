@@ -319,3 +319,90 @@ fn without_key<'l>(label: &'l str, key: &str) -> &'l str {
 fn elapsed_ms(clock: Instant) -> u64 {
     u64::try_from(clock.elapsed().as_millis()).unwrap_or(u64::MAX)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Question, check_answers, without_key};
+    use crate::engine::workflow::parse;
+
+    const GATE: &str = r#"digraph G {
+  start [shape=Mdiamond]; exit [shape=Msquare]
+  ask [shape=hexagon, label="Go?"]
+  start -> ask
+  ask -> yes [label="[Y] Yes please"]
+  ask -> no [label="N) No"]
+  ask -> later
+  ask -> other [freeform=true]
+  yes -> exit; no -> exit; later -> exit; other -> exit
+}"#;
+
+    fn question() -> Question {
+        let graph = parse(GATE, "g.fabro").expect("parses");
+        Question::of(&graph, graph.node("ask").expect("ask"))
+    }
+
+    #[test]
+    fn options_follow_the_edges_with_their_keys() {
+        let q = question();
+        let options: Vec<(&str, &str, &str)> = q
+            .options
+            .iter()
+            .map(|c| (c.key.as_str(), c.label.as_str(), c.target.as_str()))
+            .collect();
+        assert_eq!(
+            options,
+            [
+                ("Y", "[Y] Yes please", "yes"),
+                ("N", "N) No", "no"),
+                ("l", "later", "later")
+            ]
+        );
+        assert_eq!(q.freeform_target.as_deref(), Some("other"));
+        assert_eq!(q.stage, "ask");
+        assert_eq!(q.text, "Go?");
+    }
+
+    #[test]
+    fn an_answer_names_a_key_number_label_or_target() {
+        let q = question();
+        let target = |answer: &str| q.choice(answer).map(|c| c.target.as_str());
+        assert_eq!(target("y"), Some("yes"));
+        assert_eq!(target("2"), Some("no"));
+        assert_eq!(target("yes please"), Some("yes"));
+        assert_eq!(target("N) No"), Some("no"));
+        assert_eq!(target("later"), Some("later"));
+        assert_eq!(target("4"), None);
+        assert_eq!(target("0"), None);
+    }
+
+    #[test]
+    fn an_answer_becomes_fabros_outcome() {
+        let q = question();
+        let chosen = q.answered("n").expect("a choice");
+        assert_eq!(chosen.preferred_label.as_deref(), Some("N) No"));
+        assert_eq!(chosen.suggested_next_ids, ["no"]);
+        assert_eq!(chosen.context_updates["human.gate.selected"], "N");
+        let free = q.answered("ship it tomorrow").expect("free text");
+        assert_eq!(free.suggested_next_ids, ["other"]);
+        assert_eq!(free.context_updates["human.gate.selected"], "freeform");
+        assert_eq!(free.context_updates["human.gate.text"], "ship it tomorrow");
+        assert!(q.answered("  ").is_none());
+    }
+
+    #[test]
+    fn answers_are_checked_against_the_workflow() {
+        let graph = parse(GATE, "g.fabro").expect("parses");
+        let answer = |node: &str, choice: &str| vec![(node.to_string(), choice.to_string())];
+        assert!(check_answers(&graph, &answer("ask", "Y")).is_ok());
+        assert!(check_answers(&graph, &answer("yes", "Y")).is_err());
+        assert!(check_answers(&graph, &answer("missing", "Y")).is_err());
+    }
+
+    #[test]
+    fn listings_drop_the_accelerator_from_the_label() {
+        assert_eq!(without_key("[Y] Yes please", "Y"), "Yes please");
+        assert_eq!(without_key("N) No", "N"), "No");
+        assert_eq!(without_key("A - Approve", "A"), "Approve");
+        assert_eq!(without_key("later", "l"), "later");
+    }
+}
