@@ -1222,7 +1222,7 @@ _git__fabro() {
             fi
             case "${prev}" in
                 --status)
-                    COMPREPLY=($(compgen -W "submitted running succeeded failed dead archived" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "submitted running blocked paused succeeded failed dead archived" -- "${cur}"))
                     return 0
                     ;;
                 --label)
@@ -1281,7 +1281,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__resume)
-            opts="-C -q -h --run --workflow --force --json --prepare-only --quiet --help"
+            opts="-C -q -h --run --workflow --force --json --prepare-only --answer --auto-approve --rerun --assume-done --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1292,6 +1292,18 @@ _git__fabro() {
                     return 0
                     ;;
                 --workflow)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --answer)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rerun)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --assume-done)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1329,12 +1341,16 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__run)
-            opts="-C -q -h --dry-run --auto-approve --goal --input --label --base --in-place --config --json --quiet --help"
+            opts="-C -q -h --dry-run --auto-approve --answer --goal --input --label --base --in-place --config --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --answer)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --goal)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -124,7 +124,9 @@ fn stopped(id: &RunId, stop: &Stop, json: bool) -> Result<()> {
         Stop::Interrupted { .. } => ("paused", exit::INTERRUPTED),
     };
     if json {
-        output::json(&serde_json::json!({ "run_id": id.as_str(), "status": status, "stop": stop }))?;
+        output::json(
+            &serde_json::json!({ "run_id": id.as_str(), "status": status, "stop": stop }),
+        )?;
     }
     match stop {
         Stop::Blocked(question) => {

@@ -99,14 +99,19 @@ fn a_gate_nobody_answers_blocks_the_run_and_resume_answer_goes_on() {
         stderr.contains(&format!("git fabro resume {id} --answer approve=CHOICE")),
         "{stderr}"
     );
-    assert!(stderr.contains("A - Approve") && stderr.contains("R - Revise"), "{stderr}");
+    assert!(
+        stderr.contains("A - Approve") && stderr.contains("R - Revise"),
+        "{stderr}"
+    );
 
     let record = run_json(&repo, &id);
     let status = &record["status"];
     assert_eq!(status["kind"], "blocked");
     assert_eq!(status["blocked_reason"], "human_input_required");
     // The question, where Fabro's projection keeps it: `pending_interviews` by question id.
-    let pending = record["pending_interviews"].as_object().expect("pending_interviews");
+    let pending = record["pending_interviews"]
+        .as_object()
+        .expect("pending_interviews");
     assert_eq!(pending.len(), 1);
     let (question_id, interview) = pending.iter().next().unwrap();
     let question = &interview["question"];
@@ -134,7 +139,10 @@ fn a_gate_nobody_answers_blocks_the_run_and_resume_answer_goes_on() {
     assert_eq!(standing["status"], "blocked");
     assert_eq!(standing["question"]["stage"], "approve");
     let listed = repo.ok(&["status"]);
-    assert!(listed.contains(&id[..8]), "status lists blocked runs: {listed}");
+    assert!(
+        listed.contains(&id[..8]),
+        "status lists blocked runs: {listed}"
+    );
 
     // Asked again without an answer, it blocks again; then the answer takes the edge.
     let (_, again, _) = fabro(&repo, &["resume", &id], None);
@@ -143,7 +151,11 @@ fn a_gate_nobody_answers_blocks_the_run_and_resume_answer_goes_on() {
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(
         committed_nodes(&repo, &id),
-        ["build (succeeded)", "approve (succeeded)", "revise (succeeded)"]
+        [
+            "build (succeeded)",
+            "approve (succeeded)",
+            "revise (succeeded)"
+        ]
     );
     assert_eq!(
         repo.git(&["show", &format!("fabro/run/{id}:out.txt")]),
@@ -154,7 +166,10 @@ fn a_gate_nobody_answers_blocks_the_run_and_resume_answer_goes_on() {
     assert!(record.get("pending_interviews").is_none());
     let checkpoint = &record["checkpoint"];
     assert_eq!(checkpoint["context_values"]["human.gate.selected"], "R");
-    assert_eq!(checkpoint["context_values"]["human.gate.label"], "[R] Revise");
+    assert_eq!(
+        checkpoint["context_values"]["human.gate.label"],
+        "[R] Revise"
+    );
     assert_eq!(
         checkpoint["node_outcomes"]["approve"]["preferred_label"],
         "[R] Revise"
@@ -201,7 +216,11 @@ fn auto_approve_takes_the_first_choice() {
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(
         committed_nodes(&repo, &id),
-        ["build (succeeded)", "approve (succeeded)", "ship (succeeded)"]
+        [
+            "build (succeeded)",
+            "approve (succeeded)",
+            "ship (succeeded)"
+        ]
     );
     let record = run_json(&repo, &id);
     assert_eq!(
@@ -266,7 +285,11 @@ fn a_person_at_the_terminal_answers_the_gate() {
     assert_eq!(code, 0, "{screen}");
     assert!(screen.contains("? Ship it?"), "{screen}");
     assert!(screen.contains("[2] R - Revise"), "{screen}");
-    let id = repo.git(&["for-each-ref", "--format=%(refname:lstrip=4)", "refs/heads/fabro/meta/"]);
+    let id = repo.git(&[
+        "for-each-ref",
+        "--format=%(refname:lstrip=4)",
+        "refs/heads/fabro/meta/",
+    ]);
     let id = id.trim();
     assert_eq!(
         committed_nodes(&repo, id).last().map(String::as_str),
@@ -281,7 +304,11 @@ fn an_empty_answer_at_the_terminal_fails_the_gate_closed() {
     let (code, screen) = on_terminal_typing(&repo, &path, "\n");
     assert_eq!(code, 1, "{screen}");
     assert!(screen.contains("interrupted before an answer"), "{screen}");
-    let id = repo.git(&["for-each-ref", "--format=%(refname:lstrip=4)", "refs/heads/fabro/meta/"]);
+    let id = repo.git(&[
+        "for-each-ref",
+        "--format=%(refname:lstrip=4)",
+        "refs/heads/fabro/meta/",
+    ]);
     let id = id.trim();
     // Fabro's rule: an unanswered gate fails and selects no edge.
     assert_eq!(

@@ -40,12 +40,24 @@ fn slow_workflow(repo: &TestRepo) -> PathBuf {
 fn wait_for(path: &Path) {
     let started = Instant::now();
     while !path.exists() {
-        assert!(started.elapsed() < PATIENCE, "{} never appeared", path.display());
+        assert!(
+            started.elapsed() < PATIENCE,
+            "{} never appeared",
+            path.display()
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     // The script writes the file in one go, but give the write a moment to finish.
-    while std::fs::read_to_string(path).unwrap_or_default().trim().is_empty() {
-        assert!(started.elapsed() < PATIENCE, "{} stayed empty", path.display());
+    while std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .trim()
+        .is_empty()
+    {
+        assert!(
+            started.elapsed() < PATIENCE,
+            "{} stayed empty",
+            path.display()
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
 }
@@ -78,7 +90,11 @@ fn run_json(repo: &TestRepo, id: &str) -> Value {
 }
 
 fn only_run(repo: &TestRepo) -> String {
-    let ids = repo.git(&["for-each-ref", "--format=%(refname:lstrip=4)", "refs/heads/fabro/meta/"]);
+    let ids = repo.git(&[
+        "for-each-ref",
+        "--format=%(refname:lstrip=4)",
+        "refs/heads/fabro/meta/",
+    ]);
     ids.trim().to_owned()
 }
 
@@ -237,7 +253,12 @@ fn a_side_effect_writes_its_intent_first_and_resolves_it_with_its_checkpoint() {
     let out = repo.fabro().arg("run").arg(&path).output().expect("runs");
     assert_eq!(out.status.code(), Some(0));
     let id = only_run(&repo);
-    let subjects = repo.git(&["log", "--reverse", "--format=%s", &format!("fabro/meta/{id}")]);
+    let subjects = repo.git(&[
+        "log",
+        "--reverse",
+        "--format=%s",
+        &format!("fabro/meta/{id}"),
+    ]);
     let order: Vec<&str> = subjects
         .lines()
         .filter(|s| s.contains("deploy@1"))
@@ -250,7 +271,11 @@ fn a_side_effect_writes_its_intent_first_and_resolves_it_with_its_checkpoint() {
             "resolve intent deploy@1"
         ]
     );
-    assert!(!meta_paths(&repo, &id).iter().any(|p| p.starts_with("intents/")));
+    assert!(
+        !meta_paths(&repo, &id)
+            .iter()
+            .any(|p| p.starts_with("intents/"))
+    );
     assert_eq!(deploys(&repo), format!("{id}:deploy@1\n"));
 }
 
@@ -281,9 +306,13 @@ fn killed_during_deploy(repo: &TestRepo) -> String {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("deploy@1"), "{stderr}");
-    assert!(stderr.contains(&format!("--rerun deploy")), "{stderr}");
-    assert!(stderr.contains(&format!("--assume-done deploy")), "{stderr}");
-    assert_eq!(deploys(repo), "", "resume ran the side effect without being told");
+    assert!(stderr.contains("--rerun deploy"), "{stderr}");
+    assert!(stderr.contains("--assume-done deploy"), "{stderr}");
+    assert_eq!(
+        deploys(repo),
+        "",
+        "resume ran the side effect without being told"
+    );
     id
 }
 
@@ -313,7 +342,11 @@ fn assume_done_records_a_side_effect_cut_short_without_running_it() {
         .as_str()
         .unwrap_or("");
     assert!(notes.contains("--assume-done"), "{notes}");
-    assert!(!meta_paths(&repo, &id).iter().any(|p| p.starts_with("intents/")));
+    assert!(
+        !meta_paths(&repo, &id)
+            .iter()
+            .any(|p| p.starts_with("intents/"))
+    );
     assert_fabro_shapes(&repo);
 }
 
@@ -346,5 +379,9 @@ fn rerun_runs_a_side_effect_cut_short_again() {
         committed_nodes(&repo, &id),
         ["deploy (succeeded)", "after (succeeded)"]
     );
-    assert!(!meta_paths(&repo, &id).iter().any(|p| p.starts_with("intents/")));
+    assert!(
+        !meta_paths(&repo, &id)
+            .iter()
+            .any(|p| p.starts_with("intents/"))
+    );
 }

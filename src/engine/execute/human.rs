@@ -68,7 +68,12 @@ impl Question {
             id: ulid::Ulid::generate().to_string(),
             text: node.label().to_string(),
             stage: node.id.clone(),
-            question_type: if choices.is_empty() { "freeform" } else { "multiple_choice" }.into(),
+            question_type: if choices.is_empty() {
+                "freeform"
+            } else {
+                "multiple_choice"
+            }
+            .into(),
             options: choices,
             allow_freeform: freeform_target.is_some(),
             freeform_target,
@@ -190,11 +195,17 @@ impl Engine<'_> {
             .iter()
             .map(|c| json!({ "key": c.key, "label": c.label }))
             .collect();
-        self.event(id, "interview.started", node, stage_id, json!({
-            "question_id": question.id, "question": question.text, "stage": node.id,
-            "options": options, "allow_freeform": question.allow_freeform,
-            "question_type": question.question_type,
-        }));
+        self.event(
+            id,
+            "interview.started",
+            node,
+            stage_id,
+            json!({
+                "question_id": question.id, "question": question.text, "stage": node.id,
+                "options": options, "allow_freeform": question.allow_freeform,
+                "question_type": question.question_type,
+            }),
+        );
         let clock = Instant::now();
         let given = self
             .directions
@@ -206,25 +217,31 @@ impl Engine<'_> {
         let answer = match given {
             Some(answer) => question.answered(&answer).map(|o| (answer, o)),
             None if self.directions.auto_approve => question.first().map(|o| (String::new(), o)),
-            None if self.directions.interactive => match ask_on_terminal(&question) {
-                Asked::Answer(text, outcome) => Some((text, outcome)),
-                Asked::Nothing => {
-                    self.event(id, "interview.interrupted", node, stage_id, json!({
+            None if self.directions.interactive => {
+                match ask_on_terminal(&question) {
+                    Asked::Answer(text, outcome) => Some((text, outcome)),
+                    Asked::Nothing => {
+                        self.event(id, "interview.interrupted", node, stage_id, json!({
                         "question": question.text, "stage": node.id, "reason": "interrupted",
                         "duration_ms": elapsed_ms(clock),
                     }));
-                    return Gate::Answered(Outcome::failed(
-                        "human interaction interrupted before an answer was provided",
-                    ));
+                        return Gate::Answered(Outcome::failed(
+                            "human interaction interrupted before an answer was provided",
+                        ));
+                    }
+                    Asked::Interrupted => {
+                        return Gate::Stopped(Stop::Interrupted {
+                            stage: stage_id.to_string(),
+                        });
+                    }
                 }
-                Asked::Interrupted => {
-                    return Gate::Stopped(Stop::Interrupted {
-                        stage: stage_id.to_string(),
-                    });
-                }
-            },
+            }
             None => {
-                self.run_event(id, "run.blocked", json!({ "blocked_reason": "human_input_required" }));
+                self.run_event(
+                    id,
+                    "run.blocked",
+                    json!({ "blocked_reason": "human_input_required" }),
+                );
                 return Gate::Stopped(Stop::Blocked(question));
             }
         };
@@ -235,9 +252,15 @@ impl Engine<'_> {
             true => outcome.preferred_label.clone().unwrap_or_default(),
             false => text,
         };
-        self.event(id, "interview.completed", node, stage_id, json!({
-            "question": question.text, "answer": text, "duration_ms": elapsed_ms(clock),
-        }));
+        self.event(
+            id,
+            "interview.completed",
+            node,
+            stage_id,
+            json!({
+                "question": question.text, "answer": text, "duration_ms": elapsed_ms(clock),
+            }),
+        );
         Gate::Answered(outcome)
     }
 }

@@ -337,13 +337,20 @@ impl Engine<'_> {
             let ran = match assumed {
                 Some(at) => {
                     walk.assumed.remove(at);
-                    let notes = format!("Assumed done (--assume-done): {stage_id} was not run again");
-                    Ran { outcome: Outcome::succeeded(notes), exit_code: None, files: Vec::new() }
+                    let notes =
+                        format!("Assumed done (--assume-done): {stage_id} was not run again");
+                    Ran {
+                        outcome: Outcome::succeeded(notes),
+                        exit_code: None,
+                        files: Vec::new(),
+                    }
                 }
                 None if graph::handler(node) == "human" => match self.gate(id, node, &stage_id) {
-                    human::Gate::Answered(outcome) => {
-                        Ran { outcome, exit_code: None, files: Vec::new() }
-                    }
+                    human::Gate::Answered(outcome) => Ran {
+                        outcome,
+                        exit_code: None,
+                        files: Vec::new(),
+                    },
                     human::Gate::Stopped(stop) => {
                         walk.stop = Some(stop);
                         return Ok(Ok(()));
