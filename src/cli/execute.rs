@@ -111,12 +111,6 @@ pub fn execute(
     }
 }
 
-/// Whether a person can answer a human gate here: stdin and stderr are terminals.
-pub fn interactive() -> bool {
-    use std::io::IsTerminal;
-    std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
-}
-
 /// A run that stopped without ending: says why and how it goes on.
 fn stopped(id: &RunId, stop: &Stop, json: bool) -> Result<()> {
     let (status, code) = match stop {

@@ -17,6 +17,7 @@ mod fsck;
 mod gc;
 pub mod generate;
 mod hooks;
+mod interview;
 mod land;
 mod log;
 mod open_run;

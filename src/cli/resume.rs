@@ -91,7 +91,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         let directions = Directions {
             answers: args.answers,
             auto_approve: args.auto_approve,
-            interactive: super::execute::interactive(),
+            interviewer: super::interview::terminal(),
             rerun: args.rerun,
             assume_done: args.assume_done,
         };

@@ -171,7 +171,7 @@ fn run_for_real(args: Args) -> Result<()> {
     let directions = execute::Directions {
         answers: args.answers,
         auto_approve: args.auto_approve,
-        interactive: super::execute::interactive(),
+        interviewer: super::interview::terminal(),
         ..Default::default()
     };
     let ctx = Ctx::open(true)?;

@@ -6,14 +6,12 @@
 //! on from the gate. A chosen edge becomes Fabro's outcome: preferred label, suggested next
 //! node and the `human.gate.*` context keys.
 
-use std::io::{BufRead, Write};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::{Engine, Stop, interrupt};
+use super::{Engine, Stop};
 use crate::engine::dry_run::accelerator_key;
 use crate::engine::graph::{Graph, Node};
 use crate::engine::outcome::Outcome;
@@ -217,9 +215,9 @@ impl Engine<'_> {
         let answer = match given {
             Some(answer) => question.answered(&answer).map(|o| (answer, o)),
             None if self.directions.auto_approve => question.first().map(|o| (String::new(), o)),
-            None if self.directions.interactive => {
-                match ask_on_terminal(&question) {
-                    Asked::Answer(text, outcome) => Some((text, outcome)),
+            None if let Some(interviewer) = &self.directions.interviewer => {
+                match interviewer.ask(&question) {
+                    Asked::Answer(text) => question.answered(&text).map(|o| (text, o)),
                     Asked::Nothing => {
                         self.event(id, "interview.interrupted", node, stage_id, json!({
                         "question": question.text, "stage": node.id, "reason": "interrupted",
@@ -265,63 +263,19 @@ impl Engine<'_> {
     }
 }
 
-enum Asked {
-    Answer(String, Outcome),
+/// What a person answered, as an [`Interviewer`] reports it.
+pub enum Asked {
+    /// Text that [`Question::answered`] takes.
+    Answer(String),
     /// An empty line or the end of input: Fabro's "interrupted" interview.
     Nothing,
     /// Ctrl-C.
     Interrupted,
 }
 
-/// The question on stderr, the answer from stdin; an answer that names no choice is asked
-/// again. stdin is read on a thread of its own, so that Ctrl-C stops the wait.
-fn ask_on_terminal(question: &Question) -> Asked {
-    let mut err = std::io::stderr().lock();
-    let _ = writeln!(err, "? {}", question.text);
-    for line in question.listing() {
-        let _ = writeln!(err, "  {line}");
-    }
-    drop(err);
-    let (send, lines) = mpsc::channel();
-    std::thread::spawn(move || {
-        let stdin = std::io::stdin();
-        let mut line = String::new();
-        loop {
-            line.clear();
-            let read = stdin.lock().read_line(&mut line);
-            let text = match read {
-                Ok(0) | Err(_) => None,
-                Ok(_) => Some(line.trim().to_string()),
-            };
-            let last = text.is_none();
-            if send.send(text).is_err() || last {
-                return;
-            }
-        }
-    });
-    loop {
-        eprint!("Select: ");
-        let answer = loop {
-            if interrupt::requested() {
-                eprintln!();
-                return Asked::Interrupted;
-            }
-            match lines.recv_timeout(Duration::from_millis(50)) {
-                Ok(answer) => break answer,
-                Err(mpsc::RecvTimeoutError::Timeout) => {}
-                Err(mpsc::RecvTimeoutError::Disconnected) => break None,
-            }
-        };
-        let Some(text) = answer.filter(|t| !t.is_empty()) else {
-            return Asked::Nothing;
-        };
-        match question.answered(&text) {
-            Some(outcome) => return Asked::Answer(text, outcome),
-            None => eprintln!(
-                "  no choice matches {text:?}: answer with a key, a number, a label or a node id"
-            ),
-        }
-    }
+/// Asks a person (the command line's terminal).
+pub trait Interviewer {
+    fn ask(&self, question: &Question) -> Asked;
 }
 
 /// The label without its accelerator (`[A] Approve`, `A) Approve`, `A - Approve`).

@@ -19,7 +19,7 @@ pub mod interrupt;
 mod side_effect;
 mod stop;
 
-pub use human::{Question, check_answers};
+pub use human::{Asked, Interviewer, Question, check_answers};
 pub use stop::Stop;
 
 use command::Ran;
@@ -98,14 +98,14 @@ pub struct Executed {
 }
 
 /// What the command line tells the engine beyond the workflow.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct Directions {
     /// `--answer NODE=CHOICE`, in the order given (the last for a node wins).
     pub answers: Vec<(String, String)>,
     /// `--auto-approve`: every human gate takes its first choice.
     pub auto_approve: bool,
-    /// stdin and stderr are terminals: a gate without an answer asks there.
-    pub interactive: bool,
+    /// Who a gate without an answer asks (a person at the terminal), if anyone.
+    pub interviewer: Option<Box<dyn Interviewer>>,
     /// `--rerun NODE`: run an interrupted side-effect node again.
     pub rerun: Vec<String>,
     /// `--assume-done NODE`: record an interrupted side-effect node as succeeded.
