@@ -15,10 +15,22 @@ static REQUESTED: OnceLock<Arc<AtomicBool>> = OnceLock::new();
 /// How often a wait looks at the flag.
 const POLL: Duration = Duration::from_millis(50);
 
-/// Routes SIGINT and SIGTERM to the flag for the rest of the process.
+/// Exit code of a second signal, which ends the process at once.
+const SECOND_SIGNAL_EXIT: i32 = 130;
+
+/// Routes SIGINT and SIGTERM to the flag for the rest of the process. A second one, for an
+/// engine that does not stop (a stuck git call), ends the process at once: its refs move by
+/// compare-and-swap after their objects are written, so that leaves nothing half-written.
 pub fn install() -> Result<()> {
     let flag = REQUESTED.get_or_init(|| Arc::new(AtomicBool::new(false)));
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        // Registered first, so it sees the flag as the previous signal left it.
+        signal_hook::flag::register_conditional_shutdown(
+            signal,
+            SECOND_SIGNAL_EXIT,
+            Arc::clone(flag),
+        )
+        .map_err(Error::io("cannot handle Ctrl-C"))?;
         signal_hook::flag::register(signal, Arc::clone(flag))
             .map_err(Error::io("cannot handle Ctrl-C"))?;
     }
