@@ -317,3 +317,17 @@ fn an_empty_answer_at_the_terminal_fails_the_gate_closed() {
     );
     assert_eq!(run_json(&repo, id)["status"]["kind"], "failed");
 }
+
+#[test]
+fn a_blocked_run_finished_by_hand_waits_for_nothing() {
+    let repo = TestRepo::new();
+    let path = gate_workflow(&repo);
+    let (id, code, _) = fabro(&repo, &["run"], Some(&path));
+    assert_eq!(code, 4);
+    assert!(run_json(&repo, &id).get("pending_interviews").is_some());
+    repo.ok(&["finish", &id, "--status", "failed"]);
+    let record = run_json(&repo, &id);
+    assert_eq!(record["status"]["kind"], "failed");
+    assert!(record.get("pending_interviews").is_none());
+    assert_fabro_shapes(&repo);
+}

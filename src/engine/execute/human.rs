@@ -219,10 +219,11 @@ impl Engine<'_> {
                 match interviewer.ask(&question) {
                     Asked::Answer(text) => question.answered(&text).map(|o| (text, o)),
                     Asked::Nothing => {
-                        self.event(id, "interview.interrupted", node, stage_id, json!({
-                        "question": question.text, "stage": node.id, "reason": "interrupted",
-                        "duration_ms": elapsed_ms(clock),
-                    }));
+                        let properties = json!({
+                            "question": question.text, "stage": node.id,
+                            "reason": "interrupted", "duration_ms": elapsed_ms(clock),
+                        });
+                        self.event(id, "interview.interrupted", node, stage_id, properties);
                         return Gate::Answered(Outcome::failed(
                             "human interaction interrupted before an answer was provided",
                         ));
