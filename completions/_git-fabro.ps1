@@ -253,10 +253,14 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             [CompletionResult]::new('--run', '--run', [CompletionResultType]::ParameterName, 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)')
             [CompletionResult]::new('--workflow', '--workflow', [CompletionResultType]::ParameterName, 'Check that this workflow is the one the run was started with')
             [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The command agent and prompt nodes run, instead of the configured one')
+            [CompletionResult]::new('--answer', '--answer', [CompletionResultType]::ParameterName, 'Answer the human gate NODE with CHOICE: its key, number, label or target node (repeatable)')
+            [CompletionResult]::new('--rerun', '--rerun', [CompletionResultType]::ParameterName, 'Run again the side-effect node NODE that was cut short (repeatable)')
+            [CompletionResult]::new('--assume-done', '--assume-done', [CompletionResultType]::ParameterName, 'Record the side-effect node NODE that was cut short as succeeded, without running it again (repeatable)')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Resume under a workflow whose sha256 differs from the recorded one')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON (the state is always printed as JSON without a command)')
             [CompletionResult]::new('--prepare-only', '--prepare-only', [CompletionResultType]::ParameterName, 'Only rebuild the run directory and worktree and print the state, even for a run the engine executes')
+            [CompletionResult]::new('--auto-approve', '--auto-approve', [CompletionResultType]::ParameterName, 'Answer every human gate with its first choice')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
             [CompletionResult]::new('-P', '-P ', [CompletionResultType]::ParameterName, 'Do not send the output of log, diff and show through a pager')
@@ -455,6 +459,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             break
         }
         'git-fabro;run' {
+            [CompletionResult]::new('--answer', '--answer', [CompletionResultType]::ParameterName, 'Answer the human gate NODE with CHOICE: its key, number, label or target node (repeatable)')
             [CompletionResult]::new('--goal', '--goal', [CompletionResultType]::ParameterName, 'The run''s goal, instead of the workflow''s `goal` attribute')
             [CompletionResult]::new('--input', '--input', [CompletionResultType]::ParameterName, 'A workflow input, KEY=VALUE (repeatable)')
             [CompletionResult]::new('--label', '--label', [CompletionResultType]::ParameterName, 'A label recorded in run.json (repeatable)')

@@ -1230,7 +1230,7 @@ _git__fabro() {
             fi
             case "${prev}" in
                 --status)
-                    COMPREPLY=($(compgen -W "submitted running succeeded failed dead archived" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "submitted running blocked paused succeeded failed dead archived" -- "${cur}"))
                     return 0
                     ;;
                 --label)
@@ -1289,7 +1289,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__resume)
-            opts="-C -q -P -h --run --workflow --force --json --prepare-only --agent --quiet --no-pager --help"
+            opts="-C -q -P -h --run --workflow --force --json --prepare-only --agent --answer --auto-approve --rerun --assume-done --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1304,6 +1304,18 @@ _git__fabro() {
                     return 0
                     ;;
                 --agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --answer)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rerun)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --assume-done)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1341,12 +1353,16 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__run)
-            opts="-C -q -P -h --dry-run --auto-approve --goal --input --label --base --in-place --config --agent --json --quiet --no-pager --help"
+            opts="-C -q -P -h --dry-run --auto-approve --answer --goal --input --label --base --in-place --config --agent --json --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --answer)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --goal)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -236,10 +236,14 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --run 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)'
             cand --workflow 'Check that this workflow is the one the run was started with'
             cand --agent 'The command agent and prompt nodes run, instead of the configured one'
+            cand --answer 'Answer the human gate NODE with CHOICE: its key, number, label or target node (repeatable)'
+            cand --rerun 'Run again the side-effect node NODE that was cut short (repeatable)'
+            cand --assume-done 'Record the side-effect node NODE that was cut short as succeeded, without running it again (repeatable)'
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
             cand --force 'Resume under a workflow whose sha256 differs from the recorded one'
             cand --json 'Print JSON (the state is always printed as JSON without a command)'
             cand --prepare-only 'Only rebuild the run directory and worktree and print the state, even for a run the engine executes'
+            cand --auto-approve 'Answer every human gate with its first choice'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand -P 'Do not send the output of log, diff and show through a pager'
@@ -418,6 +422,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'git-fabro;run'= {
+            cand --answer 'Answer the human gate NODE with CHOICE: its key, number, label or target node (repeatable)'
             cand --goal 'The run''s goal, instead of the workflow''s `goal` attribute'
             cand --input 'A workflow input, KEY=VALUE (repeatable)'
             cand --label 'A label recorded in run.json (repeatable)'

@@ -111,6 +111,8 @@ complete -c git-fabro -n "__fish_git_fabro_using_subcommand log" -s P -l no-page
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand log" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand ps" -l status -d 'Only runs with this status (repeatable: any of them)' -r -f -a "submitted\t''
 running\t''
+blocked\t''
+paused\t''
 succeeded\t''
 failed\t''
 dead\t''
@@ -181,10 +183,14 @@ complete -c git-fabro -n "__fish_git_fabro_using_subcommand rewind" -s h -l help
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -l run -d 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -l workflow -d 'Check that this workflow is the one the run was started with' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -l agent -d 'The command agent and prompt nodes run, instead of the configured one' -r
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -l answer -d 'Answer the human gate NODE with CHOICE: its key, number, label or target node (repeatable)' -r
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -l rerun -d 'Run again the side-effect node NODE that was cut short (repeatable)' -r
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -l assume-done -d 'Record the side-effect node NODE that was cut short as succeeded, without running it again (repeatable)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -l force -d 'Resume under a workflow whose sha256 differs from the recorded one'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -l json -d 'Print JSON (the state is always printed as JSON without a command)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -l prepare-only -d 'Only rebuild the run directory and worktree and print the state, even for a run the engine executes'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -l auto-approve -d 'Answer every human gate with its first choice'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -s P -l no-pager -d 'Do not send the output of log, diff and show through a pager'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -281,6 +287,7 @@ complete -c git-fabro -n "__fish_git_fabro_using_subcommand validate" -l json -d
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand validate" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand validate" -s P -l no-pager -d 'Do not send the output of log, diff and show through a pager'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand validate" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand run" -l answer -d 'Answer the human gate NODE with CHOICE: its key, number, label or target node (repeatable)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand run" -l goal -d 'The run\'s goal, instead of the workflow\'s `goal` attribute' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand run" -l input -d 'A workflow input, KEY=VALUE (repeatable)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand run" -l label -d 'A label recorded in run.json (repeatable)' -r

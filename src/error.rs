@@ -8,6 +8,10 @@ pub mod exit {
     pub const FAILED: u8 = 1;
     pub const USAGE: u8 = 2;
     pub const CONFLICT: u8 = 3;
+    /// The run waits for an answer at a human gate; `resume --answer` goes on.
+    pub const BLOCKED: u8 = 4;
+    /// Ctrl-C or SIGTERM stopped the run; `resume` goes on.
+    pub const INTERRUPTED: u8 = 130;
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -1,12 +1,15 @@
 //! Running a started run through the engine, for `run` and `resume`: holds run.pid while the
-//! engine works, shows its stages on stderr (`stage_progress`), and ends with the summary (`--json`) and
-//! the exit code of the run's status (0 succeeded, 1 failed).
+//! engine works, shows its stages on stderr (`stage_progress`), and ends with the summary
+//! (`--json`) and the exit code of the run's status (0 succeeded, 1 failed, 4 blocked on a
+//! human gate, 130 interrupted by Ctrl-C or SIGTERM).
+
+use std::io::Write;
 
 use anyhow::Result;
 
 use super::stage_progress::{StageProgress, duration};
 use super::{Ctx, ExitWith, output};
-use crate::engine::execute::Engine;
+use crate::engine::execute::{Directions, Engine, Stop, interrupt};
 use crate::engine::outcome::Status;
 use crate::engine::workflow::Graph;
 use crate::error::{Error, exit};
@@ -20,6 +23,7 @@ pub fn execute(
     graph: &Graph,
     json: bool,
     agent: Option<&str>,
+    directions: &Directions,
 ) -> Result<()> {
     let run = ctx.open_run(Some(id.as_str()))?;
     let mut config = run.config.clone();
@@ -36,6 +40,7 @@ pub fn execute(
         ))
     })?;
     let hold = run_dir.hold(id)?;
+    interrupt::install()?;
     let mut lines = StageProgress::new();
     let mut engine = Engine {
         repo: &ctx.repo,
@@ -45,6 +50,7 @@ pub fn execute(
         env: std::env::vars_os().collect(),
         observer: &mut lines,
         seed: None,
+        directions,
     };
     let executed = engine.execute(id);
     drop(lines);
@@ -52,6 +58,9 @@ pub fn execute(
     let executed = executed?;
     for warning in &executed.warnings {
         output::warn(warning);
+    }
+    if let Some(stop) = &executed.stopped {
+        return stopped(id, stop, json);
     }
     if json {
         output::json(&executed)?;
@@ -74,4 +83,42 @@ pub fn execute(
             Err(ExitWith(exit::FAILED).into())
         }
     }
+}
+
+/// A run that stopped without ending: says why and how it goes on.
+fn stopped(id: &RunId, stop: &Stop, json: bool) -> Result<()> {
+    let (status, code) = match stop {
+        Stop::Blocked(_) => ("blocked", exit::BLOCKED),
+        Stop::Interrupted { .. } => ("paused", exit::INTERRUPTED),
+    };
+    if json {
+        output::json(
+            &serde_json::json!({ "run_id": id.as_str(), "status": status, "stop": stop }),
+        )?;
+    }
+    match stop {
+        Stop::Blocked(question) => {
+            let node = &question.stage;
+            let mut err = std::io::stderr().lock();
+            let _ = writeln!(
+                err,
+                "run {id} is blocked at {node}: {}",
+                output::escape(&question.text)
+            );
+            for line in question.listing() {
+                let _ = writeln!(err, "  {}", output::escape(&line));
+            }
+            let _ = writeln!(
+                err,
+                "{} answer it with `git fabro resume {id} --answer {node}=CHOICE` (a key, number, label or node id)",
+                output::prefix("hint")
+            );
+        }
+        Stop::Interrupted { stage } => {
+            eprintln!(
+                "run {id} interrupted at {stage}, which was not recorded; `git fabro resume {id}` runs it again"
+            );
+        }
+    }
+    Err(ExitWith(code).into())
 }

@@ -20,6 +20,7 @@ mod gc;
 pub mod generate;
 mod help;
 mod hooks;
+mod interview;
 mod land;
 mod log;
 mod open_run;

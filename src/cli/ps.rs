@@ -21,7 +21,7 @@ pub struct Args {
     #[arg(long)]
     all: bool,
     /// Only runs with this status (repeatable: any of them)
-    #[arg(long = "status", value_name = "STATUS", value_parser = ["submitted", "running", "succeeded", "failed", "dead", "archived"])]
+    #[arg(long = "status", value_name = "STATUS", value_parser = ["submitted", "running", "blocked", "paused", "succeeded", "failed", "dead", "archived"])]
     statuses: Vec<String>,
     /// Only runs started with this label (repeatable: all of them)
     #[arg(long = "label", value_name = "K=V")]

@@ -5,8 +5,11 @@ use anyhow::Result;
 
 use super::run_arg::RunArgs;
 use super::{Ctx, ExitWith, output, workflow_file};
-use crate::engine::{validate, workflow};
+use crate::engine::execute::{Directions, check_answers};
+use crate::engine::validate;
+use crate::engine::workflow::{self, Graph};
 use crate::error::{Error, exit};
+use crate::format::record::StatusKind;
 use crate::format::run_id::RunId;
 use crate::format::store::RunDir;
 use crate::ops::resume::{ResumeRequest, ResumeState, resume};
@@ -20,6 +23,10 @@ use crate::run::{GRAPH_FILE, RunState};
 /// A run that `git fabro run` started is continued by the engine from its checkpoint's
 /// next node, then finished (exit 0 succeeded, 1 failed); no node whose checkpoint was
 /// recorded runs again. --prepare-only stops after rebuilding and prints the state instead.
+/// A run blocked at a human gate goes on with --answer NODE=CHOICE (or --auto-approve, or an
+/// answer typed on the terminal); without one it blocks again (exit 4). A side-effect node
+/// the engine was running when it died is not run again silently: resume stops (exit 1) until
+/// --rerun NODE or --assume-done NODE says what to do with it.
 ///
 /// Refuses archived and succeeded runs, and runs whose run.pid names a live process. Without a
 /// COMMAND, prints the state an engine continues from as JSON. With one, takes run.pid (of
@@ -48,6 +55,20 @@ pub struct Args {
     /// The command agent and prompt nodes run, instead of the configured one
     #[arg(long, value_name = "COMMAND", conflicts_with = "command")]
     agent: Option<String>,
+    /// Answer the human gate NODE with CHOICE: its key, number, label or target node
+    /// (repeatable)
+    #[arg(long = "answer", value_name = "NODE=CHOICE", value_parser = parse_answer)]
+    answers: Vec<(String, String)>,
+    /// Answer every human gate with its first choice
+    #[arg(long)]
+    auto_approve: bool,
+    /// Run again the side-effect node NODE that was cut short (repeatable)
+    #[arg(long, value_name = "NODE")]
+    rerun: Vec<String>,
+    /// Record the side-effect node NODE that was cut short as succeeded, without running it
+    /// again (repeatable)
+    #[arg(long, value_name = "NODE", conflicts_with = "rerun")]
+    assume_done: Vec<String>,
     /// The command to run in the worktree
     #[arg(last = true, value_name = "COMMAND")]
     command: Vec<String>,
@@ -61,6 +82,28 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         return Err(crate::ops::run_pid::held(&id, pid, false).into());
     }
     let config = ctx.config(&state, existing.as_ref())?;
+    let by_engine = state
+        .record
+        .spec
+        .extra
+        .get("engine")
+        .and_then(|v| v.as_str())
+        == Some(ENGINE);
+    // The engine's directions are checked before anything changes.
+    let engine = if args.command.is_empty() && by_engine && !args.prepare_only {
+        let graph = engine_graph(&state, args.workflow.as_deref())?;
+        let directions = Directions {
+            answers: args.answers,
+            auto_approve: args.auto_approve,
+            interviewer: super::interview::terminal(),
+            rerun: args.rerun,
+            assume_done: args.assume_done,
+        };
+        check_directions(&graph, &directions)?;
+        Some((graph, directions))
+    } else {
+        None
+    };
     let request = ResumeRequest {
         workflow: args.workflow.as_deref(),
         force: args.force,
@@ -74,21 +117,10 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
             resumed.worktree.display()
         ));
     }
-    let by_engine = state
-        .record
-        .spec
-        .extra
-        .get("engine")
-        .and_then(|v| v.as_str())
-        == Some(ENGINE);
-    if args.command.is_empty() && by_engine && !args.prepare_only {
-        return continue_workflow(
-            ctx,
-            &id,
-            args.workflow.as_deref(),
-            args.json,
-            args.agent.as_deref(),
-        );
+    if let Some((graph, directions)) = engine {
+        let blocked = state.record.status.kind == StatusKind::Blocked;
+        let agent = args.agent.as_deref();
+        return continue_workflow(ctx, &id, &graph, args.json, agent, &directions, blocked);
     }
     if args.command.is_empty() {
         return output::json(&resumed);
@@ -140,38 +172,67 @@ fn exit_code(status: std::process::ExitStatus) -> u8 {
     status.code().unwrap_or(1) as u8
 }
 
-/// Continues a run the engine executes, under the workflow it recorded or, when `--workflow`
-/// names one (the same, or another with `--force`), under that file: a fixed workflow takes
-/// over from the next node. The run's record keeps the workflow it was started with.
+fn parse_answer(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((node, choice)) if !node.is_empty() => Ok((node.to_owned(), choice.to_owned())),
+        _ => Err(format!("{text:?} is not NODE=CHOICE")),
+    }
+}
+
+/// The workflow a run the engine executes goes on under: the one it recorded or, when
+/// `--workflow` names one (the same, or another with `--force`), that file, so that a fixed
+/// workflow takes over from the next node. The run's record keeps the workflow it started with.
+fn engine_graph(state: &RunState, given: Option<&Path>) -> Result<Graph> {
+    if let Some(path) = given {
+        let checked = workflow_file::check(path).map_err(|e| e.into_error(exit::USAGE))?;
+        if validate::has_errors(&checked.diagnostics) {
+            workflow_file::print_diagnostics(&checked.diagnostics);
+            return Err(Error::Usage(format!(
+                "{} is not a valid workflow; the run was not continued",
+                checked.shown
+            ))
+            .into());
+        }
+        return Ok(checked.graph);
+    }
+    let id = &state.id;
+    let source =
+        state.record.graph_source.as_deref().ok_or_else(|| {
+            Error::Failed(format!("run {id} has no recorded workflow to continue"))
+        })?;
+    Ok(workflow::parse(source, GRAPH_FILE)
+        .map_err(|err| Error::Failed(format!("run {id}: its recorded workflow: {err}")))?)
+}
+
+/// Refuses answers and side-effect directions that name nothing in the workflow.
+fn check_directions(graph: &Graph, directions: &Directions) -> Result<()> {
+    check_answers(graph, &directions.answers)?;
+    for node in directions.rerun.iter().chain(&directions.assume_done) {
+        if graph.node(node).is_none() {
+            return Err(Error::Usage(format!("the run's workflow has no node {node:?}")).into());
+        }
+    }
+    Ok(())
+}
+
+/// Continues a run the engine executes.
 fn continue_workflow(
     ctx: &Ctx,
     id: &RunId,
-    given: Option<&Path>,
+    graph: &Graph,
     json: bool,
     agent: Option<&str>,
+    directions: &Directions,
+    blocked: bool,
 ) -> Result<()> {
-    let graph = match given {
-        Some(path) => {
-            let checked = workflow_file::check(path).map_err(|e| e.into_error(exit::USAGE))?;
-            if validate::has_errors(&checked.diagnostics) {
-                workflow_file::print_diagnostics(&checked.diagnostics);
-                return Err(Error::Usage(format!(
-                    "{} is not a valid workflow; the run was not continued",
-                    checked.shown
-                ))
-                .into());
-            }
-            checked.graph
-        }
-        None => {
-            let state = RunState::load(&ctx.repo, id)?;
-            let source = state.record.graph_source.as_deref().ok_or_else(|| {
-                Error::Failed(format!("run {id} has no recorded workflow to continue"))
-            })?;
-            workflow::parse(source, GRAPH_FILE)
-                .map_err(|err| Error::Failed(format!("run {id}: its recorded workflow: {err}")))?
-        }
-    };
+    if blocked && let Some(dir) = ctx.run_dir(id, None) {
+        let _ = dir.append_event(&serde_json::json!({
+            "ts": crate::format::time::Timestamp::now().rfc3339(),
+            "run_id": id.as_str(),
+            "event": "run.unblocked",
+            "properties": {},
+        }));
+    }
     output::line(id)?;
-    super::execute::execute(ctx, id, &graph, json, agent)
+    super::execute::execute(ctx, id, graph, json, agent, directions)
 }

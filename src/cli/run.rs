@@ -19,12 +19,18 @@ use crate::ops::start::{StartRequest, start};
 /// the workflow in the run's worktree: each node is checkpointed (the start node on the
 /// metadata branch only, as Fabro counts it), edges are chosen by Fabro's rules, and the run is
 /// finished as `finish` does. One line per stage goes to stderr. Exits 0 when the run
-/// succeeded, 1 when it failed. This version runs start, exit, conditional, wait, command,
-/// agent, prompt, parallel, fan-in and manager loop nodes; a workflow with other nodes is refused (exit 2) before the run
-/// starts. Agent and prompt nodes run through the agent command: --agent, else `[agent]
-/// command` in the --config file, else git config `fabro.agentCommand`, else `[agent] command`
-/// in settings.toml; a workflow that needs one and has none is refused (exit 2). Templates
-/// (`{{ goal }}`, `{{ inputs.KEY }}`) are rendered strictly before the run starts.
+/// succeeded, 1 when it failed. Every node type of Fabro runs: start, exit, conditional, wait,
+/// command, agent, prompt, human, parallel, fan-in and manager loop; a node of a type Fabro
+/// does not know runs as an agent, as in Fabro. Agent and prompt
+/// nodes run through the agent command: --agent, else `[agent] command` in the --config file,
+/// else git config `fabro.agentCommand`, else `[agent] command` in settings.toml; a workflow
+/// that needs one and has none is refused (exit 2). Templates (`{{ goal }}`,
+/// `{{ inputs.KEY }}`) are rendered strictly before the run starts.
+///
+/// A human gate takes its answer from --answer, else --auto-approve, else asks on the terminal
+/// (when stdin and stderr are one); with none of them the run blocks there (exit 4) until
+/// `git fabro resume RUN --answer NODE=CHOICE`. Ctrl-C or SIGTERM stops the running node, which
+/// is not recorded, and leaves the run paused for `git fabro resume` (exit 130).
 ///
 /// With --dry-run, walks WORKFLOW from its start node as Fabro's --dry-run does: every handler
 /// simulated (agents answer "[Simulated] ...", commands are skipped, human gates take their first
@@ -43,6 +49,10 @@ pub struct Args {
     /// Answer every human gate with its first choice
     #[arg(long)]
     auto_approve: bool,
+    /// Answer the human gate NODE with CHOICE: its key, number, label or target node
+    /// (repeatable)
+    #[arg(long = "answer", value_name = "NODE=CHOICE", value_parser = parse_input)]
+    answers: Vec<(String, String)>,
     /// The run's goal, instead of the workflow's `goal` attribute
     #[arg(long, value_name = "TEXT")]
     goal: Option<String>,
@@ -148,21 +158,6 @@ fn run_for_real(args: Args) -> Result<()> {
         ))
         .into());
     }
-    let unsupported = execute::unsupported(&checked.graph);
-    if !unsupported.is_empty() {
-        let listed: Vec<String> = unsupported
-            .iter()
-            .map(|(id, handler)| format!("{id} ({handler})"))
-            .collect();
-        return Err(Error::Usage(format!(
-            "{} has nodes this version of git-fabro cannot run: {}; it runs start, exit, \
-             conditional, wait, command, agent, prompt, parallel, fan-in and manager loop nodes (try \
-             `git fabro run --dry-run`); nothing was run",
-            checked.shown,
-            output::escape(&listed.join(", "))
-        ))
-        .into());
-    }
     // Checked now, so that a workflow that cannot run writes nothing.
     let inputs = args.inputs.iter().cloned().collect();
     prepare::render(
@@ -176,9 +171,16 @@ fn run_for_real(args: Args) -> Result<()> {
     let agent =
         prepare::configured_agent(args.agent.as_deref(), repo.as_ref(), args.config.as_deref())?;
     prepare::require_agent(&checked.graph, &checked.shown, agent.as_deref())?;
+    execute::check_answers(&checked.graph, &args.answers)?;
     if !args.json {
         workflow_file::print_diagnostics(&checked.diagnostics);
     }
+    let directions = execute::Directions {
+        answers: args.answers,
+        auto_approve: args.auto_approve,
+        interviewer: super::interview::terminal(),
+        ..Default::default()
+    };
     let ctx = Ctx::open(true)?;
     let request = StartRequest {
         goal: args.goal,
@@ -196,5 +198,12 @@ fn run_for_real(args: Args) -> Result<()> {
     let started = start(&ctx.repo, &ctx.home, &request)?;
     output::line(&started.run_id)?;
     let id = RunId::parse(&started.run_id)?;
-    super::execute::execute(&ctx, &id, &checked.graph, args.json, args.agent.as_deref())
+    super::execute::execute(
+        &ctx,
+        &id,
+        &checked.graph,
+        args.json,
+        args.agent.as_deref(),
+        &directions,
+    )
 }

@@ -89,6 +89,9 @@ pub struct Standing {
     /// hook-failures.jsonl), and the latest failure; null when none did.
     pub hook_failures: usize,
     pub last_hook_failure: Option<HookFailure>,
+    /// What a blocked run waits for: the human gate's question and choices.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub question: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Serialize)]
@@ -166,6 +169,11 @@ fn standing(ctx: &Ctx, state: &RunState) -> Result<Standing> {
         process_alive: process.alive,
         hook_failures: failures.len(),
         last_hook_failure: failures.pop(),
+        question: state
+            .record
+            .extra
+            .get(crate::ops::lifecycle::PENDING_INTERVIEWS)
+            .and_then(|p| p.as_object()?.values().next()?.get("question").cloned()),
     })
 }
 
@@ -177,7 +185,11 @@ fn list(ctx: &Ctx, json: bool) -> Result<()> {
     for state in states.iter().rev().filter(|s| {
         matches!(
             s.record.status.kind,
-            StatusKind::Submitted | StatusKind::Running | StatusKind::Dead
+            StatusKind::Submitted
+                | StatusKind::Running
+                | StatusKind::Blocked
+                | StatusKind::Paused
+                | StatusKind::Dead
         )
     }) {
         standings.push(standing(ctx, state)?);
@@ -230,6 +242,15 @@ fn print_one(ctx: &Ctx, s: &Standing) -> Result<()> {
         None => field("last", "no checkpoint yet")?,
     }
     field("next", s.next_node_id.as_deref().unwrap_or("-"))?;
+    if let Some(question) = &s.question {
+        let node = question["stage"].as_str().unwrap_or("-");
+        let text = question["text"].as_str().unwrap_or("");
+        field("waiting", &format!("{node}: {text}"))?;
+        field(
+            "answer",
+            &format!("git fabro resume {} --answer {node}=CHOICE", s.run_id),
+        )?;
+    }
     match &s.worktree {
         Some(path) => field("worktree", &format!("{path} ({})", changes(s)))?,
         None => field(

@@ -67,7 +67,11 @@ pub fn finish(
         {
             (conclusion.clone(), state.meta_tip)
         }
-        (StatusKind::Running | StatusKind::Submitted, _) => finalize(repo, state, config, request)?,
+        // A run blocked at a human gate or paused by Ctrl-C has not ended either.
+        (
+            StatusKind::Running | StatusKind::Submitted | StatusKind::Blocked | StatusKind::Paused,
+            _,
+        ) => finalize(repo, state, config, request)?,
         (kind, _) => {
             return Err(Error::Failed(format!(
                 "run {} is already {}; it cannot finish as {}",
@@ -146,6 +150,10 @@ fn finalize(
     let mut record = state.record.clone();
     record.status = Status::new(request.status);
     record.conclusion = Some(conclusion.clone());
+    // A blocked run finished by hand waits for no answer any more.
+    record
+        .extra
+        .remove(crate::ops::lifecycle::PENDING_INTERVIEWS);
     let mut tree = repo.edit_tree(state.meta_tree)?;
     tree.put_file(RUN_JSON, &record.to_json())?;
     let tree = tree.write()?;

@@ -85,6 +85,9 @@ pub fn unarchive(repo: &Repo, state: &RunState, config: &Config) -> Result<bool>
     Ok(true)
 }
 
+/// Fabro's `run.json` key for the questions a blocked run waits on.
+pub const PENDING_INTERVIEWS: &str = "pending_interviews";
+
 /// Marks a failed, dead or submitted run as running again, so it takes checkpoints.
 pub fn reopen(repo: &Repo, state: &RunState, config: &Config) -> Result<Option<ObjectId>> {
     match state.record.status.kind {
@@ -99,6 +102,8 @@ pub fn reopen(repo: &Repo, state: &RunState, config: &Config) -> Result<Option<O
             let mut record = state.record.clone();
             record.status = Status::new(StatusKind::Running);
             record.conclusion = None;
+            // The engine that goes on asks its questions again.
+            record.extra.remove(PENDING_INTERVIEWS);
             commit_record(repo, state, &record, "resume run", config).map(Some)
         }
         kind => Err(Error::Failed(format!(

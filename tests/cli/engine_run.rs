@@ -518,7 +518,7 @@ fn scripts_get_the_environment_without_secrets_and_fabros_variables() {
 }
 
 #[test]
-fn invalid_and_unsupported_workflows_are_refused_before_anything_is_written() {
+fn invalid_workflows_and_agents_without_a_command_are_refused_before_anything_is_written() {
     let repo = TestRepo::new();
     let invalid = workflow(
         &repo,
@@ -545,13 +545,25 @@ fn invalid_and_unsupported_workflows_are_refused_before_anything_is_written() {
     );
     let (code, err) = run_err(repo.fabro().arg("run").arg(&unsupported));
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("cannot run: ask (human);"), "{err}");
+    assert!(err.contains("agent or prompt nodes (plan)"), "{err}");
     assert!(
-        err.contains(
-            "runs start, exit, conditional, wait, command, agent, prompt, parallel, fan-in and manager loop nodes"
-        ),
+        err.contains("no agent command to run them; nothing was run"),
         "{err}"
     );
+    // A handler type Fabro does not know runs as an agent, as in Fabro: refused the same way.
+    let custom = workflow(
+        &repo,
+        "custom",
+        r#"digraph custom {
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  deploy [type="my.deployer"]
+  start -> deploy -> exit
+}"#,
+    );
+    let (code, err) = run_err(repo.fabro().arg("run").arg(&custom));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("agent or prompt nodes (deploy)"), "{err}");
     assert_eq!(repo.git(&["for-each-ref"]), refs_before);
     assert!(!repo.home.join("runs").exists());
 }

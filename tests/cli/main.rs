@@ -17,6 +17,8 @@ mod crash;
 mod diff;
 mod dry_run;
 mod engine_agent;
+mod engine_human;
+mod engine_interrupt;
 mod engine_manager;
 mod engine_parallel;
 mod engine_records;

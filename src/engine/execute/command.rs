@@ -58,6 +58,17 @@ pub struct Ran {
 }
 
 /// How a shell command ended.
+impl Ran {
+    /// A stage that left no exit code and no files, only its outcome.
+    pub fn outcome(outcome: Outcome) -> Ran {
+        Ran {
+            outcome,
+            exit_code: None,
+            files: Vec::new(),
+        }
+    }
+}
+
 pub enum Ending {
     Exited(Option<i32>),
     TimedOut,
@@ -252,6 +263,10 @@ fn wait(mut child: Child, timeout: Option<Duration>) -> std::io::Result<Ending> 
     loop {
         if let Some(status) = child.try_wait()? {
             return Ok(Ending::Exited(status.code()));
+        }
+        // Ctrl-C stops the script as a timeout does; the engine then records nothing of it.
+        if super::interrupt::requested() {
+            break;
         }
         match deadline {
             Some(deadline) if Instant::now() >= deadline => break,

@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::command::Ran;
-use super::{Engine, Executed, Observer, StageReport, unsupported};
+use super::{Engine, Executed, Observer, StageReport};
 use crate::config::RUN_FILE;
 use crate::engine::condition::{self, Facts};
 use crate::engine::files;
@@ -282,22 +282,11 @@ fn child_path(parent: &RunState, named: &str) -> Result<PathBuf, String> {
     Ok(Path::new(dir).join(named))
 }
 
-/// Validation errors fail the stage; so do nodes the engine cannot run, and agent nodes
-/// when no agent command is set.
+/// Validation errors fail the stage; so do agent nodes when no agent command is set.
 fn checked(graph: &Graph, agent: Option<&str>) -> Result<(), String> {
     let diagnostics = validate::validate(graph);
     if let Some(error) = diagnostics.iter().find(|d| d.is_error()) {
         return Err(format!("{} ({})", error.message, error.rule));
-    }
-    let refused: Vec<String> = unsupported(graph)
-        .into_iter()
-        .map(|(id, handler)| format!("{id} ({handler})"))
-        .collect();
-    if !refused.is_empty() {
-        return Err(format!(
-            "this version of git-fabro cannot run the child's nodes {}",
-            refused.join(", ")
-        ));
     }
     let agents = super::agent_nodes(graph);
     if !agents.is_empty() && agent.is_none_or(|a| a.trim().is_empty()) {
@@ -433,6 +422,7 @@ fn execute_child(
         env: engine.env.clone(),
         observer: &mut quiet,
         seed: Some(seed),
+        directions: engine.directions,
     };
     let executed = child_engine.execute(child);
     drop(hold);

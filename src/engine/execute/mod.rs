@@ -10,22 +10,30 @@
 //!
 //! Around the handlers: `retry` gives a node Fabro's attempts and backoff, `loops` restarts
 //! the walk on a `loop_restart` edge and stops it on a repeated failure, `parallel` and
-//! `fan_in` run branches in worktrees of their own and join them.
+//! `fan_in` run branches in worktrees of their own and join them, `human` asks a person,
+//! `side_effect` records an intent before a node marked `side_effect=true` runs.
 //!
-//! This version runs start, exit, conditional, wait, command, agent, prompt, parallel, fan-in
-//! and manager loop nodes (agents through the agent command the user chose); [`unsupported`] names the
-//! others so that a run is refused before it starts.
+//! Every node type of Fabro runs (agents through the agent command the user chose); a node
+//! of a type Fabro does not know runs as an agent, as in Fabro. A run may also stop without ending ([`Stop`]): blocked on a
+//! human gate, or interrupted by Ctrl-C.
 
 pub mod agent;
 pub mod command;
 mod conclusion;
 mod failure;
 pub mod fan_in;
+mod human;
+pub mod interrupt;
 pub mod loops;
 mod manager;
 pub mod parallel;
 mod response;
 pub mod retry;
+mod side_effect;
+mod stop;
+
+pub use human::{Asked, Interviewer, Question, check_answers};
+pub use stop::Stop;
 
 use command::Ran;
 
@@ -53,20 +61,6 @@ use crate::ops::finish::{FinishRequest, finish};
 use crate::run::workspace::Workspace;
 use crate::run::{RunState, meta_branch, run_branch};
 
-/// The handlers this version runs.
-pub const SUPPORTED: &[&str] = &[
-    "start",
-    "exit",
-    "conditional",
-    "wait",
-    "command",
-    "agent",
-    "prompt",
-    "parallel",
-    "parallel.fan_in",
-    "stack.manager_loop",
-];
-
 /// The nodes that run through the agent command (agent and prompt), in the workflow's order.
 pub fn agent_nodes(graph: &Graph) -> Vec<String> {
     graph
@@ -74,16 +68,6 @@ pub fn agent_nodes(graph: &Graph) -> Vec<String> {
         .iter()
         .filter(|n| matches!(graph::handler(n), "agent" | "prompt"))
         .map(|n| n.id.clone())
-        .collect()
-}
-
-/// The nodes this version cannot run, with their handler, in the workflow's order.
-pub fn unsupported(graph: &Graph) -> Vec<(String, String)> {
-    graph
-        .nodes()
-        .iter()
-        .map(|n| (n.id.clone(), graph::handler(n).to_string()))
-        .filter(|(_, handler)| !SUPPORTED.contains(&handler.as_str()))
         .collect()
 }
 
@@ -117,6 +101,25 @@ pub struct Executed {
     pub failure: Option<String>,
     #[serde(skip)]
     pub warnings: Vec<String>,
+    /// Set when the run stopped before its end (blocked or interrupted) and stays resumable;
+    /// `status` and `failure` then say nothing.
+    #[serde(skip)]
+    pub stopped: Option<Stop>,
+}
+
+/// What the command line tells the engine beyond the workflow.
+#[derive(Default)]
+pub struct Directions {
+    /// `--answer NODE=CHOICE`, in the order given (the last for a node wins).
+    pub answers: Vec<(String, String)>,
+    /// `--auto-approve`: every human gate takes its first choice.
+    pub auto_approve: bool,
+    /// Who a gate without an answer asks (a person at the terminal), if anyone.
+    pub interviewer: Option<Box<dyn Interviewer>>,
+    /// `--rerun NODE`: run an interrupted side-effect node again.
+    pub rerun: Vec<String>,
+    /// `--assume-done NODE`: record an interrupted side-effect node as succeeded.
+    pub assume_done: Vec<String>,
 }
 
 /// What the engine works with; the command line resolves it all.
@@ -130,6 +133,7 @@ pub struct Engine<'a> {
     pub observer: &'a mut dyn Observer,
     /// A manager loop's child starts from a copy of its parent's context.
     pub seed: Option<BTreeMap<String, Value>>,
+    pub directions: &'a Directions,
 }
 
 /// Where the walk is: what a checkpoint records and a resume rebuilds.
@@ -144,6 +148,10 @@ struct Walk {
     /// Set by a `loop_restart` edge until the next checkpoint records the fresh start.
     restarted: bool,
     breaker: loops::Breaker,
+    /// Set when the walk stopped before the run's end; the stage it names is not recorded.
+    stop: Option<Stop>,
+    /// Side-effect stages to record as succeeded without running them (`--assume-done`).
+    assumed: Vec<String>,
 }
 
 impl Engine<'_> {
@@ -160,8 +168,23 @@ impl Engine<'_> {
             Some(checkpoint) => self.resumed(&state, checkpoint)?,
             None => self.fresh(&state)?,
         };
+        if previous.is_some() {
+            walk.assumed = self.recover_intents(id)?;
+        }
         let mut stages = Vec::new();
         let ending = self.walk(id, &workspace, &mut walk, current, &mut stages)?;
+        if let Some(stop) = walk.stop.take() {
+            self.record_stop(id, &stop)?;
+            return Ok(Executed {
+                run_id: id.to_string(),
+                status: Status::Failed,
+                stages,
+                duration_ms: 0,
+                failure: None,
+                warnings: Vec::new(),
+                stopped: Some(stop),
+            });
+        }
         let (status, failure) = match ending {
             Ok(()) => (Status::Succeeded, None),
             Err(reason) => (Status::Failed, Some(reason)),
@@ -192,6 +215,7 @@ impl Engine<'_> {
             duration_ms: finished.duration_ms,
             failure,
             warnings: finished.warnings,
+            stopped: None,
         })
     }
 
@@ -208,6 +232,8 @@ impl Engine<'_> {
             retries: BTreeMap::new(),
             restarted: false,
             breaker: loops::Breaker::new(self.graph, None),
+            stop: None,
+            assumed: Vec::new(),
         };
         Ok((walk, start.id.clone()))
     }
@@ -265,6 +291,8 @@ impl Engine<'_> {
             retries: checkpoint.node_retries.clone(),
             restarted: false,
             breaker: loops::Breaker::new(self.graph, Some(checkpoint)),
+            stop: None,
+            assumed: Vec::new(),
         };
         let restarting = checkpoint.next_node_id.as_ref().is_some_and(|next| {
             self.graph
@@ -330,6 +358,11 @@ impl Engine<'_> {
                     )));
                 }
             }
+            let stage_id = format!("{}@{visit}", node.id);
+            if interrupt::requested() {
+                walk.stop = Some(Stop::Interrupted { stage: stage_id });
+                return Ok(Ok(()));
+            }
             // Only the checkpoint's ref update records a node's work: a lock that a killed
             // process left would throw the work away, so it is refused before the node runs.
             let (meta, run) = (meta_branch(id), run_branch(id));
@@ -342,19 +375,47 @@ impl Engine<'_> {
                 .insert("internal.node_visit_count".into(), json!(visit));
 
             self.observer.stage_started(node, visit);
-            let stage_id = format!("{}@{visit}", node.id);
             let clock = Instant::now();
             let index = walk.visits.values().sum::<u64>();
-            let retry::Attempted {
-                ran:
-                    Ran {
-                        outcome,
-                        exit_code,
-                        files,
-                    },
-                attempt,
-                max_attempts,
-            } = self.run_with_retries(id, workspace, node, visit, index, &walk.context);
+            let assumed = walk.assumed.iter().position(|s| *s == stage_id);
+            let side_effect = side_effect::is_side_effect(node);
+            if side_effect && assumed.is_none() {
+                self.write_intent(id, node, visit)?;
+            }
+            let (ran, attempt, max_attempts) = match assumed {
+                Some(at) => {
+                    walk.assumed.remove(at);
+                    self.stage_started_once(id, node, &stage_id, index);
+                    let notes =
+                        format!("Assumed done (--assume-done): {stage_id} was not run again");
+                    (Ran::outcome(Outcome::succeeded(notes)), 1, 1)
+                }
+                None if graph::handler(node) == "human" => {
+                    self.stage_started_once(id, node, &stage_id, index);
+                    match self.gate(id, node, &stage_id) {
+                        human::Gate::Answered(outcome) => (Ran::outcome(outcome), 1, 1),
+                        human::Gate::Stopped(stop) => {
+                            walk.stop = Some(stop);
+                            return Ok(Ok(()));
+                        }
+                    }
+                }
+                None => {
+                    let attempted =
+                        self.run_with_retries(id, workspace, node, visit, index, &walk.context);
+                    (attempted.ran, attempted.attempt, attempted.max_attempts)
+                }
+            };
+            // A node that Ctrl-C cut short is not recorded: it runs again on resume.
+            if interrupt::requested() {
+                walk.stop = Some(Stop::Interrupted { stage: stage_id });
+                return Ok(Ok(()));
+            }
+            let Ran {
+                outcome,
+                exit_code,
+                files,
+            } = ran;
             let duration_ms = u64::try_from(clock.elapsed().as_millis()).unwrap_or(u64::MAX);
 
             let failure = outcome
@@ -479,6 +540,9 @@ impl Engine<'_> {
                 Some(self.run_dir),
             )?;
             crate::failpoint::reach(&format!("engine:checkpointed:{stage_id}"));
+            if side_effect {
+                self.resolve_intent(id, &node.id, visit)?;
+            }
             if request.run_commit {
                 self.event(
                     id,
@@ -546,7 +610,7 @@ impl Engine<'_> {
                     .get("duration")
                     .and_then(|d| d.as_duration())
                     .unwrap_or(Duration::ZERO);
-                std::thread::sleep(wait);
+                interrupt::sleep(wait);
                 Outcome::succeeded(format!("Waited {}ms", wait.as_millis()))
             }
             "command" => {
@@ -608,6 +672,31 @@ impl Engine<'_> {
             .collect();
         env.extend(ours.into_iter().map(|(k, v)| (OsString::from(k), v)));
         env
+    }
+
+    /// Appends one of Fabro's run events (no node) to `progress.jsonl`.
+    fn run_event(&self, id: &RunId, name: &str, properties: Value) {
+        let _ = self.run_dir.append_event(&json!({
+            "ts": Timestamp::now().rfc3339(),
+            "run_id": id.as_str(),
+            "event": name,
+            "properties": properties,
+        }));
+    }
+
+    /// `stage.started` for a stage that runs once, without the retry loop (a human gate, a
+    /// side effect recorded by `--assume-done`).
+    fn stage_started_once(&self, id: &RunId, node: &Node, stage: &str, index: u64) {
+        self.event(
+            id,
+            "stage.started",
+            node,
+            stage,
+            json!({
+                "index": index, "handler_type": graph::handler(node),
+                "attempt": 1, "max_attempts": 1,
+            }),
+        );
     }
 
     /// Appends one of Fabro's events to `progress.jsonl`; a failure to do so loses only the

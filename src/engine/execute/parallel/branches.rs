@@ -10,7 +10,7 @@ use std::time::Instant;
 use serde_json::{Value, json};
 
 use super::super::command::Ran;
-use super::super::{Engine, Observer, StageReport};
+use super::super::{Directions, Engine, Observer, StageReport};
 use crate::engine::graph::Node;
 use crate::engine::outcome::{Outcome, Status};
 use crate::error::{Error, Result};
@@ -217,6 +217,9 @@ impl Engine<'_> {
         let queue = Mutex::new(branches.iter().copied());
         let results: Mutex<Vec<(usize, BranchResult)>> = Mutex::new(Vec::new());
         let (config, run_dir, graph, env) = (self.config, self.run_dir, self.graph, &self.env);
+        // A branch answers its gates as the run does, but never asks the terminal: several
+        // branches may run at once.
+        let (answers, auto_approve) = (&self.directions.answers, self.directions.auto_approve);
         std::thread::scope(|scope| {
             for _ in 0..max_parallel.min(branches.len()) {
                 scope.spawn(|| {
@@ -226,6 +229,11 @@ impl Engine<'_> {
                         let result = match Repo::open(&branch.path) {
                             Ok(repo) => {
                                 let mut quiet = Quiet;
+                                let directions = Directions {
+                                    answers: answers.clone(),
+                                    auto_approve,
+                                    ..Directions::default()
+                                };
                                 let engine = Engine {
                                     repo: &repo,
                                     config,
@@ -234,6 +242,7 @@ impl Engine<'_> {
                                     env: env.clone(),
                                     observer: &mut quiet,
                                     seed: None,
+                                    directions: &directions,
                                 };
                                 engine.run_branch(id, branch, base, pass, context)
                             }

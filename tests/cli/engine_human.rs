@@ -1,0 +1,333 @@
+//! Human gates in `git fabro run` and `resume`: `--answer`, `--auto-approve`, a person at a
+//! terminal, and a run that blocks (exit 4) with its question recorded until
+//! `resume --answer` goes on from the gate.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Output, Stdio};
+
+use serde_json::Value;
+
+use crate::common::{TestRepo, write_file};
+use crate::format_contract::assert_fabro_shapes;
+
+const GATE: &str = r#"digraph Gate {
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  build [shape=parallelogram, script="echo built > out.txt"]
+  approve [shape=hexagon, label="Ship it?"]
+  ship [shape=parallelogram, script="echo shipped >> out.txt"]
+  revise [shape=parallelogram, script="echo revised >> out.txt"]
+  start -> build -> approve
+  approve -> ship [label="[A] Approve"]
+  approve -> revise [label="[R] Revise"]
+  ship -> exit
+  revise -> exit
+}
+"#;
+
+fn gate_workflow(repo: &TestRepo) -> PathBuf {
+    let path = repo.root.join("gate.fabro");
+    write_file(&path, GATE);
+    path
+}
+
+/// `git fabro ARGS` with stdin closed (no terminal): (run id, exit code, stderr).
+fn fabro(repo: &TestRepo, args: &[&str], workflow: Option<&Path>) -> (String, i32, String) {
+    let mut cmd = repo.fabro();
+    cmd.args(args);
+    if let Some(path) = workflow {
+        cmd.arg(path);
+    }
+    let out = cmd.stdin(Stdio::null()).output().expect("git-fabro runs");
+    ended(&out)
+}
+
+fn ended(out: &Output) -> (String, i32, String) {
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    (
+        stdout.lines().next().unwrap_or("").trim().to_owned(),
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn run_json(repo: &TestRepo, id: &str) -> Value {
+    let text = repo.git(&["show", &format!("fabro/meta/{id}:run.json")]);
+    serde_json::from_str(&text).expect("run.json is JSON")
+}
+
+/// The nodes of the run commits of `id`, oldest first.
+fn committed_nodes(repo: &TestRepo, id: &str) -> Vec<String> {
+    repo.git(&[
+        "log",
+        "--reverse",
+        "--first-parent",
+        "--format=%s",
+        &format!("fabro/run/{id}"),
+        "^main",
+    ])
+    .lines()
+    .map(|s| s.split(": ").nth(1).unwrap_or(s).to_owned())
+    .collect()
+}
+
+fn events(repo: &TestRepo, id: &str) -> Vec<String> {
+    let dir = std::fs::read_dir(repo.home.join("runs"))
+        .expect("runs dir")
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.to_string_lossy().ends_with(id))
+        .expect("the run's directory");
+    std::fs::read_to_string(dir.join("progress.jsonl"))
+        .expect("progress.jsonl")
+        .lines()
+        .map(|l| {
+            let event: Value = serde_json::from_str(l).expect("an event is JSON");
+            event["event"].as_str().unwrap_or("").to_owned()
+        })
+        .collect()
+}
+
+#[test]
+fn a_gate_nobody_answers_blocks_the_run_and_resume_answer_goes_on() {
+    let repo = TestRepo::new();
+    let path = gate_workflow(&repo);
+    let (id, code, stderr) = fabro(&repo, &["run"], Some(&path));
+    assert_eq!(code, 4, "{stderr}");
+    assert!(
+        stderr.contains(&format!("git fabro resume {id} --answer approve=CHOICE")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("A - Approve") && stderr.contains("R - Revise"),
+        "{stderr}"
+    );
+
+    let record = run_json(&repo, &id);
+    let status = &record["status"];
+    assert_eq!(status["kind"], "blocked");
+    assert_eq!(status["blocked_reason"], "human_input_required");
+    // The question, where Fabro's projection keeps it: `pending_interviews` by question id.
+    let pending = record["pending_interviews"]
+        .as_object()
+        .expect("pending_interviews");
+    assert_eq!(pending.len(), 1);
+    let (question_id, interview) = pending.iter().next().unwrap();
+    let question = &interview["question"];
+    assert_eq!(&question["id"], question_id);
+    assert_eq!(question["stage"], "approve");
+    assert_eq!(question["text"], "Ship it?");
+    assert_eq!(question["question_type"], "multiple_choice");
+    assert!(interview["started_at"].is_string());
+    let options: Vec<(&str, &str)> = question["options"]
+        .as_array()
+        .expect("options")
+        .iter()
+        .map(|c| (c["key"].as_str().unwrap(), c["target"].as_str().unwrap()))
+        .collect();
+    assert_eq!(options, [("A", "ship"), ("R", "revise")]);
+    // The gate is not recorded: the last checkpoint is build's, and it points at the gate.
+    assert_eq!(record["checkpoint"]["current_node"], "build");
+    assert_eq!(record["checkpoint"]["next_node_id"], "approve");
+    assert_eq!(committed_nodes(&repo, &id), ["build (succeeded)"]);
+
+    let ps = repo.ok(&["ps"]);
+    assert!(ps.lines().any(|l| l.contains("blocked")), "{ps}");
+    let standing: Value =
+        serde_json::from_str(&repo.ok(&["status", &id, "--json"])).expect("status --json");
+    assert_eq!(standing["status"], "blocked");
+    assert_eq!(standing["question"]["stage"], "approve");
+    let listed = repo.ok(&["status"]);
+    assert!(
+        listed.contains(&id[..8]),
+        "status lists blocked runs: {listed}"
+    );
+
+    // Asked again without an answer, it blocks again; then the answer takes the edge.
+    let (_, again, _) = fabro(&repo, &["resume", &id], None);
+    assert_eq!(again, 4);
+    let (_, code, stderr) = fabro(&repo, &["resume", &id, "--answer", "approve=r"], None);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        committed_nodes(&repo, &id),
+        [
+            "build (succeeded)",
+            "approve (succeeded)",
+            "revise (succeeded)"
+        ]
+    );
+    assert_eq!(
+        repo.git(&["show", &format!("fabro/run/{id}:out.txt")]),
+        "built\nrevised\n"
+    );
+    let record = run_json(&repo, &id);
+    assert_eq!(record["status"]["kind"], "succeeded");
+    assert!(record.get("pending_interviews").is_none());
+    let checkpoint = &record["checkpoint"];
+    assert_eq!(checkpoint["context_values"]["human.gate.selected"], "R");
+    assert_eq!(
+        checkpoint["context_values"]["human.gate.label"],
+        "[R] Revise"
+    );
+    assert_eq!(
+        checkpoint["node_outcomes"]["approve"]["preferred_label"],
+        "[R] Revise"
+    );
+    let events = events(&repo, &id);
+    for name in [
+        "interview.started",
+        "run.blocked",
+        "run.unblocked",
+        "interview.completed",
+    ] {
+        assert!(events.iter().any(|e| e == name), "{name} in {events:?}");
+    }
+    assert_fabro_shapes(&repo);
+}
+
+#[test]
+fn answers_name_a_key_a_number_a_label_or_a_target() {
+    for (answer, taken) in [
+        ("approve=a", "ship"),
+        ("approve=2", "revise"),
+        ("approve=Approve", "ship"),
+        ("approve=[R] Revise", "revise"),
+        ("approve=revise", "revise"),
+    ] {
+        let repo = TestRepo::new();
+        let path = gate_workflow(&repo);
+        let (id, code, stderr) = fabro(&repo, &["run", "--answer", answer], Some(&path));
+        assert_eq!(code, 0, "{answer}: {stderr}");
+        let nodes = committed_nodes(&repo, &id);
+        assert_eq!(
+            nodes.last().map(String::as_str),
+            Some(format!("{taken} (succeeded)").as_str()),
+            "{answer}"
+        );
+    }
+}
+
+#[test]
+fn auto_approve_takes_the_first_choice() {
+    let repo = TestRepo::new();
+    let path = gate_workflow(&repo);
+    let (id, code, stderr) = fabro(&repo, &["run", "--auto-approve"], Some(&path));
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        committed_nodes(&repo, &id),
+        [
+            "build (succeeded)",
+            "approve (succeeded)",
+            "ship (succeeded)"
+        ]
+    );
+    let record = run_json(&repo, &id);
+    assert_eq!(
+        record["checkpoint"]["context_values"]["human.gate.selected"],
+        "A"
+    );
+}
+
+#[test]
+fn an_answer_that_names_nothing_is_refused_before_anything_is_written() {
+    let repo = TestRepo::new();
+    let path = gate_workflow(&repo);
+    for answer in ["approve=Z", "build=A", "nowhere=A", "approve"] {
+        let (_, code, stderr) = fabro(&repo, &["run", "--answer", answer], Some(&path));
+        assert_eq!(code, 2, "{answer}: {stderr}");
+    }
+    assert_eq!(repo.git(&["for-each-ref", "refs/heads/fabro/"]), "");
+
+    // On resume too, and the blocked run stays blocked.
+    let (id, code, _) = fabro(&repo, &["run"], Some(&path));
+    assert_eq!(code, 4);
+    let (_, code, stderr) = fabro(&repo, &["resume", &id, "--answer", "approve=Z"], None);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("A, R"), "{stderr}");
+    assert_eq!(run_json(&repo, &id)["status"]["kind"], "blocked");
+}
+
+/// `git fabro run WORKFLOW` on a pseudo-terminal whose keyboard types `typed`.
+fn on_terminal_typing(repo: &TestRepo, path: &Path, typed: &str) -> (i32, String) {
+    let bin = assert_cmd::cargo::cargo_bin("git-fabro");
+    let mut child = repo
+        .command("script")
+        .args([
+            "-qec",
+            &format!("{} run {}", bin.display(), path.display()),
+            "/dev/null",
+        ])
+        .env("TERM", "dumb")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("util-linux `script` runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(typed.as_bytes())
+        .expect("typed");
+    let out = child.wait_with_output().expect("script ends");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn a_person_at_the_terminal_answers_the_gate() {
+    let repo = TestRepo::new();
+    let path = gate_workflow(&repo);
+    let (code, screen) = on_terminal_typing(&repo, &path, "r\n");
+    assert_eq!(code, 0, "{screen}");
+    assert!(screen.contains("? Ship it?"), "{screen}");
+    assert!(screen.contains("[2] R - Revise"), "{screen}");
+    let id = repo.git(&[
+        "for-each-ref",
+        "--format=%(refname:lstrip=4)",
+        "refs/heads/fabro/meta/",
+    ]);
+    let id = id.trim();
+    assert_eq!(
+        committed_nodes(&repo, id).last().map(String::as_str),
+        Some("revise (succeeded)")
+    );
+}
+
+#[test]
+fn an_empty_answer_at_the_terminal_fails_the_gate_closed() {
+    let repo = TestRepo::new();
+    let path = gate_workflow(&repo);
+    let (code, screen) = on_terminal_typing(&repo, &path, "\n");
+    assert_eq!(code, 1, "{screen}");
+    assert!(screen.contains("interrupted before an answer"), "{screen}");
+    let id = repo.git(&[
+        "for-each-ref",
+        "--format=%(refname:lstrip=4)",
+        "refs/heads/fabro/meta/",
+    ]);
+    let id = id.trim();
+    // Fabro's rule: an unanswered gate fails and selects no edge.
+    assert_eq!(
+        committed_nodes(&repo, id),
+        ["build (succeeded)", "approve (failed)"]
+    );
+    assert_eq!(run_json(&repo, id)["status"]["kind"], "failed");
+}
+
+#[test]
+fn a_blocked_run_finished_by_hand_waits_for_nothing() {
+    let repo = TestRepo::new();
+    let path = gate_workflow(&repo);
+    let (id, code, _) = fabro(&repo, &["run"], Some(&path));
+    assert_eq!(code, 4);
+    assert!(run_json(&repo, &id).get("pending_interviews").is_some());
+    repo.ok(&["finish", &id, "--status", "failed"]);
+    let record = run_json(&repo, &id);
+    assert_eq!(record["status"]["kind"], "failed");
+    assert!(record.get("pending_interviews").is_none());
+    assert_fabro_shapes(&repo);
+}
