@@ -98,6 +98,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
             interviewer: super::interview::terminal(),
             rerun: args.rerun,
             assume_done: args.assume_done,
+            taken: Default::default(),
         };
         check_directions(&graph, &directions)?;
         Some((graph, directions))

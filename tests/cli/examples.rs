@@ -1,5 +1,5 @@
 //! The workflows in `examples/`: each is valid with no warning, and each runs as its comments
-//! say, with no agent and no answer given by hand.
+//! say, with no agent, answers given up front or on resume.
 
 use std::path::{Path, PathBuf};
 
@@ -64,4 +64,60 @@ fn the_test_fix_loop_fails_its_check_once_fixes_and_passes() {
     assert_eq!(fixed, "echo $(( $1 + $2 ))\n");
     let log = repo.ok(&["log", &ran.id]);
     assert!(log.contains("check") && log.contains("fix"), "{log}");
+}
+
+#[test]
+fn the_review_gate_blocks_without_an_answer_and_takes_answers_in_turn() {
+    let repo = TestRepo::new();
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/review-gate.fabro");
+    let blocked = run(&repo, &example, &[]);
+    assert_eq!(blocked.code, 4, "{}", blocked.stderr);
+    assert!(
+        blocked.stderr.contains(&format!(
+            "git fabro resume {} --answer review=CHOICE",
+            blocked.id
+        )),
+        "{}",
+        blocked.stderr
+    );
+    // Revise on the gate's next visit, approve on the one after.
+    let out = repo
+        .fabro()
+        .args(["resume", &blocked.id, "--json"])
+        .args(["--answer", "review=R", "--answer", "review=A"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let summary: serde_json::Value =
+        serde_json::from_str(stdout.split_once('\n').unwrap().1).unwrap();
+    assert_eq!(
+        stages(&summary),
+        [
+            "review@1 succeeded",
+            "revise@1 succeeded",
+            "review@2 succeeded",
+            "ship@1 succeeded"
+        ]
+    );
+    let notes = repo.git(&["show", &format!("fabro/run/{}:NOTES.md", blocked.id)]);
+    assert!(notes.contains("- reviewed by a person"), "{notes}");
+}
+
+#[test]
+fn the_review_gate_runs_through_with_an_answer_given_up_front() {
+    let repo = TestRepo::new();
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/review-gate.fabro");
+    let ran = run(&repo, &example, &["--answer", "review=A", "--json"]);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert_eq!(
+        stages(&summary(&ran)),
+        [
+            "start@1 succeeded",
+            "draft@1 succeeded",
+            "review@1 succeeded",
+            "ship@1 succeeded"
+        ]
+    );
 }

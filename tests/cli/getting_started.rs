@@ -77,7 +77,12 @@ fn the_demo_installs_the_man_pages_where_man_finds_them_and_runs() {
     assert!(out.status.success(), "{stderr}");
     assert!(stderr.contains("==> installing the man pages"), "{stderr}");
     assert!(stderr.contains("landed run"), "{stderr}");
-    assert!(String::from_utf8_lossy(&out.stdout).contains("plan@2"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("plan@2"), "{stdout}");
+    // The engine ran the example: its check failed once, the fix ran, the check passed.
+    assert!(stderr.contains("check@1  failed"), "{stderr}");
+    assert!(stderr.contains("check@2  succeeded"), "{stderr}");
+    assert!(stdout.contains("add 2 3 = 5"), "{stdout}");
     let page = install_root.join("share/man/man1/git-fabro-checkpoint.1");
     assert!(page.is_file(), "{stderr}");
     // With the binary's directory on PATH, man finds the page git opens for `--help`.

@@ -205,13 +205,7 @@ impl Engine<'_> {
             }),
         );
         let clock = Instant::now();
-        let given = self
-            .directions
-            .answers
-            .iter()
-            .rev()
-            .find(|(id, _)| *id == node.id)
-            .map(|(_, answer)| answer.clone());
+        let given = self.directions.next_answer(&node.id);
         let answer = match given {
             Some(answer) => question.answered(&answer).map(|o| (answer, o)),
             None if self.directions.auto_approve => question.first().map(|o| (String::new(), o)),

@@ -110,7 +110,7 @@ pub struct Executed {
 /// What the command line tells the engine beyond the workflow.
 #[derive(Default)]
 pub struct Directions {
-    /// `--answer NODE=CHOICE`, in the order given (the last for a node wins).
+    /// `--answer NODE=CHOICE`, in the order given: a gate's visits take its answers in turn.
     pub answers: Vec<(String, String)>,
     /// `--auto-approve`: every human gate takes its first choice.
     pub auto_approve: bool,
@@ -120,6 +120,24 @@ pub struct Directions {
     pub rerun: Vec<String>,
     /// `--assume-done NODE`: record an interrupted side-effect node as succeeded.
     pub assume_done: Vec<String>,
+    /// How many of each gate's answers its visits have taken.
+    pub taken: std::cell::RefCell<BTreeMap<String, usize>>,
+}
+
+impl Directions {
+    /// The gate `node`'s next answer not yet taken: `--answer review=R --answer review=A`
+    /// revises on the first visit and approves on the second; then the gate asks or blocks.
+    pub fn next_answer(&self, node: &str) -> Option<String> {
+        let mut taken = self.taken.borrow_mut();
+        let used = taken.entry(node.to_owned()).or_insert(0);
+        let (_, answer) = self
+            .answers
+            .iter()
+            .filter(|(id, _)| id == node)
+            .nth(*used)?;
+        *used += 1;
+        Some(answer.clone())
+    }
 }
 
 /// What the engine works with; the command line resolves it all.
