@@ -6,7 +6,6 @@ use anyhow::Result;
 use super::run_arg::RunArgs;
 use super::{Ctx, ExitWith, output, workflow_file};
 use crate::engine::execute::{Directions, check_answers};
-use crate::engine::validate;
 use crate::engine::workflow::{self, Graph};
 use crate::error::{Error, exit};
 use crate::format::record::StatusKind;
@@ -186,14 +185,7 @@ fn parse_answer(text: &str) -> Result<(String, String), String> {
 fn engine_graph(state: &RunState, given: Option<&Path>) -> Result<Graph> {
     if let Some(path) = given {
         let checked = workflow_file::check(path).map_err(|e| e.into_error(exit::USAGE))?;
-        if validate::has_errors(&checked.diagnostics) {
-            workflow_file::print_diagnostics(&checked.diagnostics);
-            return Err(Error::Usage(format!(
-                "{} is not a valid workflow; the run was not continued",
-                checked.shown
-            ))
-            .into());
-        }
+        workflow_file::refuse_invalid(&checked, "the run was not continued")?;
         return Ok(checked.graph);
     }
     let id = &state.id;

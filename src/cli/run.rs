@@ -7,8 +7,7 @@ use super::{Ctx, ExitWith, output, prepare, workflow_file};
 use crate::engine::dry_run::{self, DryRun, Options};
 use crate::engine::execute;
 use crate::engine::outcome::Status;
-use crate::engine::validate;
-use crate::error::{Error, exit};
+use crate::error::exit;
 use crate::format::run_id::RunId;
 use crate::ops::start::{StartRequest, start};
 
@@ -106,14 +105,7 @@ pub fn run(args: Args) -> Result<()> {
             output::note(format!("Goal: {}", output::escape(goal)));
         }
     }
-    if validate::has_errors(&checked.diagnostics) {
-        workflow_file::print_diagnostics(&checked.diagnostics);
-        return Err(Error::Usage(format!(
-            "{} is not a valid workflow; nothing was run",
-            checked.shown
-        ))
-        .into());
-    }
+    workflow_file::refuse_invalid(&checked, "nothing was run")?;
     if !args.json {
         workflow_file::print_diagnostics(&checked.diagnostics);
     }
@@ -147,17 +139,11 @@ pub fn run(args: Args) -> Result<()> {
     }
 }
 
-/// Validates, refuses what this version cannot run, starts the run and executes it.
+/// Validates, checks templates, the agent command and the answers, starts the run and
+/// executes it.
 fn run_for_real(args: Args) -> Result<()> {
     let checked = workflow_file::check(&args.workflow).map_err(|e| e.into_error(exit::USAGE))?;
-    if validate::has_errors(&checked.diagnostics) {
-        workflow_file::print_diagnostics(&checked.diagnostics);
-        return Err(Error::Usage(format!(
-            "{} is not a valid workflow; nothing was run",
-            checked.shown
-        ))
-        .into());
-    }
+    workflow_file::refuse_invalid(&checked, "nothing was run")?;
     // Checked now, so that a workflow that cannot run writes nothing.
     let inputs = args.inputs.iter().cloned().collect();
     prepare::render(

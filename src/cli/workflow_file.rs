@@ -128,3 +128,17 @@ impl<'a> Report<'a> {
         }
     }
 }
+
+/// Refuses a workflow with validation errors (exit 2) after printing them; `consequence` says
+/// what was not done.
+pub fn refuse_invalid(checked: &Checked, consequence: &str) -> Result<()> {
+    if !validate::has_errors(&checked.diagnostics) {
+        return Ok(());
+    }
+    print_diagnostics(&checked.diagnostics);
+    Err(Error::Usage(format!(
+        "{} is not a valid workflow; {consequence}",
+        checked.shown
+    ))
+    .into())
+}

@@ -166,11 +166,7 @@ pub fn run(invocation: &Invocation) -> Ran {
 }
 
 fn failed(reason: &str) -> Ran {
-    Ran {
-        outcome: Outcome::failed(reason),
-        exit_code: None,
-        files: Vec::new(),
-    }
+    Ran::outcome(Outcome::failed(reason))
 }
 
 /// A stage whose agent exited 0: Fabro's context keys, then what its routing JSON says.

@@ -76,11 +76,7 @@ impl Engine<'_> {
         workspace: &Workspace,
         context: &BTreeMap<String, Value>,
     ) -> Ran {
-        let ran = |outcome| Ran {
-            outcome,
-            exit_code: None,
-            files: Vec::new(),
-        };
+        let ran = |outcome| Ran::outcome(outcome);
         if super::parallel::in_branch(id, workspace) {
             return ran(Outcome::failed(
                 "a fan-in cannot run inside a parallel node's branch",

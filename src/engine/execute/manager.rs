@@ -64,11 +64,7 @@ pub(super) fn run(
 ) -> Ran {
     match manage(engine, id, workspace, node, visit) {
         Ok(ran) => ran,
-        Err(reason) => Ran {
-            outcome: Outcome::failed(&reason),
-            exit_code: None,
-            files: Vec::new(),
-        },
+        Err(reason) => Ran::outcome(Outcome::failed(&reason)),
     }
 }
 

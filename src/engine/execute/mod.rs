@@ -372,11 +372,7 @@ impl Engine<'_> {
                 "this version of git-fabro does not run {other} nodes"
             )),
         };
-        Ran {
-            outcome,
-            exit_code: None,
-            files: Vec::new(),
-        }
+        Ran::outcome(outcome)
     }
 
     fn stage_dir(&self, node: &Node, visit: u64) -> PathBuf {

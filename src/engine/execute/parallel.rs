@@ -61,11 +61,7 @@ impl Engine<'_> {
             Ok(ran) => return ran,
             Err(err) => Outcome::failed(&format!("parallel branches could not run: {err}")),
         };
-        Ran {
-            outcome,
-            exit_code: None,
-            files: Vec::new(),
-        }
+        Ran::outcome(outcome)
     }
 
     fn fan_out(
@@ -243,9 +239,5 @@ pub(super) fn in_branch(id: &RunId, workspace: &Workspace) -> bool {
 }
 
 fn failed(reason: &str) -> Ran {
-    Ran {
-        outcome: Outcome::failed(reason),
-        exit_code: None,
-        files: Vec::new(),
-    }
+    Ran::outcome(Outcome::failed(reason))
 }
