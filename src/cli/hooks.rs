@@ -158,17 +158,33 @@ pub fn run(ctx: impl FnOnce() -> Result<Ctx>, args: Args) -> Result<()> {
                 }
                 return output::json(&all);
             }
-            let agent_rows = agents
-                .iter()
-                .map(|s| (s.hook.name(), s.installed, s.chained, &s.path));
+            // A git hook is chained with the user's script; an agent's entries sit beside the
+            // user's own settings in the same file.
+            let beside = "installed (beside your settings)";
+            let agent_rows = agents.iter().map(|s| {
+                (
+                    s.hook.name(),
+                    s.installed,
+                    s.chained.then_some(beside),
+                    &s.path,
+                )
+            });
+            let chained = "installed (chained with your hook)";
             let rows: Vec<Vec<String>> = status
                 .iter()
-                .map(|s| (s.hook.file_name(), s.installed, s.chained, &s.path))
+                .map(|s| {
+                    (
+                        s.hook.file_name(),
+                        s.installed,
+                        s.chained.then_some(chained),
+                        &s.path,
+                    )
+                })
                 .chain(agent_rows)
-                .map(|(name, installed, chained, path)| {
-                    let state = match (installed, chained) {
-                        (true, true) => "installed (chained with your hook)",
-                        (true, false) => "installed",
+                .map(|(name, installed, shared, path)| {
+                    let state = match (installed, shared) {
+                        (true, Some(shared)) => shared,
+                        (true, None) => "installed",
                         (false, _) => "not installed",
                     };
                     vec![

@@ -102,6 +102,9 @@ fn claude_hooks_snapshot_each_write_checkpoint_each_turn_and_uninstall_restores_
     let claude = status.iter().find(|s| s["hook"] == "claude").unwrap();
     assert_eq!(claude["installed"], true);
     assert_eq!(claude["chained"], true);
+    let table = run_ok(repo.fabro_in(wt).args(["hooks", "status"]));
+    let row = table.lines().find(|l| l.starts_with("claude")).unwrap();
+    assert!(row.contains("installed (beside your settings)"), "{table}");
 
     // Claude Code is about to edit src/lib.rs, which already holds unrecorded work.
     let lib = wt.join("src/lib.rs");
