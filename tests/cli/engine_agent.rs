@@ -3,12 +3,13 @@
 //! stage's model from the stylesheet in the environment, the response in `response.md`, its
 //! routing JSON followed. Templates render strictly; python command nodes run.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
 
 use crate::common::failpoints::die_at;
 use crate::common::{TestRepo, run_err, write_file};
+use crate::engine_run::{meta_file, run, run_dir, workflow};
 
 /// A fake agent: echoes what it was given and its stage's variables, leaves a file in the
 /// worktree, and answers each node as the tests need.
@@ -30,50 +31,9 @@ fn agent(repo: &TestRepo) -> String {
     format!("bash {}", path.display())
 }
 
-fn workflow(repo: &TestRepo, name: &str, text: &str) -> PathBuf {
-    let path = repo.root.join(format!("{name}.fabro"));
-    write_file(&path, text);
-    path
-}
-
-struct Ran {
-    id: String,
-    code: i32,
-    stderr: String,
-}
-
-fn run(repo: &TestRepo, path: &Path, extra: &[&str]) -> Ran {
-    let out = repo
-        .fabro()
-        .arg("run")
-        .arg(path)
-        .args(extra)
-        .output()
-        .expect("git-fabro runs");
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    Ran {
-        id: stdout.lines().next().unwrap_or("").to_owned(),
-        code: out.status.code().unwrap_or(-1),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
-
-fn meta_file(repo: &TestRepo, id: &str, path: &str) -> String {
-    repo.git(&["show", &format!("fabro/meta/{id}:{path}")])
-}
-
 fn checkpoint(repo: &TestRepo, id: &str) -> Value {
     let record: Value = serde_json::from_str(&meta_file(repo, id, "run.json")).unwrap();
     record["checkpoint"].clone()
-}
-
-fn run_dir(repo: &TestRepo, id: &str) -> PathBuf {
-    std::fs::read_dir(repo.home.join("runs"))
-        .expect("runs dir")
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.to_string_lossy().ends_with(id))
-        .expect("the run's directory")
 }
 
 const STAGES: &str = r#"digraph agents {

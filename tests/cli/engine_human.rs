@@ -9,6 +9,7 @@ use std::process::{Output, Stdio};
 use serde_json::Value;
 
 use crate::common::{TestRepo, write_file};
+use crate::engine_run::{committed_nodes, run_dir, run_json};
 use crate::format_contract::assert_fabro_shapes;
 
 const GATE: &str = r#"digraph Gate {
@@ -52,34 +53,8 @@ fn ended(out: &Output) -> (String, i32, String) {
     )
 }
 
-fn run_json(repo: &TestRepo, id: &str) -> Value {
-    let text = repo.git(&["show", &format!("fabro/meta/{id}:run.json")]);
-    serde_json::from_str(&text).expect("run.json is JSON")
-}
-
-/// The nodes of the run commits of `id`, oldest first.
-fn committed_nodes(repo: &TestRepo, id: &str) -> Vec<String> {
-    repo.git(&[
-        "log",
-        "--reverse",
-        "--first-parent",
-        "--format=%s",
-        &format!("fabro/run/{id}"),
-        "^main",
-    ])
-    .lines()
-    .map(|s| s.split(": ").nth(1).unwrap_or(s).to_owned())
-    .collect()
-}
-
 fn events(repo: &TestRepo, id: &str) -> Vec<String> {
-    let dir = std::fs::read_dir(repo.home.join("runs"))
-        .expect("runs dir")
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.to_string_lossy().ends_with(id))
-        .expect("the run's directory");
-    std::fs::read_to_string(dir.join("progress.jsonl"))
+    std::fs::read_to_string(run_dir(repo, id).join("progress.jsonl"))
         .expect("progress.jsonl")
         .lines()
         .map(|l| {

@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use crate::common::failpoints::die_at;
 use crate::common::{TestRepo, write_file};
+use crate::engine_run::{committed_nodes, run_json, the_only_run};
 use crate::format_contract::assert_fabro_shapes;
 
 /// Long enough for any machine to reach the slow node; the test never waits for it to pass.
@@ -84,34 +85,6 @@ fn alive(pid: &str) -> bool {
         .is_ok_and(|s| s.success())
 }
 
-fn run_json(repo: &TestRepo, id: &str) -> Value {
-    let text = repo.git(&["show", &format!("fabro/meta/{id}:run.json")]);
-    serde_json::from_str(&text).expect("run.json is JSON")
-}
-
-fn only_run(repo: &TestRepo) -> String {
-    let ids = repo.git(&[
-        "for-each-ref",
-        "--format=%(refname:lstrip=4)",
-        "refs/heads/fabro/meta/",
-    ]);
-    ids.trim().to_owned()
-}
-
-fn committed_nodes(repo: &TestRepo, id: &str) -> Vec<String> {
-    repo.git(&[
-        "log",
-        "--reverse",
-        "--first-parent",
-        "--format=%s",
-        &format!("fabro/run/{id}"),
-        "^main",
-    ])
-    .lines()
-    .map(|s| s.split(": ").nth(1).unwrap_or(s).to_owned())
-    .collect()
-}
-
 /// What every interruption leaves: the slow node unrecorded and its script gone, the run
 /// paused and free; then `resume` runs the slow node again and finishes.
 fn check_interrupted_then_resume(repo: &TestRepo, id: &str) {
@@ -177,7 +150,7 @@ fn sigint_and_sigterm_stop_the_node_and_leave_the_run_resumable() {
         assert_eq!(wait_exit(&mut child), 130, "{signal}");
         let mut stderr = String::new();
         std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
-        let id = only_run(&repo);
+        let id = the_only_run(&repo);
         assert!(
             stderr.contains(&format!("git fabro resume {id}")),
             "{signal}: {stderr}"
@@ -211,7 +184,7 @@ fn ctrl_c_on_a_terminal_stops_the_run() {
     keyboard.flush().expect("typed");
     assert_eq!(wait_exit(&mut child), 130);
     drop(keyboard);
-    check_interrupted_then_resume(&repo, &only_run(&repo));
+    check_interrupted_then_resume(&repo, &the_only_run(&repo));
 }
 
 /// A workflow whose `deploy` node is a side effect that appends its idempotency key to
@@ -252,7 +225,7 @@ fn a_side_effect_writes_its_intent_first_and_resolves_it_with_its_checkpoint() {
     let path = deploy_workflow(&repo);
     let out = repo.fabro().arg("run").arg(&path).output().expect("runs");
     assert_eq!(out.status.code(), Some(0));
-    let id = only_run(&repo);
+    let id = the_only_run(&repo);
     let subjects = repo.git(&[
         "log",
         "--reverse",
@@ -287,7 +260,7 @@ fn killed_during_deploy(repo: &TestRepo) -> String {
         repo.fabro().arg("run").arg(&path).stdin(Stdio::null()),
         "engine:intent-written:deploy@1",
     );
-    let id = only_run(repo);
+    let id = the_only_run(repo);
     let intent: Value = serde_json::from_str(
         &repo.git(&["show", &format!("fabro/meta/{id}:intents/deploy@1.json")]),
     )

@@ -3,83 +3,34 @@
 //! its edge's target with a fresh context and is refused after a deterministic failure; the
 //! same deterministic failure three times ends the run.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
 
+use crate::common::TestRepo;
 use crate::common::failpoints::die_at;
-use crate::common::{TestRepo, write_file};
+pub use crate::engine_run::{Ran, run_json, workflow};
+use crate::engine_run::{run_dir, summary};
 use crate::format_contract::assert_fabro_shapes;
-
-/// Writes `workflow` beside the repository (not in it) and returns its path.
-pub fn workflow(repo: &TestRepo, name: &str, text: &str) -> PathBuf {
-    let path = repo.root.join(format!("{name}.fabro"));
-    write_file(&path, text);
-    path
-}
-
-pub struct Ran {
-    pub id: String,
-    pub code: i32,
-    pub stdout: String,
-    pub stderr: String,
-}
-
-pub fn run(repo: &TestRepo, path: &Path) -> Ran {
-    let out = repo
-        .fabro()
-        .arg("run")
-        .arg(path)
-        .arg("--json")
-        .output()
-        .expect("git-fabro runs");
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    Ran {
-        id: stdout.lines().next().unwrap_or("").to_owned(),
-        code: out.status.code().unwrap_or(-1),
-        stdout,
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
-
-/// The run's record on its metadata branch.
-pub fn run_json(repo: &TestRepo, id: &str) -> Value {
-    let text = repo.git(&["show", &format!("fabro/meta/{id}:run.json")]);
-    serde_json::from_str(&text).expect("run.json is JSON")
-}
 
 /// The events of `progress.jsonl` named `name`, in order.
 pub fn events(repo: &TestRepo, id: &str, name: &str) -> Vec<Value> {
-    let dir = std::fs::read_dir(repo.home.join("runs"))
-        .expect("runs dir")
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.to_string_lossy().ends_with(id))
-        .expect("the run's directory");
-    let text = std::fs::read_to_string(dir.join("progress.jsonl")).expect("progress.jsonl");
+    let text =
+        std::fs::read_to_string(run_dir(repo, id).join("progress.jsonl")).expect("progress.jsonl");
     text.lines()
         .map(|l| serde_json::from_str::<Value>(l).expect("a JSON line"))
         .filter(|e| e["event"] == name)
         .collect()
 }
 
+/// `git fabro run WORKFLOW --json`.
+pub fn run(repo: &TestRepo, path: &Path) -> Ran {
+    crate::engine_run::run(repo, path, &["--json"])
+}
+
 /// `node@visit status` of each stage in the `--json` summary.
 pub fn stages(ran: &Ran) -> Vec<String> {
-    let json = ran.stdout.split_once('\n').expect("id line").1;
-    let summary: Value = serde_json::from_str(json).expect("--json summary");
-    summary["stages"]
-        .as_array()
-        .expect("stages")
-        .iter()
-        .map(|s| {
-            format!(
-                "{}@{} {}",
-                s["node_id"].as_str().unwrap(),
-                s["visit"],
-                s["status"].as_str().unwrap()
-            )
-        })
-        .collect()
+    crate::engine_run::stages(&summary(ran))
 }
 
 /// A script that appends a line to `counter` (outside the worktree) and prints how many

@@ -95,6 +95,21 @@ pub fn completed_counts(repo: &TestRepo, id: &str) -> Vec<String> {
         .collect()
 }
 
+/// The nodes of the run commits of `id`, oldest first.
+pub fn committed_nodes(repo: &TestRepo, id: &str) -> Vec<String> {
+    repo.git(&[
+        "log",
+        "--reverse",
+        "--first-parent",
+        "--format=%s",
+        &format!("fabro/run/{id}"),
+        "^main",
+    ])
+    .lines()
+    .map(|s| s.split(": ").nth(1).unwrap_or(s).to_owned())
+    .collect()
+}
+
 pub fn meta_file(repo: &TestRepo, id: &str, path: &str) -> String {
     repo.git(&["show", &format!("fabro/meta/{id}:{path}")])
 }
