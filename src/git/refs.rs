@@ -83,6 +83,17 @@ impl Repo {
         let mut time = gix::date::parse::TimeBuf::default();
         let committer = signature.to_ref(&mut time);
         let attempt = || {
+            if crate::failpoint::armed("refs:locked") {
+                // Die holding the transaction's ref locks, as a writer killed between taking
+                // them and committing does.
+                let fail = gix::lock::acquire::Fail::Immediately;
+                let _held =
+                    self.repo
+                        .refs
+                        .transaction()
+                        .prepare(to_gix(edits, reflog)?, fail, fail)?;
+                crate::failpoint::reach("refs:locked");
+            }
             self.repo
                 .edit_references_as(to_gix(edits, reflog)?, Some(committer))
         };

@@ -48,6 +48,7 @@ mod land;
 mod layers;
 mod log;
 mod messages;
+mod model;
 mod output_like_git;
 mod ps;
 mod ref_locks;
