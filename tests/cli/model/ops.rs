@@ -195,9 +195,9 @@ fn pick_op(rng: &mut Rng, model: &Model, clone: usize) -> Option<Op> {
     };
     let workable = runs(&|r| r.workable());
     let with_checkpoints = runs(&|r| r.status != Status::Archived && !r.checkpoints.is_empty());
-    let op = match rng.below(30) {
+    let op = match rng.below(31) {
         0 | 1 => Op::Start,
-        2..=6 => {
+        2..=6 | 28 => {
             let run = rng.pick(&workable)?.clone();
             let path = (*rng.pick(FILES)?).to_owned();
             Op::Write {
@@ -235,7 +235,7 @@ fn pick_op(rng: &mut Rng, model: &Model, clone: usize) -> Option<Op> {
                 path: (*rng.pick(&links)?).clone(),
             }
         }
-        10..=14 => Op::Checkpoint {
+        10..=14 | 29 => Op::Checkpoint {
             run: rng.pick(&workable)?.clone(),
             node: format!("n{}", rng.below(3)),
         },
@@ -289,7 +289,7 @@ fn pick_op(rng: &mut Rng, model: &Model, clone: usize) -> Option<Op> {
             run: rng.pick(&runs(&|r| r.status != Status::Archived))?.clone(),
         },
         27 => Op::Fetch,
-        _ => Op::Workflow { fan: rng.chance(2) },
+        _ => Op::Workflow { fan: rng.chance(3) },
     };
     Some(op)
 }

@@ -159,20 +159,25 @@ impl World {
     }
 
     fn interpret_trailers(&self, dir: &Path, message: &str) -> String {
+        let out = self.piped(dir, &["interpret-trailers", "--parse"], message);
+        String::from_utf8_lossy(&out).into_owned()
+    }
+
+    /// Runs git in `dir` with `input` on its stdin; returns its stdout.
+    fn piped(&self, dir: &Path, args: &[&str], input: &str) -> Vec<u8> {
         let mut child = self
             .repo
             .command("git")
-            .args(["interpret-trailers", "--parse"])
+            .args(args)
             .current_dir(dir)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
             .expect("git runs");
         let mut stdin = child.stdin.take().expect("stdin");
-        stdin.write_all(message.as_bytes()).expect("write message");
+        stdin.write_all(input.as_bytes()).expect("write to git");
         drop(stdin);
-        let out = child.wait_with_output().expect("git runs");
-        String::from_utf8_lossy(&out.stdout).into_owned()
+        child.wait_with_output().expect("git runs").stdout
     }
 
     /// The files of a commit's tree, as `git ls-tree -r` and `git cat-file` show them.
@@ -181,18 +186,43 @@ impl World {
             return files.clone();
         }
         let (_, listing) = self.git(dir, &["ls-tree", "-r", "-z", commit]);
-        let mut files = Files::new();
+        let mut entries = Vec::new();
         for item in listing.split('\0').filter(|l| !l.is_empty()) {
             let (head, path) = item.split_once('\t').expect("ls-tree line");
-            let mut words = head.split(' ');
-            let (mode, sha) = (words.next().unwrap_or(""), words.nth(1).unwrap_or(""));
-            let (_, text) = self.git(dir, &["cat-file", "blob", sha]);
-            let entry = if mode == "120000" {
-                Entry::Link(text)
-            } else {
-                Entry::File(text)
-            };
-            files.insert(path.to_owned(), entry);
+            let words: Vec<&str> = head.split(' ').collect();
+            entries.push((words[0] == "120000", words[2].to_owned(), path.to_owned()));
+        }
+        let shas: Vec<&str> = entries.iter().map(|(_, sha, _)| sha.as_str()).collect();
+        let blobs = self.piped(
+            dir,
+            &["cat-file", "--batch"],
+            &format!("{}\n", shas.join("\n")),
+        );
+        let mut rest = blobs.as_slice();
+        let mut files = Files::new();
+        for (link, _, path) in entries {
+            // Each blob comes as "<sha> blob <size>\n<content>\n".
+            let header_end = rest
+                .iter()
+                .position(|b| *b == b'\n')
+                .expect("cat-file header");
+            let header = String::from_utf8_lossy(&rest[..header_end]).into_owned();
+            let size: usize = header
+                .rsplit(' ')
+                .next()
+                .and_then(|n| n.parse().ok())
+                .expect("size");
+            let body = &rest[header_end + 1..header_end + 1 + size];
+            let text = String::from_utf8_lossy(body).into_owned();
+            rest = &rest[header_end + 2 + size..];
+            files.insert(
+                path,
+                if link {
+                    Entry::Link(text)
+                } else {
+                    Entry::File(text)
+                },
+            );
         }
         self.trees.insert(commit.to_owned(), files.clone());
         files
