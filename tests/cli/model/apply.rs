@@ -44,46 +44,53 @@ pub fn apply(world: &mut World, model: &mut Model, step: &Step) -> Result<Next, 
     let c = step.clone;
     let kill = step.kill.as_ref();
     match &step.op {
-        Op::Start => {
+        Op::Start { in_place } => {
             let before = world.run_ids(&world.clones[c]);
-            let done = acknowledged(world.fabro(c, &args(&["start", "--json"]), kill))?;
-            let base = model.clones[c].main.clone();
-            match done {
-                Some(out) => {
-                    let v = json(&out)?;
-                    let id = v["run_id"].as_str().unwrap_or_default().to_owned();
-                    let path = v["worktree"].as_str().unwrap_or_default().into();
-                    let tree = Worktree {
+            let mut words = vec!["start", "--json"];
+            if *in_place {
+                words.push("--in-place");
+            }
+            let done = acknowledged(world.fabro(c, &args(&words), kill))?;
+            // A run in place starts from the checkout as it is, the others from `main`.
+            let here = &mut model.clones[c];
+            let base = if *in_place {
+                here.checkout.clone()
+            } else {
+                here.main.clone()
+            };
+            let ids = match &done {
+                Some(out) => vec![json(out)?["run_id"].as_str().unwrap_or_default().to_owned()],
+                None => new_ids(world, c, &before),
+            };
+            for id in ids {
+                let mut run = Run::new(base.clone(), None);
+                run.in_place = *in_place;
+                if let (Some(out), false) = (&done, in_place) {
+                    let path = json(out)?["worktree"].as_str().unwrap_or_default().into();
+                    run.worktree = Some(Worktree {
                         path,
                         files: base.clone(),
-                    };
-                    model.clones[c].runs.insert(id, Run::new(base, Some(tree)));
+                    });
                 }
                 // A killed start leaves no run or one that `resume` checks out afresh.
-                None => {
-                    for id in new_ids(world, c, &before) {
-                        model.clones[c]
-                            .runs
-                            .insert(id, Run::new(base.clone(), None));
-                    }
-                }
+                here.runs.insert(id, run);
             }
             Ok(None)
         }
         Op::Write { run, .. } | Op::Delete { run, .. } | Op::Link { run, .. } => {
-            edit_run(model, c, run, &step.op);
+            edit_run(world, model, c, run, &step.op);
             Ok(None)
         }
         Op::LinkToDir { run, .. } => {
-            edit_run(model, c, run, &step.op);
+            edit_run(world, model, c, run, &step.op);
             Ok(None)
         }
         Op::Checkpoint { run, node } => {
             let words = ["checkpoint", "--run", run, "--node", node];
             let done = acknowledged(world.fabro(c, &args(&words), kill))?;
             let count = world.checkpoint_commits(c, run)?.len();
+            let files = model.clones[c].files(run).expect("workable").clone();
             let r = model.clones[c].runs.get_mut(run).expect("modelled run");
-            let files = r.worktree.as_ref().expect("workable").files.clone();
             let known = r.checkpoints.len();
             if done.is_some() || count == known + 1 {
                 r.checkpoints.push(files.clone());
@@ -95,8 +102,8 @@ pub fn apply(world: &mut World, model: &mut Model, step: &Step) -> Result<Next, 
             let done = acknowledged(world.fabro(c, &args(&["snapshot", "--run", run]), kill))?;
             let dir = world.clones[c].clone();
             let tip = world.tree(&dir, &format!("refs/heads/fabro/run/{run}"));
+            let files = model.clones[c].files(run).expect("workable").clone();
             let r = model.clones[c].runs.get_mut(run).expect("modelled run");
-            let files = r.worktree.as_ref().expect("workable").files.clone();
             if done.is_some() || tip == files {
                 r.tip = files;
             }
@@ -160,13 +167,13 @@ pub fn apply(world: &mut World, model: &mut Model, step: &Step) -> Result<Next, 
                 words.extend(["--", p]);
             }
             let done = acknowledged(world.fabro(c, &args(&words), kill))?;
-            let r = model.clones[c].runs.get_mut(run).expect("modelled run");
-            let checkpoint = r.checkpoints[at - 1].clone();
-            let tree = r.worktree.as_mut().expect("workable");
+            let checkpoint = model.clones[c].runs[run].checkpoints[at - 1].clone();
+            let root = root_of(world, model, c, run);
+            let files = model.clones[c].files_mut(run).expect("workable");
             match (done, path) {
-                (None, _) => tree.files = read_dir(&tree.path),
-                (Some(_), None) => tree.files = checkpoint,
-                (Some(_), Some(p)) => restore_path(&mut tree.files, &checkpoint, p),
+                (None, _) => *files = read_dir(&root),
+                (Some(_), None) => *files = checkpoint,
+                (Some(_), Some(p)) => restore_path(files, &checkpoint, p),
             }
             Ok(None)
         }
@@ -212,13 +219,18 @@ pub fn apply(world: &mut World, model: &mut Model, step: &Step) -> Result<Next, 
     }
 }
 
-fn edit_run(model: &mut Model, c: usize, run: &str, op: &Op) {
-    let tree = model.clones[c]
-        .runs
-        .get_mut(run)
-        .and_then(|r| r.worktree.as_mut());
-    let tree = tree.expect("edits go to a run with a worktree");
-    edit(&tree.path, &mut tree.files, op);
+/// The directory a run's files are in: its worktree, or the clone's checkout.
+fn root_of(world: &World, model: &Model, c: usize, run: &str) -> std::path::PathBuf {
+    match &model.clones[c].runs[run].worktree {
+        Some(tree) => tree.path.clone(),
+        None => world.clones[c].clone(),
+    }
+}
+
+fn edit_run(world: &World, model: &mut Model, c: usize, run: &str, op: &Op) {
+    let root = root_of(world, model, c, run);
+    let files = model.clones[c].files_mut(run);
+    edit(&root, files.expect("edits go to a run with files here"), op);
 }
 
 /// The runs that appeared in a clone since `before` was listed.
@@ -236,8 +248,12 @@ fn land(
     run: &str,
     step: &Step,
 ) -> Result<Next, String> {
-    let r = &model.clones[c].runs[run];
-    let expected = state::land(&r.base, &model.clones[c].main, &r.tip);
+    let here = &model.clones[c];
+    let r = &here.runs[run];
+    let expected = state::land(&r.base, &here.main, &r.tip).and_then(|merged| {
+        let checkout = state::land_checkout(&here.main, &merged, &here.checkout)?;
+        Ok((merged, checkout))
+    });
     let outcome = world.fabro(c, &args(&["land", run]), step.kill.as_ref());
     // A land killed between bringing the checkout to the result and moving the branch leaves
     // the checkout ahead of it, as a killed `git merge` does: running it again finishes it.
@@ -248,7 +264,7 @@ fn land(
     let moved = sha != model.clones[c].main_sha;
     match (code, expected) {
         (1, Err(_)) if !moved => Ok(None),
-        (0, Ok(merged)) => {
+        (0, Ok((merged, checkout))) => {
             let dir = world.clones[c].clone();
             let landed = world.tree(&dir, &sha);
             if landed != merged {
@@ -260,14 +276,16 @@ fn land(
             }
             model.clones[c].main = landed;
             model.clones[c].main_sha = sha;
+            model.clones[c].checkout = checkout;
             Ok(None)
         }
-        (code, Ok(merged)) => Err(format!(
+        (code, Ok((merged, _))) => Err(format!(
             "land failed (exit {code}) where it should make {}:\n{stderr}",
             show(&merged)
         )),
         (_, Err(conflicts)) => Err(format!(
-            "land should refuse the conflict on {conflicts:?} and change nothing"
+            "land should refuse (a conflict, or changes of the user's in the way) on \
+             {conflicts:?} and change nothing"
         )),
     }
 }

@@ -75,7 +75,8 @@ pub fn check(world: &mut World, model: &Model, c: usize) -> Result<(), String> {
 }
 
 /// Nothing of the user's changed: `main` is where the last land put it with the tree the model
-/// expects, HEAD is on it, and the index and checkout hold exactly its tree.
+/// expects, HEAD is on it, the index holds its tree, and the checkout its files plus what runs
+/// in place changed there.
 fn check_main(world: &mut World, model: &Model, c: usize) -> Result<(), String> {
     let dir = world.clones[c].clone();
     let here = &model.clones[c];
@@ -95,9 +96,18 @@ fn check_main(world: &mut World, model: &Model, c: usize) -> Result<(), String> 
             show(&here.main)
         ));
     }
-    let (_, status) = world.git(&dir, &["status", "--porcelain", "--untracked-files=all"]);
-    if !status.is_empty() {
-        return Err(format!("the checkout or index changed:\n{status}"));
+    let (same, _) = world.git(&dir, &["diff-index", "--cached", "--quiet", "HEAD"]);
+    if !same {
+        let (_, staged) = world.git(&dir, &["diff-index", "--cached", "--name-status", "HEAD"]);
+        return Err(format!("the index no longer matches main:\n{staged}"));
+    }
+    let files = read_dir(&dir);
+    if files != here.checkout {
+        return Err(format!(
+            "the checkout holds {}, the model {}",
+            show(&files),
+            show(&here.checkout)
+        ));
     }
     Ok(())
 }

@@ -76,6 +76,7 @@ pub fn play(seed: u64, steps: u64) -> Result<usize, String> {
         let sha = world.rev(c, "refs/heads/main").expect("main");
         let dir = world.clones[c].clone();
         model.clones[c].main = world.tree(&dir, &sha);
+        model.clones[c].checkout = model.clones[c].main.clone();
         model.clones[c].main_sha = sha;
     }
     let mut rng = Rng::new(seed);

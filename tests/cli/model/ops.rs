@@ -29,7 +29,9 @@ impl Rng {
 
 #[derive(Clone, Debug)]
 pub enum Op {
-    Start,
+    Start {
+        in_place: bool,
+    },
     Write {
         run: String,
         path: String,
@@ -112,7 +114,7 @@ impl Op {
     /// transaction: its locks are taken and not yet committed).
     fn failpoints(&self) -> &'static [&'static str] {
         match self {
-            Op::Start => &[
+            Op::Start { .. } => &[
                 "start:objects-written",
                 "refs:locked",
                 "start:refs-moved",
@@ -196,7 +198,9 @@ fn pick_op(rng: &mut Rng, model: &Model, clone: usize) -> Option<Op> {
     let workable = runs(&|r| r.workable());
     let with_checkpoints = runs(&|r| r.status != Status::Archived && !r.checkpoints.is_empty());
     let op = match rng.below(31) {
-        0 | 1 => Op::Start,
+        0 | 1 => Op::Start {
+            in_place: !here.runs_in_place() && rng.chance(3),
+        },
         2..=6 | 28 => {
             let run = rng.pick(&workable)?.clone();
             let path = (*rng.pick(FILES)?).to_owned();
@@ -208,8 +212,7 @@ fn pick_op(rng: &mut Rng, model: &Model, clone: usize) -> Option<Op> {
         }
         7 => {
             let run = rng.pick(&workable)?.clone();
-            let files = &here.runs[&run].worktree.as_ref()?.files;
-            let paths: Vec<&String> = files.keys().collect();
+            let paths: Vec<&String> = here.files(&run)?.keys().collect();
             Op::Delete {
                 run,
                 path: (*rng.pick(&paths)?).clone(),
@@ -224,8 +227,8 @@ fn pick_op(rng: &mut Rng, model: &Model, clone: usize) -> Option<Op> {
         }
         9 => {
             let run = rng.pick(&workable)?.clone();
-            let files = &here.runs[&run].worktree.as_ref()?.files;
-            let links: Vec<&String> = files
+            let links: Vec<&String> = here
+                .files(&run)?
                 .iter()
                 .filter(|(_, e)| matches!(e, Entry::Link(_)))
                 .map(|(p, _)| p)
@@ -245,14 +248,17 @@ fn pick_op(rng: &mut Rng, model: &Model, clone: usize) -> Option<Op> {
         16 | 17 => {
             let run = rng.pick(&with_checkpoints)?.clone();
             let at = 1 + rng.below(here.runs[&run].checkpoints.len());
-            if rng.chance(2) {
+            // A run in place is never archived here: what gc does to a directory that is the
+            // user's own is not modelled.
+            if rng.chance(2) || here.runs[&run].in_place {
                 Op::Fork { run, at }
             } else {
                 Op::Rewind { run, at }
             }
         }
         18 | 19 => {
-            let idle = runs(&|r| r.status == Status::Running && r.worktree.is_none());
+            let idle =
+                runs(&|r| r.status == Status::Running && r.worktree.is_none() && !r.in_place);
             Op::Resume {
                 run: rng.pick(&idle)?.clone(),
             }
@@ -262,7 +268,7 @@ fn pick_op(rng: &mut Rng, model: &Model, clone: usize) -> Option<Op> {
             let found = &here.runs[&run];
             let at = 1 + rng.below(found.checkpoints.len().max(1));
             let target = found.checkpoints.get(at - 1)?;
-            let worktree = &found.worktree.as_ref()?.files;
+            let worktree = here.files(&run)?;
             let paths: Vec<&String> = target.keys().chain(worktree.keys()).collect();
             let path = if rng.chance(2) {
                 Some(top_level(rng.pick(&paths)?))
@@ -278,7 +284,9 @@ fn pick_op(rng: &mut Rng, model: &Model, clone: usize) -> Option<Op> {
             run: rng.pick(&runs(&|r| r.status == Status::Finished))?.clone(),
         },
         25 => {
-            let run = rng.pick(&runs(&|r| r.status != Status::Archived))?.clone();
+            let run = rng
+                .pick(&runs(&|r| r.status != Status::Archived && !r.in_place))?
+                .clone();
             if rng.chance(2) {
                 Op::Archive { run }
             } else {
@@ -304,7 +312,8 @@ impl Step {
     pub fn describe(&self, name: &dyn Fn(&str) -> String) -> String {
         let who = ["A", "B"][self.clone];
         let op = match &self.op {
-            Op::Start => "start".to_owned(),
+            Op::Start { in_place: false } => "start".to_owned(),
+            Op::Start { in_place: true } => "start --in-place".to_owned(),
             Op::Write { run, path, text } => format!("edit {}: write {path} = {text:?}", name(run)),
             Op::Delete { run, path } => format!("edit {}: delete {path}", name(run)),
             Op::Link { run, path } => format!("edit {}: symlink {path} -> f0", name(run)),

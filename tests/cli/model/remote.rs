@@ -53,6 +53,7 @@ pub fn apply(world: &mut World, model: &mut Model, step: &Step) -> Result<Next, 
                 }
                 let mut copy = model.clones[c].runs[run].clone();
                 copy.worktree = None;
+                copy.in_place = false;
                 model.remote.insert(run.clone(), copy);
             } else if new != old {
                 return Err(format!("push left the remote's {run} half moved: {new:?}"));
@@ -91,6 +92,9 @@ pub fn apply(world: &mut World, model: &mut Model, step: &Step) -> Result<Next, 
                         "fetch moved {id}, whose worktree {} is here",
                         tree.path.display()
                     ));
+                }
+                if here.is_some_and(|r| r.in_place && r.status == Status::Running) {
+                    return Err(format!("fetch moved {id}, which runs in place here"));
                 }
                 let mut copy = model.remote[id].clone();
                 copy.worktree = None;

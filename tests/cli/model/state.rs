@@ -38,6 +38,9 @@ pub struct Run {
     /// A killed command may have left its worktree half-written: the next resume takes what
     /// it finds there.
     pub uncertain: bool,
+    /// Runs in place in the clone's own checkout (`start --in-place`): its files are the
+    /// checkout's.
+    pub in_place: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -56,6 +59,7 @@ impl Run {
             status: Status::Running,
             rewound: None,
             uncertain: false,
+            in_place: false,
         }
     }
 
@@ -70,6 +74,7 @@ impl Run {
             status: Status::Running,
             rewound: None,
             uncertain: false,
+            in_place: false,
         }
     }
 
@@ -80,7 +85,7 @@ impl Run {
 
     /// Can take edits and checkpoints here.
     pub fn workable(&self) -> bool {
-        self.status == Status::Running && self.worktree.is_some()
+        self.status == Status::Running && (self.worktree.is_some() || self.in_place)
     }
 }
 
@@ -89,8 +94,36 @@ impl Run {
 pub struct Clone {
     pub runs: BTreeMap<String, Run>,
     pub main: Files,
+    /// What the clone's own checkout holds: `main`'s files and the edits of runs in place.
+    pub checkout: Files,
     /// The sha `main` must point at (checked with `git rev-parse`).
     pub main_sha: String,
+}
+
+impl Clone {
+    /// The files a run works on here: its worktree's, or the checkout's for a run in place.
+    pub fn files(&self, id: &str) -> Option<&Files> {
+        let run = self.runs.get(id)?;
+        if run.in_place {
+            return Some(&self.checkout);
+        }
+        run.worktree.as_ref().map(|w| &w.files)
+    }
+
+    pub fn files_mut(&mut self, id: &str) -> Option<&mut Files> {
+        let run = self.runs.get_mut(id)?;
+        if run.in_place {
+            return Some(&mut self.checkout);
+        }
+        run.worktree.as_mut().map(|w| &mut w.files)
+    }
+
+    /// Whether a run in place here is still running (one at a time keeps edits unambiguous).
+    pub fn runs_in_place(&self) -> bool {
+        self.runs
+            .values()
+            .any(|r| r.in_place && r.status == Status::Running)
+    }
 }
 
 /// Both clones and what the shared remote holds.
@@ -133,4 +166,38 @@ pub fn land(base: &Files, main: &Files, run: &Files) -> Result<Files, Vec<String
     } else {
         Err(conflicts)
     }
+}
+
+/// The checkout after a land moved `main` from `old` to `new`: the landed paths change, the
+/// user's other changes stay; a change of the user's where the landing writes refuses it.
+pub fn land_checkout(old: &Files, new: &Files, checkout: &Files) -> Result<Files, Vec<String>> {
+    let differ = |a: &Files, b: &Files| -> Vec<String> {
+        let paths: std::collections::BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+        paths
+            .into_iter()
+            .filter(|p| a.get(*p) != b.get(*p))
+            .cloned()
+            .collect()
+    };
+    let landing = differ(old, new);
+    let dirty = differ(old, checkout);
+    let overlaps = |a: &str, b: &str| {
+        a == b || a.starts_with(&format!("{b}/")) || b.starts_with(&format!("{a}/"))
+    };
+    let in_the_way: Vec<String> = landing
+        .iter()
+        .filter(|p| dirty.iter().any(|d| overlaps(p, d)))
+        .cloned()
+        .collect();
+    if !in_the_way.is_empty() {
+        return Err(in_the_way);
+    }
+    let mut result = checkout.clone();
+    for path in landing {
+        match new.get(&path) {
+            Some(entry) => result.insert(path, entry.clone()),
+            None => result.remove(&path),
+        };
+    }
+    Ok(result)
 }
