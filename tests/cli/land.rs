@@ -191,3 +191,21 @@ fn land_path_prints_the_worktree_or_fails_with_a_hint() {
         "{stderr}"
     );
 }
+
+/// A git killed mid-way in the checkout (a killed land's `read-tree` among them) leaves
+/// `.git/index.lock`: land names the lock, not "changes of yours", and lands once it is gone.
+#[test]
+fn land_names_a_leftover_index_lock_and_changes_nothing() {
+    let repo = TestRepo::new();
+    let id = finished_run(&repo);
+    let before = repo.user_state();
+    std::fs::write(repo.path.join(".git/index.lock"), "").unwrap();
+    let (code, err) = run_err(repo.fabro().args(["land", &id]));
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains(".git/index.lock exists"), "{err}");
+    assert!(!err.contains("changes of yours"), "{err}");
+    std::fs::remove_file(repo.path.join(".git/index.lock")).unwrap();
+    assert_eq!(repo.user_state(), before);
+    repo.ok(&["land", &id]);
+    assert_eq!(repo.git(&["show", "HEAD:NEW.md"]), "new\n");
+}
