@@ -72,8 +72,17 @@ pub fn apply(world: &mut World, model: &mut Model, step: &Step) -> Result<Next, 
                         files: base.clone(),
                     });
                 }
-                // A killed start leaves no run or one that `resume` checks out afresh.
-                here.runs.insert(id, run);
+                // A killed start leaves no run or one that `resume` checks out afresh. One
+                // killed in place may not be registered there yet: it is finished at once.
+                here.runs.insert(id.clone(), run);
+                if done.is_none() && *in_place {
+                    let finish = Op::Finish { run: id };
+                    return Ok(Some(Step {
+                        clone: c,
+                        op: finish,
+                        kill: None,
+                    }));
+                }
             }
             Ok(None)
         }
@@ -257,7 +266,10 @@ fn land(
     let outcome = world.fabro(c, &args(&["land", run]), step.kill.as_ref());
     // A land killed between bringing the checkout to the result and moving the branch leaves
     // the checkout ahead of it, as a killed `git merge` does: running it again finishes it.
+    // Its killed `git read-tree` may leave git's `.git/index.lock`, which land names: the user
+    // removes it, as after any git killed there.
     let Outcome::Exited { code, stderr, .. } = outcome else {
+        let _ = std::fs::remove_file(world.clones[c].join(".git/index.lock"));
         return Ok(again(step));
     };
     let sha = world.rev(c, "refs/heads/main").unwrap_or_default();
