@@ -247,7 +247,12 @@ fn pick_op(rng: &mut Rng, model: &Model, clone: usize) -> Option<Op> {
         },
         16 | 17 => {
             let run = rng.pick(&with_checkpoints)?.clone();
-            let at = 1 + rng.below(here.runs[&run].checkpoints.len());
+            let found = &here.runs[&run];
+            let forkable = found.checkpoints.len().saturating_sub(found.unforkable);
+            if forkable == 0 {
+                return None;
+            }
+            let at = found.unforkable + 1 + rng.below(forkable);
             // A run in place is never archived here: what gc does to a directory that is the
             // user's own is not modelled.
             if rng.chance(2) || here.runs[&run].in_place {

@@ -98,6 +98,7 @@ pub fn apply(world: &mut World, model: &mut Model, step: &Step) -> Result<Next, 
                 }
                 let mut copy = model.remote[id].clone();
                 copy.worktree = None;
+                copy.unforkable = copy.unforkable.max(copy.inherited);
                 model.clones[c].runs.insert(id.clone(), copy);
             }
             Ok(None)

@@ -41,6 +41,12 @@ pub struct Run {
     /// Runs in place in the clone's own checkout (`start --in-place`): its files are the
     /// checkout's.
     pub in_place: bool,
+    /// How many of its first checkpoints a fork inherited.
+    pub inherited: usize,
+    /// Checkpoints up to this ordinal are not forked here. Known gap: a fork pushed to another
+    /// clone does not carry the metadata commits its inherited checkpoints name, so forking it
+    /// there at one of them fails ("object could not be found"); the model leaves them alone.
+    pub unforkable: usize,
 }
 
 #[derive(Clone, Debug)]
@@ -60,6 +66,8 @@ impl Run {
             rewound: None,
             uncertain: false,
             in_place: false,
+            inherited: 0,
+            unforkable: 0,
         }
     }
 
@@ -75,6 +83,8 @@ impl Run {
             rewound: None,
             uncertain: false,
             in_place: false,
+            inherited: ordinal,
+            unforkable: self.unforkable.min(ordinal),
         }
     }
 
