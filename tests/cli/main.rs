@@ -67,6 +67,7 @@ mod status;
 mod sync;
 mod terminal;
 mod torture;
+mod trust;
 mod unfinished_worktrees;
 mod validate;
 mod work_kept;

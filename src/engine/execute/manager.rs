@@ -43,13 +43,14 @@ use crate::format::store::RunDir;
 use crate::input;
 use crate::ops::finish::{FinishRequest, finish};
 use crate::ops::start::{StartRequest, WORKFLOW_DIR, short_branch, start};
+use crate::ops::trust;
 use crate::run::workspace::Workspace;
 use crate::run::{self, RunState};
 
 /// Fabro's defaults.
 const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(45);
 const DEFAULT_MAX_CYCLES: u64 = 1000;
-/// Children of children of ...: a workflow that names itself as its child stops here.
+/// Children of children of ...: a chain of workflows that each start another stops here.
 const MAX_DEPTH: usize = 16;
 
 const CHILD_RUN_FILE: &str = "child_run.json";
@@ -68,10 +69,13 @@ pub(super) fn run(
     }
 }
 
-/// The child's graph, and the file it came from (none when inline).
+/// The child's graph, its source, and the file it came from (none when inline).
 struct Child {
     graph: Graph,
+    source: String,
     file: Option<PathBuf>,
+    /// Inline in the parent's workflow, or read from a file this machine wrote or approved.
+    approved: bool,
 }
 
 /// How the child ended: what the node's outcome is made of.
@@ -90,13 +94,17 @@ fn manage(
     visit: u64,
 ) -> Result<Ran, String> {
     let parent = RunState::load(engine.repo, id).map_err(|e| e.to_string())?;
-    if depth(engine, &parent) >= MAX_DEPTH {
-        return Err(format!(
-            "manager loops nest deeper than {MAX_DEPTH} runs; the child was not started"
-        ));
-    }
     let child = child_graph(engine, &parent, node)
         .map_err(|e| format!("Failed to parse child pipeline: {e}"))?;
+    refuse_unbounded(engine, &parent, node, &child)?;
+    if !child.approved && !engine.directions.trust {
+        let file = child.file.as_deref().unwrap_or(Path::new("")).display();
+        return Err(format!(
+            "manager loop {}: its child workflow {file} was not written or approved on this \
+             machine; `git fabro resume {id} --trust` runs it",
+            node.id
+        ));
+    }
     let before = parent_context(engine, &parent, node, visit)?;
     let ended = match earlier_child(engine, id, node, visit) {
         Some(ended) => ended,
@@ -209,20 +217,37 @@ fn run_child(
     }
 }
 
-/// How many runs up the parent chain goes.
-fn depth(engine: &Engine, state: &RunState) -> usize {
+/// Refuses a child that would start a chain of runs without end: one whose workflow is that
+/// of the parent or of a run above it (a workflow naming itself as its child), and one past
+/// `MAX_DEPTH` nested runs (a chain of ever new workflows).
+fn refuse_unbounded(
+    engine: &Engine,
+    parent: &RunState,
+    node: &Node,
+    child: &Child,
+) -> Result<(), String> {
     let mut depth = 0;
-    let mut parent = parent_of(state);
-    while let Some(id) = parent {
+    let mut run = Some(parent.clone());
+    while let Some(state) = run {
+        if state.record.graph_source.as_deref() == Some(child.source.as_str()) {
+            return Err(format!(
+                "manager loop {}: its child workflow is the workflow of run {}, which this run \
+                 descends from; a workflow that starts itself never ends, so the child was not \
+                 started",
+                node.id, state.id
+            ));
+        }
         depth += 1;
         if depth >= MAX_DEPTH {
-            break;
+            return Err(format!(
+                "manager loop {}: manager loops nest deeper than {MAX_DEPTH} runs; the child was \
+                 not started",
+                node.id
+            ));
         }
-        parent = RunState::load(engine.repo, &id)
-            .ok()
-            .and_then(|s| parent_of(&s));
+        run = parent_of(&state).and_then(|id| RunState::load(engine.repo, &id).ok());
     }
-    depth
+    Ok(())
 }
 
 fn parent_of(state: &RunState) -> Option<RunId> {
@@ -235,7 +260,12 @@ fn child_graph(engine: &Engine, parent: &RunState, node: &Node) -> Result<Child,
     if let Some(source) = node.str_attr("stack.child_dot_source") {
         let graph = workflow::parse(source, "stack.child_dot_source").map_err(|e| e.to_string())?;
         checked(&graph, engine.config.agent_command.as_deref())?;
-        return Ok(Child { graph, file: None });
+        return Ok(Child {
+            graph,
+            source: source.to_owned(),
+            file: None,
+            approved: true,
+        });
     }
     let named = node
         .str_attr("stack.child_workflow")
@@ -244,6 +274,7 @@ fn child_graph(engine: &Engine, parent: &RunState, node: &Node) -> Result<Child,
     let file = child_path(parent, named)?;
     let bytes = input::read_file(&file, "stack.child_workflow", input::MAX_DEFINITION)
         .map_err(|e| e.to_string())?;
+    let approved = trust::is_approved(&engine.config.home, &bytes);
     let source =
         String::from_utf8(bytes).map_err(|_| format!("{} is not UTF-8 text", file.display()))?;
     let mut graph =
@@ -253,8 +284,25 @@ fn child_graph(engine: &Engine, parent: &RunState, node: &Node) -> Result<Child,
     checked(&graph, engine.config.agent_command.as_deref())?;
     Ok(Child {
         graph,
+        source,
         file: Some(file),
+        approved,
     })
+}
+
+/// The child workflow files the manager loops of `graph` name, a relative one taken in `dir`
+/// (the workflow's directory): `run` approves them with the workflow, as the user's own.
+pub fn child_files(graph: &Graph, dir: &Path) -> Vec<PathBuf> {
+    graph
+        .nodes()
+        .iter()
+        .filter(|node| node.str_attr("stack.child_dot_source").is_none())
+        .filter_map(|node| {
+            node.str_attr("stack.child_workflow")
+                .or_else(|| node.str_attr("stack.child_dotfile"))
+        })
+        .map(|named| dir.join(named))
+        .collect()
 }
 
 /// A relative child path is beside the parent's workflow file.
