@@ -43,6 +43,7 @@ mod hooks;
 mod hostile_records;
 mod hostile_settings;
 mod hostile_trees;
+mod hostile_workflows;
 mod in_place;
 mod land;
 mod layers;

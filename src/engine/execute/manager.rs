@@ -280,7 +280,12 @@ fn child_graph(engine: &Engine, parent: &RunState, node: &Node) -> Result<Child,
     let mut graph =
         workflow::parse(&source, &file.display().to_string()).map_err(|e| e.to_string())?;
     let dir = file.parent().unwrap_or(Path::new("."));
-    files::inline_file_refs(&mut graph, dir, Some(&engine.config.home));
+    let refs = files::FileRefs {
+        dir,
+        repo: engine.repo.workdir(),
+        home: Some(&engine.config.home),
+    };
+    files::inline_file_refs(&mut graph, &refs);
     checked(&graph, engine.config.agent_command.as_deref())?;
     Ok(Child {
         graph,
