@@ -171,3 +171,78 @@ fn a_wait_whose_duration_cannot_be_read_is_refused_before_the_run_starts() {
         ],
     );
 }
+
+/// The metadata branches in the repository: one per run.
+fn run_count(repo: &TestRepo) -> usize {
+    repo.git(&["for-each-ref", "refs/heads/fabro/meta/"])
+        .lines()
+        .count()
+}
+
+fn manager_workflow(dir: &Path, name: &str, child: &str) -> PathBuf {
+    let file = dir.join(format!("{name}.fabro"));
+    write_file(
+        &file,
+        &format!(
+            "digraph {name} {{\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  \
+             again [shape=house, stack.child_workflow=\"{child}.fabro\"]\n  \
+             start -> again -> exit\n}}\n"
+        ),
+    );
+    file
+}
+
+#[test]
+fn a_manager_loop_whose_child_is_an_ancestor_starts_no_child() {
+    let repo = TestRepo::new();
+    let flows = repo.root.join("flows");
+    let itself = manager_workflow(&flows, "itself", "itself");
+    let (_, out) = fabro(&repo, &["run"], &itself);
+    assert!(
+        out.contains("manager loop again: its child workflow is the workflow of run")
+            && out.contains("a workflow that starts itself never ends"),
+        "{out}"
+    );
+    assert_eq!(run_count(&repo), 1, "{out}");
+
+    // A starts B, whose child is A again: refused one level down.
+    manager_workflow(&flows, "b", "a");
+    let a = manager_workflow(&flows, "a", "b");
+    let (_, out) = fabro(&repo, &["run"], &a);
+    assert_eq!(run_count(&repo), 3, "{out}");
+    let metas = repo.git(&[
+        "for-each-ref",
+        "--format=%(refname)",
+        "refs/heads/fabro/meta/",
+    ]);
+    let refused = metas.lines().any(|meta| {
+        let found = repo.git_output(
+            &repo.path,
+            &[
+                "grep",
+                "-q",
+                "its child workflow is the workflow of run",
+                meta,
+            ],
+        );
+        found.status.success()
+    });
+    assert!(refused, "no run recorded the refusal");
+}
+
+#[test]
+fn nested_template_loops_stop_with_an_error_naming_the_node() {
+    let repo = TestRepo::new();
+    let workflow = pipeline(
+        &repo,
+        "  loop [shape=parallelogram, script=\"{% for a in range(100000) %}{% for b in \
+         range(100000) %}x{% endfor %}{% endfor %}\"]\n  start -> loop -> exit\n",
+    );
+    let (code, out) = fabro(&repo, &["run"], &workflow);
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains("node loop, attribute script: template too costly to render"),
+        "{out}"
+    );
+    assert_eq!(runs(&repo), "", "run started a run");
+}
