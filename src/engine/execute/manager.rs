@@ -23,7 +23,7 @@
 //! child replaces it: nothing tells how much of its half-done walk the worktree still holds.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -32,20 +32,21 @@ use super::command::Ran;
 use super::{Engine, Executed, Observer, StageReport};
 use crate::config::RUN_FILE;
 use crate::engine::condition::{self, Facts};
-use crate::engine::files;
 use crate::engine::graph::Node;
 use crate::engine::outcome::{Outcome, Status};
-use crate::engine::validate;
-use crate::engine::workflow::{self, Graph};
+use crate::engine::workflow::Graph;
 use crate::format::record::StatusKind;
 use crate::format::run_id::RunId;
 use crate::format::store::RunDir;
-use crate::input;
 use crate::ops::finish::{FinishRequest, finish};
-use crate::ops::start::{StartRequest, WORKFLOW_DIR, short_branch, start};
-use crate::ops::trust;
+use crate::ops::start::{StartRequest, short_branch, start};
 use crate::run::workspace::Workspace;
 use crate::run::{self, RunState};
+
+mod child;
+
+pub use child::child_files;
+use child::{Child, child_graph, refuse_unbounded};
 
 /// Fabro's defaults.
 const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(45);
@@ -67,15 +68,6 @@ pub(super) fn run(
         Ok(ran) => ran,
         Err(reason) => Ran::outcome(Outcome::failed(&reason)),
     }
-}
-
-/// The child's graph, its source, and the file it came from (none when inline).
-struct Child {
-    graph: Graph,
-    source: String,
-    file: Option<PathBuf>,
-    /// Inline in the parent's workflow, or read from a file this machine wrote or approved.
-    approved: bool,
 }
 
 /// How the child ended: what the node's outcome is made of.
@@ -215,137 +207,6 @@ fn run_child(
             Err(reason)
         }
     }
-}
-
-/// Refuses a child that would start a chain of runs without end: one whose workflow is that
-/// of the parent or of a run above it (a workflow naming itself as its child), and one past
-/// `MAX_DEPTH` nested runs (a chain of ever new workflows).
-fn refuse_unbounded(
-    engine: &Engine,
-    parent: &RunState,
-    node: &Node,
-    child: &Child,
-) -> Result<(), String> {
-    let mut depth = 0;
-    let mut run = Some(parent.clone());
-    while let Some(state) = run {
-        if state.record.graph_source.as_deref() == Some(child.source.as_str()) {
-            return Err(format!(
-                "manager loop {}: its child workflow is the workflow of run {}, which this run \
-                 descends from; a workflow that starts itself never ends, so the child was not \
-                 started",
-                node.id, state.id
-            ));
-        }
-        depth += 1;
-        if depth >= MAX_DEPTH {
-            return Err(format!(
-                "manager loop {}: manager loops nest deeper than {MAX_DEPTH} runs; the child was \
-                 not started",
-                node.id
-            ));
-        }
-        run = parent_of(&state).and_then(|id| RunState::load(engine.repo, &id).ok());
-    }
-    Ok(())
-}
-
-fn parent_of(state: &RunState) -> Option<RunId> {
-    let id = state.record.spec.extra.get("parent_run_id")?.as_str()?;
-    RunId::parse(id).ok()
-}
-
-/// Reads, parses and validates the child workflow.
-fn child_graph(engine: &Engine, parent: &RunState, node: &Node) -> Result<Child, String> {
-    if let Some(source) = node.str_attr("stack.child_dot_source") {
-        let graph = workflow::parse(source, "stack.child_dot_source").map_err(|e| e.to_string())?;
-        checked(&graph, engine.config.agent_command.as_deref())?;
-        return Ok(Child {
-            graph,
-            source: source.to_owned(),
-            file: None,
-            approved: true,
-        });
-    }
-    let named = node
-        .str_attr("stack.child_workflow")
-        .or_else(|| node.str_attr("stack.child_dotfile"))
-        .ok_or("No child workflow source")?;
-    let file = child_path(parent, named)?;
-    let bytes = input::read_file(&file, "stack.child_workflow", input::MAX_DEFINITION)
-        .map_err(|e| e.to_string())?;
-    let approved = trust::is_approved(&engine.config.home, &bytes);
-    let source =
-        String::from_utf8(bytes).map_err(|_| format!("{} is not UTF-8 text", file.display()))?;
-    let mut graph =
-        workflow::parse(&source, &file.display().to_string()).map_err(|e| e.to_string())?;
-    let dir = file.parent().unwrap_or(Path::new("."));
-    let refs = files::FileRefs {
-        dir,
-        repo: engine.repo.workdir(),
-        home: Some(&engine.config.home),
-    };
-    files::inline_file_refs(&mut graph, &refs);
-    checked(&graph, engine.config.agent_command.as_deref())?;
-    Ok(Child {
-        graph,
-        source,
-        file: Some(file),
-        approved,
-    })
-}
-
-/// The child workflow files the manager loops of `graph` name, a relative one taken in `dir`
-/// (the workflow's directory): `run` approves them with the workflow, as the user's own.
-pub fn child_files(graph: &Graph, dir: &Path) -> Vec<PathBuf> {
-    graph
-        .nodes()
-        .iter()
-        .filter(|node| node.str_attr("stack.child_dot_source").is_none())
-        .filter_map(|node| {
-            node.str_attr("stack.child_workflow")
-                .or_else(|| node.str_attr("stack.child_dotfile"))
-        })
-        .map(|named| dir.join(named))
-        .collect()
-}
-
-/// A relative child path is beside the parent's workflow file.
-fn child_path(parent: &RunState, named: &str) -> Result<PathBuf, String> {
-    let named = Path::new(named);
-    if named.is_absolute() {
-        return Ok(named.to_owned());
-    }
-    let dir = parent
-        .record
-        .spec
-        .extra
-        .get(WORKFLOW_DIR)
-        .and_then(Value::as_str)
-        .ok_or_else(|| {
-            format!(
-                "the run did not record its workflow's directory, so {} cannot be found",
-                named.display()
-            )
-        })?;
-    Ok(Path::new(dir).join(named))
-}
-
-/// Validation errors fail the stage; so do agent nodes when no agent command is set.
-fn checked(graph: &Graph, agent: Option<&str>) -> Result<(), String> {
-    let diagnostics = validate::validate(graph);
-    if let Some(error) = diagnostics.iter().find(|d| d.is_error()) {
-        return Err(format!("{} ({})", error.message, error.rule));
-    }
-    let agents = super::agent_nodes(graph);
-    if !agents.is_empty() && agent.is_none_or(|a| a.trim().is_empty()) {
-        return Err(format!(
-            "the child has agent or prompt nodes ({}) and no agent command to run them; set \
-             one with `--agent`, `git config fabro.agentCommand` or `[agent] command`",
-            agents.join(", ")
-        ));
-    }
-    Ok(())
 }
 
 /// The parent's context as the walk holds it at this node: its last checkpoint's, which the
