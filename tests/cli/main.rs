@@ -42,6 +42,7 @@ mod held_runs;
 mod hooks;
 mod hostile_records;
 mod hostile_settings;
+mod hostile_status;
 mod hostile_trees;
 mod in_place;
 mod land;
