@@ -40,6 +40,7 @@ mod getting_started;
 mod git_agrees;
 mod held_runs;
 mod hooks;
+mod hostile_hooks;
 mod hostile_records;
 mod hostile_settings;
 mod hostile_status;
