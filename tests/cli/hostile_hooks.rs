@@ -51,6 +51,11 @@ fn agent_directories_linked_out_of_the_work_tree_are_refused() {
         let stderr = refused(&repo, &repo.path, flag);
         assert!(stderr.contains("outside the work tree"), "{stderr}");
     }
+    // Nothing to take out: uninstall reads through the link, writes nothing, and succeeds.
+    run_ok(
+        repo.fabro()
+            .args(["hooks", "uninstall", "--claude", "--codex", "--gemini"]),
+    );
     assert_eq!(tree_digest(&outside), before, "nothing written outside");
     let saved = repo.path.join(".git/fabro/agent-settings");
     assert!(!saved.exists(), "nothing written at all");
@@ -148,4 +153,26 @@ fn links_inside_the_work_tree_stay_links_and_uninstall_restores_their_targets() 
     assert!(wt.join("config/gemini/README").exists());
     let status = repo.git_in(wt, &["status", "--porcelain"]);
     assert_eq!(status, "", "the work tree is as committed");
+}
+
+#[test]
+fn uninstall_refuses_a_link_that_now_leads_out_of_the_work_tree() {
+    let repo = TestRepo::new();
+    repo.write("shared/claude.json", USER_SETTINGS);
+    commit_links(
+        &repo,
+        &[(".claude/settings.local.json", "../shared/claude.json")],
+    );
+    run_ok(repo.fabro().args(["hooks", "install", "--claude"]));
+    // Since install, the link was pointed at a file elsewhere that holds the entries too.
+    let outside = repo.root.join("outside.json");
+    std::fs::copy(repo.path.join("shared/claude.json"), &outside).unwrap();
+    let link = repo.path.join(".claude/settings.local.json");
+    std::fs::remove_file(&link).unwrap();
+    symlink(&outside, &link).unwrap();
+    let before = std::fs::read_to_string(&outside).unwrap();
+    let (code, stderr) = run_err(repo.fabro().args(["hooks", "uninstall", "--claude"]));
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("outside the work tree"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), before);
 }
