@@ -4,8 +4,8 @@
 //! group, environment without secrets, streamed output, timeout), with the prompt on stdin and
 //! in `$FABRO_PROMPT_FILE`. Its stdout is the response: `response.md` beside `prompt.md`, the
 //! context keys Fabro sets after an LLM stage, and the routing JSON Fabro reads in responses
-//! (else in a `status.json` the agent wrote during the stage, see [`super::status_file`]). A non-zero
-//! exit fails the stage.
+//! (else in a `status.json` the agent wrote during the stage: [`super::status_file`]). A
+//! non-zero exit fails the stage.
 //! There is no timeout unless the node sets one: Fabro gives agents none either.
 
 use std::ffi::OsString;
