@@ -24,4 +24,5 @@ pub mod snapshot;
 pub mod start;
 pub mod sync;
 pub mod trust;
+pub mod work_tree_file;
 pub mod worktree_removal;

@@ -30,6 +30,7 @@ pub mod parallel;
 mod response;
 pub mod retry;
 mod side_effect;
+mod status_file;
 mod stop;
 mod walk;
 
