@@ -16,6 +16,7 @@ mod pathspec;
 pub mod process;
 mod reach;
 mod ref_writer;
+mod reflog;
 mod refs;
 pub mod remote;
 mod restore;

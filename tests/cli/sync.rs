@@ -248,3 +248,72 @@ fn fetch_never_moves_a_run_that_a_live_process_here_holds() {
     run_ok(repo.fabro().args(["fetch"]));
     assert_eq!(repo.git(&["rev-parse", &meta]), theirs);
 }
+
+/// A run's branch moved by something other than git-fabro while its engine works (here
+/// `git update-ref`; a plain `git fetch` into the branch does the same) is not built on: the
+/// engine stops the run with a conflict (exit 3) and writes nothing on top, and `resume`
+/// continues from what the branch holds.
+#[test]
+fn the_engine_stops_when_a_branch_of_its_run_moves_under_it() {
+    let repo = TestRepo::new();
+    let marker = repo.root.join("working");
+    let workflow = crate::engine_run::workflow(
+        &repo,
+        "slow",
+        &format!(
+            r#"digraph slow {{
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  work [shape=parallelogram, script="touch '{}'; sleep 5; echo done > made.txt"]
+  start -> work -> exit
+}}"#,
+            marker.display()
+        ),
+    );
+    let engine = repo
+        .fabro()
+        .arg("run")
+        .arg(&workflow)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    while !marker.exists() {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let id = repo.git(&[
+        "for-each-ref",
+        "--format=%(refname:lstrip=4)",
+        "refs/heads/fabro/meta/",
+    ]);
+    let id = id.trim().to_owned();
+    // Reflog times are whole seconds: the move comes in a later second than the engine's start.
+    std::thread::sleep(std::time::Duration::from_millis(1_200));
+    let meta = format!("refs/heads/fabro/meta/{id}");
+    let tip = repo.git(&["rev-parse", &meta]);
+    let tree = repo.git(&["rev-parse", &format!("{meta}^{{tree}}")]);
+    let theirs = repo.git(&[
+        "commit-tree",
+        tree.trim(),
+        "-p",
+        tip.trim(),
+        "-m",
+        "elsewhere",
+    ]);
+    repo.git(&["update-ref", &meta, theirs.trim()]);
+
+    let out = engine.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(err.contains("moved"), "{err}");
+    assert_eq!(
+        repo.git(&["rev-parse", &meta]),
+        theirs,
+        "the engine built on it"
+    );
+    let runs: Vec<Value> = serde_json::from_str(&repo.ok(&["ps", "--json"])).unwrap();
+    assert_eq!(runs[0]["status"], "running", "{runs:?}");
+    run_ok(repo.fabro().args(["resume", &id]));
+    let runs: Vec<Value> = serde_json::from_str(&repo.ok(&["ps", "--all", "--json"])).unwrap();
+    assert_eq!(runs[0]["status"], "succeeded", "{runs:?}");
+}
