@@ -182,3 +182,39 @@ fn after_a_checkpoint_killed_at_a_random_moment_the_next_one_succeeds() {
     }
     assert_consistent(&repo, "after the kills");
 }
+
+/// A live writer that keeps the ref writer lock (stalled, say) is waited for, then named by its
+/// pid; nothing is broken, and once it is gone the next command goes through.
+#[test]
+fn a_live_writer_that_keeps_the_lock_is_named_by_its_pid() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    let writer_lock = repo.path.join(".git/fabro/ref-writer");
+    let marker = repo.root.join("holding");
+    // flock(1) holds the lock (not passed on to its command, `-o`) and records its pid as a
+    // git-fabro writer does; the command says where it is.
+    let script = format!(
+        "echo \"pid $PPID\" > '{}'; echo $$ > '{}'; exec sleep 30",
+        writer_lock.display(),
+        marker.display()
+    );
+    let mut holder = std::process::Command::new("flock")
+        .arg("-o")
+        .arg(&writer_lock)
+        .args(["sh", "-c", &script])
+        .spawn()
+        .unwrap();
+    while std::fs::read_to_string(&marker).map_or(true, |s| !s.ends_with('\n')) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let (code, err) = run_err(&mut checkpoint(&repo, &run.id, &run.worktree));
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains(&format!("process {}", holder.id())), "{err}");
+    let _ = holder.kill();
+    let _ = holder.wait();
+    let sleeper = std::fs::read_to_string(&marker).unwrap();
+    let _ = std::process::Command::new("kill")
+        .arg(sleeper.trim())
+        .status();
+    repo.checkpoint(&run.id, "build");
+}
