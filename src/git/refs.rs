@@ -141,10 +141,17 @@ impl Repo {
             .iter()
             .map(|edit| common.join(format!("{}.lock", edit.name())))
             .collect();
-        writer.intend(&[locks.clone(), vec![common.join(PACKED_LOCK)]].concat())?;
-        // gix takes packed-refs.lock for a deletion whenever packed-refs exists: then the lock
-        // file there is certainly this process's. Otherwise it may be git's, and stays intended.
+        // gix takes packed-refs.lock for a deletion, and for any edit while the lock file is
+        // there (waiting for its holder first).
         let deletes = edits.iter().any(|e| matches!(e, RefEdit::Delete { .. }));
+        let packed_lock = common.join(PACKED_LOCK);
+        let mut intended = locks.clone();
+        if deletes || packed_lock.exists() {
+            intended.push(packed_lock.clone());
+        }
+        writer.intend(&intended)?;
+        // For a deletion while packed-refs exists, the lock file there is certainly this
+        // process's once gix prepared; otherwise it may be git's, and stays only intended.
         let packed_before = common.join("packed-refs").exists();
         let (ref_files, packed_refs) = self.lock_modes();
         let prepared = to_gix(edits, reflog).and_then(|edits| {
@@ -158,7 +165,7 @@ impl Repo {
             Err(err) => return Ok(Err(err)),
         };
         if deletes && packed_before && common.join("packed-refs").exists() {
-            locks.push(common.join(PACKED_LOCK));
+            locks.push(packed_lock);
         }
         writer.confirm(&locks)?;
         crate::failpoint::reach("refs:locked");
