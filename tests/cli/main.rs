@@ -45,6 +45,7 @@ mod hostile_settings;
 mod hostile_trees;
 mod in_place;
 mod land;
+mod land_inherited;
 mod layers;
 mod log;
 mod messages;
