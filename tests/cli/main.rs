@@ -68,6 +68,7 @@ mod status;
 mod sync;
 mod terminal;
 mod torture;
+mod type_changes;
 mod unfinished_worktrees;
 mod validate;
 mod work_kept;
