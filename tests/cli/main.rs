@@ -44,6 +44,7 @@ mod hostile_records;
 mod hostile_settings;
 mod hostile_trees;
 mod in_place;
+mod killed_fan_out;
 mod land;
 mod land_inherited;
 mod layers;
