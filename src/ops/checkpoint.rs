@@ -175,7 +175,7 @@ pub fn checkpoint(
     }
     let stage_tree = stage_tree.write()?;
     let mut meta_tree = repo.edit_tree(state.meta_tree)?;
-    meta_tree.put_file(RUN_JSON, &run_json.to_json())?;
+    meta_tree.put_file(RUN_JSON, &run_json.to_json()?)?;
     meta_tree.put_tree(&stage_dir, stage_tree)?;
     let meta_tree = meta_tree.write()?;
     let meta_subject = format!("checkpoint {stage} ({})", request.status);

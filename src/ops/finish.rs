@@ -155,7 +155,7 @@ fn finalize(
         .extra
         .remove(crate::ops::lifecycle::PENDING_INTERVIEWS);
     let mut tree = repo.edit_tree(state.meta_tree)?;
-    tree.put_file(RUN_JSON, &record.to_json())?;
+    tree.put_file(RUN_JSON, &record.to_json()?)?;
     let tree = tree.write()?;
     let subject = format!("finalize run ({})", request.status.as_str());
     let commit = repo.write_commit(

@@ -47,6 +47,7 @@ mod in_place;
 mod killed_fan_out;
 mod land;
 mod land_inherited;
+mod large_records;
 mod layers;
 mod log;
 mod messages;

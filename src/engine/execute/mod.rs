@@ -20,6 +20,7 @@
 pub mod agent;
 pub mod command;
 mod conclusion;
+mod context_text;
 mod failure;
 pub mod fan_in;
 mod human;
