@@ -6,8 +6,10 @@
 //! [`LIMIT`], and past that its last [`LIMIT`] bytes (where a test run's verdict is), after a
 //! line that says how much was left out and which file has it all.
 
-/// The most bytes of one output the context holds.
-pub const LIMIT: usize = 64 << 10;
+/// The most bytes of one output the context holds. Each command node's latest outcome keeps
+/// its own two streams in `node_outcomes`, so this bounds the record at about 32 KiB per node:
+/// hundreds of chatty nodes still fit in the 16 MiB a record may have.
+pub const LIMIT: usize = 16 << 10;
 
 /// `bytes` (an output whose whole is the stage file `file`) as the context holds it.
 pub fn context_text(bytes: &[u8], file: &str) -> String {
