@@ -354,12 +354,11 @@ impl RunRecord {
         let json = pretty(&record);
         let size = json.len() as u64;
         if size > MAX_RUN_JSON {
-            return Err(Error::Failed(format!(
-                "run {}'s run.json would be {} MiB, over the {} MiB git-fabro reads back; nothing was written. Its workflow, context or goal is too large to record",
-                self.run_id,
-                size >> 20,
-                MAX_RUN_JSON >> 20
-            )));
+            return Err(Error::RecordTooLarge {
+                run: self.run_id.clone(),
+                size,
+                limit: MAX_RUN_JSON,
+            });
         }
         Ok(json)
     }
