@@ -19,19 +19,6 @@ pub fn reach(name: &str) {
     let _ = name;
 }
 
-/// Whether the process is set to die at `name`: for a point that needs work done first to be
-/// reached at all (taking ref locks that a normal run takes inside one call).
-#[inline]
-pub fn armed(name: &str) -> bool {
-    #[cfg(debug_assertions)]
-    return std::env::var_os("FABRO_FAILPOINT").is_some_and(|wanted| wanted == name);
-    #[cfg(not(debug_assertions))]
-    {
-        let _ = name;
-        false
-    }
-}
-
 #[cfg(debug_assertions)]
 mod armed {
     use std::io::Write;

@@ -5,6 +5,7 @@
 mod diff;
 mod error;
 mod excludes;
+pub mod flock;
 mod history;
 mod land;
 mod maintenance;
@@ -14,6 +15,8 @@ mod observe;
 mod pathspec;
 pub mod process;
 mod reach;
+mod ref_writer;
+mod reflog;
 mod refs;
 pub mod remote;
 mod restore;
