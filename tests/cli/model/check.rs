@@ -9,18 +9,22 @@ use super::world::{World, read_dir};
 
 pub fn check(world: &mut World, model: &Model, c: usize) -> Result<(), String> {
     let dir = world.clones[c].clone();
-    let (ok, _) = world.git(
-        &dir,
-        &["fsck", "--strict", "--no-dangling", "--no-progress"],
-    );
-    if !ok {
-        let out = world
-            .repo
-            .git_output(&dir, &["fsck", "--strict", "--no-dangling"]);
-        return Err(format!(
-            "git fsck --strict fails: {}",
-            String::from_utf8_lossy(&out.stderr)
-        ));
+    let fsck = ["fsck", "--strict", "--no-dangling", "--no-progress"];
+    let out = world.repo.git_output(&dir, &fsck);
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        // A `git worktree add` killed with its git-fabro leaves git's own half-written
+        // registration, which git fsck cannot read; `git fabro fsck --repair` is documented to
+        // clear it. Anything else is a failure.
+        let registration = err.contains(".git/worktrees/");
+        let repaired = registration && {
+            let mut repair = world.repo.fabro_in(&dir);
+            repair.args(["fsck", "--repair"]).output().is_ok()
+                && world.repo.git_output(&dir, &fsck).status.success()
+        };
+        if !repaired {
+            return Err(format!("git fsck --strict fails: {err}"));
+        }
     }
     check_main(world, model, c)?;
 

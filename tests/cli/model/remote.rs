@@ -69,12 +69,6 @@ pub fn apply(world: &mut World, model: &mut Model, step: &Step) -> Result<Next, 
             let ids: Vec<String> = model.remote.keys().cloned().collect();
             let old: Vec<_> = ids.iter().map(|id| refs_in(world, &dir, id)).collect();
             let outcome = world.fabro(c, &["fetch".into(), "origin".into()], kill);
-            if matches!(outcome, Outcome::Killed) {
-                return Ok(Some(Step {
-                    kill: None,
-                    ..step.clone()
-                }));
-            }
             let remote = world.remote.clone();
             for (id, old) in ids.iter().zip(old) {
                 let new = refs_in(world, &dir, id);
@@ -100,6 +94,13 @@ pub fn apply(world: &mut World, model: &mut Model, step: &Step) -> Result<Next, 
                 copy.worktree = None;
                 copy.unforkable = copy.unforkable.max(copy.inherited);
                 model.clones[c].runs.insert(id.clone(), copy);
+            }
+            // A killed fetch may have moved some runs (taken in above): it is run again.
+            if let Outcome::Killed = outcome {
+                return Ok(Some(Step {
+                    kill: None,
+                    ..step.clone()
+                }));
             }
             Ok(None)
         }
