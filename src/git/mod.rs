@@ -14,6 +14,7 @@ mod observe;
 mod pathspec;
 pub mod process;
 mod reach;
+pub mod redirects;
 mod refs;
 pub mod remote;
 mod restore;
