@@ -43,6 +43,7 @@ mod hooks;
 mod hostile_environment;
 mod hostile_records;
 mod hostile_settings;
+mod hostile_templates;
 mod hostile_trees;
 mod in_place;
 mod land;

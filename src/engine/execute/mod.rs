@@ -50,6 +50,7 @@ use serde_json::{Value, json};
 
 use super::graph::{self, Graph, Node};
 use super::outcome::{Outcome, Status};
+use super::template;
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::format::node::StageStatus;
@@ -407,6 +408,11 @@ impl Engine<'_> {
                 .filter(|(k, _)| !ours.iter().any(|(name, _)| k == name))
                 .collect();
         env.extend(ours.into_iter().map(|(k, v)| (OsString::from(k), v)));
+        let values = node.template_values.iter().enumerate();
+        env.extend(values.map(|(i, value)| {
+            let name = format!("{}{}", template::SCRIPT_VALUE_PREFIX, i + 1);
+            (OsString::from(name), OsString::from(value))
+        }));
         env
     }
 
