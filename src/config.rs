@@ -133,8 +133,8 @@ impl Settings {
 
     /// What a `run.toml` recorded on a metadata branch may still decide here. That copy may
     /// come from another clone, so nothing that decides where files are written (`[runs] dir`),
-    /// what checkpoints keep (`[checkpoint]`) or where runs are sent (`[remote]`) is taken
-    /// from it; those come from this machine alone. The run's author is kept: it names who
+    /// what checkpoints keep (`[checkpoint]`), where runs are sent (`[remote]`) or which
+    /// variables reach nodes (`[env]`) is taken from it; those come from this machine alone. The run's author is kept: it names who
     /// the run's commits are by and decides nothing about files.
     pub fn recorded(self) -> Settings {
         Settings {

@@ -230,3 +230,80 @@ fn a_fabro_run_branch_tip_agrees_with_the_node_commit() {
     assert_eq!(ran.code, 0, "{}", ran.stderr);
     assert_commit_landed_in_the_run(&repo, &main_before, &ran.id);
 }
+
+#[test]
+fn a_run_toml_from_another_clone_passes_nothing() {
+    let repo = TestRepo::new();
+    let run_toml = repo.root.join("run.toml");
+    write_file(&run_toml, "[env]\npass = [\"PASSED_SECRET\"]\n");
+    let path = workflow(
+        &repo,
+        "gate",
+        r#"digraph gate {
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  approve [shape=hexagon, label="Go on?"]
+  show [shape=parallelogram, script="printf %s \"${PASSED_SECRET:-none}\""]
+  start -> approve
+  approve -> show [label="[Y] Yes"]
+  show -> exit
+}"#,
+    );
+    let out = repo
+        .fabro()
+        .arg("run")
+        .arg(&path)
+        .arg("--config")
+        .arg(&run_toml)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(4),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let id = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .next()
+        .unwrap_or("")
+        .to_owned();
+    let bare = repo.root.join("remote.git");
+    let other = repo.root.join("other");
+    let (bare_path, other_path) = (bare.to_str().unwrap(), other.to_str().unwrap());
+    repo.git(&[
+        "clone",
+        "-q",
+        "--bare",
+        repo.path.to_str().unwrap(),
+        bare_path,
+    ]);
+    repo.git(&["remote", "add", "origin", bare_path]);
+    repo.ok(&["push", "origin", &id]);
+    repo.git_in(&repo.root, &["clone", "-q", bare_path, other_path]);
+    repo.git_in(&other, &["config", "user.name", "Other"]);
+    repo.git_in(&other, &["config", "user.email", "other@example.com"]);
+    crate::common::run_ok(repo.fabro_in(&other).args(["fetch"]));
+
+    let out = repo
+        .fabro_in(&other)
+        .args(["resume", &id, "--answer", "approve=Y"])
+        .env("PASSED_SECRET", "from-the-environment")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let shown = repo.git_in(
+        &other,
+        &[
+            "show",
+            &format!("fabro/meta/{id}:stages/003-show@1/stdout.log"),
+        ],
+    );
+    assert_eq!(shown, "none");
+}
