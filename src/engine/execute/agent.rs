@@ -1,9 +1,9 @@
 //! The agent (`box`) and prompt (`tab`) handlers. Fabro calls a model itself; git-fabro hands
 //! the stage to an agent command the user chooses (`claude -p`, `codex exec`, ...), run by
 //! `/bin/bash -c` in the run's worktree exactly as a command node's script is run (own process
-//! group, allowed environment plus the agents' logins, streamed output, timeout), with the prompt on stdin and
-//! in `$FABRO_PROMPT_FILE`. Its stdout is the response: `response.md` beside `prompt.md`, the
-//! context keys Fabro sets after an LLM stage, and the routing JSON Fabro reads in responses
+//! group, the allowed environment plus the agents' logins, streamed output, timeout), with
+//! the prompt on stdin and in `$FABRO_PROMPT_FILE`. Its stdout is the response: `response.md`
+//! beside `prompt.md`, the context keys Fabro sets after an LLM stage, and the routing JSON Fabro reads in responses
 //! (else in a `status.json` the agent left in the worktree). A non-zero exit fails the stage.
 //! There is no timeout unless the node sets one: Fabro gives agents none either.
 

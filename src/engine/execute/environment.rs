@@ -9,6 +9,10 @@
 
 use std::ffi::{OsStr, OsString};
 
+use super::Engine;
+use crate::engine::graph::Node;
+use crate::engine::template::SCRIPT_VALUE_PREFIX;
+use crate::format::run_id::RunId;
 use crate::git::redirects::redirects_repository;
 
 /// Who the environment is for.
@@ -114,6 +118,41 @@ pub fn allowed(
         })
         .cloned()
         .collect()
+}
+
+impl Engine<'_> {
+    /// What [`allowed`] lets `audience` see, plus git-fabro's `FABRO_*` variables.
+    pub(super) fn node_env(
+        &self,
+        id: &RunId,
+        node: &Node,
+        visit: u64,
+        audience: Audience,
+    ) -> Vec<(OsString, OsString)> {
+        let ours = [
+            ("FABRO_RUN_ID", OsString::from(id.as_str())),
+            ("FABRO_NODE_ID", OsString::from(&node.id)),
+            ("FABRO_VISIT", OsString::from(visit.to_string())),
+            ("FABRO_RUN_DIR", self.run_dir.path.clone().into_os_string()),
+            ("FABRO_HOME", self.config.home.clone().into_os_string()),
+            (
+                "FABRO_IDEMPOTENCY_KEY",
+                OsString::from(format!("{id}:{}@{visit}", node.id)),
+            ),
+        ];
+        let mut env: Vec<(OsString, OsString)> =
+            allowed(&self.env, &self.config.env_pass, audience)
+                .into_iter()
+                .filter(|(k, _)| !ours.iter().any(|(name, _)| k == name))
+                .collect();
+        env.extend(ours.into_iter().map(|(k, v)| (OsString::from(k), v)));
+        let values = node.template_values.iter().enumerate();
+        env.extend(values.map(|(i, value)| {
+            let name = format!("{}{}", SCRIPT_VALUE_PREFIX, i + 1);
+            (OsString::from(name), OsString::from(value))
+        }));
+        env
+    }
 }
 
 /// Whether `name` is one of `patterns`: equal, or starting with what precedes a final `*`.

@@ -50,7 +50,6 @@ use serde_json::{Value, json};
 
 use super::graph::{self, Graph, Node};
 use super::outcome::{Outcome, Status};
-use super::template;
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::format::node::StageStatus;
@@ -381,39 +380,6 @@ impl Engine<'_> {
 
     fn stage_dir(&self, node: &Node, visit: u64) -> PathBuf {
         self.run_dir.path.join(RunDir::node_dir(&node.id, visit))
-    }
-
-    /// What [`environment::allowed`] lets `audience` see, plus git-fabro's `FABRO_*` variables.
-    fn node_env(
-        &self,
-        id: &RunId,
-        node: &Node,
-        visit: u64,
-        audience: environment::Audience,
-    ) -> Vec<(OsString, OsString)> {
-        let ours = [
-            ("FABRO_RUN_ID", OsString::from(id.as_str())),
-            ("FABRO_NODE_ID", OsString::from(&node.id)),
-            ("FABRO_VISIT", OsString::from(visit.to_string())),
-            ("FABRO_RUN_DIR", self.run_dir.path.clone().into_os_string()),
-            ("FABRO_HOME", self.config.home.clone().into_os_string()),
-            (
-                "FABRO_IDEMPOTENCY_KEY",
-                OsString::from(format!("{id}:{}@{visit}", node.id)),
-            ),
-        ];
-        let mut env: Vec<(OsString, OsString)> =
-            environment::allowed(&self.env, &self.config.env_pass, audience)
-                .into_iter()
-                .filter(|(k, _)| !ours.iter().any(|(name, _)| k == name))
-                .collect();
-        env.extend(ours.into_iter().map(|(k, v)| (OsString::from(k), v)));
-        let values = node.template_values.iter().enumerate();
-        env.extend(values.map(|(i, value)| {
-            let name = format!("{}{}", template::SCRIPT_VALUE_PREFIX, i + 1);
-            (OsString::from(name), OsString::from(value))
-        }));
-        env
     }
 
     /// Appends one of Fabro's run events (no node) to `progress.jsonl`.
