@@ -307,3 +307,62 @@ fn a_run_toml_from_another_clone_passes_nothing() {
     );
     assert_eq!(shown, "none");
 }
+
+#[test]
+fn an_exported_git_dir_does_not_point_an_agent_at_the_users_repository() {
+    let repo = TestRepo::new();
+    let main_before = repo.git(&["rev-parse", "main"]);
+    let agent = repo.root.join("agent.sh");
+    write_file(
+        &agent,
+        "#!/bin/sh\necho node > node.txt && git add node.txt && git commit -q -m 'node commit'\n",
+    );
+    let path = workflow(
+        &repo,
+        "agent",
+        r#"digraph agent {
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  work [shape=box, prompt="commit"]
+  start -> work -> exit
+}"#,
+    );
+    let out = repo
+        .fabro()
+        .arg("run")
+        .arg(&path)
+        .args(["--agent", &format!("sh {}", agent.display())])
+        .env("GIT_DIR", repo.path.join(".git"))
+        .env("GIT_WORK_TREE", &repo.path)
+        .output()
+        .unwrap();
+    let id = succeeded(&out);
+    assert_eq!(repo.git(&["rev-parse", "main"]), main_before);
+    assert_eq!(repo.git(&["status", "--porcelain"]), "");
+    let subjects = repo.git(&["log", "--format=%s", &format!("fabro/run/{id}")]);
+    assert!(subjects.lines().any(|s| s == "node commit"), "{subjects}");
+}
+
+#[test]
+fn an_exported_git_dir_does_not_point_a_resumed_command_at_the_users_repository() {
+    let repo = TestRepo::new();
+    let main_before = repo.git(&["rev-parse", "main"]);
+    let run = repo.start();
+    let script = "echo resumed > r.txt && git add r.txt && git commit -q -m resumed";
+    let out = repo
+        .fabro()
+        .args(["resume", &run.id, "--", "sh", "-c", script])
+        .env("GIT_DIR", repo.path.join(".git"))
+        .env("GIT_INDEX_FILE", repo.path.join(".git/index"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(repo.git(&["rev-parse", "main"]), main_before);
+    assert_eq!(repo.git(&["status", "--porcelain"]), "");
+    let subjects = repo.git(&["log", "--format=%s", &format!("fabro/run/{}", run.id)]);
+    assert!(subjects.lines().any(|s| s == "resumed"), "{subjects}");
+}
