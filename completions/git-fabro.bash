@@ -1289,7 +1289,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__resume)
-            opts="-C -q -P -h --run --workflow --force --json --prepare-only --agent --answer --auto-approve --rerun --assume-done --quiet --no-pager --help"
+            opts="-C -q -P -h --run --workflow --force --trust --json --prepare-only --agent --answer --auto-approve --rerun --assume-done --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -241,6 +241,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --assume-done 'Record the side-effect node NODE that was cut short as succeeded, without running it again (repeatable)'
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
             cand --force 'Resume under a workflow whose sha256 differs from the recorded one'
+            cand --trust 'Run the recorded workflow (and child workflows it reads from files) even though this machine neither wrote nor approved it, and remember the approval'
             cand --json 'Print JSON (the state is always printed as JSON without a command)'
             cand --prepare-only 'Only rebuild the run directory and worktree and print the state, even for a run the engine executes'
             cand --auto-approve 'Answer every human gate with its first choice'

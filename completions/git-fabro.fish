@@ -188,6 +188,7 @@ complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -l rerun -d 
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -l assume-done -d 'Record the side-effect node NODE that was cut short as succeeded, without running it again (repeatable)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -l force -d 'Resume under a workflow whose sha256 differs from the recorded one'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -l trust -d 'Run the recorded workflow (and child workflows it reads from files) even though this machine neither wrote nor approved it, and remember the approval'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -l json -d 'Print JSON (the state is always printed as JSON without a command)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -l prepare-only -d 'Only rebuild the run directory and worktree and print the state, even for a run the engine executes'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -l auto-approve -d 'Answer every human gate with its first choice'

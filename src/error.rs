@@ -10,6 +10,8 @@ pub mod exit {
     pub const CONFLICT: u8 = 3;
     /// The run waits for an answer at a human gate; `resume --answer` goes on.
     pub const BLOCKED: u8 = 4;
+    /// The workflow to run was neither started nor approved on this machine; `--trust` runs it.
+    pub const UNTRUSTED: u8 = 5;
     /// Ctrl-C or SIGTERM stopped the run; `resume` goes on.
     pub const INTERRUPTED: u8 = 130;
 }
@@ -63,6 +65,13 @@ pub enum Error {
     },
     #[error("{0}")]
     Corrupt(String),
+    /// The workflow run `run` would execute (sha256 `sha256`) was neither started nor approved
+    /// on this machine.
+    #[error(
+        "run {run}: its workflow (sha256 {}) was not written or approved on this machine; nothing was run",
+        &sha256[..sha256.len().min(12)]
+    )]
+    Untrusted { run: String, sha256: String },
     /// A remote refused a push or fetch; nothing was changed on either side.
     #[error("{0}")]
     Refused(String),
@@ -99,6 +108,7 @@ impl Error {
             | Error::NotARepository(_) => exit::USAGE,
             Error::Conflict(_) => exit::CONFLICT,
             Error::Busy(_) | Error::Held { .. } => exit::CONFLICT,
+            Error::Untrusted { .. } => exit::UNTRUSTED,
             _ => exit::FAILED,
         }
     }
@@ -134,6 +144,9 @@ impl Error {
                 };
                 format!("{which} is working on the run: wait for it to end, or stop it with `kill {pid}`")
             }
+            Error::Untrusted { run, .. } => format!(
+                "read the workflow and its changes above; `git fabro resume {run} --trust` runs it and remembers the approval"
+            ),
             Error::Corrupt(_) => "`git fabro fsck` lists what is wrong and repairs what it can".into(),
             Error::Refused(text) if text.contains("fetch first") || text.contains("non-fast-forward") => {
                 "the remote has commits this clone lacks: `git fabro fetch` the run, or push it under a fork".into()

@@ -40,6 +40,7 @@ mod snapshot;
 mod stage_progress;
 mod start;
 mod status;
+mod trust_review;
 mod validate;
 mod workflow_file;
 

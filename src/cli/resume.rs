@@ -4,7 +4,7 @@ use std::process::Command;
 use anyhow::Result;
 
 use super::run_arg::RunArgs;
-use super::{Ctx, ExitWith, output, workflow_file};
+use super::{Ctx, ExitWith, output, trust_review, workflow_file};
 use crate::engine::execute::{Directions, check_answers};
 use crate::engine::workflow::{self, Graph};
 use crate::error::{Error, exit};
@@ -25,7 +25,11 @@ use crate::run::{GRAPH_FILE, RunState};
 /// A run blocked at a human gate goes on with --answer NODE=CHOICE (or --auto-approve, or an
 /// answer typed on the terminal); without one it blocks again (exit 4). A side-effect node
 /// the engine was running when it died is not run again silently: resume stops (exit 1) until
-/// --rerun NODE or --assume-done NODE says what to do with it.
+/// --rerun NODE or --assume-done NODE says what to do with it. A recorded workflow that this
+/// machine neither wrote nor approved (fetched from another clone, or changed there) is not
+/// run: resume shows the metadata commit that recorded it, where it was fetched from and what
+/// changed since the version approved here, and exits 5; --trust runs it and remembers the
+/// approval (by its sha256, in the fabro home's trusted/).
 ///
 /// Refuses archived and succeeded runs, and runs whose run.pid names a live process. Without a
 /// COMMAND, prints the state an engine continues from as JSON. With one, takes run.pid (of
@@ -44,6 +48,10 @@ pub struct Args {
     /// Resume under a workflow whose sha256 differs from the recorded one
     #[arg(long)]
     force: bool,
+    /// Run the recorded workflow (and child workflows it reads from files) even though this
+    /// machine neither wrote nor approved it, and remember the approval
+    #[arg(long)]
+    trust: bool,
     /// Print JSON (the state is always printed as JSON without a command)
     #[arg(long)]
     json: bool,
@@ -91,12 +99,18 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     // The engine's directions are checked before anything changes.
     let engine = if args.command.is_empty() && by_engine && !args.prepare_only {
         let graph = engine_graph(&state, args.workflow.as_deref())?;
+        if args.workflow.is_none()
+            && let Some(source) = state.record.graph_source.as_deref()
+        {
+            trust_review::gate(&ctx.repo, &ctx.home, &state, source, args.trust)?;
+        }
         let directions = Directions {
             answers: args.answers,
             auto_approve: args.auto_approve,
             interviewer: super::interview::terminal(),
             rerun: args.rerun,
             assume_done: args.assume_done,
+            trust: args.trust,
             taken: Default::default(),
         };
         check_directions(&graph, &directions)?;

@@ -169,6 +169,8 @@ fn run_for_real(args: Args) -> Result<()> {
         answers: args.answers,
         auto_approve: args.auto_approve,
         interviewer: super::interview::terminal(),
+        // The user named the workflow: what it reads from files beside it is theirs too.
+        trust: true,
         ..Default::default()
     };
     let ctx = Ctx::open(true)?;
@@ -185,6 +187,15 @@ fn run_for_real(args: Args) -> Result<()> {
         inputs: args.inputs,
         spec_extra: Default::default(),
     };
+    // The child workflows it names beside it are the user's too: `resume` runs them unasked.
+    let dir = args.workflow.parent().unwrap_or(std::path::Path::new(""));
+    for file in execute::child_files(&checked.graph, dir) {
+        let read =
+            crate::input::read_file(&file, "stack.child_workflow", crate::input::MAX_DEFINITION);
+        if let Ok(bytes) = read {
+            crate::ops::trust::approve(&ctx.home, &bytes)?;
+        }
+    }
     let started = start(&ctx.repo, &ctx.home, &request)?;
     output::line(&started.run_id)?;
     let id = RunId::parse(&started.run_id)?;

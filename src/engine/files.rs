@@ -2,31 +2,74 @@
 //! file's content before validating, looking beside the workflow first, then in the fabro
 //! home. A reference that finds no file stays as written, and validation reports it
 //! (`unresolved_file_ref`).
+//!
+//! The content is sent to agents and committed with the run, so a reference reads only what
+//! the workflow could already see: a relative path that, with every symlink and `..`
+//! resolved, lies inside the workflow's directory, the repository or the fabro home.
+//! `@/proc/self/environ`, `@../../.ssh/id_rsa` and a symlink leading out stay unresolved.
 
-use std::path::Path;
+use std::path::{Component, Path, PathBuf};
 
 use crate::engine::graph::{AttrValue, Graph};
 use crate::input;
 
-/// The content of `@path`, from `dir` or else `home`; `None` when neither has it.
-fn resolve(value: &str, dir: &Path, home: Option<&Path>) -> Option<String> {
-    let path = value.strip_prefix('@')?;
-    [Some(dir), home].into_iter().flatten().find_map(|base| {
-        let bytes = input::read_file(&base.join(path), value, input::MAX_DEFINITION).ok()?;
-        String::from_utf8(bytes).ok()
-    })
+/// Where `@file` references are looked up, and what they may read.
+pub struct FileRefs<'a> {
+    /// The workflow's directory: references are relative to it.
+    pub dir: &'a Path,
+    /// The repository's work tree, which a reference may reach with `..`.
+    pub repo: Option<&'a Path>,
+    /// The fabro home, Fabro's second place to look.
+    pub home: Option<&'a Path>,
+}
+
+impl FileRefs<'_> {
+    /// The content of `@path`, from the workflow's directory or else the fabro home; `None`
+    /// when neither has it inside the places it may read.
+    fn resolve(&self, value: &str) -> Option<String> {
+        let path = Path::new(value.strip_prefix('@')?);
+        let relative = path.components().all(|c| {
+            matches!(
+                c,
+                Component::Normal(_) | Component::CurDir | Component::ParentDir
+            )
+        });
+        if !relative {
+            return None;
+        }
+        // `run x.fabro` has the workflow in "", which the file system knows as ".".
+        let dir = Some(self.dir)
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let roots: Vec<PathBuf> = [Some(dir), self.repo, self.home]
+            .into_iter()
+            .flatten()
+            .filter_map(|root| std::fs::canonicalize(root).ok())
+            .collect();
+        [Some(dir), self.home]
+            .into_iter()
+            .flatten()
+            .find_map(|base| {
+                let real = std::fs::canonicalize(base.join(path)).ok()?;
+                if !roots.iter().any(|root| real.starts_with(root)) {
+                    return None;
+                }
+                let bytes = input::read_file(&real, value, input::MAX_DEFINITION).ok()?;
+                String::from_utf8(bytes).ok()
+            })
+    }
 }
 
 /// Inlines every `@file` node prompt and graph goal that resolves.
-pub fn inline_file_refs(graph: &mut Graph, dir: &Path, home: Option<&Path>) {
+pub fn inline_file_refs(graph: &mut Graph, refs: &FileRefs) {
     for node in &mut graph.nodes {
         let prompt = node.attrs.get("prompt").and_then(AttrValue::as_str);
-        if let Some(text) = prompt.and_then(|p| resolve(p, dir, home)) {
+        if let Some(text) = prompt.and_then(|p| refs.resolve(p)) {
             node.attrs.insert("prompt".into(), AttrValue::String(text));
         }
     }
     let goal = graph.attrs.get("goal").and_then(AttrValue::as_str);
-    if let Some(text) = goal.and_then(|g| resolve(g, dir, home)) {
+    if let Some(text) = goal.and_then(|g| refs.resolve(g)) {
         graph.attrs.insert("goal".into(), AttrValue::String(text));
     }
 }

@@ -29,8 +29,17 @@ pub(super) fn is_plain(text: &str) -> bool {
     !text.contains("{{") && !text.contains("{%") && !text.contains("{#")
 }
 
+/// What one attribute's rendering may spend: MiniJinja's fuel (about one unit an instruction
+/// and one per 64 bytes made) and nesting depth. Real templates use a few thousand; nested
+/// loops over `range` or a macro calling itself stop here, with an error naming the node,
+/// instead of hanging `run`.
+const FUEL: u64 = 2_000_000;
+const RECURSION_LIMIT: usize = 100;
+
 pub(super) fn strict() -> Environment<'static> {
     let mut env = Environment::new();
+    env.set_fuel(Some(FUEL));
+    env.set_recursion_limit(RECURSION_LIMIT);
     env.set_undefined_behavior(UndefinedBehavior::Strict);
     env.set_auto_escape_callback(|_| AutoEscape::None);
     env
@@ -40,6 +49,7 @@ pub(super) fn describe(err: &minijinja::Error) -> String {
     let kind = match err.kind() {
         ErrorKind::SyntaxError => "template syntax error",
         ErrorKind::UndefinedError => UNDEFINED,
+        ErrorKind::OutOfFuel => "template too costly to render",
         _ => "template render error",
     };
     format!("{kind}: {err}")

@@ -80,9 +80,11 @@ const RESERVED_IDS: &[&str] = &[
     "graph", "digraph", "subgraph", "node", "edge", "strict", "if",
 ];
 
+mod recordable;
+
 type Rule = fn(&Graph, &mut Vec<Diagnostic>);
 
-/// Every rule, in the order Fabro runs them.
+/// Every rule, in the order Fabro runs them, then git-fabro's own.
 const RULES: &[Rule] = &[
     start_node,
     terminal_node,
@@ -108,6 +110,9 @@ const RULES: &[Rule] = &[
     selection_valid,
     random_selection_no_conditions,
     template_valid,
+    recordable::node_id_recordable,
+    recordable::parallel_branches_distinct,
+    recordable::wait_duration_valid,
 ];
 
 pub fn validate(graph: &Graph) -> Vec<Diagnostic> {
@@ -604,8 +609,8 @@ fn import_error(g: &Graph, out: &mut Vec<Diagnostic>) {
 }
 
 fn unresolved_file_ref(g: &Graph, out: &mut Vec<Diagnostic>) {
-    let fix =
-        "Check that the path is relative to the workflow file's directory and the file exists";
+    let fix = "Check that the file exists at a relative path inside the workflow file's \
+               directory or the repository (no absolute path, no symlink leading out)";
     for node in g.nodes() {
         if let Some(prompt) = node.str_attr("prompt").filter(|p| p.starts_with('@')) {
             out.push(

@@ -14,13 +14,25 @@ pub const FILES: [&str; 3] = [
     ".gemini/settings.json",
 ];
 
-/// The settings files of `workdir` that hold git-fabro's hooks, as exclude patterns.
+/// The settings files of `workdir` that hold git-fabro's hooks, as exclude patterns; for one
+/// that is a symbolic link, the file of the work tree it leads to as well, since that is the
+/// file install wrote.
 pub fn never_captured(workdir: &Path) -> Vec<String> {
+    let root = std::fs::canonicalize(workdir).unwrap_or_else(|_| workdir.to_owned());
     FILES
         .iter()
         .filter(|file| {
             std::fs::read_to_string(workdir.join(file))
                 .is_ok_and(|text| text.contains(COMMAND_PREFIX))
+        })
+        .flat_map(|file| {
+            let real = std::fs::canonicalize(workdir.join(file)).ok();
+            let linked = real
+                .as_deref()
+                .and_then(|real| real.strip_prefix(&root).ok())
+                .map(|inside| inside.to_string_lossy().into_owned())
+                .filter(|inside| inside != file);
+            std::iter::once(file.to_string()).chain(linked)
         })
         .map(|file| format!("/{file}"))
         .collect()

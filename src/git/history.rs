@@ -1,6 +1,7 @@
 //! First-parent history walks over run branches, decoding only what a timeline needs: the
 //! commit's parents, message and committer time.
 
+use gix::bstr::ByteSlice;
 use gix::odb::loose;
 
 use super::{ObjectId, Repo};
@@ -89,6 +90,36 @@ impl Iterator for FirstParentWalk<'_> {
             self.next = info.first_parent;
         }
         Some(info)
+    }
+}
+
+impl Repo {
+    /// Who wrote commit `id` and when (seconds since the epoch): where a record came from.
+    pub fn commit_author(&self, id: ObjectId) -> Result<(super::Identity, i64)> {
+        let commit = self.repo.find_commit(id)?;
+        let author = commit.author()?;
+        let who = super::Identity {
+            name: author.name.to_str_lossy().into_owned(),
+            email: author.email.to_str_lossy().into_owned(),
+        };
+        Ok((who, author.time()?.seconds))
+    }
+
+    /// The messages of the reflog of ref `name`, newest first; none when it keeps no reflog.
+    pub fn reflog_messages(&self, name: &str) -> Vec<String> {
+        let Ok(Some(reference)) = self.repo.try_find_reference(name) else {
+            return Vec::new();
+        };
+        let mut platform = reference.log_iter();
+        let Ok(Some(lines)) = platform.all() else {
+            return Vec::new();
+        };
+        let mut messages: Vec<String> = lines
+            .filter_map(|line| line.ok())
+            .map(|line| line.message.to_str_lossy().into_owned())
+            .collect();
+        messages.reverse();
+        messages
     }
 }
 

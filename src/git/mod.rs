@@ -30,7 +30,7 @@ mod worktree;
 
 use std::path::{Path, PathBuf};
 
-pub use diff::FileStat;
+pub use diff::{FileStat, text_patch};
 pub use error::{Error, Result, describe};
 pub use excludes::Excludes;
 pub use gix::ObjectId;

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::ordered_json::Json;
+use super::work_tree_file;
 use crate::error::{Error, Result};
 use crate::format::agent_settings::{COMMAND_PREFIX, FILES};
 
@@ -134,8 +135,11 @@ fn original_path(git_dir: &Path, agent: Agent) -> PathBuf {
 }
 
 /// Adds (or replaces) git-fabro's entries in the agent's settings file of `workdir`.
+/// A settings file that is a symbolic link inside the work tree stays one: the file it leads to
+/// is written (see [`super::work_tree_file`]).
 pub fn install(workdir: &Path, git_dir: &Path, agent: Agent) -> Result<PathBuf> {
-    let path = workdir.join(agent.settings_file());
+    let shown = workdir.join(agent.settings_file());
+    let path = work_tree_file::resolve(workdir, agent.settings_file())?;
     let text = read_settings(&path)?;
     let json = match &text {
         Some(text) => parse_settings(text, &path)?,
@@ -160,26 +164,27 @@ pub fn install(workdir: &Path, git_dir: &Path, agent: Agent) -> Result<PathBuf> 
             .map_err(Error::io(format!("cannot create {}", dir.display())))?;
     }
     write_file(&path, &json.to_pretty())?;
-    Ok(path)
+    Ok(shown)
 }
 
 /// Removes git-fabro's entries: the file goes back to what it was before install, byte for
 /// byte, when the user changed nothing else in it meanwhile. Returns the file when it held
 /// git-fabro's entries.
 pub fn uninstall(workdir: &Path, git_dir: &Path, agent: Agent) -> Result<Option<PathBuf>> {
-    let path = workdir.join(agent.settings_file());
+    let shown = workdir.join(agent.settings_file());
     let saved = original_path(git_dir, agent);
     let original: Option<Original> = std::fs::read_to_string(&saved)
         .ok()
         .and_then(|text| serde_json::from_str(&text).ok());
-    let Some(text) = read_settings(&path)? else {
+    let Some(text) = read_settings(&shown)? else {
         let _ = std::fs::remove_file(&saved);
         return Ok(None);
     };
-    let (rest, removed) = without_ours(parse_settings(&text, &path)?);
+    let (rest, removed) = without_ours(parse_settings(&text, &shown)?);
     if !removed {
         return Ok(None);
     }
+    let path = work_tree_file::resolve(workdir, agent.settings_file())?;
     let before = original.as_ref().map(|o| o.text.as_deref());
     match before {
         Some(None) if rest == Json::Object(Vec::new()) => {
@@ -198,7 +203,7 @@ pub fn uninstall(workdir: &Path, git_dir: &Path, agent: Agent) -> Result<Option<
         _ => write_file(&path, &rest.to_pretty())?,
     }
     let _ = std::fs::remove_file(&saved);
-    Ok(Some(path))
+    Ok(Some(shown))
 }
 
 fn read_settings(path: &Path) -> Result<Option<String>> {

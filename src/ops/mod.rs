@@ -23,4 +23,6 @@ pub mod run_pid;
 pub mod snapshot;
 pub mod start;
 pub mod sync;
+pub mod trust;
+pub mod work_tree_file;
 pub mod worktree_removal;

@@ -77,6 +77,10 @@ pub fn sha256_hex(data: &[u8]) -> String {
 
 pub fn start(repo: &Repo, home: &Path, request: &StartRequest) -> Result<Started> {
     let workflow = request.workflow.as_deref().map(read_workflow).transpose()?;
+    // A workflow started here is one this machine wrote: `resume` runs it without asking.
+    if let Some((source, _, _)) = &workflow {
+        crate::ops::trust::approve(home, source)?;
+    }
     let run_toml = match &request.config {
         Some(path) => {
             let bytes = input::read_file(path, "--config", input::MAX_DEFINITION)?;

@@ -3,8 +3,9 @@
 //! `/bin/bash -c` in the run's worktree exactly as a command node's script is run (own process
 //! group, the allowed environment plus the agents' logins, streamed output, timeout), with
 //! the prompt on stdin and in `$FABRO_PROMPT_FILE`. Its stdout is the response: `response.md`
-//! beside `prompt.md`, the context keys Fabro sets after an LLM stage, and the routing JSON Fabro reads in responses
-//! (else in a `status.json` the agent left in the worktree). A non-zero exit fails the stage.
+//! beside `prompt.md`, the context keys Fabro sets after an LLM stage, and the routing JSON
+//! Fabro reads in responses (else in a `status.json` the agent wrote during the stage:
+//! [`super::status_file`]). A non-zero exit fails the stage.
 //! There is no timeout unless the node sets one: Fabro gives agents none either.
 
 use std::ffi::OsString;
@@ -18,6 +19,7 @@ use super::command::{self, Ran};
 use super::environment::Audience;
 use super::process::{self, Ending, Shell};
 use super::response;
+use super::status_file::StatusFiles;
 use crate::engine::graph::{Graph, Node};
 use crate::engine::outcome::Outcome;
 use crate::engine::stylesheet;
@@ -28,8 +30,6 @@ use crate::run::workspace::Workspace;
 const LAST_RESPONSE: usize = 200;
 /// How much of each stream a failure quotes, in characters (Fabro's CLI backend's tail).
 const FAILURE_TAIL: usize = 500;
-/// A `status.json` larger than this is not routing.
-const MAX_STATUS_FILE: u64 = 1 << 20;
 /// Where and how one agent stage runs.
 pub struct Invocation<'a> {
     pub graph: &'a Graph,
@@ -104,6 +104,7 @@ pub fn run(invocation: &Invocation) -> Ran {
         return failed(&format!("cannot write {}: {err}", prompt_file.display()));
     }
     let env = agent_env(invocation, &prompt_file);
+    let status_files = StatusFiles::before(&invocation.stage_dir, invocation.worktree);
     let timeout = command::node_timeout(node);
     let clock = Instant::now();
     let ending = process::run_shell(&Shell {
@@ -123,7 +124,7 @@ pub fn run(invocation: &Invocation) -> Ran {
     files.push(("response.md".into(), stdout));
     files.push(("stderr.log".into(), stderr));
     let (outcome, exit_code) = match ending {
-        Ok(Ending::Exited(Some(0))) => (answered(invocation, &response), Some(0)),
+        Ok(Ending::Exited(Some(0))) => (answered(invocation, &response, &status_files), Some(0)),
         Ok(Ending::Exited(code)) => {
             let code_text = code.map_or_else(|| "<unknown>".to_owned(), |c| c.to_string());
             let detail = failure_detail(&response, &errors, agent);
@@ -152,7 +153,7 @@ fn failed(reason: &str) -> Ran {
 }
 
 /// A stage whose agent exited 0: Fabro's context keys, then what its routing JSON says.
-fn answered(invocation: &Invocation, response: &str) -> Outcome {
+fn answered(invocation: &Invocation, response: &str, status_files: &StatusFiles) -> Outcome {
     let id = &invocation.node.id;
     let mut outcome = Outcome::succeeded(format!("Stage completed: {id}"));
     let mut cut = response.len().min(LAST_RESPONSE);
@@ -165,14 +166,7 @@ fn answered(invocation: &Invocation, response: &str) -> Outcome {
         (format!("response.{id}"), json!(response)),
     ];
     outcome.context_updates.extend(updates);
-    let found = response::directives(response).or_else(|| {
-        let path = invocation.worktree.join("status.json");
-        let meta = std::fs::symlink_metadata(&path).ok()?;
-        if !meta.is_file() || meta.len() > MAX_STATUS_FILE {
-            return None;
-        }
-        response::directives(&std::fs::read_to_string(path).ok()?)
-    });
+    let found = response::directives(response).or_else(|| status_files.directives());
     if let Some(directives) = found {
         response::apply(&directives, &mut outcome);
     }

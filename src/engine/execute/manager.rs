@@ -23,7 +23,7 @@
 //! child replaces it: nothing tells how much of its half-done walk the worktree still holds.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -32,24 +32,26 @@ use super::command::Ran;
 use super::{Engine, Executed, Observer, StageReport};
 use crate::config::RUN_FILE;
 use crate::engine::condition::{self, Facts};
-use crate::engine::files;
 use crate::engine::graph::Node;
 use crate::engine::outcome::{Outcome, Status};
-use crate::engine::validate;
-use crate::engine::workflow::{self, Graph};
+use crate::engine::workflow::Graph;
 use crate::format::record::StatusKind;
 use crate::format::run_id::RunId;
 use crate::format::store::RunDir;
-use crate::input;
 use crate::ops::finish::{FinishRequest, finish};
-use crate::ops::start::{StartRequest, WORKFLOW_DIR, short_branch, start};
+use crate::ops::start::{StartRequest, short_branch, start};
 use crate::run::workspace::Workspace;
 use crate::run::{self, RunState};
+
+mod child;
+
+pub use child::child_files;
+use child::{Child, child_graph, refuse_unbounded};
 
 /// Fabro's defaults.
 const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(45);
 const DEFAULT_MAX_CYCLES: u64 = 1000;
-/// Children of children of ...: a workflow that names itself as its child stops here.
+/// Children of children of ...: a chain of workflows that each start another stops here.
 const MAX_DEPTH: usize = 16;
 
 const CHILD_RUN_FILE: &str = "child_run.json";
@@ -68,12 +70,6 @@ pub(super) fn run(
     }
 }
 
-/// The child's graph, and the file it came from (none when inline).
-struct Child {
-    graph: Graph,
-    file: Option<PathBuf>,
-}
-
 /// How the child ended: what the node's outcome is made of.
 struct Ended {
     id: RunId,
@@ -90,13 +86,17 @@ fn manage(
     visit: u64,
 ) -> Result<Ran, String> {
     let parent = RunState::load(engine.repo, id).map_err(|e| e.to_string())?;
-    if depth(engine, &parent) >= MAX_DEPTH {
-        return Err(format!(
-            "manager loops nest deeper than {MAX_DEPTH} runs; the child was not started"
-        ));
-    }
     let child = child_graph(engine, &parent, node)
         .map_err(|e| format!("Failed to parse child pipeline: {e}"))?;
+    refuse_unbounded(engine, &parent, node, &child)?;
+    if !child.approved && !engine.directions.trust {
+        let file = child.file.as_deref().unwrap_or(Path::new("")).display();
+        return Err(format!(
+            "manager loop {}: its child workflow {file} was not written or approved on this \
+             machine; `git fabro resume {id} --trust` runs it",
+            node.id
+        ));
+    }
     let before = parent_context(engine, &parent, node, visit)?;
     let ended = match earlier_child(engine, id, node, visit) {
         Some(ended) => ended,
@@ -207,92 +207,6 @@ fn run_child(
             Err(reason)
         }
     }
-}
-
-/// How many runs up the parent chain goes.
-fn depth(engine: &Engine, state: &RunState) -> usize {
-    let mut depth = 0;
-    let mut parent = parent_of(state);
-    while let Some(id) = parent {
-        depth += 1;
-        if depth >= MAX_DEPTH {
-            break;
-        }
-        parent = RunState::load(engine.repo, &id)
-            .ok()
-            .and_then(|s| parent_of(&s));
-    }
-    depth
-}
-
-fn parent_of(state: &RunState) -> Option<RunId> {
-    let id = state.record.spec.extra.get("parent_run_id")?.as_str()?;
-    RunId::parse(id).ok()
-}
-
-/// Reads, parses and validates the child workflow.
-fn child_graph(engine: &Engine, parent: &RunState, node: &Node) -> Result<Child, String> {
-    if let Some(source) = node.str_attr("stack.child_dot_source") {
-        let graph = workflow::parse(source, "stack.child_dot_source").map_err(|e| e.to_string())?;
-        checked(&graph, engine.config.agent_command.as_deref())?;
-        return Ok(Child { graph, file: None });
-    }
-    let named = node
-        .str_attr("stack.child_workflow")
-        .or_else(|| node.str_attr("stack.child_dotfile"))
-        .ok_or("No child workflow source")?;
-    let file = child_path(parent, named)?;
-    let bytes = input::read_file(&file, "stack.child_workflow", input::MAX_DEFINITION)
-        .map_err(|e| e.to_string())?;
-    let source =
-        String::from_utf8(bytes).map_err(|_| format!("{} is not UTF-8 text", file.display()))?;
-    let mut graph =
-        workflow::parse(&source, &file.display().to_string()).map_err(|e| e.to_string())?;
-    let dir = file.parent().unwrap_or(Path::new("."));
-    files::inline_file_refs(&mut graph, dir, Some(&engine.config.home));
-    checked(&graph, engine.config.agent_command.as_deref())?;
-    Ok(Child {
-        graph,
-        file: Some(file),
-    })
-}
-
-/// A relative child path is beside the parent's workflow file.
-fn child_path(parent: &RunState, named: &str) -> Result<PathBuf, String> {
-    let named = Path::new(named);
-    if named.is_absolute() {
-        return Ok(named.to_owned());
-    }
-    let dir = parent
-        .record
-        .spec
-        .extra
-        .get(WORKFLOW_DIR)
-        .and_then(Value::as_str)
-        .ok_or_else(|| {
-            format!(
-                "the run did not record its workflow's directory, so {} cannot be found",
-                named.display()
-            )
-        })?;
-    Ok(Path::new(dir).join(named))
-}
-
-/// Validation errors fail the stage; so do agent nodes when no agent command is set.
-fn checked(graph: &Graph, agent: Option<&str>) -> Result<(), String> {
-    let diagnostics = validate::validate(graph);
-    if let Some(error) = diagnostics.iter().find(|d| d.is_error()) {
-        return Err(format!("{} ({})", error.message, error.rule));
-    }
-    let agents = super::agent_nodes(graph);
-    if !agents.is_empty() && agent.is_none_or(|a| a.trim().is_empty()) {
-        return Err(format!(
-            "the child has agent or prompt nodes ({}) and no agent command to run them; set \
-             one with `--agent`, `git config fabro.agentCommand` or `[agent] command`",
-            agents.join(", ")
-        ));
-    }
-    Ok(())
 }
 
 /// The parent's context as the walk holds it at this node: its last checkpoint's, which the

@@ -32,10 +32,12 @@ pub mod process;
 mod response;
 pub mod retry;
 mod side_effect;
+mod status_file;
 mod stop;
 mod walk;
 
 pub use human::{Asked, Interviewer, Question, check_answers};
+pub use manager::child_files;
 pub use stop::Stop;
 
 use command::Ran;
@@ -121,6 +123,10 @@ pub struct Directions {
     pub rerun: Vec<String>,
     /// `--assume-done NODE`: record an interrupted side-effect node as succeeded.
     pub assume_done: Vec<String>,
+    /// The user vouches for the workflows this run reads from files (manager children): `run`
+    /// of a file they named, or `resume --trust`. Without it a child workflow runs only when
+    /// this machine wrote or approved it (`ops::trust`).
+    pub trust: bool,
     /// How many of each gate's answers its visits have taken.
     pub taken: std::cell::RefCell<BTreeMap<String, usize>>,
 }

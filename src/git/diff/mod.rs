@@ -270,6 +270,27 @@ impl Repo {
     }
 }
 
+/// A unified diff of two texts under `---`/`+++` lines naming them, with 3 lines of context
+/// (empty when they are equal): how a workflow changed, for a person to read.
+pub fn text_patch(old_label: &str, new_label: &str, old: &[u8], new: &[u8]) -> Result<Vec<u8>> {
+    let input = InternedInput::new(old, new);
+    let diff = line_diff(&input);
+    let hunks = Hunks {
+        out: Vec::new(),
+        old_lines: old.lines_with_terminator().collect(),
+    };
+    let hunks = UnifiedDiff::new(&diff, &input, hunks, ContextSize::symmetrical(3))
+        .consume()
+        .map_err(|err| Error::Failed(format!("cannot render the diff of {new_label}: {err}")))?;
+    let mut out = Vec::new();
+    if !hunks.is_empty() {
+        push_line(&mut out, &[b"--- ", old_label.as_bytes()]);
+        push_line(&mut out, &[b"+++ ", new_label.as_bytes()]);
+        out.extend_from_slice(&hunks);
+    }
+    Ok(out)
+}
+
 /// Git's default Myers diff followed by its default indent heuristic for sliding hunks.
 fn line_diff(input: &InternedInput<&[u8]>) -> Diff {
     let mut diff = Diff::compute(Algorithm::Myers, input);

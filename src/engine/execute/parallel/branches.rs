@@ -220,6 +220,7 @@ impl Engine<'_> {
         // A branch answers its gates as the run does, but never asks the terminal: several
         // branches may run at once.
         let (answers, auto_approve) = (&self.directions.answers, self.directions.auto_approve);
+        let trust = self.directions.trust;
         std::thread::scope(|scope| {
             for _ in 0..max_parallel.min(branches.len()) {
                 scope.spawn(|| {
@@ -232,6 +233,7 @@ impl Engine<'_> {
                                 let directions = Directions {
                                     answers: answers.clone(),
                                     auto_approve,
+                                    trust,
                                     ..Directions::default()
                                 };
                                 let engine = Engine {
