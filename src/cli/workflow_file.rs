@@ -8,7 +8,6 @@ use anyhow::Result;
 use serde::Serialize;
 
 use super::output;
-use crate::config::fabro_home;
 use crate::engine::files;
 use crate::engine::validate::{self, Diagnostic, Severity};
 use crate::engine::workflow::{self, Graph, ParseError};
@@ -51,14 +50,12 @@ pub fn check(given: &Path) -> Result<Checked, Unreadable> {
     })?;
     let mut graph = workflow::parse(&source, &shown).map_err(Unreadable::Syntax)?;
     let dir = path.parent().unwrap_or(Path::new("."));
-    let home = fabro_home();
     let repo = std::env::current_dir()
         .ok()
         .and_then(|here| crate::git::Repo::discover(&here).ok());
     let refs = files::FileRefs {
         dir,
         repo: repo.as_ref().and_then(|r| r.workdir()),
-        home: Some(&home),
     };
     files::inline_file_refs(&mut graph, &refs);
     let diagnostics = validate::validate(&graph);

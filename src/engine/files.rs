@@ -1,11 +1,12 @@
 //! `prompt="@prompts/plan.md"` and `goal="@goal.md"`: Fabro replaces such a value by the
-//! file's content before validating, looking beside the workflow first, then in the fabro
-//! home. A reference that finds no file stays as written, and validation reports it
-//! (`unresolved_file_ref`).
+//! file's content before validating. A reference that finds no file stays as written, and
+//! validation reports it (`unresolved_file_ref`).
 //!
 //! The content is sent to agents and committed with the run, so a reference reads only what
-//! the workflow could already see: a relative path that, with every symlink and `..`
-//! resolved, lies inside the workflow's directory, the repository or the fabro home.
+//! the workflow could already see: a relative path, looked up beside the workflow, that with
+//! every symlink and `..` resolved lies inside the workflow's directory or the repository.
+//! Fabro also looks in its home; git-fabro does not, because the home holds other runs'
+//! records and this machine's settings, which a workflow from elsewhere must not read.
 //! `@/proc/self/environ`, `@../../.ssh/id_rsa` and a symlink leading out stay unresolved.
 
 use std::path::{Component, Path, PathBuf};
@@ -19,13 +20,11 @@ pub struct FileRefs<'a> {
     pub dir: &'a Path,
     /// The repository's work tree, which a reference may reach with `..`.
     pub repo: Option<&'a Path>,
-    /// The fabro home, Fabro's second place to look.
-    pub home: Option<&'a Path>,
 }
 
 impl FileRefs<'_> {
-    /// The content of `@path`, from the workflow's directory or else the fabro home; `None`
-    /// when neither has it inside the places it may read.
+    /// The content of `@path`, beside the workflow; `None` when it is not there, or not
+    /// inside the places it may read.
     fn resolve(&self, value: &str) -> Option<String> {
         let path = Path::new(value.strip_prefix('@')?);
         let relative = path.components().all(|c| {
@@ -41,22 +40,17 @@ impl FileRefs<'_> {
         let dir = Some(self.dir)
             .filter(|d| !d.as_os_str().is_empty())
             .unwrap_or(Path::new("."));
-        let roots: Vec<PathBuf> = [Some(dir), self.repo, self.home]
+        let roots: Vec<PathBuf> = [Some(dir), self.repo]
             .into_iter()
             .flatten()
             .filter_map(|root| std::fs::canonicalize(root).ok())
             .collect();
-        [Some(dir), self.home]
-            .into_iter()
-            .flatten()
-            .find_map(|base| {
-                let real = std::fs::canonicalize(base.join(path)).ok()?;
-                if !roots.iter().any(|root| real.starts_with(root)) {
-                    return None;
-                }
-                let bytes = input::read_file(&real, value, input::MAX_DEFINITION).ok()?;
-                String::from_utf8(bytes).ok()
-            })
+        let real = std::fs::canonicalize(dir.join(path)).ok()?;
+        if !roots.iter().any(|root| real.starts_with(root)) {
+            return None;
+        }
+        let bytes = input::read_file(&real, value, input::MAX_DEFINITION).ok()?;
+        String::from_utf8(bytes).ok()
     }
 }
 

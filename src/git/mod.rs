@@ -5,6 +5,7 @@
 mod diff;
 mod error;
 mod excludes;
+pub mod flock;
 mod history;
 mod land;
 mod maintenance;
@@ -15,6 +16,8 @@ mod pathspec;
 pub mod process;
 mod reach;
 pub mod redirects;
+mod ref_writer;
+mod reflog;
 mod refs;
 pub mod remote;
 mod restore;

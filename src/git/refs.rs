@@ -7,8 +7,15 @@ use gix::refs::{
     transaction::{Change, LogChange, PreviousValue, RefLog},
 };
 
+use std::time::Duration;
+
+use gix::lock::acquire::Fail;
+
+use super::ref_writer::RefWriter;
 use super::{Identity, ObjectId, Repo};
 use crate::git::error::{Error, Result};
+
+const PACKED_LOCK: &str = "packed-refs.lock";
 
 /// One compare-and-swap edit of a ref. Edits of one transaction are applied in the order
 /// given, which callers use so that a crash between two of them leaves a state readers
@@ -73,20 +80,20 @@ impl Repo {
         Ok(out)
     }
 
-    /// Applies `edits` as one transaction. A ref that moved, appeared or is locked by another
-    /// process makes the whole transaction fail with a conflict that names it. A lock is never
-    /// broken here: its owner may only be stalled, and only `fsck --repair` removes old ones.
+    /// Applies `edits` as one transaction. A ref that moved or appeared makes the whole
+    /// transaction fail with a conflict that names it. The transaction runs under the ref
+    /// writer lock (ref_writer.rs), which clears what a killed writer left; a lock file another
+    /// process holds (git's own) is waited for as git waits (`core.filesRefLockTimeout`,
+    /// `core.packedRefsTimeout`), then named, never broken.
     /// After the write, every ref is read back, so a lock removed under this process (by hand,
     /// or by a repair that took it for stale) cannot let it report a write another one undid.
     pub fn update_refs(&self, edits: &[RefEdit], reflog: &str, who: &Identity) -> Result<()> {
         let signature = who.signature_now();
         let mut time = gix::date::parse::TimeBuf::default();
         let committer = signature.to_ref(&mut time);
-        let attempt = || {
-            self.repo
-                .edit_references_as(to_gix(edits, reflog)?, Some(committer))
-        };
-        let result = match attempt() {
+        let writer = self.ref_writer()?;
+        let attempt = || self.transact(&writer, edits, reflog, committer);
+        let result = match attempt()? {
             // gix keeps packed-refs in memory while its file's mtime stays the same, and a
             // `git pack-refs` (run by git gc) can rewrite it within the same mtime tick: a ref
             // just moved into it then reads as an older value. Reread packed-refs and try the
@@ -94,10 +101,11 @@ impl Repo {
             // packed-refs file there is nothing to reread, and the refresh reports that.)
             Err(err) if err.is_conflict() => {
                 let _ = self.repo.refs.force_refresh_packed_buffer();
-                attempt()
+                attempt()?
             }
             other => other,
         };
+        writer.release();
         result.map_err(|err| {
             // gix classifies a lock another process holds as retryable.
             // The messages name the refs and what happened to them; gix's own wording of
@@ -119,13 +127,90 @@ impl Repo {
         self.confirm_written(edits)
     }
 
+    /// One try at the transaction, its lock files recorded in the writer lock as gix takes
+    /// them. The outer error is the record's, the inner one gix's.
+    fn transact(
+        &self,
+        writer: &RefWriter,
+        edits: &[RefEdit],
+        reflog: &str,
+        committer: gix::actor::SignatureRef<'_>,
+    ) -> Result<gix::Result<()>> {
+        let common = self.common_dir();
+        let mut locks: Vec<std::path::PathBuf> = edits
+            .iter()
+            .map(|edit| common.join(format!("{}.lock", edit.name())))
+            .collect();
+        // gix takes packed-refs.lock for a deletion, and for any edit while the lock file is
+        // there (waiting for its holder first).
+        let deletes = edits.iter().any(|e| matches!(e, RefEdit::Delete { .. }));
+        let packed_lock = common.join(PACKED_LOCK);
+        let mut intended = locks.clone();
+        if deletes || packed_lock.exists() {
+            intended.push(packed_lock.clone());
+        }
+        writer.intend(&intended)?;
+        // For a deletion while packed-refs exists, the lock file there is certainly this
+        // process's once gix prepared; otherwise it may be git's, and stays only intended.
+        let packed_before = common.join("packed-refs").exists();
+        let (ref_files, packed_refs) = self.lock_modes();
+        let prepared = to_gix(edits, reflog).and_then(|edits| {
+            self.repo
+                .refs
+                .transaction()
+                .prepare(edits, ref_files, packed_refs)
+        });
+        let transaction = match prepared {
+            Ok(transaction) => transaction,
+            Err(err) => return Ok(Err(err)),
+        };
+        if deletes && packed_before && common.join("packed-refs").exists() {
+            locks.push(packed_lock);
+        }
+        writer.confirm(&locks)?;
+        crate::failpoint::reach("refs:locked");
+        Ok(transaction.commit(Some(committer)).map(drop))
+    }
+
+    /// How long to wait for a lock file another process holds, as git and gix read it from
+    /// `core.filesRefLockTimeout` and `core.packedRefsTimeout` (milliseconds; negative waits
+    /// without end), with git's defaults.
+    fn lock_modes(&self) -> (Fail, Fail) {
+        let config = self.repo.config_snapshot();
+        let mode = |key: &str, default: i64| match config.integer(key).unwrap_or(default) {
+            0 => Fail::Immediately,
+            ms if ms < 0 => Fail::AfterDurationWithBackoff(Duration::from_secs(24 * 3600)),
+            ms => Fail::AfterDurationWithBackoff(Duration::from_millis(ms.unsigned_abs())),
+        };
+        (
+            mode("core.filesRefLockTimeout", 100),
+            mode("core.packedRefsTimeout", 1000),
+        )
+    }
+
     /// Refuses (`Busy`) while a lock file holds one of `names`: a process about to do work
-    /// that only a ref update records (the engine before a node) asks first, so that a lock a
-    /// killed process left does not cost the work.
+    /// that only a ref update records (the engine before a node) asks first, so that a lock
+    /// held for good does not cost the work. What a killed git-fabro writer left is cleared
+    /// here, and another process's lock is waited for as a ref update would.
     pub fn ensure_unlocked(&self, names: &[&str]) -> Result<()> {
-        match self.held_locks(names) {
-            None => Ok(()),
-            Some(message) => Err(Error::Busy(message)),
+        let _writer = self.ref_writer()?;
+        let wait = match self.lock_modes() {
+            (_, Fail::AfterDurationWithBackoff(packed)) => packed,
+            (Fail::AfterDurationWithBackoff(files), Fail::Immediately) => files,
+            (Fail::Immediately, Fail::Immediately) => Duration::ZERO,
+        };
+        let deadline = std::time::Instant::now() + wait;
+        let mut pause = Duration::from_millis(1);
+        loop {
+            match self.held_locks(names) {
+                None => return Ok(()),
+                Some(message) if std::time::Instant::now() >= deadline => {
+                    return Err(Error::Busy(message));
+                }
+                Some(_) => {}
+            }
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(Duration::from_millis(50));
         }
     }
 
@@ -159,8 +244,8 @@ impl Repo {
             return None;
         }
         let advice = if stale {
-            "; no git-fabro process holds a lock that long, so a killed process probably left it: \
-             if no git or git-fabro process is working on this repository, `git fabro fsck --repair` removes it"
+            "; git-fabro clears the locks its own killed commands leave, so a git command holds it or left it: \
+             if no git command is working on this repository, `git fabro fsck --repair` removes it"
         } else {
             "; another process is writing it, retry in a moment"
         };

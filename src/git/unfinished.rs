@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::process::is_alive;
+use super::process::{is_alive, is_alive_since};
 use super::refs::STALE_LOCK;
 use super::{Repo, Worktree};
 use crate::git::error::{Error, Result};
@@ -47,11 +47,15 @@ impl Unfinished {
         })
     }
 
-    /// Whether no process is adding it any more. A lock without a known owner is git's own
+    /// Whether no process is adding it any more (a live process that started after the lock
+    /// was written only reuses the owner's pid). A lock without a known owner is git's own
     /// add, so age decides for it.
     pub fn is_abandoned(&self) -> bool {
         match self.owner {
-            Some(pid) => !is_alive(pid),
+            Some(pid) => {
+                let written = std::time::SystemTime::now().checked_sub(self.age);
+                !is_alive_since(pid, written.unwrap_or(std::time::UNIX_EPOCH))
+            }
             None => self.age >= STALE_LOCK,
         }
     }

@@ -5,9 +5,11 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
+use std::time::Duration;
 
 use gix::progress::Discard;
 
+use super::flock::Flock;
 use super::unfinished::{Unfinished, mark_initializing};
 use super::{Identity, Repo, describe};
 use crate::git::error::{Error, Result};
@@ -39,6 +41,9 @@ impl Repo {
             format!("gitoxide.committer.emailFallback={}", who.email),
         ]);
         let repo = gix::open_opts(self.repo.git_dir(), options)?;
+        // gix reads every registration while it makes a new one, and fails on one another add
+        // is writing at that moment: git-fabro's adds take turns until theirs is registered.
+        let turn = self.worktree_add_turn()?;
         self.clear_abandoned_registrations();
         let _announcement = self.announce_add(path)?;
         let interrupt = AtomicBool::new(false);
@@ -55,8 +60,29 @@ impl Repo {
         // Until the checkout completes, the lock names this process, so that whoever finds the
         // registration after a kill can tell an abandoned checkout from one under way.
         mark_initializing(prepared.repo().git_dir(), std::process::id())?;
+        drop(turn);
         prepared.checkout(Discard, &interrupt).map_err(failed)?;
         Ok(())
+    }
+
+    /// Waits for this process's turn to register a worktree (an advisory lock the kernel lets
+    /// go if its holder dies), up to a bound.
+    fn worktree_add_turn(&self) -> Result<Flock> {
+        const WAIT: Duration = Duration::from_secs(10);
+        let path = self.common_dir().join("fabro").join("worktree-add");
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)
+                .map_err(Error::io(format!("cannot create {}", dir.display())))?;
+        }
+        Flock::acquire(&path, WAIT)
+            .map_err(Error::io(format!("cannot lock {}", path.display())))?
+            .ok_or_else(|| {
+                Error::Busy(format!(
+                    "another git-fabro process has been adding a worktree for {} s ({} is locked); retry when it is done",
+                    WAIT.as_secs(),
+                    path.display()
+                ))
+            })
     }
 
     /// Removes the linked worktree at `path` and its registration, discarding its files. An

@@ -83,6 +83,7 @@ impl Report {
 /// Checks the named runs (all when `only` is empty) and the repository-wide state around them.
 pub fn fsck(repo: &Repo, config: &Config, only: &[RunId], repair: bool) -> Result<Report> {
     let mut report = Report::default();
+    check_locks(repo, repair, &mut report)?;
     let all: Vec<RunId> = run::list(repo)?.into_iter().map(|(id, _)| id).collect();
     let runs: Vec<&RunId> = if only.is_empty() {
         all.iter().collect()
@@ -224,6 +225,28 @@ fn check_local(
     Ok(())
 }
 
+/// Stale lock files, first of all: a killed command's lock on a ref would make the repairs
+/// that move or delete that ref fail. Those a killed git-fabro command left are certain (and
+/// any writer clears them by itself); others count as stale by their age.
+fn check_locks(repo: &Repo, repair: bool, report: &mut Report) -> Result<()> {
+    let abandoned = repo.abandoned_ref_locks(repair)?;
+    for lock in &abandoned {
+        let repaired = repair && !lock.path.exists();
+        report.fixable(None, "stale-lock", lock.to_string(), repaired);
+    }
+    for dir in ["heads/fabro", "fabro"] {
+        for lock in repo.stale_ref_locks(dir) {
+            if abandoned.iter().any(|a| a.path == lock) {
+                continue;
+            }
+            let repaired = repair && std::fs::remove_file(&lock).is_ok();
+            let message = format!("{} was left by a killed process", lock.display());
+            report.fixable(None, "stale-lock", message, repaired);
+        }
+    }
+    Ok(())
+}
+
 fn check_repository(
     repo: &Repo,
     config: &Config,
@@ -232,19 +255,6 @@ fn check_repository(
     report: &mut Report,
 ) -> Result<()> {
     let known: HashSet<&str> = runs.iter().map(RunId::as_str).collect();
-    // Stale locks first: a killed command's lock on a ref would make the repairs below that
-    // delete that ref fail (a gc killed amid its deletions leaves one on the run branch).
-    for dir in ["heads/fabro", "fabro"] {
-        for lock in repo.stale_ref_locks(dir) {
-            let repaired = repair && std::fs::remove_file(&lock).is_ok();
-            report.fixable(
-                None,
-                "stale-lock",
-                format!("{} was left by a killed process", lock.display()),
-                repaired,
-            );
-        }
-    }
     // Run branches without a metadata branch: left by a start or fork killed between the two.
     for (name, tip) in repo.refs_under(RUN_BRANCH_PREFIX)? {
         let Ok(id) = RunId::parse(&name) else {

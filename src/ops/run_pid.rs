@@ -2,15 +2,22 @@
 //! it is atomic, so of several processes exactly one holds a run; commands that would pull the
 //! run from under its holder (finish, archive, gc, restore) refuse while it lives. The commands
 //! the holder's own command runs carry its pid in [`HOLDER_ENV`] and are let through.
+//!
+//! The pid in the file is never trusted alone, since the system gives the pid of a dead
+//! process to a new one: the holder keeps an advisory lock (`flock`) on the file for as long
+//! as it lives, and the kernel lets go of it when the holder dies. A file without that lock was
+//! written by an earlier version of git-fabro, and its pid counts only while that process
+//! started before the file was written.
 
 use std::fs;
-use std::io::ErrorKind;
+use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::format::run_id::RunId;
 use crate::format::store::RunDir;
-use crate::git::process::{command_line, is_alive};
+use crate::git::flock::{Flock, is_held};
+use crate::git::process::{command_line, is_alive_since};
 
 pub const RUN_PID: &str = "run.pid";
 
@@ -22,6 +29,7 @@ pub const HOLDER_ENV: &str = "FABRO_RUN_PID";
 pub struct Hold {
     path: PathBuf,
     pid: u32,
+    _lock: Flock,
 }
 
 impl Drop for Hold {
@@ -33,9 +41,9 @@ impl Drop for Hold {
 }
 
 impl RunDir {
-    /// The pid in `run.pid`, if that process is alive.
+    /// The pid in `run.pid`, if that process still holds the run.
     pub fn live_holder(&self) -> Option<u32> {
-        read_pid(&self.path.join(RUN_PID)).filter(|pid| is_alive(*pid))
+        live_holder_of(&self.path.join(RUN_PID))
     }
 
     /// The pid in `run.pid`, alive or not: a dead one means the process working on the run is
@@ -51,20 +59,27 @@ impl RunDir {
         let pid = std::process::id();
         let path = self.path.join(RUN_PID);
         let mine = self.path.join(format!(".{RUN_PID}.{pid}"));
-        fs::write(&mine, format!("{pid}\n"))
+        // Locked before it is linked as run.pid: no one ever sees this run.pid unlocked while
+        // this process lives.
+        let lock = fs::File::create(&mine)
+            .and_then(|file| Flock::try_lock(file)?.ok_or(ErrorKind::WouldBlock.into()))
+            .and_then(|lock| {
+                lock.file().write_all(format!("{pid}\n").as_bytes())?;
+                Ok(lock)
+            })
             .map_err(Error::io(format!("cannot write {}", mine.display())))?;
         let taken = (|| {
             // A few rounds: each lost round means another process moved run.pid meanwhile.
             for _ in 0..8 {
                 match fs::hard_link(&mine, &path) {
-                    Ok(()) => return Ok(Hold { path, pid }),
+                    Ok(()) => return Ok(()),
                     Err(err) if err.kind() == ErrorKind::AlreadyExists => {}
                     Err(err) => {
                         return Err(Error::io(format!("cannot take {}", path.display()))(err));
                     }
                 }
                 let found = read_pid(&path);
-                if let Some(holder) = found.filter(|p| is_alive(*p)) {
+                if let Some(holder) = live_holder_of(&path) {
                     return Err(held(id, holder, false));
                 }
                 self.remove_dead_holder(&path, found)?;
@@ -75,7 +90,11 @@ impl RunDir {
             )))
         })();
         let _ = fs::remove_file(&mine);
-        taken
+        taken.map(|()| Hold {
+            path,
+            pid,
+            _lock: lock,
+        })
     }
 
     /// Moves a `run.pid` naming the dead `found` out of the way; one that changed meanwhile
@@ -89,7 +108,7 @@ impl RunDir {
             Err(err) if err.kind() == ErrorKind::NotFound => return Ok(()),
             Err(err) => return Err(Error::io(format!("cannot replace {}", path.display()))(err)),
         }
-        if read_pid(&aside) != found {
+        if read_pid(&aside) != found || is_held(&aside) {
             let _ = fs::hard_link(&aside, path);
         }
         let _ = fs::remove_file(&aside);
@@ -122,6 +141,17 @@ pub fn held(id: &RunId, pid: u32, forcible: bool) -> Error {
         command: command_line(pid),
         forcible,
     }
+}
+
+/// The pid in the `run.pid` at `path`, if that process holds it: it keeps the file locked, or
+/// (a file an earlier version wrote, never locked) it is alive and older than the file.
+fn live_holder_of(path: &Path) -> Option<u32> {
+    let pid = read_pid(path)?;
+    if is_held(path) {
+        return Some(pid);
+    }
+    let written = fs::metadata(path).and_then(|m| m.modified()).ok()?;
+    is_alive_since(pid, written).then_some(pid)
 }
 
 fn read_pid(path: &Path) -> Option<u32> {

@@ -8,7 +8,10 @@ use serde::Serialize;
 use crate::error::{Error, Result};
 use std::collections::HashMap;
 
+use std::path::Path;
+
 use crate::format::run_id::RunId;
+use crate::format::store::RunDir;
 use crate::git::{ObjectId, RefReport, Repo};
 use crate::run::{self, META_BRANCH_PREFIX};
 
@@ -18,6 +21,16 @@ pub struct Synced {
     pub remote: String,
     pub runs: Vec<String>,
     pub refs: Vec<RefReport>,
+    /// Runs the remote has more of that a live process here holds: not fetched.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub held: Vec<HeldRun>,
+}
+
+/// A run left alone by a fetch because a live process here works on it.
+#[derive(Clone, Debug, Serialize)]
+pub struct HeldRun {
+    pub run_id: String,
+    pub pid: u32,
 }
 
 /// How to name `remote` in output: its URL's `host/owner/repo` when it is a configured remote.
@@ -63,6 +76,7 @@ fn push_refspecs(
         remote: display_remote(repo, remote),
         runs: ids.iter().map(ToString::to_string).collect(),
         refs: transfer.refs,
+        held: Vec::new(),
     };
     if transfer.ok {
         return Ok(synced);
@@ -73,8 +87,17 @@ fn push_refspecs(
 /// Fetches the runs named by `wanted` (ids or prefixes), or every run the remote has. Only
 /// the branches where the remote holds something this clone lacks are named: a run that is up
 /// to date or ahead here is left alone, and a run whose files are checked out here (in a
-/// worktree or in place) is refused rather than moved under them.
-pub fn fetch(repo: &Repo, remote: &str, wanted: &[String], progress: bool) -> Result<Synced> {
+/// worktree or in place) is refused rather than moved under them. A run that a live process
+/// here holds (its engine, or `resume -- COMMAND`) is never moved: its holder builds on the
+/// tips it wrote, so it is left out and named in `held`. `runs_dir` is where this clone keeps
+/// its run directories.
+pub fn fetch(
+    repo: &Repo,
+    runs_dir: &Path,
+    remote: &str,
+    wanted: &[String],
+    progress: bool,
+) -> Result<Synced> {
     crate::git::remote::check(remote)?;
     let remote_refs: HashMap<String, ObjectId> = repo
         .ls_remote(remote, "refs/heads/fabro/")?
@@ -99,7 +122,9 @@ pub fn fetch(repo: &Repo, remote: &str, wanted: &[String], progress: bool) -> Re
         remote: display_remote(repo, remote),
         runs: Vec::new(),
         refs: Vec::new(),
+        held: Vec::new(),
     };
+    let main_path = repo.main_path();
     let mut names = Vec::new();
     for id in &ids {
         let mut behind = Vec::new();
@@ -109,6 +134,15 @@ pub fn fetch(repo: &Repo, remote: &str, wanted: &[String], progress: bool) -> Re
             {
                 behind.push(name);
             }
+        }
+        let holder =
+            RunDir::locate(runs_dir, id, None, None, &main_path).and_then(|dir| dir.live_holder());
+        if let Some(pid) = holder.filter(|_| !behind.is_empty()) {
+            synced.held.push(HeldRun {
+                run_id: id.to_string(),
+                pid,
+            });
+            continue;
         }
         if behind.contains(&run::run_branch(id)) {
             refuse_if_checked_out(repo, id, &synced.remote)?;

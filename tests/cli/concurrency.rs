@@ -1,6 +1,8 @@
 use std::collections::BTreeSet;
 use std::process::Child;
 
+use serde_json::Value;
+
 use crate::common::TestRepo;
 
 fn wait_all(children: Vec<(String, Child)>) -> Vec<(String, i32, String)> {
@@ -175,4 +177,54 @@ fn finish_gc_and_unarchive_racing_on_one_run_lose_nothing() {
     for trial in 0..12 {
         race_finish_gc_unarchive(&repo, trial % 2 == 1);
     }
+}
+
+/// Six `git fabro run` at once, three times over: contention on `packed-refs.lock` and on ref
+/// locks is waited out, so every run completes; none is left `running` without a process, and
+/// git accepts the repository.
+#[test]
+fn six_concurrent_runs_all_complete() {
+    let repo = TestRepo::new();
+    // As in a clone: packed refs, so a ref transaction may take `packed-refs.lock`.
+    repo.git(&["pack-refs", "--all"]);
+    let workflow = crate::engine_run::workflow(
+        &repo,
+        "small",
+        r#"digraph small {
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  make [shape=parallelogram, script="echo one > made.txt"]
+  grow [shape=parallelogram, script="echo two >> made.txt"]
+  start -> make -> grow -> exit
+}"#,
+    );
+    for round in 0..3 {
+        let children: Vec<(String, Child)> = (0..6)
+            .map(|i| {
+                let child = repo
+                    .fabro()
+                    .arg("run")
+                    .arg(&workflow)
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap();
+                (format!("round {round} run {i}"), child)
+            })
+            .collect();
+        for (name, code, err) in wait_all(children) {
+            assert_eq!(code, 0, "{name}: {err}");
+        }
+    }
+    let runs: Vec<Value> = serde_json::from_str(&repo.ok(&["ps", "--all", "--json"])).unwrap();
+    assert_eq!(runs.len(), 18, "{runs:?}");
+    for run in &runs {
+        assert_ne!(run["status"], "running", "{run}");
+    }
+    let fsck = repo.git_output(&repo.path, &["fsck", "--strict"]);
+    assert!(
+        fsck.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fsck.stderr)
+    );
 }

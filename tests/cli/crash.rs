@@ -45,6 +45,9 @@ const RESUME: &[&str] = &[
     "resume:worktree-written",
     "resume:refs-moved",
 ];
+/// Inside every ref transaction, between taking the lock files and committing them
+/// (ref_locks.rs kills commands there).
+const REFS: &[&str] = &["refs:locked"];
 const GC: &[&str] = &[
     "gc:run-dir-written",
     "gc:refs-moved",
@@ -89,6 +92,7 @@ fn every_failure_point_is_tested_here() {
         FINISH,
         RESUME,
         GC,
+        REFS,
     ]
     .concat()
     .iter()

@@ -83,6 +83,54 @@ fn a_run_pid_left_by_a_dead_process_is_taken_over() {
     assert!(!run.run_dir.join("run.pid").exists());
 }
 
+/// A run.pid naming a live process that started after the file was written: the pid was
+/// reused by an unrelated process, which holds nothing.
+#[test]
+fn a_run_pid_whose_pid_was_reused_is_taken_over() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    let sleeper = Sleeper::new();
+    let pid_file = run.run_dir.join("run.pid");
+    sleeper.hold(&run.run_dir);
+    let an_hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    std::fs::File::options()
+        .write(true)
+        .open(&pid_file)
+        .unwrap()
+        .set_modified(an_hour_ago)
+        .unwrap();
+    let runs: serde_json::Value = serde_json::from_str(&repo.ok(&["ps", "--json"])).unwrap();
+    assert_eq!(runs[0]["process_alive"], false, "{runs}");
+    run_ok(repo.fabro().args(["resume", &run.id, "--", "true"]));
+    assert!(!pid_file.exists());
+}
+
+/// While `resume -- COMMAND` runs, its run.pid is held, and another resume names its pid.
+#[test]
+fn a_live_holder_is_named_by_its_pid() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    let marker = repo.root.join("started");
+    let script = format!("touch '{}'; sleep 5", marker.display());
+    let mut holder = repo
+        .fabro()
+        .args(["resume", &run.id, "--", "sh", "-c", &script])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    while !marker.exists() {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let (code, err) = run_err(repo.fabro().args(["resume", &run.id, "--", "true"]));
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains(&format!("process {}", holder.id())), "{err}");
+    let _ = holder.kill();
+    let _ = holder.wait();
+    // Killed: its lock on run.pid is gone with it, and the run is taken over at once.
+    run_ok(repo.fabro().args(["resume", &run.id, "--", "true"]));
+}
+
 #[test]
 fn finish_archive_gc_and_restore_refuse_a_held_run_unless_forced() {
     let repo = TestRepo::new();

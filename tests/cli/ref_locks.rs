@@ -1,10 +1,14 @@
-//! Ref locks: a command never breaks a lock it meets, however old, because its owner may be a
-//! stalled writer that would then report success for a ref another process wrote. It names
-//! the lock and leaves its removal to `fsck --repair`.
+//! Ref locks: what a killed git-fabro writer left is cleared by the next command, at once; a
+//! lock git-fabro did not take (git's own, or one written by hand) is never broken by a
+//! command, however old, because its owner may be a stalled writer that would then report
+//! success for a ref another process wrote. It names the lock and leaves its removal to
+//! `fsck --repair`.
 
 use std::path::Path;
 
-use crate::common::{TestRepo, run_err};
+use crate::common::failpoints::die_at;
+use crate::common::{TestRepo, kill_after, run_err, run_ok, write_file};
+use crate::torture::{Lcg, assert_consistent, trials};
 
 /// Leaves a lock on `ref_name` as a killed process would, dated `seconds` ago.
 fn leave_lock(repo: &TestRepo, ref_name: &str, seconds: u64) -> std::path::PathBuf {
@@ -58,4 +62,159 @@ fn a_fresh_lock_is_reported_as_held_and_left_alone_by_fsck() {
         lock.exists(),
         "fsck --repair removed a lock a live writer may hold"
     );
+}
+
+fn meta_lock(repo: &TestRepo, id: &str) -> std::path::PathBuf {
+    repo.path
+        .join(".git")
+        .join(format!("refs/heads/fabro/meta/{id}.lock"))
+}
+
+#[test]
+fn a_checkpoint_killed_holding_its_ref_locks_blocks_nothing() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    write_file(&run.worktree.join("a.txt"), "a\n");
+    die_at(
+        repo.fabro()
+            .args(["checkpoint", "--run", &run.id, "--node", "one"]),
+        "refs:locked",
+    );
+    let lock = meta_lock(&repo, &run.id);
+    assert!(lock.exists(), "the kill left no lock to clear");
+    // The very next checkpoint goes through: no fsck, no waiting for the lock to age.
+    repo.checkpoint(&run.id, "one");
+    assert!(!lock.exists());
+    assert_eq!(repo.log_json(&run.id).len(), 1);
+    die_at(repo.fabro().args(["finish", &run.id]), "refs:locked");
+    repo.ok(&["finish", &run.id]);
+    assert_consistent(&repo, "after a finish killed holding its locks");
+}
+
+#[test]
+fn fsck_names_what_a_killed_writer_left_and_repair_removes_it() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    write_file(&run.worktree.join("a.txt"), "a\n");
+    die_at(
+        repo.fabro()
+            .args(["checkpoint", "--run", &run.id, "--node", "one"]),
+        "refs:locked",
+    );
+    let lock = meta_lock(&repo, &run.id);
+    let out = repo.fabro().args(["fsck"]).output().unwrap();
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !out.status.success(),
+        "{report}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(report.contains("stale-lock"), "{report}");
+    assert!(report.contains(&lock.display().to_string()), "{report}");
+    assert!(report.contains("git-fabro process"), "{report}");
+    assert!(lock.exists(), "fsck without --repair removed the lock");
+    let repaired = repo.ok(&["fsck", "--repair"]);
+    assert!(repaired.contains("stale-lock"), "{repaired}");
+    assert!(!lock.exists());
+    repo.ok(&["fsck"]);
+}
+
+#[test]
+fn a_workflow_resume_killed_holding_its_ref_locks_is_resumed_at_once() {
+    let repo = TestRepo::new();
+    let workflow = crate::engine_run::workflow(
+        &repo,
+        "two",
+        r#"digraph two {
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  make [shape=parallelogram, script="echo one > made.txt"]
+  grow [shape=parallelogram, script="echo two >> made.txt"]
+  start -> make -> grow -> exit
+}"#,
+    );
+    let mut run = repo.fabro();
+    die_at(run.arg("run").arg(&workflow), "engine:checkpointed:make@1");
+    let id = repo.git(&[
+        "for-each-ref",
+        "--format=%(refname:lstrip=4)",
+        "refs/heads/fabro/meta/",
+    ]);
+    let id = id.trim();
+    die_at(repo.fabro().args(["resume", id]), "refs:locked");
+    assert!(
+        meta_lock(&repo, id).exists(),
+        "the kill left no lock to clear"
+    );
+    run_ok(repo.fabro().args(["resume", id]));
+    let runs: serde_json::Value =
+        serde_json::from_str(&repo.ok(&["ps", "--all", "--json"])).unwrap();
+    assert_eq!(runs[0]["status"], "succeeded", "{runs}");
+    assert_consistent(&repo, "after a resume killed holding its locks");
+}
+
+/// SIGKILL at random moments of a checkpoint; each time, the next checkpoint of the run
+/// succeeds straight away.
+#[test]
+fn after_a_checkpoint_killed_at_a_random_moment_the_next_one_succeeds() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    let mut rng = Lcg(0x5eed_1001);
+    for trial in 0..trials().min(40) {
+        write_file(&run.worktree.join("f.txt"), &format!("{trial}\n"));
+        let node = format!("k{trial}");
+        kill_after(
+            repo.fabro()
+                .args(["checkpoint", "--run", &run.id, "--node", &node]),
+            rng.next(25_000),
+        );
+        write_file(&run.worktree.join("g.txt"), &format!("{trial}\n"));
+        let out = repo
+            .fabro()
+            .args(["checkpoint", "--run", &run.id, "--node", "next"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "trial {trial}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert_consistent(&repo, "after the kills");
+}
+
+/// A live writer that keeps the ref writer lock (stalled, say) is waited for, then named by its
+/// pid; nothing is broken, and once it is gone the next command goes through.
+#[test]
+fn a_live_writer_that_keeps_the_lock_is_named_by_its_pid() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    let writer_lock = repo.path.join(".git/fabro/ref-writer");
+    let marker = repo.root.join("holding");
+    // flock(1) holds the lock (not passed on to its command, `-o`) and records its pid as a
+    // git-fabro writer does; the command says where it is.
+    let script = format!(
+        "echo \"pid $PPID\" > '{}'; echo $$ > '{}'; exec sleep 30",
+        writer_lock.display(),
+        marker.display()
+    );
+    let mut holder = std::process::Command::new("flock")
+        .arg("-o")
+        .arg(&writer_lock)
+        .args(["sh", "-c", &script])
+        .spawn()
+        .unwrap();
+    while std::fs::read_to_string(&marker).map_or(true, |s| !s.ends_with('\n')) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let (code, err) = run_err(&mut checkpoint(&repo, &run.id, &run.worktree));
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains(&format!("process {}", holder.id())), "{err}");
+    let _ = holder.kill();
+    let _ = holder.wait();
+    let sleeper = std::fs::read_to_string(&marker).unwrap();
+    let _ = std::process::Command::new("kill")
+        .arg(sleeper.trim())
+        .status();
+    repo.checkpoint(&run.id, "build");
 }

@@ -184,3 +184,136 @@ fn push_without_runs_outside_a_run_explains() {
     assert_eq!(code, 2);
     assert!(err.contains("--all"), "{err}");
 }
+
+/// A run that a live process here works on (here `resume -- COMMAND`; the workflow engine
+/// holds its run the same way) is never moved by a fetch, even when only its metadata branch
+/// is behind: the fetch names it and leaves it, and fetches it once the process is gone.
+#[test]
+fn fetch_never_moves_a_run_that_a_live_process_here_holds() {
+    let repo = TestRepo::new();
+    let (_bare, other) = remote_and_clone(&repo);
+    let run = repo.start();
+    write_file(&run.worktree.join("a.txt"), "a\n");
+    repo.checkpoint(&run.id, "plan");
+    let marker = repo.root.join("holding");
+    let script = format!("touch '{}'; sleep 30", marker.display());
+    let mut holder = repo
+        .fabro()
+        .args(["resume", &run.id, "--", "sh", "-c", &script])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    while !marker.exists() {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    repo.ok(&["push", "origin", &run.id]);
+    // The other clone adds a commit to the run's metadata branch only, and pushes it.
+    run_ok(repo.fabro_in(&other).args(["fetch"]));
+    let meta = format!("fabro/meta/{}", run.id);
+    let tip = repo.git_in(&other, &["rev-parse", &meta]);
+    let tree = repo.git_in(&other, &["rev-parse", &format!("{meta}^{{tree}}")]);
+    let theirs = repo.git_in(
+        &other,
+        &[
+            "commit-tree",
+            tree.trim(),
+            "-p",
+            tip.trim(),
+            "-m",
+            "elsewhere",
+        ],
+    );
+    repo.git_in(
+        &other,
+        &["update-ref", &format!("refs/heads/{meta}"), theirs.trim()],
+    );
+    repo.git_in(&other, &["push", "-q", "origin", &meta]);
+
+    let before = repo.git(&["rev-parse", &meta]);
+    let out = repo.fabro().args(["fetch"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains(&format!("process {}", holder.id())),
+        "the fetch does not say why the run was left: {err}"
+    );
+    assert_eq!(repo.git(&["rev-parse", &meta]), before, "{err}");
+    let json: Value =
+        serde_json::from_str(&run_ok(repo.fabro().args(["fetch", "--json"]))).unwrap();
+    assert_eq!(json["held"][0]["run_id"], run.id.as_str(), "{json}");
+
+    let _ = holder.kill();
+    let _ = holder.wait();
+    run_ok(repo.fabro().args(["fetch"]));
+    assert_eq!(repo.git(&["rev-parse", &meta]), theirs);
+}
+
+/// A run's branch moved by something other than git-fabro while its engine works (here
+/// `git update-ref`; a plain `git fetch` into the branch does the same) is not built on: the
+/// engine stops the run with a conflict (exit 3) and writes nothing on top, and `resume`
+/// continues from what the branch holds.
+#[test]
+fn the_engine_stops_when_a_branch_of_its_run_moves_under_it() {
+    let repo = TestRepo::new();
+    let marker = repo.root.join("working");
+    let workflow = crate::engine_run::workflow(
+        &repo,
+        "slow",
+        &format!(
+            r#"digraph slow {{
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  work [shape=parallelogram, script="touch '{}'; sleep 5; echo done > made.txt"]
+  start -> work -> exit
+}}"#,
+            marker.display()
+        ),
+    );
+    let engine = repo
+        .fabro()
+        .arg("run")
+        .arg(&workflow)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    while !marker.exists() {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let id = repo.git(&[
+        "for-each-ref",
+        "--format=%(refname:lstrip=4)",
+        "refs/heads/fabro/meta/",
+    ]);
+    let id = id.trim().to_owned();
+    // Reflog times are whole seconds: the move comes in a later second than the engine's start.
+    std::thread::sleep(std::time::Duration::from_millis(1_200));
+    let meta = format!("refs/heads/fabro/meta/{id}");
+    let tip = repo.git(&["rev-parse", &meta]);
+    let tree = repo.git(&["rev-parse", &format!("{meta}^{{tree}}")]);
+    let theirs = repo.git(&[
+        "commit-tree",
+        tree.trim(),
+        "-p",
+        tip.trim(),
+        "-m",
+        "elsewhere",
+    ]);
+    repo.git(&["update-ref", &meta, theirs.trim()]);
+
+    let out = engine.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(err.contains("moved"), "{err}");
+    assert_eq!(
+        repo.git(&["rev-parse", &meta]),
+        theirs,
+        "the engine built on it"
+    );
+    let runs: Vec<Value> = serde_json::from_str(&repo.ok(&["ps", "--json"])).unwrap();
+    assert_eq!(runs[0]["status"], "running", "{runs:?}");
+    run_ok(repo.fabro().args(["resume", &id]));
+    let runs: Vec<Value> = serde_json::from_str(&repo.ok(&["ps", "--all", "--json"])).unwrap();
+    assert_eq!(runs[0]["status"], "succeeded", "{runs:?}");
+}

@@ -220,6 +220,13 @@ impl Engine<'_> {
                     )),
                 },
             };
+            // A branch of the run that something other than git-fabro moved meanwhile (a
+            // fetch, git by hand) is not built on: the run stops here, resumable.
+            if let Some(started) = crate::git::process::own_start_time() {
+                self.repo
+                    .ensure_moved_by_fabro_only(&[&meta, &run], started)
+                    .map_err(|err| Error::from(err).in_run(id))?;
+            }
             let state = RunState::load(self.repo, id)?;
             let done = checkpoint(
                 self.repo,

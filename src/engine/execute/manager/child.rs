@@ -100,7 +100,6 @@ pub(super) fn child_graph(
     let refs = files::FileRefs {
         dir,
         repo: engine.repo.workdir(),
-        home: Some(&engine.config.home),
     };
     files::inline_file_refs(&mut graph, &refs);
     checked(&graph, engine.config.agent_command.as_deref())?;
