@@ -77,6 +77,13 @@ pub enum Error {
     Refused(String),
     #[error("{0}")]
     Failed(String),
+    /// A `run.json` that its readers would refuse; it was not written.
+    #[error(
+        "run {run}'s run.json would be {} MiB, over the {} MiB git-fabro reads back; nothing was written",
+        size >> 20,
+        limit >> 20
+    )]
+    RecordTooLarge { run: String, size: u64, limit: u64 },
     #[error("{context}: {source}")]
     Io {
         context: String,
@@ -150,6 +157,9 @@ impl Error {
             Error::Corrupt(_) => "`git fabro fsck` lists what is wrong and repairs what it can".into(),
             Error::Refused(text) if text.contains("fetch first") || text.contains("non-fast-forward") => {
                 "the remote has commits this clone lacks: `git fabro fetch` the run, or push it under a fork".into()
+            }
+            Error::RecordTooLarge { .. } => {
+                "what makes it large is the workflow, the goal or values a node put into the context: keep large texts in files the nodes read".into()
             }
             Error::UnsafePath { .. } => {
                 "git-fabro never records such a path: the run came from another clone or was built by hand; `git fabro fsck` lists every run that holds one".into()

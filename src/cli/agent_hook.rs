@@ -78,6 +78,10 @@ pub fn run(ctx: impl FnOnce() -> Result<Ctx>, hook: &str, args: &[String]) {
     }
 }
 
+/// The longest session id recorded: agents' ids are UUIDs; anything much longer is not an id,
+/// and would make the run's record too large to read back.
+const MAX_SESSION_ID: usize = 1024;
+
 /// Checkpoints the turn that ended, with the session's transcript attached when the agent
 /// names one. Returns what went wrong without stopping the checkpoint.
 fn turn(ctx: &Ctx, run: &OpenRun, input: &Value) -> Result<Vec<String>> {
@@ -90,10 +94,15 @@ fn turn(ctx: &Ctx, run: &OpenRun, input: &Value) -> Result<Vec<String>> {
             Err(err) => problems.push(format!("checkpointed without the transcript: {err}")),
         }
     }
-    let context = input["session_id"]
-        .as_str()
-        .map(|id| vec![("agent_session_id".to_owned(), Value::from(id))])
-        .unwrap_or_default();
+    let mut context = Vec::new();
+    match input["session_id"].as_str() {
+        Some(id) if id.len() > MAX_SESSION_ID => problems.push(format!(
+            "checkpointed without the session id: it is {} bytes, over the {MAX_SESSION_ID} a session id can be",
+            id.len()
+        )),
+        Some(id) => context.push(("agent_session_id".to_owned(), Value::from(id))),
+        None => {}
+    }
     let request = CheckpointRequest {
         node: NodeId::parse(TURN_NODE)?,
         status: StageStatus::parse("succeeded")?,

@@ -91,10 +91,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
             .last()
             .ok_or_else(|| Target::Latest.not_found(id.as_str(), false))?;
         let (previous, previous_label) = match entries.len() {
-            1 => (
-                parse_sha(&state.record.start.base_sha)?,
-                "the base commit".to_owned(),
-            ),
+            1 => (state.changes(&ctx.repo)?.base, "the base commit".to_owned()),
             n => (
                 parse_sha(&entries[n - 2].run_commit)?,
                 label(&entries[n - 2]),

@@ -321,6 +321,10 @@ pub struct StageRecord {
     pub duration_ms: Option<u64>,
 }
 
+/// The largest `run.json` read and written. A record of thousands of checkpoints is well under
+/// a megabyte; one this large can only come from a damaged or hostile clone, and is refused.
+pub const MAX_RUN_JSON: u64 = 16 << 20;
+
 impl RunRecord {
     /// Reads `run.json` as found on a metadata branch, refusing formats this version does not
     /// know. A record without `format` is Fabro's and is read as `fabro::adopt` says.
@@ -352,10 +356,21 @@ impl RunRecord {
     }
 
     /// The record as written: format 2, with everything Fabro's types require filled in.
-    pub fn to_json(&self) -> Vec<u8> {
+    /// One that every reader would refuse as too large is refused here, before anything is
+    /// written: a run whose newest record cannot be read could no longer go on or be finished.
+    pub fn to_json(&self) -> Result<Vec<u8>> {
         let mut record = self.clone();
         fabro::complete(&mut record);
-        pretty(&record)
+        let json = pretty(&record);
+        let size = json.len() as u64;
+        if size > MAX_RUN_JSON {
+            return Err(Error::RecordTooLarge {
+                run: self.run_id.clone(),
+                size,
+                limit: MAX_RUN_JSON,
+            });
+        }
+        Ok(json)
     }
 
     /// The number of nodes completed so far, fork inheritance included.

@@ -33,11 +33,6 @@ pub fn is_alive_since(pid: u32, written: SystemTime) -> bool {
     is_alive(pid) && start_time(pid).is_none_or(|started| started <= written)
 }
 
-/// When this process started, where the system says.
-pub fn own_start_time() -> Option<SystemTime> {
-    start_time(std::process::id())
-}
-
 /// When `pid` started, from `/proc/<pid>/stat` (field 22, in clock ticks after boot) and the
 /// boot time in `/proc/stat`. The boot time is in whole seconds, rounded down, so this may be
 /// up to a second early: never later than the real start.

@@ -1,34 +1,56 @@
-//! Who moved a ref last, from its reflog. A long-lived writer (the workflow engine) builds each
+//! Who moved a ref, from its reflog. A long-lived writer (the workflow engine) builds each
 //! checkpoint on the tip it reads; the compare-and-swap only guards the moment between that
 //! read and the write. A run's branch that something outside git-fabro moved while the engine
 //! ran (a `git fetch`, a `git update-ref`, a `git branch -f`) would be built on silently, so the
 //! engine asks here first. Every git-fabro ref move writes a reflog message starting with
 //! `fabro`; git's own commands write theirs.
+//!
+//! The engine notes where each reflog ends when it begins ([`ReflogMarks`]) and reads only the
+//! entries appended since, moving the mark on each time: no clock is compared (reflog times are
+//! whole seconds, so a fetch just before a `resume` would look like one during it), and each
+//! check reads only what the last node added.
 
 use std::io::{Read, Seek, SeekFrom};
-use std::time::SystemTime;
+use std::path::PathBuf;
 
 use super::Repo;
 use crate::git::error::{Error, Result};
 
-/// How much of a reflog's end is read: its newest entry is the last line.
-const TAIL: u64 = 8 * 1024;
+/// Where the reflogs of some refs ended when last read.
+#[derive(Debug)]
+pub struct ReflogMarks {
+    logs: Vec<(String, PathBuf, u64)>,
+}
 
 impl Repo {
-    /// Refuses (a conflict) when one of the refs `names` was last moved, at or after `since`,
-    /// by something other than git-fabro. Where reflogs are not kept, nothing can be told and
+    /// Marks the current end of the reflogs of `names` (a missing reflog ends at 0).
+    pub fn reflog_marks(&self, names: &[&str]) -> ReflogMarks {
+        let logs = names
+            .iter()
+            .map(|name| {
+                let path = self.common_dir().join("logs").join(name);
+                let end = std::fs::metadata(&path).map_or(0, |m| m.len());
+                ((*name).to_owned(), path, end)
+            })
+            .collect();
+        ReflogMarks { logs }
+    }
+
+    /// Refuses (a conflict) when something other than git-fabro moved one of the marked refs
+    /// since the marks were set or last checked; then marks the reflogs' new ends. Where reflogs
+    /// are not kept, or one was rewritten (`git reflog expire`), nothing can be told and
     /// nothing is refused.
-    pub fn ensure_moved_by_fabro_only(&self, names: &[&str], since: SystemTime) -> Result<()> {
-        let since = since
-            .duration_since(SystemTime::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
-        for name in names {
-            let Some((when, message)) = self.last_move(name) else {
+    pub fn ensure_moved_by_fabro_only(&self, marks: &mut ReflogMarks) -> Result<()> {
+        for (name, path, end) in &mut marks.logs {
+            let Some((appended, new_end)) = read_from(path, *end) else {
                 continue;
             };
-            // Reflog times are whole seconds: a move in the second the engine started may
-            // have come before it, and is let through.
-            if when > since && !message.starts_with("fabro") {
+            let foreign = appended
+                .lines()
+                .filter(|line| !line.trim().is_empty())
+                .map(|line| line.split_once('\t').map_or("", |(_, m)| m).trim())
+                .find(|message| !message.starts_with("fabro"));
+            if let Some(message) = foreign {
                 return Err(Error::Conflict(format!(
                     "{} was moved while this run's engine worked on it, by something other than git-fabro ({}): \
                      the run stops here, without building on it; look at the branch, then `git fabro resume` continues from what it holds",
@@ -40,24 +62,23 @@ impl Repo {
                     }
                 )));
             }
+            *end = new_end;
         }
         Ok(())
     }
+}
 
-    /// The newest entry of `name`'s reflog: when (seconds) and its message.
-    fn last_move(&self, name: &str) -> Option<(u64, String)> {
-        let mut file = std::fs::File::open(self.common_dir().join("logs").join(name)).ok()?;
-        let len = file.metadata().ok()?.len();
-        file.seek(SeekFrom::Start(len.saturating_sub(TAIL))).ok()?;
-        let mut tail = Vec::new();
-        file.read_to_end(&mut tail).ok()?;
-        let tail = String::from_utf8_lossy(&tail);
-        let line = tail.lines().rev().find(|line| !line.trim().is_empty())?;
-        // `<old> <new> <name> <<email>> <seconds> <zone>\t<message>`
-        let (header, message) = line.split_once('\t').unwrap_or((line, ""));
-        let mut fields = header.rsplitn(3, ' ');
-        let _zone = fields.next()?;
-        let when = fields.next()?.parse().ok()?;
-        Some((when, message.trim().to_owned()))
+/// The text appended to the file at `path` past `end`, and its new end; `None` when the file is
+/// gone or shorter than `end` (rewritten).
+fn read_from(path: &std::path::Path, end: u64) -> Option<(String, u64)> {
+    let mut file = std::fs::File::open(path).ok()?;
+    let len = file.metadata().ok()?.len();
+    if len < end {
+        return None;
     }
+    file.seek(SeekFrom::Start(end)).ok()?;
+    let mut appended = Vec::new();
+    file.read_to_end(&mut appended).ok()?;
+    let new_end = end + appended.len() as u64;
+    Some((String::from_utf8_lossy(&appended).into_owned(), new_end))
 }

@@ -373,12 +373,15 @@ impl Repo {
         if edits.is_empty() {
             return Ok(base_tree);
         }
+        // Removals first: when a file or symlink became a directory (or the reverse), the walk
+        // may report the new entries before the old path's removal, which would then take
+        // them away again.
         let mut editor = self.edit_tree(base_tree)?;
-        for (path, new) in edits {
-            match new {
-                Some((kind, id)) => editor.put_entry(path, *kind, *id)?,
-                None => editor.remove(path)?,
-            }
+        for (path, _) in edits.iter().filter(|(_, new)| new.is_none()) {
+            editor.remove(path)?;
+        }
+        for (path, (kind, id)) in edits.iter().filter_map(|(p, new)| Some((p, new.as_ref()?))) {
+            editor.put_entry(path, *kind, *id)?;
         }
         editor.write()
     }

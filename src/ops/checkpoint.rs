@@ -145,12 +145,18 @@ pub fn checkpoint(
         .map(|s| s.skipped.as_slice())
         .unwrap_or(&[]);
 
-    let mut attachments = request.attachments.clone();
-    if request.diff_patch && request.run_commit {
-        let patch = repo.diff_trees(repo.commit_tree(state.run_tip)?, tree)?;
-        if !patch.is_empty() {
-            attachments.push(("diff.patch".to_owned(), patch));
-        }
+    // Borrowed, not copied: a stage's output may be megabytes.
+    let mut attachments: Vec<(&str, &[u8])> = request
+        .attachments
+        .iter()
+        .map(|(name, data)| (name.as_str(), data.as_slice()))
+        .collect();
+    let patch = match request.diff_patch && request.run_commit {
+        true => repo.diff_trees(repo.commit_tree(state.run_tip)?, tree)?,
+        false => Vec::new(),
+    };
+    if !patch.is_empty() {
+        attachments.push(("diff.patch", &patch));
     }
     let record = next_record(&previous, request, visit, now, tree.to_string());
     let mut run_json = state.record.clone();
@@ -163,7 +169,10 @@ pub fn checkpoint(
         failure_reason: request.failure_reason.clone(),
         timestamp: now.rfc3339(),
         next_node_id: request.next.as_ref().map(ToString::to_string),
-        files: attachments.iter().map(|(name, _)| name.clone()).collect(),
+        files: attachments
+            .iter()
+            .map(|(name, _)| (*name).to_owned())
+            .collect(),
         skipped_files: skipped.iter().map(|f| f.path.clone()).collect(),
         duration_ms: request.duration_ms,
     };
@@ -175,7 +184,7 @@ pub fn checkpoint(
     }
     let stage_tree = stage_tree.write()?;
     let mut meta_tree = repo.edit_tree(state.meta_tree)?;
-    meta_tree.put_file(RUN_JSON, &run_json.to_json())?;
+    meta_tree.put_file(RUN_JSON, &run_json.to_json()?)?;
     meta_tree.put_tree(&stage_dir, stage_tree)?;
     let meta_tree = meta_tree.write()?;
     let meta_subject = format!("checkpoint {stage} ({})", request.status);
@@ -300,7 +309,7 @@ fn record_locally(
     run_json: &RunRecord,
     record: &Checkpoint,
     stage: &StageRecord,
-    attachments: &[(String, Vec<u8>)],
+    attachments: &[(&str, &[u8])],
     outcome: &Checkpointed,
 ) -> Result<()> {
     let node_dir = RunDir::node_dir(&outcome.node_id, outcome.visit);

@@ -155,7 +155,7 @@ fn finalize(
         .extra
         .remove(crate::ops::lifecycle::PENDING_INTERVIEWS);
     let mut tree = repo.edit_tree(state.meta_tree)?;
-    tree.put_file(RUN_JSON, &record.to_json())?;
+    tree.put_file(RUN_JSON, &record.to_json()?)?;
     let tree = tree.write()?;
     let subject = format!("finalize run ({})", request.status.as_str());
     let commit = repo.write_commit(
@@ -185,9 +185,11 @@ fn record_locally(
     conclusion: &Conclusion,
 ) -> Result<()> {
     dir.write_json("conclusion.json", conclusion)?;
-    let base = crate::git::ObjectId::from_hex(state.record.start.base_sha.as_bytes())
-        .map_err(|_| Error::Corrupt(format!("run {} has a malformed base_sha", state.id)))?;
-    let patch = repo.diff_trees(repo.commit_tree(base)?, repo.commit_tree(state.run_tip)?)?;
+    let changes = state.changes(repo)?;
+    let patch = repo.diff_trees(
+        repo.commit_tree(changes.base)?,
+        repo.commit_tree(changes.tip)?,
+    )?;
     dir.write("final.patch", &patch)?;
     dir.append_event(&json!({
         // Fabro's names: a run that did not succeed "failed", whatever its stages said.

@@ -77,7 +77,7 @@ pub fn prepare(
         extra: BTreeMap::new(),
     };
     let mut tree = repo.edit_tree(source_tree)?;
-    tree.put_file(RUN_JSON, &record.to_json())?;
+    tree.put_file(RUN_JSON, &record.to_json()?)?;
     let tree = tree.write()?;
     let subject = format!("init run (fork of {} at @{})", from.run_id, from.ordinal);
     let root = repo.write_commit(

@@ -189,7 +189,27 @@ fn check_run(
         });
     }
     check_checkpoint_trees(repo, id, &entries, report)?;
+    check_branch_work(repo, config, id, report)?;
     check_local(repo, config, &state, repair, report)
+}
+
+/// A parallel branch's worktree that a kill left holding files no commit has: nothing is
+/// wrong (`resume` runs the branch again there, and `gc` keeps it), but it is work to know of.
+fn check_branch_work(repo: &Repo, config: &Config, id: &RunId, report: &mut Report) -> Result<()> {
+    for (path, kept) in crate::ops::worktree_removal::branch_work(repo, id, config)? {
+        report.notes.push(Finding {
+            run_id: Some(id.to_string()),
+            kind: "unrecorded-branch-work",
+            message: format!(
+                "the worktree {} of a parallel branch holds work: {}; `git fabro resume` runs the branch again there",
+                path.display(),
+                kept.describe()
+            ),
+            repairable: false,
+            repaired: false,
+        });
+    }
+    Ok(())
 }
 
 /// The run's local state: a workspace whose run directory is gone is rebuilt from git.

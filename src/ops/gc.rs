@@ -24,7 +24,6 @@ use crate::ops::branch_guard;
 use crate::ops::interrupted_gc;
 use crate::ops::restore::recovery_prefix;
 use crate::ops::worktree_removal::{self, Kept, Removal};
-use crate::run::workspace::{Place, Workspace};
 use crate::run::{self, RUN_BRANCH_PREFIX, RunState, Unreadable};
 
 /// What `gc` removed, or would remove with `--dry-run`.
@@ -222,7 +221,7 @@ fn collect_run(
     let own_worktree = repo
         .worktree_on(&run::run_branch(id))?
         .filter(|w| w.exists && is_runs_own(&w.path, id))
-        .and_then(|w| linked_workspace(&w.path));
+        .and_then(|w| worktree_removal::linked(&w.path));
     let own_path = own_worktree.as_ref().map(|w| w.path.as_path());
     let mut reason = branch_guard::reason_to_keep(repo, id, state.run_tip, own_path)?;
     if reason.is_none()
@@ -235,6 +234,21 @@ fn collect_run(
             "its worktree {} holds work: {kept}",
             ws.path.display()
         ));
+    }
+    if reason.is_none() {
+        let held: Vec<String> = worktree_removal::branch_work(repo, id, config)?
+            .iter()
+            .map(|(path, kept)| {
+                format!(
+                    "the worktree {} of a parallel branch holds work: {}",
+                    path.display(),
+                    kept.describe()
+                )
+            })
+            .collect();
+        if !held.is_empty() {
+            reason = Some(held.join("; "));
+        }
     }
     if let Some(reason) = reason {
         collected.kept.push(KeptRun {
@@ -345,16 +359,6 @@ fn is_runs_own(path: &Path, id: &RunId) -> bool {
         .ok()
         .and_then(|bytes| serde_json::from_slice::<Manifest>(&bytes).ok())
         .is_some_and(|m| m.run_id == id.as_str())
-}
-
-/// The run's linked worktree, unless it vanished (another command removed it meanwhile).
-fn linked_workspace(path: &Path) -> Option<Workspace> {
-    Some(Workspace {
-        repo: Repo::open(path).ok()?,
-        path: path.to_owned(),
-        place: Place::Worktree,
-        index: None,
-    })
 }
 
 #[cfg(test)]

@@ -13,7 +13,6 @@ use serde::Serialize;
 use crate::error::{Error, Result};
 use crate::format::record::StatusKind;
 use crate::git::{Identity, Merged, ObjectId, RefEdit, Repo};
-use crate::ops::fork::parse_sha;
 use crate::run::RunState;
 use crate::run::timeline::Entry;
 
@@ -71,10 +70,10 @@ pub fn land(
     let ours = repo
         .ref_target(branch)?
         .ok_or_else(|| Error::Usage(format!("there is no branch {shown}")))?;
-    let base = parse_sha(&state.record.start.base_sha)?;
-    let run_tree = repo.commit_tree(state.run_tip)?;
+    let changes = state.changes(repo)?;
+    let run_tree = repo.commit_tree(changes.tip)?;
     let ours_tree = repo.commit_tree(ours)?;
-    let merged = match repo.merge_trees(repo.commit_tree(base)?, ours_tree, run_tree)? {
+    let merged = match repo.merge_trees(repo.commit_tree(changes.base)?, ours_tree, run_tree)? {
         Merged::Clean(tree) => tree,
         Merged::Conflicts(paths) => {
             return Err(Error::Failed(format!(

@@ -20,7 +20,7 @@ pub fn commit_record(
     config: &Config,
 ) -> Result<ObjectId> {
     let mut tree = repo.edit_tree(state.meta_tree)?;
-    tree.put_file(RUN_JSON, &record.to_json())?;
+    tree.put_file(RUN_JSON, &record.to_json()?)?;
     let tree = tree.write()?;
     commit_meta_tree(repo, state, tree, subject, config)
 }

@@ -160,7 +160,7 @@ pub fn start(repo: &Repo, home: &Path, request: &StartRequest) -> Result<Started
     }
 
     let mut tree = repo.edit_tree(repo.empty_tree())?;
-    tree.put_file(RUN_JSON, &record.to_json())?;
+    tree.put_file(RUN_JSON, &record.to_json()?)?;
     if let Some((source, _, _)) = &workflow {
         tree.put_file(GRAPH_FILE, source)?;
     }

@@ -1,15 +1,19 @@
 //! Removing a run's worktree only when nothing in it would be lost: every file there must be
 //! byte-identical in the run's final commit, ignored, excluded and oversized files included,
-//! since a checkpoint never took those. `finish` and `gc` both go through here.
+//! since a checkpoint never took those. `finish` and `gc` both go through here, and so does
+//! the worktree of a parallel branch (the engine after a pass, `gc`, `fsck`): one a kill left
+//! mid-branch holds files no commit has, exactly like a run's worktree.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
 use crate::config::Config;
 use crate::error::{Error, Result};
+use crate::format::run_id::RunId;
 use crate::git::{ObjectId, Repo, UnrecordedFile};
-use crate::run::workspace::Workspace;
+use crate::run;
+use crate::run::workspace::{Place, Workspace};
 
 /// How many unrecorded paths a message or a JSON answer names; the count says how many more.
 pub const SHOWN: usize = 10;
@@ -90,6 +94,62 @@ pub fn unrecorded(
         Ok(files) => Ok(Some(files)),
         Err(err) => Err(err),
     }
+}
+
+/// The worktree of one of a run's parallel branches, and the commit its branch holds.
+pub struct BranchWorktree {
+    pub path: PathBuf,
+    pub branch: String,
+    pub tip: ObjectId,
+}
+
+/// The worktrees the run's parallel branches still have on disk: left by a kill during a
+/// fan-out, or kept because they held work.
+pub fn branch_worktrees(repo: &Repo, id: &RunId) -> Result<Vec<BranchWorktree>> {
+    let prefix = run::parallel_branches_prefix(id);
+    let mut found = Vec::new();
+    for worktree in repo.worktrees()? {
+        let Some(branch) = worktree.branch.filter(|b| b.starts_with(&prefix)) else {
+            continue;
+        };
+        if !worktree.exists || worktree.unfinished.is_some() {
+            continue; // nothing checked out there, so nothing to lose
+        }
+        if let Some(tip) = repo.ref_target(&branch)? {
+            found.push(BranchWorktree {
+                path: worktree.path,
+                branch,
+                tip,
+            });
+        }
+    }
+    Ok(found)
+}
+
+/// The run's parallel-branch worktrees that hold what their branch's commit does not.
+pub fn branch_work(repo: &Repo, id: &RunId, config: &Config) -> Result<Vec<(PathBuf, Kept)>> {
+    let mut held = Vec::new();
+    for worktree in branch_worktrees(repo, id)? {
+        let Some(workspace) = linked(&worktree.path) else {
+            continue;
+        };
+        if let Some(files) = unrecorded(&workspace, worktree.tip, config)?
+            && !files.is_empty()
+        {
+            held.push((worktree.path, Kept::new(files)));
+        }
+    }
+    Ok(held)
+}
+
+/// A linked worktree as a workspace, unless it vanished (another command removed it).
+pub fn linked(path: &Path) -> Option<Workspace> {
+    Some(Workspace {
+        repo: Repo::open(path).ok()?,
+        path: path.to_owned(),
+        place: Place::Worktree,
+        index: None,
+    })
 }
 
 /// Removes a worktree, tolerating one that a concurrent command removed first or is removing

@@ -4,6 +4,7 @@
 //! live, and the summaries that listings show.
 
 pub mod abbrev;
+pub mod changes;
 pub mod inspect;
 pub mod target;
 pub mod timeline;
@@ -241,9 +242,7 @@ pub fn load_all(repo: &Repo) -> Result<(Vec<RunState>, Vec<Unreadable>)> {
     Ok((states, unreadable))
 }
 
-/// The largest `run.json` read. A record of thousands of checkpoints is well under a megabyte;
-/// one this large can only come from a damaged or hostile clone, and is refused unread.
-pub const MAX_RUN_JSON: u64 = 16 << 20;
+pub use crate::format::record::MAX_RUN_JSON;
 
 /// Reads and checks `run.json` from a metadata tree.
 pub fn read_record(repo: &Repo, meta_tree: ObjectId, origin: &str) -> Result<RunRecord> {

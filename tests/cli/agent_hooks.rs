@@ -29,7 +29,7 @@ const USER_SETTINGS: &str = r#"{
 
 /// Runs a hook command the way the agent does: through the shell, in the work tree, with the
 /// event's JSON on stdin and git-fabro on PATH.
-fn run_hook(repo: &TestRepo, dir: &Path, command: &str, input: &Value) -> Output {
+pub fn run_hook(repo: &TestRepo, dir: &Path, command: &str, input: &Value) -> Output {
     let bin = assert_cmd::cargo::cargo_bin("git-fabro");
     let path = format!(
         "{}:{}",

@@ -163,7 +163,13 @@ fn answered(invocation: &Invocation, response: &str, status_files: &StatusFiles)
     let updates = [
         ("last_stage".to_owned(), json!(id)),
         ("last_response".to_owned(), json!(&response[..cut])),
-        (format!("response.{id}"), json!(response)),
+        (
+            format!("response.{id}"),
+            json!(super::context_text::context_text(
+                response.as_bytes(),
+                "response.md"
+            )),
+        ),
     ];
     outcome.context_updates.extend(updates);
     let found = response::directives(response).or_else(|| status_files.directives());

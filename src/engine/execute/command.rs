@@ -111,8 +111,8 @@ pub fn run(invocation: &Invocation) -> Ran {
         "live_streaming": true,
     });
     files.push(("script_timing.json".into(), pretty(&timing)));
-    let out_text = String::from_utf8_lossy(&stdout).into_owned();
-    let err_text = String::from_utf8_lossy(&stderr).into_owned();
+    let out_text = super::context_text::context_text(&stdout, "stdout.log");
+    let err_text = super::context_text::context_text(&stderr, "stderr.log");
     let mut outcome = match ending {
         Ok(Ending::Exited(Some(0))) => Outcome::succeeded(format!("Script completed: {script}")),
         Ok(Ending::Exited(code)) => {

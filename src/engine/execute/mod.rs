@@ -20,6 +20,7 @@
 pub mod agent;
 pub mod command;
 mod conclusion;
+mod context_text;
 pub mod environment;
 mod failure;
 pub mod fan_in;
@@ -439,8 +440,10 @@ fn command_completed(files: &[(String, Vec<u8>)]) -> Value {
     let mut properties = file("script_timing.json")
         .and_then(|d| serde_json::from_slice(d).ok())
         .unwrap_or_else(|| json!({}));
+    // As much of each stream as the context holds: the log file has it whole.
     for stream in ["stdout", "stderr"] {
-        let text = file(&format!("{stream}.log")).map(String::from_utf8_lossy);
+        let name = format!("{stream}.log");
+        let text = file(&name).map(|data| context_text::context_text(data, &name));
         properties[stream] = json!(text.unwrap_or_default());
     }
     properties

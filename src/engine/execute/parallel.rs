@@ -6,7 +6,8 @@
 //! commit, and its work is committed there (`fabro(<run>): <target> (<status>)`, with a
 //! `Fabro-Run` trailer). Branch nodes run through the engine's own handler dispatch, each on a
 //! copy of the context whose changes are dropped: only `parallel.results` and
-//! `parallel.branch_count` come back. After the join the worktrees are removed (the branches
+//! `parallel.branch_count` come back. After the join the worktrees are removed unless they hold
+//! what their branch's commit lacks (the branches
 //! stay until `git fabro gc` removes them with their run) and the first succeeded branch, by
 //! target id, is fast-forwarded into the run branch and its worktree.
 //!

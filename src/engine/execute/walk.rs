@@ -40,6 +40,8 @@ impl Engine<'_> {
             .and_then(|v| v.as_i64())
             .filter(|n| *n > 0)
             .map(|n| u64::try_from(n).unwrap_or(u64::MAX));
+        // From here on, only git-fabro may move the run's branches (see `git::reflog`).
+        let mut moves = self.repo.reflog_marks(&[&meta_branch(id), &run_branch(id)]);
         loop {
             let Some(node) = graph.node(&current) else {
                 return Ok(Err(format!("node {current:?} not found in the workflow")));
@@ -222,11 +224,9 @@ impl Engine<'_> {
             };
             // A branch of the run that something other than git-fabro moved meanwhile (a
             // fetch, git by hand) is not built on: the run stops here, resumable.
-            if let Some(started) = crate::git::process::own_start_time() {
-                self.repo
-                    .ensure_moved_by_fabro_only(&[&meta, &run], started)
-                    .map_err(|err| Error::from(err).in_run(id))?;
-            }
+            self.repo
+                .ensure_moved_by_fabro_only(&mut moves)
+                .map_err(|err| Error::from(err).in_run(id))?;
             let state = RunState::load(self.repo, id)?;
             let done = checkpoint(
                 self.repo,

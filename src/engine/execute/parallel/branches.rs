@@ -1,6 +1,8 @@
 //! A parallel node's branches: each made from the run's commit, checked out in a worktree of
 //! its own, run in a thread of its own, its work committed on its branch, and its worktree
-//! removed. A pass that a killed run left half done keeps what its branches committed.
+//! removed when its commit holds everything in it. A pass that a killed run left half done
+//! keeps what its branches committed, and what they had not: a branch runs again in the
+//! worktree the kill left.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -16,7 +18,8 @@ use crate::engine::outcome::{Outcome, Status};
 use crate::error::{Error, Result};
 use crate::format::message;
 use crate::format::run_id::RunId;
-use crate::git::{ObjectId, RefEdit, Repo};
+use crate::git::{ObjectId, RefEdit, Repo, Worktree};
+use crate::ops::worktree_removal::{Kept, Removal, linked, remove_if_clean};
 use crate::run::workspace::{Place, Workspace};
 use crate::run::{self, RunState};
 
@@ -116,7 +119,9 @@ impl Engine<'_> {
         for (branch, committed) in branches.iter().zip(committed) {
             match committed.filter(|c| c.base == base) {
                 Some(c) => {
-                    self.remove_leftover(branch)?;
+                    if let Some(leftover) = self.leftover(branch)? {
+                        self.retire(&leftover, c.head)?;
+                    }
                     results.push((branch.index, c.result(&branch.node.id)));
                 }
                 None => to_run.push(branch),
@@ -135,12 +140,19 @@ impl Engine<'_> {
             Err(err) => Err(err),
         };
         crate::failpoint::reach(&format!("engine:parallel-branches-ran:{}@{visit}", node.id));
-        // The worktrees go whatever happened; their branches keep the work.
+        // The worktrees go whatever happened, as a run's does: unless one holds what its
+        // branch's commit does not (a branch that could not commit, ignored files).
         let mut removal = Ok(());
         for branch in &to_run {
-            if let Err(err) = self.repo.remove_worktree(&branch.path) {
-                removal = removal.and(Err(err));
-            }
+            let retired = match self.leftover(branch) {
+                Ok(Some(worktree)) => {
+                    let tip = self.repo.ref_target(&branch.branch)?.unwrap_or(base);
+                    self.retire(&worktree, tip).map(|_| ())
+                }
+                Ok(None) => Ok(()),
+                Err(err) => Err(err),
+            };
+            removal = removal.and(retired);
         }
         results.extend(ran?);
         removal?;
@@ -165,12 +177,37 @@ impl Engine<'_> {
         })
     }
 
-    /// Makes the branch at `base` and checks it out in its worktree. What a killed run left
-    /// for the same pass (a worktree, the branch) is removed first: that pass runs again.
+    /// Makes the branch at `base` and checks it out in its worktree. A worktree a killed run
+    /// left for the same pass, still on the branch at `base`, is used again as it is: the
+    /// branch runs again there and its commit takes what the killed attempt left, as a run's
+    /// worktree keeps its files across a resume. Any other leftover goes when it holds
+    /// nothing its branch lacks, and the pass is refused when it does.
     fn prepare(&self, branch: &Branch, base: ObjectId) -> Result<()> {
-        self.remove_leftover(branch)?;
+        let old = self.repo.ref_target(&branch.branch)?;
+        if let Some(leftover) = self.leftover(branch)? {
+            let reusable = leftover.exists
+                && leftover.unfinished.is_none()
+                && leftover.path == branch.path
+                && leftover.branch.as_deref() == Some(branch.branch.as_str())
+                && old == Some(base);
+            if reusable {
+                return Ok(());
+            }
+            let tip = match leftover.branch.as_deref() {
+                Some(name) => self.repo.ref_target(name)?,
+                None => None,
+            };
+            if let Some(kept) = self.retire(&leftover, tip.unwrap_or(base))? {
+                return Err(Error::Failed(format!(
+                    "the worktree {} of parallel branch {} holds work no commit has: {}; move what you need out of it, remove it with `git worktree remove --force`, then resume",
+                    leftover.path.display(),
+                    branch.node.id,
+                    kept.describe()
+                )));
+            }
+        }
         let who = &self.config.identity;
-        if let Some(old) = self.repo.ref_target(&branch.branch)? {
+        if let Some(old) = old {
             let name = branch.branch.clone();
             self.repo
                 .update_refs(&[RefEdit::Delete { name, old }], "fabro: parallel", who)?;
@@ -190,16 +227,28 @@ impl Engine<'_> {
         Ok(())
     }
 
-    /// Removes the worktree a killed run left for the branch, if any.
-    fn remove_leftover(&self, branch: &Branch) -> Result<()> {
-        let leftover =
-            self.repo.worktrees()?.into_iter().find(|w| {
-                w.path == branch.path || w.branch.as_deref() == Some(branch.branch.as_str())
-            });
-        if let Some(worktree) = leftover {
+    /// The worktree registered for the branch, at its place or on its branch, if any.
+    fn leftover(&self, branch: &Branch) -> Result<Option<Worktree>> {
+        Ok(self
+            .repo
+            .worktrees()?
+            .into_iter()
+            .find(|w| w.path == branch.path || w.branch.as_deref() == Some(branch.branch.as_str())))
+    }
+
+    /// Removes a branch's worktree when everything in it is in `tip`, as a run's worktree is
+    /// removed; returns what it holds when it stays. One with no checkout (gone, or an add cut
+    /// short) holds nothing and only its registration goes.
+    fn retire(&self, worktree: &Worktree, tip: ObjectId) -> Result<Option<Kept>> {
+        let checked_out = worktree.exists && worktree.unfinished.is_none();
+        let Some(workspace) = checked_out.then(|| linked(&worktree.path)).flatten() else {
             self.repo.remove_worktree(&worktree.path)?;
+            return Ok(None);
+        };
+        match remove_if_clean(self.repo, &workspace, tip, self.config)? {
+            Removal::Removed => Ok(None),
+            Removal::Kept(kept) => Ok(Some(kept)),
         }
-        Ok(())
     }
 
     /// Runs the branches, up to `max_parallel` at once, each in a thread of its own with an
