@@ -15,6 +15,7 @@ mod observe;
 mod pathspec;
 pub mod process;
 mod reach;
+pub mod redirects;
 mod ref_writer;
 mod reflog;
 mod refs;
