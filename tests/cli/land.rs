@@ -209,3 +209,20 @@ fn land_names_a_leftover_index_lock_and_changes_nothing() {
     repo.ok(&["land", &id]);
     assert_eq!(repo.git(&["show", "HEAD:NEW.md"]), "new\n");
 }
+
+/// A land killed after `read-tree` brought the checkout to the result and before the branch
+/// moved leaves the result staged: running land again finishes it instead of refusing it as
+/// staged changes of the user's.
+#[test]
+fn land_again_finishes_a_land_killed_before_its_branch_moved() {
+    let repo = TestRepo::new();
+    let id = finished_run(&repo);
+    let run_tip = format!("fabro/run/{id}");
+    repo.git(&["read-tree", "-m", "-u", "HEAD", &run_tip]);
+    repo.ok(&["land", &id]);
+    assert_eq!(
+        repo.git(&["rev-parse", "HEAD^{tree}"]),
+        repo.git(&["rev-parse", &format!("{run_tip}^{{tree}}")])
+    );
+    assert_eq!(repo.git(&["status", "--porcelain"]), "");
+}
