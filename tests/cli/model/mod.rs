@@ -9,9 +9,10 @@
 //! seed: a failure prints the steps and the command that replays them,
 //! `FABRO_MODEL_SEED=<seed> cargo test --test cli model`. `FABRO_MODEL_CASES` (default 12)
 //! and `FABRO_MODEL_STEPS` (default 30) scale it up; bench/model_soak.sh runs a long soak.
-//! `FABRO_MODEL_KILL_ONE_IN` (default 5; 0 for none) sets how often a command is killed.
-//! Kills at a named failure point replay exactly; a kill after a delay may land elsewhere on
-//! replay.
+//! `FABRO_MODEL_KILL_ONE_IN` (default 5; 0 for none) sets how often a command is killed, at a
+//! failure point, which replays exactly; `FABRO_MODEL_SIGKILL=1` (the soak sets it) also kills
+//! commands, push, fetch and land among them, by SIGKILL of the process group after a random
+//! delay, which a replay may not land at the same moment.
 
 mod apply;
 mod check;
@@ -81,6 +82,7 @@ pub fn play(seed: u64, steps: u64) -> Result<usize, String> {
     }
     let mut rng = Rng::new(seed);
     let kill_one_in = setting("FABRO_MODEL_KILL_ONE_IN", 5) as usize;
+    let sigkill = setting("FABRO_MODEL_SIGKILL", 0) == 1;
     let mut played: Vec<Step> = Vec::new();
     let mut names: BTreeMap<String, String> = BTreeMap::new();
     let mut forced = None;
@@ -88,7 +90,7 @@ pub fn play(seed: u64, steps: u64) -> Result<usize, String> {
     for _ in 0..steps {
         let step = forced
             .take()
-            .unwrap_or_else(|| ops::next_step(&mut rng, &model, kill_one_in));
+            .unwrap_or_else(|| ops::next_step(&mut rng, &model, kill_one_in, sigkill));
         kills += usize::from(step.kill.is_some());
         played.push(step.clone());
         if std::env::var_os("FABRO_MODEL_TRACE").is_some() {
@@ -127,7 +129,11 @@ fn report(seed: u64, played: &[Step], names: &BTreeMap<String, String>, message:
         .map(|(n, step)| format!("  {:>3}. {}", n + 1, step.describe(&name)))
         .collect();
     let mut replay = format!("FABRO_MODEL_SEED={seed}");
-    for name in ["FABRO_MODEL_STEPS", "FABRO_MODEL_KILL_ONE_IN"] {
+    for name in [
+        "FABRO_MODEL_STEPS",
+        "FABRO_MODEL_KILL_ONE_IN",
+        "FABRO_MODEL_SIGKILL",
+    ] {
         if let Ok(value) = std::env::var(name) {
             replay.push_str(&format!(" {name}={value}"));
         }

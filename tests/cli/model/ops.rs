@@ -168,19 +168,22 @@ impl Op {
 }
 
 /// Picks the next step from what the model allows on a clone; about one command in
-/// `kill_one_in` is killed (none with 0).
-pub fn next_step(rng: &mut Rng, model: &Model, kill_one_in: usize) -> Step {
+/// `kill_one_in` is killed (none with 0): at one of its failure points, or, with `sigkill`,
+/// also by SIGKILL after a random delay (which a replay may not land at the same moment).
+pub fn next_step(rng: &mut Rng, model: &Model, kill_one_in: usize, sigkill: bool) -> Step {
     loop {
         let clone = rng.below(2);
         if let Some(op) = pick_op(rng, model, clone) {
-            let killed = kill_one_in > 0 && rng.chance(kill_one_in);
-            let kill = (op.killable() && killed).then(|| {
-                let points = op.failpoints();
-                match rng.pick(points) {
-                    Some(point) if !rng.chance(4) => Kill::At((*point).to_owned()),
-                    _ => Kill::After(rng.below(40_000) as u64),
-                }
-            });
+            let killed = op.killable() && kill_one_in > 0 && rng.chance(kill_one_in);
+            let point = rng
+                .pick(op.failpoints())
+                .filter(|_| !sigkill || !rng.chance(4));
+            let kill = match point {
+                _ if !killed => None,
+                Some(point) => Some(Kill::At((*point).to_owned())),
+                None if sigkill => Some(Kill::After(rng.below(40_000) as u64)),
+                None => None,
+            };
             return Step { clone, op, kill };
         }
     }
