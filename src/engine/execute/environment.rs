@@ -51,20 +51,34 @@ const BUILD: &[&str] = &[
 ];
 
 /// What agent nodes get beyond [`BUILD`]: the keys, tokens and endpoints the agent CLIs
-/// Fabro drives log in with (Fabro hands its agents the provider's key too).
+/// Fabro drives log in with (Fabro hands its agents the provider's key too), and the settings
+/// those CLIs read from their own variables (Claude Code's `CLAUDE_CODE_*`, Gemini CLI's
+/// `GEMINI_*`, aider's `AIDER_*` and the `LITELLM_*` of the library it calls models through).
 const AGENT_LOGIN: &[&str] = &[
     "ANTHROPIC_API_KEY",
     "ANTHROPIC_AUTH_TOKEN",
     "ANTHROPIC_BASE_URL",
-    "CLAUDE_CODE_OAUTH_TOKEN",
-    "CLAUDE_CODE_USE_BEDROCK",
-    "CLAUDE_CODE_USE_VERTEX",
+    "ANTHROPIC_MODEL",
+    "ANTHROPIC_SMALL_FAST_MODEL",
+    "CLAUDE_CODE_*",
+    "CLAUDE_CONFIG_DIR",
+    "DISABLE_AUTOUPDATER",
+    "DISABLE_TELEMETRY",
+    "DISABLE_ERROR_REPORTING",
     "ANTHROPIC_VERTEX_PROJECT_ID",
     "CLOUD_ML_REGION",
     "OPENAI_API_KEY",
     "OPENAI_BASE_URL",
+    "OPENAI_API_BASE",
+    "OPENAI_ORG_ID",
+    "OPENAI_PROJECT_ID",
     "CODEX_API_KEY",
-    "GEMINI_API_KEY",
+    "CODEX_HOME",
+    "GEMINI_*",
+    "GOOGLE_GEMINI_BASE_URL",
+    "GOOGLE_VERTEX_BASE_URL",
+    "AIDER_*",
+    "LITELLM_*",
     "GOOGLE_API_KEY",
     "GOOGLE_CLOUD_PROJECT",
     "GOOGLE_CLOUD_LOCATION",
