@@ -88,11 +88,22 @@ impl Repo {
             .arg(to.to_string())
             .output()
             .map_err(|err| Error::Failed(format!("cannot run git: {err}")))?;
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        // git's own lock on the index is not a change of the user's: a git still running there,
+        // or one killed mid-way (a killed land included) that left it, as git itself says.
+        if !out.status.success() && stderr.contains("index.lock") {
+            return Err(Error::Busy(format!(
+                "the index of {} is locked (.git/index.lock exists): a git command is running \
+                 there, or one was killed and left the lock; once none runs, remove the lock \
+                 and land again, nothing was changed",
+                workdir.display()
+            )));
+        }
         if !out.status.success() {
             return Err(Error::Failed(format!(
                 "changes of yours in {} are in the way: {}; commit them or set them aside first, nothing was changed",
                 workdir.display(),
-                in_the_way(&String::from_utf8_lossy(&out.stderr))
+                in_the_way(&stderr)
             )));
         }
         Ok(())

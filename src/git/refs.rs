@@ -141,18 +141,19 @@ impl Repo {
             .iter()
             .map(|edit| common.join(format!("{}.lock", edit.name())))
             .collect();
-        // gix takes packed-refs.lock for a deletion, and for any edit while the lock file is
-        // there (waiting for its holder first).
+        // gix takes packed-refs.lock for a deletion, for any edit while packed-refs exists (to
+        // read it under its lock), and for any edit while the lock file is there (waiting for
+        // its holder first).
         let deletes = edits.iter().any(|e| matches!(e, RefEdit::Delete { .. }));
         let packed_lock = common.join(PACKED_LOCK);
+        let packed_before = common.join("packed-refs").exists();
         let mut intended = locks.clone();
-        if deletes || packed_lock.exists() {
+        if deletes || packed_before || packed_lock.exists() {
             intended.push(packed_lock.clone());
         }
         writer.intend(&intended)?;
-        // For a deletion while packed-refs exists, the lock file there is certainly this
-        // process's once gix prepared; otherwise it may be git's, and stays only intended.
-        let packed_before = common.join("packed-refs").exists();
+        // While packed-refs exists, the lock file there is certainly this process's once gix
+        // prepared; otherwise it may be git's, and stays only intended.
         let (ref_files, packed_refs) = self.lock_modes();
         let prepared = to_gix(edits, reflog).and_then(|edits| {
             self.repo
@@ -164,7 +165,7 @@ impl Repo {
             Ok(transaction) => transaction,
             Err(err) => return Ok(Err(err)),
         };
-        if deletes && packed_before && common.join("packed-refs").exists() {
+        if packed_before && common.join("packed-refs").exists() {
             locks.push(packed_lock);
         }
         writer.confirm(&locks)?;

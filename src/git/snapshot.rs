@@ -255,6 +255,11 @@ impl Repo {
                 Observed::Repository { .. } | Observed::Ignored { .. } => {}
             }
         }
+        // A path may be edited twice: as staged (the index against the base; a checkpoint
+        // killed before it wrote the index leaves the previous one) and as found on disk. The
+        // run holds what is on disk, so the last edit of a path wins, whatever order the tree
+        // editor applies removals and additions in.
+        let edits = last_edit_per_path(edits);
         let changed_paths = edits.len();
         let tree = self.apply_edits(base_tree, &edits)?;
         apply(&mut index, changes);
@@ -414,6 +419,18 @@ impl Repo {
             None => Ok(()),
         }
     }
+}
+
+/// `edits` with only the last edit of each path, in their order.
+fn last_edit_per_path(edits: Vec<Edit>) -> Vec<Edit> {
+    let mut seen = std::collections::HashSet::new();
+    let mut kept: Vec<Edit> = edits
+        .into_iter()
+        .rev()
+        .filter(|(path, _)| seen.insert(path.clone()))
+        .collect();
+    kept.reverse();
+    kept
 }
 
 fn apply(index: &mut gix::index::File, changes: Vec<IndexChange>) {

@@ -3,6 +3,7 @@
 //! leaves out ignored and excluded paths, files over the size limit and nested repositories,
 //! and all of those are lost just the same when the directory goes.
 
+use std::collections::HashSet;
 use std::path::Path;
 
 use gix::bstr::{BString, ByteSlice};
@@ -79,10 +80,36 @@ impl Repo {
                 why,
             });
         };
-        // No stamp is trusted here: this check decides whether files are deleted.
-        for (path, _) in self.index_changes(tree, &index, &[])? {
-            add(path, Unrecorded::Staged);
+        // No stamp is trusted here: this check decides whether files are deleted. A staged
+        // entry that the commit's parent holds as it is loses nothing: it is what a checkpoint
+        // killed before writing the index leaves, the index of the run's previous commit.
+        let staged = self.index_changes(tree, &index, &[])?;
+        let index_is_commit = staged.is_empty();
+        if !index_is_commit {
+            let unlike_parent: Option<HashSet<BString>> =
+                match self.commit_info(commit)?.first_parent {
+                    Some(parent) => {
+                        let changes = self.index_changes(self.commit_tree(parent)?, &index, &[])?;
+                        Some(changes.into_iter().map(|(path, _)| path).collect())
+                    }
+                    None => None,
+                };
+            for (path, _) in staged {
+                if unlike_parent
+                    .as_ref()
+                    .is_none_or(|paths| paths.contains(&path))
+                {
+                    add(path, Unrecorded::Staged);
+                }
+            }
         }
+        // The files are compared with the commit itself: against an index that holds something
+        // else, a file as the commit has it would look changed.
+        let index = if index_is_commit {
+            index
+        } else {
+            self.repo.index_from_tree(&tree)?
+        };
         for item in self.observe_worktree(&index, excludes, &[], Walk::Everything)? {
             match item {
                 Observed::Tracked { path, status, .. } => match status {

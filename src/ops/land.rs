@@ -93,9 +93,13 @@ pub fn land(
     if merged == ours_tree && mode == LandMode::Squash {
         return Ok(landed);
     }
+    // A land killed after it brought the checkout to the result and before it moved the
+    // branch left exactly the result staged: this land finishes that one.
+    let mut checkout_moved = false;
     if let Some(workdir) = &target.checkout {
         let staged = repo.staged_changes(workdir, ours)?;
-        if !staged.is_empty() {
+        checkout_moved = !staged.is_empty() && repo.staged_changes(workdir, merged)?.is_empty();
+        if !staged.is_empty() && !checkout_moved {
             return Err(Error::Failed(format!(
                 "{} has staged changes ({}); commit or unstage them first, nothing was changed",
                 workdir.display(),
@@ -110,7 +114,9 @@ pub fn land(
     let message = message(state, entries, mode);
     // The checkout moves first (to the merged tree), so that a change of the user's in the
     // way refuses the landing before any commit is written.
-    if let Some(workdir) = &target.checkout {
+    if let Some(workdir) = &target.checkout
+        && !checkout_moved
+    {
         repo.move_checkout(workdir, ours_tree, merged)?;
     }
     let commit = match repo.write_commit(merged, &parents, &message, who) {

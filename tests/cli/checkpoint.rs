@@ -343,3 +343,26 @@ fn changes_staged_with_git_add_after_a_checkpoint_are_taken() {
     );
     assert_eq!(repo.git_in(&run.worktree, &["status", "--porcelain"]), "");
 }
+
+/// A checkpoint killed after its refs moved but before it wrote the worktree's index leaves
+/// the previous index: the next checkpoint must still record what is on disk, a deleted file
+/// deleted, not the index's stale copy of it.
+#[test]
+fn after_a_checkpoint_killed_before_its_index_a_deleted_file_stays_deleted() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    std::fs::remove_file(run.worktree.join("README.md")).unwrap();
+    crate::common::failpoints::die_at(
+        repo.fabro()
+            .args(["checkpoint", "--run", &run.id, "--node", "gone"]),
+        "checkpoint:refs-moved",
+    );
+    repo.checkpoint(&run.id, "next");
+    let files = repo.git(&[
+        "ls-tree",
+        "-r",
+        "--name-only",
+        &format!("fabro/run/{}", run.id),
+    ]);
+    assert_eq!(files, "src/lib.rs\n");
+}

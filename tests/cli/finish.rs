@@ -93,3 +93,23 @@ fn finish_keeps_a_worktree_with_work_no_checkpoint_holds() {
         "precious\n"
     );
 }
+
+/// A checkpoint killed after its refs moved but before it wrote the worktree's index leaves
+/// the previous index: what it holds is the previous run commit's, so finish loses nothing by
+/// removing the worktree and does not call it staged work.
+#[test]
+fn finish_after_a_checkpoint_killed_before_its_index_removes_the_worktree() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    std::fs::remove_file(run.worktree.join("README.md")).unwrap();
+    crate::common::failpoints::die_at(
+        repo.fabro()
+            .args(["checkpoint", "--run", &run.id, "--node", "gone"]),
+        "checkpoint:refs-moved",
+    );
+    let out = repo.fabro().args(["finish", &run.id]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(!err.contains("staged"), "{err}");
+    assert!(!run.worktree.exists(), "{err}");
+}

@@ -191,3 +191,38 @@ fn land_path_prints_the_worktree_or_fails_with_a_hint() {
         "{stderr}"
     );
 }
+
+/// A git killed mid-way in the checkout (a killed land's `read-tree` among them) leaves
+/// `.git/index.lock`: land names the lock, not "changes of yours", and lands once it is gone.
+#[test]
+fn land_names_a_leftover_index_lock_and_changes_nothing() {
+    let repo = TestRepo::new();
+    let id = finished_run(&repo);
+    let before = repo.user_state();
+    std::fs::write(repo.path.join(".git/index.lock"), "").unwrap();
+    let (code, err) = run_err(repo.fabro().args(["land", &id]));
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains(".git/index.lock exists"), "{err}");
+    assert!(!err.contains("changes of yours"), "{err}");
+    std::fs::remove_file(repo.path.join(".git/index.lock")).unwrap();
+    assert_eq!(repo.user_state(), before);
+    repo.ok(&["land", &id]);
+    assert_eq!(repo.git(&["show", "HEAD:NEW.md"]), "new\n");
+}
+
+/// A land killed after `read-tree` brought the checkout to the result and before the branch
+/// moved leaves the result staged: running land again finishes it instead of refusing it as
+/// staged changes of the user's.
+#[test]
+fn land_again_finishes_a_land_killed_before_its_branch_moved() {
+    let repo = TestRepo::new();
+    let id = finished_run(&repo);
+    let run_tip = format!("fabro/run/{id}");
+    repo.git(&["read-tree", "-m", "-u", "HEAD", &run_tip]);
+    repo.ok(&["land", &id]);
+    assert_eq!(
+        repo.git(&["rev-parse", "HEAD^{tree}"]),
+        repo.git(&["rev-parse", &format!("{run_tip}^{{tree}}")])
+    );
+    assert_eq!(repo.git(&["status", "--porcelain"]), "");
+}

@@ -56,6 +56,7 @@ mod large_records;
 mod layers;
 mod log;
 mod messages;
+mod model;
 mod node_processes;
 mod output_like_git;
 mod ps;

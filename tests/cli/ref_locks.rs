@@ -91,6 +91,30 @@ fn a_checkpoint_killed_holding_its_ref_locks_blocks_nothing() {
     assert_consistent(&repo, "after a finish killed holding its locks");
 }
 
+/// With a packed-refs file (every clone has one), gix takes packed-refs.lock for any edit: a
+/// writer killed holding it blocks nothing either.
+#[test]
+fn a_checkpoint_killed_holding_packed_refs_lock_blocks_nothing() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    repo.git(&["pack-refs", "--all"]);
+    write_file(&run.worktree.join("a.txt"), "a\n");
+    die_at(
+        repo.fabro()
+            .args(["checkpoint", "--run", &run.id, "--node", "one"]),
+        "refs:locked",
+    );
+    let packed_lock = repo.path.join(".git/packed-refs.lock");
+    assert!(
+        packed_lock.exists(),
+        "the kill left no packed-refs.lock to clear"
+    );
+    repo.checkpoint(&run.id, "one");
+    assert!(!packed_lock.exists());
+    assert_eq!(repo.log_json(&run.id).len(), 1);
+    assert_consistent(&repo, "after a checkpoint killed holding packed-refs.lock");
+}
+
 #[test]
 fn fsck_names_what_a_killed_writer_left_and_repair_removes_it() {
     let repo = TestRepo::new();

@@ -15,7 +15,7 @@ pub const FINISHED: &str = "finished before the kill";
 
 /// The same command, run through `sh` with core dumps off: the failure point aborts, and a
 /// core file dropped into a test repository would be taken for the user's work.
-fn without_core_dumps(cmd: &Command) -> Command {
+pub fn without_core_dumps(cmd: &Command) -> Command {
     let mut sh = Command::new("sh");
     sh.arg("-c")
         .arg("ulimit -c 0; exec \"$0\" \"$@\"")
