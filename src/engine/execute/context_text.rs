@@ -87,7 +87,7 @@ pub fn tail_context_text(tail: &[u8], skipped: u64, file: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{LIMIT, context_text};
+    use super::{LIMIT, context_text, file_context_text, read_head};
 
     #[test]
     fn short_output_is_kept_whole_and_long_output_keeps_its_end() {
@@ -104,5 +104,19 @@ mod tests {
         );
         assert!(text.contains("stdout.log"));
         assert!(!text.contains('\u{fffd}'), "cut inside a character");
+    }
+
+    #[test]
+    fn a_file_reads_as_its_bytes_do_from_its_end() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("stdout.log");
+        for long in [b"PASS\n".to_vec(), "é".repeat(3 * LIMIT).into_bytes()] {
+            std::fs::write(&path, &long).unwrap();
+            let text = file_context_text(&path, "stdout.log");
+            assert_eq!(text, context_text(&long, "stdout.log"));
+            assert_eq!(read_head(&path, 3).unwrap(), long[..3]);
+        }
+        let missing = dir.path().join("none.log");
+        assert_eq!(file_context_text(&missing, "none.log"), "");
     }
 }
