@@ -424,7 +424,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
         }
         &'git-fabro;run'= {
             cand --answer 'Answer the human gate NODE with CHOICE: its key, number, label or target node (repeatable)'
-            cand --goal 'The run''s goal, instead of the workflow''s `goal` attribute'
+            cand --goal 'The run''s goal, instead of the workflow''s `goal` attribute (taken as written, never rendered as a template)'
             cand --input 'A workflow input, KEY=VALUE (repeatable)'
             cand --label 'A label recorded in run.json (repeatable)'
             cand --base 'Commit the run branch starts at (default: HEAD)'

@@ -289,7 +289,7 @@ complete -c git-fabro -n "__fish_git_fabro_using_subcommand validate" -s q -l qu
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand validate" -s P -l no-pager -d 'Do not send the output of log, diff and show through a pager'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand validate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand run" -l answer -d 'Answer the human gate NODE with CHOICE: its key, number, label or target node (repeatable)' -r
-complete -c git-fabro -n "__fish_git_fabro_using_subcommand run" -l goal -d 'The run\'s goal, instead of the workflow\'s `goal` attribute' -r
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand run" -l goal -d 'The run\'s goal, instead of the workflow\'s `goal` attribute (taken as written, never rendered as a template)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand run" -l input -d 'A workflow input, KEY=VALUE (repeatable)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand run" -l label -d 'A label recorded in run.json (repeatable)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand run" -l base -d 'Commit the run branch starts at (default: HEAD)' -r

@@ -27,6 +27,7 @@ pub const DEFAULT_REMOTE: &str = "origin";
 pub const MAX_FILE_SIZE_KEY: &str = "fabro.maxFileSize";
 pub const DEFAULT_MAX_FILE_SIZE: u64 = 50 << 20;
 pub const AGENT_COMMAND_KEY: &str = "fabro.agentCommand";
+pub const ENV_PASS_KEY: &str = "fabro.envPass";
 
 /// The fabro home: `$FABRO_HOME`, else `~/.fabro`.
 pub fn fabro_home() -> PathBuf {
@@ -55,6 +56,15 @@ pub struct Settings {
     pub gc: GcSettings,
     #[serde(default)]
     pub agent: AgentSettings,
+    #[serde(default)]
+    pub env: EnvSettings,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EnvSettings {
+    /// Variables nodes get beyond the allowlist (`NAME`, or `PREFIX*`).
+    pub pass: Option<Vec<String>>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -123,8 +133,8 @@ impl Settings {
 
     /// What a `run.toml` recorded on a metadata branch may still decide here. That copy may
     /// come from another clone, so nothing that decides where files are written (`[runs] dir`),
-    /// what checkpoints keep (`[checkpoint]`) or where runs are sent (`[remote]`) is taken
-    /// from it; those come from this machine alone. The run's author is kept: it names who
+    /// what checkpoints keep (`[checkpoint]`), where runs are sent (`[remote]`) or which
+    /// variables reach nodes (`[env]`) is taken from it; those come from this machine alone. The run's author is kept: it names who
     /// the run's commits are by and decides nothing about files.
     pub fn recorded(self) -> Settings {
         Settings {
@@ -170,6 +180,10 @@ pub struct Config {
     /// config, else settings.toml (the `--agent` flag, when given, replaces it). Git config
     /// comes before settings.toml here so that a repository can pick its own agent.
     pub agent_command: Option<String>,
+    /// The variables the user lets reach nodes beyond the allowlist: `[env] pass` of run.toml
+    /// and settings.toml and `fabro.envPass`, all of them (a name allowed anywhere is
+    /// allowed).
+    pub env_pass: Vec<String>,
 }
 
 impl Config {
@@ -232,6 +246,7 @@ impl Config {
                 None => DEFAULT_MAX_FILE_SIZE,
             },
         };
+        let env_pass = env_pass(repo, &layers)?;
         Ok(Config {
             identity: Identity { name, email },
             exclude_globs,
@@ -246,6 +261,7 @@ impl Config {
                 .or_else(|| repo.config_string(AGENT_COMMAND_KEY))
                 .or_else(|| settings.agent.command.clone())
                 .filter(|c| !c.trim().is_empty()),
+            env_pass,
         })
     }
 
@@ -265,6 +281,46 @@ impl Config {
         globs.extend(crate::format::agent_settings::never_captured(&workdir));
         crate::git::Excludes::new(&globs)
     }
+}
+
+/// Every `[env] pass` entry of the layers and of git config, each checked.
+fn env_pass(repo: &Repo, layers: &[Option<&Settings>]) -> Result<Vec<String>> {
+    let mut names: Vec<String> = layers
+        .iter()
+        .flatten()
+        .filter_map(|s| s.env.pass.clone())
+        .flatten()
+        .chain(repo.config_strings(ENV_PASS_KEY))
+        .collect();
+    if let Some(problem) = names.iter().find_map(|name| pass_problem(name)) {
+        return Err(Error::Usage(format!(
+            "[env] pass: {problem}; fix it in run.toml, settings.toml or `git config {ENV_PASS_KEY}`"
+        )));
+    }
+    names.sort();
+    names.dedup();
+    Ok(names)
+}
+
+/// What is wrong with `pattern` as an `[env] pass` entry: not a variable name (with an
+/// optional final `*`), or one of the variables that would point nodes at another repository
+/// than the run's worktree (they never reach a node; a pattern such as `GIT_*` passes the
+/// others).
+fn pass_problem(pattern: &str) -> Option<String> {
+    let name = pattern.strip_suffix('*').unwrap_or(pattern);
+    let is_name = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !is_name {
+        return Some(format!(
+            "{pattern:?} is not a variable name (letters, digits and `_`, optionally ending in `*`)"
+        ));
+    }
+    if name == pattern && crate::git::redirects::redirects_repository(name.as_ref()) {
+        return Some(format!(
+            "{pattern} would point nodes at another repository than the run's worktree, so it never reaches them"
+        ));
+    }
+    None
 }
 
 /// A size in `settings.toml` or `run.toml`: bytes, or text with a unit.
@@ -329,6 +385,16 @@ mod tests {
         );
         let err = Settings::parse("[checkpoint\n", Path::new("settings.toml")).unwrap_err();
         assert!(err.to_string().contains("line 1"), "{err}");
+    }
+
+    #[test]
+    fn pass_entries_are_names_and_never_redirects() {
+        assert_eq!(super::pass_problem("NPM_TOKEN"), None);
+        assert_eq!(super::pass_problem("MY_*"), None);
+        assert_eq!(super::pass_problem("GIT_*"), None);
+        for bad in ["", "*", "A-B", "1X", "A=B", "GIT_DIR", "GIT_CONFIG_COUNT"] {
+            assert!(super::pass_problem(bad).is_some(), "{bad}");
+        }
     }
 
     #[test]

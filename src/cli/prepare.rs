@@ -18,14 +18,13 @@ use crate::git::Repo;
 use crate::run::RunState;
 
 /// `graph` with its templates rendered; an unknown variable or a syntax error is a usage
-/// error naming where it is.
+/// error naming where it is. `goal` is the user's (`--goal`), taken as written.
 pub fn render(
     graph: &Graph,
     shown: &str,
     goal: Option<&str>,
     inputs: &BTreeMap<String, String>,
 ) -> Result<Graph> {
-    let goal = goal.or(graph.goal()).unwrap_or_default();
     template::render_graph(graph, goal, inputs)
         .map_err(|err| Error::Usage(format!("{shown}: {err}; nothing was run")))
 }
@@ -47,7 +46,12 @@ pub fn render_for(graph: &Graph, state: &RunState) -> Result<Graph> {
         _ => BTreeMap::new(),
     };
     let shown = format!("run {}'s workflow", state.id);
-    render(&graph, &shown, state.record.spec.goal().as_deref(), &inputs)
+    render(
+        &graph,
+        &shown,
+        state.record.spec.given_goal().as_deref(),
+        &inputs,
+    )
 }
 
 /// Gives `@file` prompts and goal the text they had when the run started, from the graph it

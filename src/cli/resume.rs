@@ -152,7 +152,12 @@ fn supervise(id: &RunId, state: &ResumeState, command: &[String]) -> Result<u8> 
         path: state.run_dir.clone(),
     };
     let hold = run_dir.hold(id)?;
-    let status = Command::new(&command[0])
+    let mut child = Command::new(&command[0]);
+    // The command works in the run's worktree, whatever repository the caller's git pointed at.
+    for name in crate::git::redirects::inherited_redirects() {
+        child.env_remove(name);
+    }
+    let status = child
         .args(&command[1..])
         .current_dir(&state.worktree)
         .env("FABRO_RUN_ID", &state.run_id)

@@ -24,7 +24,10 @@ use crate::ops::start::{StartRequest, start};
 /// nodes run through the agent command: --agent, else `[agent] command` in the --config file,
 /// else git config `fabro.agentCommand`, else `[agent] command` in settings.toml; a workflow
 /// that needs one and has none is refused (exit 2). Templates (`{{ goal }}`,
-/// `{{ inputs.KEY }}`) are rendered strictly before the run starts.
+/// `{{ inputs.KEY }}`) are rendered strictly before the run starts; in a command's script each
+/// value is read from `$FABRO_TEMPLATE_<n>`, never pasted in as code. Nodes get an allowlisted
+/// environment (`[env] pass` in run.toml or settings.toml adds to it), and whatever a node
+/// leaves running is stopped when it ends.
 ///
 /// A human gate takes its answer from --answer, else --auto-approve, else asks on the terminal
 /// (when stdin and stderr are one); with none of them the run blocks there (exit 4) until
@@ -52,7 +55,8 @@ pub struct Args {
     /// (repeatable)
     #[arg(long = "answer", value_name = "NODE=CHOICE", value_parser = parse_input)]
     answers: Vec<(String, String)>,
-    /// The run's goal, instead of the workflow's `goal` attribute
+    /// The run's goal, instead of the workflow's `goal` attribute (taken as written, never
+    /// rendered as a template)
     #[arg(long, value_name = "TEXT")]
     goal: Option<String>,
     /// A workflow input, KEY=VALUE (repeatable)

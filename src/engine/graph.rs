@@ -144,6 +144,9 @@ pub struct Node {
     pub attrs: Attrs,
     /// Stylesheet classes: from `class="a,b"` and from the labels of enclosing subgraphs.
     pub classes: Vec<String>,
+    /// What the `{{ ... }}` of its rendered script stood for, in order: the script reads them
+    /// from `$FABRO_TEMPLATE_1`, ... (`script_template`). Empty before rendering.
+    pub template_values: Vec<String>,
 }
 
 impl Node {
@@ -152,6 +155,7 @@ impl Node {
             id: id.to_string(),
             attrs: Attrs::new(),
             classes: Vec::new(),
+            template_values: Vec::new(),
         }
     }
 

@@ -25,6 +25,7 @@ pub mod files;
 pub mod graph;
 pub mod outcome;
 pub mod routing;
+mod script_template;
 pub mod stylesheet;
 pub mod template;
 pub mod validate;

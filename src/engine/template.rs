@@ -8,7 +8,13 @@ use std::collections::BTreeMap;
 
 use minijinja::{AutoEscape, Environment, ErrorKind, UndefinedBehavior};
 
-use super::graph::{AttrValue, Graph};
+use super::graph::{AttrValue, Graph, Node};
+use super::script_template;
+
+pub use script_template::VALUE_PREFIX as SCRIPT_VALUE_PREFIX;
+
+/// The attributes that hold a command node's script.
+const SCRIPT_ATTRS: &[&str] = &["script", "tool_command"];
 
 /// What templates may refer to.
 #[derive(Debug, Clone, Default)]
@@ -19,7 +25,7 @@ pub struct TemplateContext {
 
 const UNDEFINED: &str = "template referenced an undefined variable";
 
-fn is_plain(text: &str) -> bool {
+pub(super) fn is_plain(text: &str) -> bool {
     !text.contains("{{") && !text.contains("{%") && !text.contains("{#")
 }
 
@@ -30,7 +36,7 @@ fn is_plain(text: &str) -> bool {
 const FUEL: u64 = 2_000_000;
 const RECURSION_LIMIT: usize = 100;
 
-fn strict() -> Environment<'static> {
+pub(super) fn strict() -> Environment<'static> {
     let mut env = Environment::new();
     env.set_fuel(Some(FUEL));
     env.set_recursion_limit(RECURSION_LIMIT);
@@ -39,7 +45,7 @@ fn strict() -> Environment<'static> {
     env
 }
 
-fn describe(err: &minijinja::Error) -> String {
+pub(super) fn describe(err: &minijinja::Error) -> String {
     let kind = match err.kind() {
         ErrorKind::SyntaxError => "template syntax error",
         ErrorKind::UndefinedError => UNDEFINED,
@@ -80,44 +86,75 @@ pub fn problem(text: &str) -> Option<String> {
     (!unknown.is_empty()).then(|| format!("{UNDEFINED}: {}", unknown.join(", ")))
 }
 
-/// The graph with every string attribute rendered. The goal (the run's, which may differ
-/// from the workflow's) is rendered first (it may use inputs; `{{ goal }}` inside it stays as
-/// written), then everything else sees it, and it becomes the graph's `goal`.
+/// The graph with every string attribute rendered. The run's goal is `given` (`--goal`, or
+/// the one a run recorded) taken as written: it is the user's text, not a template. Without
+/// one, the workflow's `goal` attribute is rendered first (it may use inputs; `{{ goal }}`
+/// inside it stays as written). Everything else then sees the goal, and it becomes the
+/// graph's `goal`. A command node's `script` reads its values from the environment
+/// ([`script_template`]).
 pub fn render_graph(
     graph: &Graph,
-    goal: &str,
+    given: Option<&str>,
     inputs: &BTreeMap<String, String>,
 ) -> Result<Graph, String> {
     let own = TemplateContext {
         goal: "{{ goal }}".into(),
         inputs: inputs.clone(),
     };
+    let goal = match given {
+        Some(goal) => goal.to_owned(),
+        None => {
+            render(graph.goal().unwrap_or_default(), &own).map_err(|e| format!("the goal: {e}"))?
+        }
+    };
     let ctx = TemplateContext {
-        goal: render(goal, &own).map_err(|e| format!("the goal: {e}"))?,
+        goal,
         inputs: inputs.clone(),
     };
     let mut graph = graph.clone();
     graph.attrs.remove("goal");
-    render_attrs(&mut graph.attrs, &ctx, "the graph")?;
+    render_attrs(&mut graph.attrs, &ctx, "the graph", &[])?;
     graph
         .attrs
         .insert("goal".into(), AttrValue::String(ctx.goal.clone()));
     for node in &mut graph.nodes {
-        render_attrs(&mut node.attrs, &ctx, &format!("node {}", node.id))?;
+        let place = format!("node {}", node.id);
+        render_script_attrs(node, &ctx, &place)?;
+        render_attrs(&mut node.attrs, &ctx, &place, SCRIPT_ATTRS)?;
     }
     for edge in &mut graph.edges {
         let place = format!("edge {} -> {}", edge.from, edge.to);
-        render_attrs(&mut edge.attrs, &ctx, &place)?;
+        render_attrs(&mut edge.attrs, &ctx, &place, &[])?;
     }
     Ok(graph)
 }
 
+/// Renders the node's `script` (or Fabro's older `tool_command`) so that its values reach it
+/// through the environment.
+fn render_script_attrs(node: &mut Node, ctx: &TemplateContext, place: &str) -> Result<(), String> {
+    let language = node.str_attr("language").unwrap_or("shell").to_owned();
+    for key in SCRIPT_ATTRS {
+        if let Some(AttrValue::String(text)) = node.attrs.get_mut(*key) {
+            let (script, values) = script_template::render_script(text, ctx, &language)
+                .map_err(|e| format!("{place}, attribute {key}: {e}"))?;
+            *text = script;
+            node.template_values.extend(values);
+        }
+    }
+    Ok(())
+}
+
+/// Renders every string attribute but those in `skip`.
 fn render_attrs(
     attrs: &mut BTreeMap<String, AttrValue>,
     ctx: &TemplateContext,
     place: &str,
+    skip: &[&str],
 ) -> Result<(), String> {
     for (key, value) in attrs.iter_mut() {
+        if skip.contains(&key.as_str()) {
+            continue;
+        }
         if let AttrValue::String(text) = value {
             *text = render(text, ctx).map_err(|e| format!("{place}, attribute {key}: {e}"))?;
         }
@@ -187,16 +224,17 @@ mod tests {
   work -> exit
 }"#;
         let graph = crate::engine::workflow::parse(source, "g.fabro").unwrap();
-        let goal = graph.goal().unwrap_or_default().to_owned();
         let inputs = ctx().inputs;
-        let rendered = render_graph(&graph, &goal, &inputs).unwrap();
+        let rendered = render_graph(&graph, None, &inputs).unwrap();
         assert_eq!(
             rendered.node("work").unwrap().str_attr("prompt"),
             Some("Goal: Greet Ada")
         );
         assert_eq!(rendered.goal(), Some("Greet Ada"));
         assert_eq!(rendered.edges()[0].label(), Some("Ada"));
-        let err = render_graph(&graph, &goal, &BTreeMap::new()).unwrap_err();
+        let err = render_graph(&graph, None, &BTreeMap::new()).unwrap_err();
+        let given = render_graph(&graph, Some("{{ inputs.name }}"), &inputs).unwrap();
+        assert_eq!(given.goal(), Some("{{ inputs.name }}"));
         assert!(err.starts_with("the goal: template referenced"), "{err}");
     }
 }

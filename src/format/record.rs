@@ -88,6 +88,16 @@ fn is_zero(n: &usize) -> bool {
 }
 
 impl Spec {
+    /// The goal a user gave the run, to take as written, never as a template: `--goal`, else
+    /// Fabro's settings when the workflow has no `goal` attribute (as [`Spec::goal`] ranks
+    /// them); None when the goal is the workflow's own.
+    pub fn given_goal(&self) -> Option<String> {
+        if self.goal.is_some() || fabro::graph_attr(&self.graph, "goal").is_some() {
+            return self.goal.clone();
+        }
+        self.goal()
+    }
+
     /// The goal: git-fabro's own key, else the workflow's `goal` attribute, else Fabro's settings.
     pub fn goal(&self) -> Option<String> {
         self.goal

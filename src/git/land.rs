@@ -102,12 +102,10 @@ impl Repo {
 /// git in `workdir`, on that work tree only, whatever the caller's environment points at.
 fn git_in(workdir: &Path, args: &[&str]) -> Command {
     let mut git = Command::new("git");
-    git.current_dir(workdir)
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .env_remove("GIT_INDEX_FILE")
-        .args(args)
-        .stdin(Stdio::null());
+    git.current_dir(workdir).args(args).stdin(Stdio::null());
+    for name in super::redirects::inherited_redirects() {
+        git.env_remove(name);
+    }
     git
 }
 

@@ -9,6 +9,11 @@
 //! entries appended since, moving the mark on each time: no clock is compared (reflog times are
 //! whole seconds, so a fetch just before a `resume` would look like one during it), and each
 //! check reads only what the last node added.
+//!
+//! Who may move what ([`Movers`]): a metadata branch is git-fabro's alone. A run branch is also
+//! checked out in the run's worktree, where a node's own `git commit`, `reset` or `merge` is the
+//! node's work, which its checkpoint records; what a fetch or a push brought from another
+//! repository is not.
 
 use std::io::{Read, Seek, SeekFrom};
 use std::path::PathBuf;
@@ -16,32 +21,55 @@ use std::path::PathBuf;
 use super::Repo;
 use crate::git::error::{Error, Result};
 
+/// Who may move a watched ref while a long-lived writer works on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Movers {
+    /// git-fabro alone (a metadata branch).
+    Fabro,
+    /// git-fabro and commands in the worktree that has the branch checked out, but nothing that
+    /// came from another repository (a run branch).
+    FabroAndWorktree,
+}
+
+impl Movers {
+    /// Whether the reflog `message` names a move that this kind of ref does not allow.
+    fn forbids(self, message: &str) -> bool {
+        if message.starts_with("fabro") {
+            return false;
+        }
+        match self {
+            Movers::Fabro => true,
+            Movers::FabroAndWorktree => ["fetch", "push"].iter().any(|p| message.starts_with(p)),
+        }
+    }
+}
+
 /// Where the reflogs of some refs ended when last read.
 #[derive(Debug)]
 pub struct ReflogMarks {
-    logs: Vec<(String, PathBuf, u64)>,
+    logs: Vec<(String, Movers, PathBuf, u64)>,
 }
 
 impl Repo {
-    /// Marks the current end of the reflogs of `names` (a missing reflog ends at 0).
-    pub fn reflog_marks(&self, names: &[&str]) -> ReflogMarks {
-        let logs = names
+    /// Marks the current end of the reflogs of `refs` (a missing reflog ends at 0).
+    pub fn reflog_marks(&self, refs: &[(&str, Movers)]) -> ReflogMarks {
+        let logs = refs
             .iter()
-            .map(|name| {
+            .map(|(name, movers)| {
                 let path = self.common_dir().join("logs").join(name);
                 let end = std::fs::metadata(&path).map_or(0, |m| m.len());
-                ((*name).to_owned(), path, end)
+                ((*name).to_owned(), *movers, path, end)
             })
             .collect();
         ReflogMarks { logs }
     }
 
-    /// Refuses (a conflict) when something other than git-fabro moved one of the marked refs
-    /// since the marks were set or last checked; then marks the reflogs' new ends. Where reflogs
-    /// are not kept, or one was rewritten (`git reflog expire`), nothing can be told and
-    /// nothing is refused.
-    pub fn ensure_moved_by_fabro_only(&self, marks: &mut ReflogMarks) -> Result<()> {
-        for (name, path, end) in &mut marks.logs {
+    /// Refuses (a conflict) when something its [`Movers`] do not allow moved one of the marked
+    /// refs since the marks were set or last checked; then marks the reflogs' new ends. Where
+    /// reflogs are not kept, or one was rewritten (`git reflog expire`), nothing can be told
+    /// and nothing is refused.
+    pub fn ensure_moved_only_by_allowed(&self, marks: &mut ReflogMarks) -> Result<()> {
+        for (name, movers, path, end) in &mut marks.logs {
             let Some((appended, new_end)) = read_from(path, *end) else {
                 continue;
             };
@@ -49,7 +77,7 @@ impl Repo {
                 .lines()
                 .filter(|line| !line.trim().is_empty())
                 .map(|line| line.split_once('\t').map_or("", |(_, m)| m).trim())
-                .find(|message| !message.starts_with("fabro"));
+                .find(|message| movers.forbids(message));
             if let Some(message) = foreign {
                 return Err(Error::Conflict(format!(
                     "{} was moved while this run's engine worked on it, by something other than git-fabro ({}): \

@@ -475,7 +475,7 @@ fn a_command_past_its_timeout_is_stopped_with_its_process_group() {
 }
 
 #[test]
-fn scripts_get_the_environment_without_secrets_and_fabros_variables() {
+fn scripts_get_the_allowlisted_environment_and_fabros_variables() {
     let repo = TestRepo::new();
     let path = workflow(
         &repo,
@@ -516,12 +516,13 @@ fn scripts_get_the_environment_without_secrets_and_fabros_variables() {
         "DB_PASSWORD",
         "vault_secret",
         "AWS_CREDENTIAL",
+        "KEEP_ME",
     ] {
         assert!(!env.contains(secret), "{secret} reached the script:\n{env}");
     }
     let dir = run_dir(&repo, &id);
     for line in [
-        "KEEP_ME=kept".to_owned(),
+        "LC_ALL=C".to_owned(),
         format!("FABRO_RUN_ID={id}"),
         "FABRO_NODE_ID=show".to_owned(),
         "FABRO_VISIT=1".to_owned(),

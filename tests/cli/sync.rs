@@ -287,8 +287,6 @@ fn the_engine_stops_when_a_branch_of_its_run_moves_under_it() {
         "refs/heads/fabro/meta/",
     ]);
     let id = id.trim().to_owned();
-    // Reflog times are whole seconds: the move comes in a later second than the engine's start.
-    std::thread::sleep(std::time::Duration::from_millis(1_200));
     let meta = format!("refs/heads/fabro/meta/{id}");
     let tip = repo.git(&["rev-parse", &meta]);
     let tree = repo.git(&["rev-parse", &format!("{meta}^{{tree}}")]);
@@ -316,4 +314,73 @@ fn the_engine_stops_when_a_branch_of_its_run_moves_under_it() {
     run_ok(repo.fabro().args(["resume", &id]));
     let runs: Vec<Value> = serde_json::from_str(&repo.ok(&["ps", "--all", "--json"])).unwrap();
     assert_eq!(runs[0]["status"], "succeeded", "{runs:?}");
+}
+
+/// A run branch is the node's to commit on, in its worktree, but what a fetch brings onto it
+/// from another repository is not built on.
+#[test]
+fn the_engine_stops_when_a_fetch_moves_its_run_branch_but_not_for_a_nodes_own_commit() {
+    let repo = TestRepo::new();
+    let marker = repo.root.join("working");
+    let workflow = crate::engine_run::workflow(
+        &repo,
+        "slow",
+        &format!(
+            r#"digraph slow {{
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  own [shape=parallelogram, script="echo mine > own.txt && git add own.txt && git commit -qm own"]
+  work [shape=parallelogram, script="touch '{}'; sleep 5; echo done > made.txt"]
+  start -> own -> work -> exit
+}}"#,
+            marker.display()
+        ),
+    );
+    let engine = repo
+        .fabro()
+        .arg("run")
+        .arg(&workflow)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    while !marker.exists() {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let id = repo.git(&[
+        "for-each-ref",
+        "--format=%(refname:lstrip=4)",
+        "refs/heads/fabro/meta/",
+    ]);
+    let run = format!("refs/heads/fabro/run/{}", id.trim());
+    let tip = repo.git(&["rev-parse", &run]);
+    let tree = repo.git(&["rev-parse", &format!("{run}^{{tree}}")]);
+    let theirs = repo.git(&[
+        "commit-tree",
+        tree.trim(),
+        "-p",
+        tip.trim(),
+        "-m",
+        "fetched",
+    ]);
+    repo.git(&[
+        "fetch",
+        "--update-head-ok",
+        ".",
+        &format!("{}:{run}", theirs.trim()),
+    ]);
+
+    let out = engine.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("moved") && err.contains("reflog: \"fetch"),
+        "the stop names something else than the fetch (the node's own commit?): {err}"
+    );
+    assert!(err.contains("own@1  succeeded"), "{err}");
+    assert_eq!(
+        repo.git(&["rev-parse", &run]),
+        theirs,
+        "the engine built on it"
+    );
 }

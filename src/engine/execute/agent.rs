@@ -1,11 +1,11 @@
 //! The agent (`box`) and prompt (`tab`) handlers. Fabro calls a model itself; git-fabro hands
 //! the stage to an agent command the user chooses (`claude -p`, `codex exec`, ...), run by
 //! `/bin/bash -c` in the run's worktree exactly as a command node's script is run (own process
-//! group, environment without secrets, streamed output, timeout), with the prompt on stdin and
-//! in `$FABRO_PROMPT_FILE`. Its stdout is the response: `response.md` beside `prompt.md`, the
-//! context keys Fabro sets after an LLM stage, and the routing JSON Fabro reads in responses
-//! (else in a `status.json` the agent wrote during the stage: [`super::status_file`]). A
-//! non-zero exit fails the stage.
+//! group, the allowed environment plus the agents' logins, streamed output, timeout), with
+//! the prompt on stdin and in `$FABRO_PROMPT_FILE`. Its stdout is the response: `response.md`
+//! beside `prompt.md`, the context keys Fabro sets after an LLM stage, and the routing JSON
+//! Fabro reads in responses (else in a `status.json` the agent wrote during the stage:
+//! [`super::status_file`]). A non-zero exit fails the stage.
 //! There is no timeout unless the node sets one: Fabro gives agents none either.
 
 use std::ffi::OsString;
@@ -15,8 +15,10 @@ use std::time::Instant;
 use serde_json::json;
 
 use super::Engine;
-use super::command::{self, Ending, Ran, Shell};
+use super::command::{self, Ran};
 use super::context_text::{self, Tail};
+use super::environment::Audience;
+use super::process::{self, Ending, Shell};
 use super::response;
 use super::status_file::StatusFiles;
 use crate::engine::graph::{Graph, Node};
@@ -34,21 +36,6 @@ const LAST_RESPONSE: usize = 200;
 const RESPONSE_HELD: usize = 1 << 20;
 /// How much of each stream a failure quotes, in characters (Fabro's CLI backend's tail).
 const FAILURE_TAIL: usize = 500;
-/// The credentials an agent needs, kept although scripts never see them: the API-key
-/// variables of the providers Fabro knows (Fabro hands the stage's provider key to its agent
-/// CLIs), and Claude Code's token.
-const AGENT_CREDENTIALS: &[&str] = &[
-    "ANTHROPIC_API_KEY",
-    "OPENAI_API_KEY",
-    "GEMINI_API_KEY",
-    "GOOGLE_API_KEY",
-    "KIMI_API_KEY",
-    "ZAI_API_KEY",
-    "MINIMAX_API_KEY",
-    "INCEPTION_API_KEY",
-    "CLAUDE_CODE_OAUTH_TOKEN",
-];
-
 /// Where and how one agent stage runs.
 pub struct Invocation<'a> {
     pub graph: &'a Graph,
@@ -59,7 +46,7 @@ pub struct Invocation<'a> {
     /// none is set, so `None` here only fails the stage.
     pub command: Option<&'a str>,
     pub worktree: &'a Path,
-    /// The filtered environment plus the `FABRO_*` variables every handler gets.
+    /// The allowed environment plus the `FABRO_*` variables every handler gets.
     pub env: Vec<(OsString, OsString)>,
     pub stage_dir: PathBuf,
 }
@@ -79,12 +66,7 @@ impl Engine<'_> {
         let text = prompt(node);
         let started = json!({ "text": text, "mode": kind });
         self.event(id, "stage.prompt", node, &stage, started);
-        let mut env = self.script_env(id, node, visit);
-        let credentials = self
-            .env
-            .iter()
-            .filter(|(name, _)| AGENT_CREDENTIALS.iter().any(|c| name == c));
-        env.extend(credentials.cloned());
+        let env = self.node_env(id, node, visit, Audience::Agent);
         let ran = run(&Invocation {
             graph: self.graph,
             node,
@@ -134,7 +116,7 @@ pub fn run(invocation: &Invocation) -> Ran {
     let status_files = StatusFiles::before(&invocation.stage_dir, invocation.worktree);
     let timeout = command::node_timeout(node);
     let clock = Instant::now();
-    let ending = command::run_shell(&Shell {
+    let ending = process::run_shell(&Shell {
         command: agent,
         worktree: invocation.worktree,
         env: &env,

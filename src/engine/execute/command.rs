@@ -1,51 +1,31 @@
 //! The command handler: a node's `script` run by `/bin/bash -c` in the run's worktree (a
 //! `language=python` script as `python3 -c SCRIPT`, as Fabro runs it), in a process group of
-//! its own, with the environment Fabro gives scripts (secrets filtered out)
-//! and git-fabro's `FABRO_*` variables. Its output streams into `stdout.log` and `stderr.log`
-//! as it runs; a timeout sends SIGTERM to the group, then SIGKILL 2 s later. Exit 0 succeeds,
-//! anything else fails and is never retried, as in Fabro; a timeout may be retried.
-//!
-//! [`run_shell`] is the spawning, streaming and timeout part, which the agent handler shares.
+//! its own (see [`super::process`]), with the environment [`super::environment`] allows
+//! scripts and git-fabro's `FABRO_*` variables. Its output streams into `stdout.log` and
+//! `stderr.log` as it runs; a timeout sends SIGTERM to the group, then SIGKILL 2 s later. Exit
+//! 0 succeeds, anything else fails and is never retried, as in Fabro; a timeout may be retried.
 
 use std::ffi::OsString;
-use std::fs::File;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use super::process::{Ending, Shell, run_shell};
 use crate::engine::graph::{AttrValue, Node};
 use crate::engine::outcome::{Outcome, Retry};
 use crate::ops::checkpoint::Attachment;
 
 /// A script's timeout when the node sets none: 10 minutes, as in Fabro.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
-/// Between SIGTERM and SIGKILL.
-const GRACE: Duration = Duration::from_secs(2);
 /// How much of each stream a failure's notes quote.
 const TAIL: usize = 4096;
-
-/// Name endings Fabro keeps out of a script's environment.
-const SECRET_SUFFIXES: &[&str] = &["_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD", "_CREDENTIAL"];
-
-/// The process environment without the names Fabro filters out (compared without case).
-pub fn filter_env(vars: &[(OsString, OsString)]) -> Vec<(OsString, OsString)> {
-    vars.iter()
-        .filter(|(name, _)| {
-            let name = name.to_string_lossy().to_uppercase();
-            !SECRET_SUFFIXES.iter().any(|s| name.ends_with(s))
-        })
-        .cloned()
-        .collect()
-}
 
 /// Where and how one command runs.
 pub struct Invocation<'a> {
     pub node: &'a Node,
     pub worktree: &'a Path,
-    /// The filtered environment plus the `FABRO_*` variables.
+    /// The allowed environment plus the `FABRO_*` variables.
     pub env: Vec<(OsString, OsString)>,
     /// The stage's folder in the run directory: `stdout.log` and `stderr.log` go there.
     pub stage_dir: PathBuf,
@@ -59,7 +39,6 @@ pub struct Ran {
     pub files: Vec<(String, Attachment)>,
 }
 
-/// How a shell command ended.
 impl Ran {
     /// A stage that left no exit code and no files, only its outcome.
     pub fn outcome(outcome: Outcome) -> Ran {
@@ -69,31 +48,6 @@ impl Ran {
             files: Vec::new(),
         }
     }
-}
-
-pub enum Ending {
-    Exited(Option<i32>),
-    TimedOut,
-}
-
-/// One `/bin/bash -c` run: where, with what, and where its output streams.
-pub struct Shell<'a> {
-    pub command: &'a str,
-    pub worktree: &'a Path,
-    pub env: &'a [(OsString, OsString)],
-    /// A file fed on stdin; none means /dev/null.
-    pub stdin: Option<&'a Path>,
-    pub stdout: PathBuf,
-    pub stderr: PathBuf,
-    /// None: no limit.
-    pub timeout: Option<Duration>,
-}
-
-/// Runs the command in its own process group, its streams written to their files as it runs;
-/// past the timeout the group gets SIGTERM, then SIGKILL 2 s later.
-pub fn run_shell(shell: &Shell) -> std::io::Result<Ending> {
-    let child = spawn(shell)?;
-    wait(child, shell.timeout)
 }
 
 /// `text` quoted for bash, as one word.
@@ -237,80 +191,6 @@ pub fn node_timeout(node: &Node) -> Option<Duration> {
             .and_then(|ms| u64::try_from(ms).ok())
             .map(Duration::from_millis),
     }
-}
-
-fn spawn(shell: &Shell) -> std::io::Result<Child> {
-    for path in [&shell.stdout, &shell.stderr] {
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)?;
-        }
-    }
-    let stdout = File::create(&shell.stdout)?;
-    let stderr = File::create(&shell.stderr)?;
-    let stdin = match shell.stdin {
-        Some(path) => Stdio::from(File::open(path)?),
-        None => Stdio::null(),
-    };
-    Command::new("/bin/bash")
-        .arg("-c")
-        .arg(shell.command)
-        .current_dir(shell.worktree)
-        .env_clear()
-        .envs(shell.env.iter().map(|(k, v)| (k, v)))
-        .stdin(stdin)
-        .stdout(stdout)
-        .stderr(stderr)
-        .process_group(0)
-        .spawn()
-}
-
-fn wait(mut child: Child, timeout: Option<Duration>) -> std::io::Result<Ending> {
-    let deadline = timeout.map(|t| Instant::now() + t);
-    loop {
-        if let Some(status) = child.try_wait()? {
-            return Ok(Ending::Exited(status.code()));
-        }
-        // Ctrl-C stops the script as a timeout does; the engine then records nothing of it.
-        if super::interrupt::requested() {
-            break;
-        }
-        match deadline {
-            Some(deadline) if Instant::now() >= deadline => break,
-            Some(deadline) => std::thread::sleep(poll_interval(deadline)),
-            None => std::thread::sleep(Duration::from_millis(10)),
-        }
-    }
-    signal_group(child.id(), "TERM");
-    let grace = Instant::now() + GRACE;
-    while Instant::now() < grace {
-        if child.try_wait()?.is_some() {
-            signal_group(child.id(), "KILL");
-            return Ok(Ending::TimedOut);
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    signal_group(child.id(), "KILL");
-    let _ = child.kill();
-    child.wait()?;
-    Ok(Ending::TimedOut)
-}
-
-/// Short polls at first, so quick commands end quickly; longer ones later.
-fn poll_interval(deadline: Instant) -> Duration {
-    let left = deadline.saturating_duration_since(Instant::now());
-    left.min(Duration::from_millis(10))
-}
-
-/// Signals the script's whole process group (its id is the script's pid), through kill(1):
-/// the crate has no unsafe code, so no libc call.
-fn signal_group(pid: u32, signal: &str) {
-    let _ = Command::new("kill")
-        .arg(format!("-{signal}"))
-        .arg("--")
-        .arg(format!("-{pid}"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
 }
 
 pub fn push_tail(reason: &mut String, name: &str, text: &str) {

@@ -21,6 +21,7 @@ pub mod agent;
 pub mod command;
 mod conclusion;
 mod context_text;
+pub mod environment;
 mod failure;
 pub mod fan_in;
 mod human;
@@ -28,6 +29,7 @@ pub mod interrupt;
 pub mod loops;
 mod manager;
 pub mod parallel;
+pub mod process;
 mod response;
 pub mod retry;
 mod side_effect;
@@ -153,7 +155,8 @@ pub struct Engine<'a> {
     pub config: &'a Config,
     pub run_dir: &'a RunDir,
     pub graph: &'a Graph,
-    /// The process environment, unfiltered: scripts get it without secrets.
+    /// The process environment, unfiltered: nodes get what [`environment::allowed`] lets
+    /// through.
     pub env: Vec<(OsString, OsString)>,
     pub observer: &'a mut dyn Observer,
     /// A manager loop's child starts from a copy of its parent's context.
@@ -354,7 +357,7 @@ impl Engine<'_> {
                 let invocation = command::Invocation {
                     node,
                     worktree: &workspace.path,
-                    env: self.script_env(id, node, visit),
+                    env: self.node_env(id, node, visit, environment::Audience::Script),
                     stage_dir: self.stage_dir(node, visit),
                 };
                 let stage = format!("{}@{visit}", node.id);
@@ -385,26 +388,6 @@ impl Engine<'_> {
 
     fn stage_dir(&self, node: &Node, visit: u64) -> PathBuf {
         self.run_dir.path.join(RunDir::node_dir(&node.id, visit))
-    }
-
-    /// The environment without secrets, plus git-fabro's `FABRO_*` variables.
-    fn script_env(&self, id: &RunId, node: &Node, visit: u64) -> Vec<(OsString, OsString)> {
-        let ours = [
-            ("FABRO_RUN_ID", OsString::from(id.as_str())),
-            ("FABRO_NODE_ID", OsString::from(&node.id)),
-            ("FABRO_VISIT", OsString::from(visit.to_string())),
-            ("FABRO_RUN_DIR", self.run_dir.path.clone().into_os_string()),
-            (
-                "FABRO_IDEMPOTENCY_KEY",
-                OsString::from(format!("{id}:{}@{visit}", node.id)),
-            ),
-        ];
-        let mut env: Vec<(OsString, OsString)> = command::filter_env(&self.env)
-            .into_iter()
-            .filter(|(k, _)| !ours.iter().any(|(name, _)| k == name))
-            .collect();
-        env.extend(ours.into_iter().map(|(k, v)| (OsString::from(k), v)));
-        env
     }
 
     /// Appends one of Fabro's run events (no node) to `progress.jsonl`.

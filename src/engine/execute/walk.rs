@@ -18,6 +18,7 @@ use crate::engine::routing::{is_terminal, retry_target, select_edge};
 use crate::error::{Error, Result};
 use crate::format::node::NodeId;
 use crate::format::run_id::RunId;
+use crate::git::Movers;
 use crate::ops::checkpoint::{CheckpointRequest, WalkUpdate, checkpoint};
 use crate::run::workspace::Workspace;
 use crate::run::{RunState, meta_branch, run_branch};
@@ -40,8 +41,12 @@ impl Engine<'_> {
             .and_then(|v| v.as_i64())
             .filter(|n| *n > 0)
             .map(|n| u64::try_from(n).unwrap_or(u64::MAX));
-        // From here on, only git-fabro may move the run's branches (see `git::reflog`).
-        let mut moves = self.repo.reflog_marks(&[&meta_branch(id), &run_branch(id)]);
+        // From here on, nothing from another repository may move the run's branches (see
+        // `git::reflog`).
+        let (meta, run) = (meta_branch(id), run_branch(id));
+        let mut moves = self
+            .repo
+            .reflog_marks(&[(&meta, Movers::Fabro), (&run, Movers::FabroAndWorktree)]);
         loop {
             let Some(node) = graph.node(&current) else {
                 return Ok(Err(format!("node {current:?} not found in the workflow")));
@@ -85,7 +90,6 @@ impl Engine<'_> {
             }
             // Only the checkpoint's ref update records a node's work: a lock that a killed
             // process left would throw the work away, so it is refused before the node runs.
-            let (meta, run) = (meta_branch(id), run_branch(id));
             self.repo
                 .ensure_unlocked(&[&meta, &run])
                 .map_err(|err| Error::from(err).in_run(id))?;
@@ -225,7 +229,7 @@ impl Engine<'_> {
             // A branch of the run that something other than git-fabro moved meanwhile (a
             // fetch, git by hand) is not built on: the run stops here, resumable.
             self.repo
-                .ensure_moved_by_fabro_only(&mut moves)
+                .ensure_moved_only_by_allowed(&mut moves)
                 .map_err(|err| Error::from(err).in_run(id))?;
             let state = RunState::load(self.repo, id)?;
             let done = checkpoint(

@@ -1,0 +1,233 @@
+//! What a node's process inherits from git-fabro's environment: an allowlist, the one every
+//! process the engine starts goes through (command nodes, agent and prompt nodes, the nodes of
+//! parallel branches and manager children). A workflow may come from someone else and
+//! whatever a node prints is committed, so a variable reaches a node only when a build needs
+//! it, when the user named it in `[env] pass` (or `fabro.envPass`), or, for agent nodes only,
+//! when it is how the agents Fabro knows log in. Everything else (`AWS_SECRET_ACCESS_KEY`,
+//! `SSH_AUTH_SOCK`, `GIT_ASKPASS`, `DATABASE_URL`, ...) stays out, and so does every variable
+//! that would point a node's `git` at another repository, even when named on purpose.
+
+use std::ffi::{OsStr, OsString};
+
+use super::Engine;
+use crate::engine::graph::Node;
+use crate::engine::template::SCRIPT_VALUE_PREFIX;
+use crate::format::run_id::RunId;
+use crate::git::redirects::redirects_repository;
+
+/// Who the environment is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Audience {
+    /// A command node's script.
+    Script,
+    /// The agent command of an agent or prompt node.
+    Agent,
+}
+
+/// What every node gets: what a build needs to find its tools, its home, its language and its
+/// terminal, and the identity and config files a `git commit` in the worktree uses. A name
+/// ending in `*` stands for every name it starts.
+const BUILD: &[&str] = &[
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "LANG",
+    "LANGUAGE",
+    "LC_*",
+    "TERM",
+    "COLORTERM",
+    "NO_COLOR",
+    "TZ",
+    "TMPDIR",
+    "GIT_AUTHOR_NAME",
+    "GIT_AUTHOR_EMAIL",
+    "GIT_COMMITTER_NAME",
+    "GIT_COMMITTER_EMAIL",
+    "GIT_CONFIG_GLOBAL",
+    "GIT_CONFIG_SYSTEM",
+    "GIT_CONFIG_NOSYSTEM",
+];
+
+/// What agent nodes get beyond [`BUILD`]: the keys, tokens and endpoints the agent CLIs
+/// Fabro drives log in with (Fabro hands its agents the provider's key too), and the settings
+/// those CLIs read from their own variables (Claude Code's `CLAUDE_CODE_*`, Gemini CLI's
+/// `GEMINI_*`, aider's `AIDER_*` and the `LITELLM_*` of the library it calls models through).
+const AGENT_LOGIN: &[&str] = &[
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "ANTHROPIC_BASE_URL",
+    "ANTHROPIC_MODEL",
+    "ANTHROPIC_SMALL_FAST_MODEL",
+    "CLAUDE_CODE_*",
+    "CLAUDE_CONFIG_DIR",
+    "DISABLE_AUTOUPDATER",
+    "DISABLE_TELEMETRY",
+    "DISABLE_ERROR_REPORTING",
+    "ANTHROPIC_VERTEX_PROJECT_ID",
+    "CLOUD_ML_REGION",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "OPENAI_API_BASE",
+    "OPENAI_ORG_ID",
+    "OPENAI_PROJECT_ID",
+    "CODEX_API_KEY",
+    "CODEX_HOME",
+    "GEMINI_*",
+    "GOOGLE_GEMINI_BASE_URL",
+    "GOOGLE_VERTEX_BASE_URL",
+    "AIDER_*",
+    "LITELLM_*",
+    "GOOGLE_API_KEY",
+    "GOOGLE_CLOUD_PROJECT",
+    "GOOGLE_CLOUD_LOCATION",
+    "GOOGLE_APPLICATION_CREDENTIALS",
+    "GOOGLE_GENAI_USE_VERTEXAI",
+    "KIMI_API_KEY",
+    "ZAI_API_KEY",
+    "MINIMAX_API_KEY",
+    "INCEPTION_API_KEY",
+];
+
+/// AWS credentials reach an agent only when Claude Code is told to use Bedrock
+/// (`CLAUDE_CODE_USE_BEDROCK` set and not empty): no other agent logs in with them, and they
+/// open far more than a model.
+const BEDROCK_SWITCH: &str = "CLAUDE_CODE_USE_BEDROCK";
+const BEDROCK_LOGIN: &[&str] = &[
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "AWS_REGION",
+    "AWS_DEFAULT_REGION",
+    "AWS_PROFILE",
+    "AWS_BEARER_TOKEN_BEDROCK",
+];
+
+/// The variables of `inherited` that `audience` may see, in their order. `pass` is what the
+/// user allowed on purpose, with the same `*` suffix as [`BUILD`].
+pub fn allowed(
+    inherited: &[(OsString, OsString)],
+    pass: &[String],
+    audience: Audience,
+) -> Vec<(OsString, OsString)> {
+    let bedrock = inherited
+        .iter()
+        .any(|(name, value)| name == BEDROCK_SWITCH && !value.is_empty());
+    let mut lists = vec![BUILD];
+    if audience == Audience::Agent {
+        lists.push(AGENT_LOGIN);
+        if bedrock {
+            lists.push(BEDROCK_LOGIN);
+        }
+    }
+    inherited
+        .iter()
+        .filter(|(name, _)| !redirects_repository(name))
+        .filter(|(name, _)| {
+            lists
+                .iter()
+                .any(|list| matches_any(name, list.iter().copied()))
+                || matches_any(name, pass.iter().map(String::as_str))
+        })
+        .cloned()
+        .collect()
+}
+
+impl Engine<'_> {
+    /// What [`allowed`] lets `audience` see, plus git-fabro's `FABRO_*` variables.
+    pub(super) fn node_env(
+        &self,
+        id: &RunId,
+        node: &Node,
+        visit: u64,
+        audience: Audience,
+    ) -> Vec<(OsString, OsString)> {
+        let ours = [
+            ("FABRO_RUN_ID", OsString::from(id.as_str())),
+            ("FABRO_NODE_ID", OsString::from(&node.id)),
+            ("FABRO_VISIT", OsString::from(visit.to_string())),
+            ("FABRO_RUN_DIR", self.run_dir.path.clone().into_os_string()),
+            ("FABRO_HOME", self.config.home.clone().into_os_string()),
+            (
+                "FABRO_IDEMPOTENCY_KEY",
+                OsString::from(format!("{id}:{}@{visit}", node.id)),
+            ),
+        ];
+        let mut env: Vec<(OsString, OsString)> =
+            allowed(&self.env, &self.config.env_pass, audience)
+                .into_iter()
+                .filter(|(k, _)| !ours.iter().any(|(name, _)| k == name))
+                .collect();
+        env.extend(ours.into_iter().map(|(k, v)| (OsString::from(k), v)));
+        let values = node.template_values.iter().enumerate();
+        env.extend(values.map(|(i, value)| {
+            let name = format!("{}{}", SCRIPT_VALUE_PREFIX, i + 1);
+            (OsString::from(name), OsString::from(value))
+        }));
+        env
+    }
+}
+
+/// Whether `name` is one of `patterns`: equal, or starting with what precedes a final `*`.
+fn matches_any<'a>(name: &OsStr, mut patterns: impl Iterator<Item = &'a str>) -> bool {
+    let Some(name) = name.to_str() else {
+        return false;
+    };
+    patterns.any(|pattern| match pattern.strip_suffix('*') {
+        Some(prefix) => name.starts_with(prefix),
+        None => name == pattern,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vars(names: &[&str]) -> Vec<(OsString, OsString)> {
+        names
+            .iter()
+            .map(|n| (OsString::from(n), OsString::from("v")))
+            .collect()
+    }
+
+    fn names(env: &[(OsString, OsString)]) -> Vec<String> {
+        env.iter()
+            .map(|(n, _)| n.to_string_lossy().into_owned())
+            .collect()
+    }
+
+    #[test]
+    fn scripts_get_the_allowlist_and_what_is_passed() {
+        let inherited = vars(&[
+            "PATH",
+            "LC_ALL",
+            "AWS_SECRET_ACCESS_KEY",
+            "SSH_AUTH_SOCK",
+            "ANTHROPIC_API_KEY",
+            "GIT_DIR",
+            "NPM_TOKEN",
+            "MY_A",
+        ]);
+        let pass = [
+            "NPM_TOKEN".to_owned(),
+            "MY_*".to_owned(),
+            "GIT_DIR".to_owned(),
+        ];
+        let env = allowed(&inherited, &pass, Audience::Script);
+        assert_eq!(names(&env), ["PATH", "LC_ALL", "NPM_TOKEN", "MY_A"]);
+    }
+
+    #[test]
+    fn agents_also_get_their_logins_and_aws_only_for_bedrock() {
+        let mut inherited = vars(&["ANTHROPIC_API_KEY", "AWS_SECRET_ACCESS_KEY", "GH_TOKEN"]);
+        let env = allowed(&inherited, &[], Audience::Agent);
+        assert_eq!(names(&env), ["ANTHROPIC_API_KEY"]);
+        inherited.push((BEDROCK_SWITCH.into(), "1".into()));
+        let env = allowed(&inherited, &[], Audience::Agent);
+        assert_eq!(
+            names(&env),
+            ["ANTHROPIC_API_KEY", "AWS_SECRET_ACCESS_KEY", BEDROCK_SWITCH]
+        );
+    }
+}
