@@ -18,7 +18,7 @@ use super::{Ctx, output};
 use crate::error::{Error, exit};
 use crate::format::node::{NodeId, StageStatus};
 use crate::input;
-use crate::ops::checkpoint::{CheckpointRequest, checkpoint};
+use crate::ops::checkpoint::{Attachment, CheckpointRequest, checkpoint};
 use crate::ops::hook_failures::{self, HookFailure};
 use crate::ops::snapshot::snapshot;
 
@@ -90,7 +90,7 @@ fn turn(ctx: &Ctx, run: &OpenRun, input: &Value) -> Result<Vec<String>> {
     if let Some(path) = input["transcript_path"].as_str().filter(|p| !p.is_empty()) {
         let path = Path::new(path);
         match input::read_file(path, "the transcript", input::MAX_ATTACHMENT) {
-            Ok(data) => attachments.push((transcript_name(path), data)),
+            Ok(data) => attachments.push((transcript_name(path), Attachment::Bytes(data))),
             Err(err) => problems.push(format!("checkpointed without the transcript: {err}")),
         }
     }

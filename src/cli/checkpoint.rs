@@ -7,7 +7,9 @@ use super::{Ctx, output};
 use crate::error::{Error, exit};
 use crate::format::node::{NodeId, StageStatus};
 use crate::input;
-use crate::ops::checkpoint::{CheckpointRequest, check_attachment_name, checkpoint, parse_context};
+use crate::ops::checkpoint::{
+    Attachment, CheckpointRequest, check_attachment_name, checkpoint, parse_context,
+};
 use crate::ops::gc::parse_duration;
 
 /// Record a completed node: a metadata commit and a run commit of the worktree
@@ -137,7 +139,7 @@ fn request(args: &Args) -> Result<CheckpointRequest, Error> {
             &format!("--attach {name}"),
             input::MAX_ATTACHMENT,
         )?;
-        attachments.push((name.to_owned(), data));
+        attachments.push((name.to_owned(), Attachment::Bytes(data)));
     }
     Ok(CheckpointRequest {
         node,

@@ -179,6 +179,26 @@ impl RunDir {
 
     /// Writes `name` atomically (a temporary file renamed into place).
     pub fn write(&self, name: &str, data: &[u8]) -> Result<()> {
+        self.replace(name, |temp| fs::File::create(temp)?.write_all(data))
+    }
+
+    /// Copies the file `source` to `name`, streamed (a node's output may be gigabytes).
+    pub fn copy(&self, name: &str, source: &Path) -> Result<()> {
+        self.replace(name, |temp| fs::copy(source, temp).map(drop))
+    }
+
+    /// Whether `name` in the directory is the very file `source` (a node's output streamed
+    /// into its stage folder), which a copy onto itself would destroy.
+    pub fn holds(&self, name: &str, source: &Path) -> bool {
+        use std::os::unix::fs::MetadataExt;
+        match (fs::metadata(self.path.join(name)), fs::metadata(source)) {
+            (Ok(ours), Ok(theirs)) => ours.dev() == theirs.dev() && ours.ino() == theirs.ino(),
+            _ => false,
+        }
+    }
+
+    /// Fills a temporary file beside `name`, then renames it over `name`.
+    fn replace(&self, name: &str, fill: impl FnOnce(&Path) -> std::io::Result<()>) -> Result<()> {
         let target = self.path.join(name);
         if let Some(parent) = target.parent() {
             fs::create_dir_all(parent)
@@ -189,14 +209,10 @@ impl RunDir {
             file_name(&target),
             std::process::id()
         ));
-        let write = || -> std::io::Result<()> {
-            let mut file = fs::File::create(&temp)?;
-            file.write_all(data)?;
-            // No fsync: the rename keeps readers from seeing a torn file, and after a power
-            // loss the directory is rebuilt from git, which is the durable store.
-            fs::rename(&temp, &target)
-        };
-        write().map_err(|err| {
+        // No fsync: the rename keeps readers from seeing a torn file, and after a power
+        // loss the directory is rebuilt from git, which is the durable store.
+        let write = fill(&temp).and_then(|()| fs::rename(&temp, &target));
+        write.map_err(|err| {
             let _ = fs::remove_file(&temp);
             Error::io(format!("cannot write {}", target.display()))(err)
         })

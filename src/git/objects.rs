@@ -1,7 +1,11 @@
 //! Blobs, commits and tree reads. Commits are written as plain objects, never through a
 //! porcelain path, so no hook runs and nothing is signed.
 
+use std::io::Read;
+use std::path::Path;
+
 use gix::bstr::ByteSlice;
+use gix::objs::Write as _;
 
 use super::{ObjectId, Repo};
 use crate::git::error::{Error, Result};
@@ -39,6 +43,12 @@ impl Repo {
     pub fn write_blob(&self, data: &[u8]) -> Result<ObjectId> {
         let id = super::maintenance::retry_write(|| self.repo.write_blob(data))?;
         Ok(id.detach())
+    }
+
+    /// Writes the file at `path` as a blob, streamed: a node's output of any size is stored
+    /// with a few buffers of memory, never read whole.
+    pub fn write_blob_from_file(&self, path: &Path) -> Result<ObjectId> {
+        write_file_blob(&self.repo, path)
     }
 
     pub fn write_commit(
@@ -129,5 +139,45 @@ impl Repo {
             )));
         }
         self.blob_at(tree, path)
+    }
+}
+
+/// Streams the file at `path` into the object database as a blob. The blob's size goes in its
+/// header before its bytes, so a file that shrinks while it is read fails the write (the object
+/// is never finalized) instead of storing a blob that disagrees with its header; bytes appended
+/// meanwhile are left out.
+pub(super) fn write_file_blob(repo: &gix::Repository, path: &Path) -> Result<ObjectId> {
+    super::maintenance::retry_write(|| {
+        let context = || format!("cannot store {}", path.display());
+        let file = std::fs::File::open(path).map_err(Error::io(context()))?;
+        let size = file.metadata().map_err(Error::io(context()))?.len();
+        let mut reader = Exactly {
+            inner: file.take(size),
+            left: size,
+        };
+        let id = repo
+            .objects
+            .write_stream(gix::objs::Kind::Blob, size, &mut reader)?;
+        Ok(id)
+    })
+}
+
+/// A reader that ends in an error, not early, when its file holds fewer bytes than announced.
+struct Exactly<R> {
+    inner: R,
+    left: u64,
+}
+
+impl<R: Read> Read for Exactly<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let read = self.inner.read(buf)?;
+        if read == 0 && self.left > 0 && !buf.is_empty() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                format!("the file lost {} bytes while it was stored", self.left),
+            ));
+        }
+        self.left -= read as u64;
+        Ok(read)
     }
 }

@@ -35,6 +35,12 @@ impl TreeEdit<'_> {
         self.put_entry(path, EntryKind::Blob, id)
     }
 
+    /// Puts a regular file at `path` whose content is streamed from the file `source`.
+    pub fn put_file_from(&mut self, path: &str, source: &std::path::Path) -> Result<()> {
+        let id = super::objects::write_file_blob(self.repo, source)?;
+        self.put_entry(path, EntryKind::Blob, id)
+    }
+
     /// Puts the existing tree `id` at `path`, replacing whatever was there.
     pub fn put_tree(&mut self, path: &str, id: ObjectId) -> Result<()> {
         self.put_entry(path, EntryKind::Tree, id)

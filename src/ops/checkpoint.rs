@@ -4,6 +4,7 @@
 //! transaction, so a concurrent checkpoint of the same run either wins whole or loses whole.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -27,7 +28,7 @@ pub struct CheckpointRequest {
     pub status: StageStatus,
     pub next: Option<NodeId>,
     pub context: Vec<(String, Value)>,
-    pub attachments: Vec<(String, Vec<u8>)>,
+    pub attachments: Vec<(String, Attachment)>,
     /// Fabro's `Outcome` of the node for `node_outcomes`; `{"status"}` when absent.
     pub outcome: Option<Value>,
     /// What the stage's `status.json` says besides its outcome.
@@ -43,6 +44,25 @@ pub struct CheckpointRequest {
     pub duration_ms: Option<u64>,
     /// What the engine's walk records beyond this node; nothing for a checkpoint by hand.
     pub walk: WalkUpdate,
+}
+
+/// A stage file's content: bytes in memory, or a file on disk (a node's output, which may be
+/// gigabytes) that is streamed into git and into the run directory, never read whole.
+#[derive(Clone, Debug)]
+pub enum Attachment {
+    Bytes(Vec<u8>),
+    File(PathBuf),
+}
+
+impl Attachment {
+    /// The output a process wrote to `path`; a process that never started left none.
+    pub fn output(path: PathBuf) -> Attachment {
+        if path.is_file() {
+            Attachment::File(path)
+        } else {
+            Attachment::Bytes(Vec::new())
+        }
+    }
 }
 
 /// The engine's state that a checkpoint carries for a resume to rebuild.
@@ -146,16 +166,17 @@ pub fn checkpoint(
         .unwrap_or(&[]);
 
     // Borrowed, not copied: a stage's output may be megabytes.
-    let mut attachments: Vec<(&str, &[u8])> = request
+    let mut attachments: Vec<(&str, &Attachment)> = request
         .attachments
         .iter()
-        .map(|(name, data)| (name.as_str(), data.as_slice()))
+        .map(|(name, data)| (name.as_str(), data))
         .collect();
     let patch = match request.diff_patch && request.run_commit {
         true => repo.diff_trees(repo.commit_tree(state.run_tip)?, tree)?,
         false => Vec::new(),
     };
-    if !patch.is_empty() {
+    let patch = Attachment::Bytes(patch);
+    if !matches!(&patch, Attachment::Bytes(bytes) if bytes.is_empty()) {
         attachments.push(("diff.patch", &patch));
     }
     let record = next_record(&previous, request, visit, now, tree.to_string());
@@ -180,7 +201,10 @@ pub fn checkpoint(
     let mut stage_tree = repo.edit_tree(repo.empty_tree())?;
     stage_tree.put_file("status.json", &pretty(&stage_record))?;
     for (name, data) in &attachments {
-        stage_tree.put_file(name, data)?;
+        match data {
+            Attachment::Bytes(bytes) => stage_tree.put_file(name, bytes)?,
+            Attachment::File(path) => stage_tree.put_file_from(name, path)?,
+        }
     }
     let stage_tree = stage_tree.write()?;
     let mut meta_tree = repo.edit_tree(state.meta_tree)?;
@@ -309,13 +333,19 @@ fn record_locally(
     run_json: &RunRecord,
     record: &Checkpoint,
     stage: &StageRecord,
-    attachments: &[(&str, &[u8])],
+    attachments: &[(&str, &Attachment)],
     outcome: &Checkpointed,
 ) -> Result<()> {
     let node_dir = RunDir::node_dir(&outcome.node_id, outcome.visit);
     dir.write(&format!("{node_dir}/status.json"), &pretty(stage))?;
     for (name, data) in attachments {
-        dir.write(&format!("{node_dir}/{name}"), data)?;
+        let name = format!("{node_dir}/{name}");
+        match data {
+            Attachment::Bytes(bytes) => dir.write(&name, bytes)?,
+            // A node's output streams into its stage folder: that file is already the copy.
+            Attachment::File(path) if dir.holds(&name, path) => {}
+            Attachment::File(path) => dir.copy(&name, path)?,
+        }
     }
     let mut latest = serde_json::to_value(record).unwrap_or(Value::Null);
     if let Value::Object(map) = &mut latest {

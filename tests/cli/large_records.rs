@@ -3,11 +3,14 @@
 //! in stage files, and a record that would pass the read limit is refused before anything is
 //! written.
 
+use std::os::unix::fs::MetadataExt;
+
 use serde_json::json;
 
 use crate::agent_hooks::run_hook;
-use crate::common::{TestRepo, run_err, run_ok};
+use crate::common::{TestRepo, run_err, run_ok, write_file};
 use crate::engine_retry::{run, workflow};
+use crate::engine_run::run_dir;
 
 /// The size in bytes of the object `rev` names.
 fn size(repo: &TestRepo, rev: &str) -> u64 {
@@ -57,6 +60,106 @@ fn a_node_that_prints_8_mb_leaves_a_run_that_reads_resumes_and_finishes() {
     ] {
         repo.ok(&args);
     }
+    repo.git(&["fsck", "--strict"]);
+}
+
+/// 64 MiB of output, then the verdict; the script notes which file its stdout is.
+const HUGE: &str = r#"digraph huge_output {
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  loud [shape=parallelogram, script="stat -L -c %i /proc/$$/fd/1 > \"$FABRO_RUN_DIR/stdout.inode\"; head -c 67108864 /dev/zero | tr '\\0' a; echo; echo PASS"]
+  check [shape=diamond]
+  passed [shape=parallelogram, script="echo passed > verdict.txt"]
+  failed [shape=parallelogram, script="echo failed > verdict.txt"]
+  start -> loud -> check
+  check -> passed [condition="context.command.output contains PASS"]
+  check -> failed
+  passed -> exit
+  failed -> exit
+}"#;
+
+/// The stage folder on the metadata branch whose name holds `stage`.
+fn stage_path(repo: &TestRepo, id: &str, stage: &str) -> String {
+    let meta = format!("fabro/meta/{id}");
+    let stages = repo.git(&["ls-tree", "--name-only", &format!("{meta}:stages")]);
+    let found = stages.lines().find(|s| s.contains(stage)).unwrap();
+    format!("{meta}:stages/{found}")
+}
+
+/// The blob at `rev` is the file at `path`, byte for byte (same size, same id).
+fn assert_blob_is_file(repo: &TestRepo, rev: &str, path: &std::path::Path) {
+    let len = std::fs::metadata(path).unwrap().len();
+    assert_eq!(size(repo, rev), len, "{rev}");
+    let hashed = repo.git(&["hash-object", path.to_str().unwrap()]);
+    assert_eq!(repo.git(&["rev-parse", rev]), hashed, "{rev}");
+}
+
+#[test]
+fn a_node_that_prints_64_mb_is_stored_from_its_log_file_which_stays_the_file_it_wrote() {
+    let repo = TestRepo::new();
+    let ran = run(&repo, &workflow(&repo, "huge_output", HUGE));
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let id = ran.id.clone();
+    assert_eq!(
+        repo.git(&["show", &format!("fabro/run/{id}:verdict.txt")]),
+        "passed\n"
+    );
+    let dir = run_dir(&repo, &id);
+    let log = dir.join("nodes/loud/stdout.log");
+    assert_eq!(std::fs::metadata(&log).unwrap().len(), (64 << 20) + 6);
+    let stage = stage_path(&repo, &id, "loud@1");
+    assert_blob_is_file(&repo, &format!("{stage}/stdout.log"), &log);
+    // The run directory's stdout.log is the file the script streamed into, not a copy of it.
+    let inode = std::fs::read_to_string(dir.join("stdout.inode")).unwrap();
+    assert_eq!(
+        inode.trim(),
+        std::fs::metadata(&log).unwrap().ino().to_string()
+    );
+    assert!(size(&repo, &format!("fabro/meta/{id}:run.json")) < 1 << 20);
+    repo.git(&["fsck", "--strict"]);
+}
+
+/// An agent whose response is 64 MiB of text, then its routing object.
+const VERBOSE_AGENT: &str = r#"cat > /dev/null
+head -c 67108864 /dev/zero | tr '\0' a
+echo
+echo '{"preferred_next_label": "Ship"}'
+"#;
+
+const ROUTED: &str = r#"digraph routed {
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  review [shape=box, prompt="Review it"]
+  ship [shape=parallelogram, script="echo shipped > verdict.txt"]
+  hold [shape=parallelogram, script="echo held > verdict.txt"]
+  start -> review
+  review -> hold [label="Hold"]
+  review -> ship [label="Ship"]
+  ship -> exit
+  hold -> exit
+}"#;
+
+#[test]
+fn an_agent_that_answers_64_mb_is_routed_by_the_end_of_its_response() {
+    let repo = TestRepo::new();
+    let agent = repo.root.join("verbose-agent.sh");
+    write_file(&agent, VERBOSE_AGENT);
+    let agent = format!("bash {}", agent.display());
+    let ran = crate::engine_run::run(
+        &repo,
+        &workflow(&repo, "routed", ROUTED),
+        &["--json", "--agent", &agent],
+    );
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let id = ran.id.clone();
+    assert_eq!(
+        repo.git(&["show", &format!("fabro/run/{id}:verdict.txt")]),
+        "shipped\n"
+    );
+    let response = run_dir(&repo, &id).join("nodes/review/response.md");
+    let stage = stage_path(&repo, &id, "review@1");
+    assert_blob_is_file(&repo, &format!("{stage}/response.md"), &response);
+    assert!(size(&repo, &format!("fabro/meta/{id}:run.json")) < 1 << 20);
     repo.git(&["fsck", "--strict"]);
 }
 

@@ -16,6 +16,7 @@ use serde_json::json;
 
 use super::Engine;
 use super::command::{self, Ran};
+use super::context_text::{self, Tail};
 use super::environment::Audience;
 use super::process::{self, Ending, Shell};
 use super::response;
@@ -24,10 +25,15 @@ use crate::engine::graph::{Graph, Node};
 use crate::engine::outcome::Outcome;
 use crate::engine::stylesheet;
 use crate::format::run_id::RunId;
+use crate::ops::checkpoint::Attachment;
 use crate::run::workspace::Workspace;
 
 /// How much of `last_response` Fabro keeps in the context, in bytes.
 const LAST_RESPONSE: usize = 200;
+/// The most of an agent's response held in memory (`response.md` has it whole): all of a
+/// smaller response, else its end. Routing reads what is held: Fabro's routing object is the
+/// last one in the response, so it is found unless more than this follows it.
+const RESPONSE_HELD: usize = 1 << 20;
 /// How much of each stream a failure quotes, in characters (Fabro's CLI backend's tail).
 const FAILURE_TAIL: usize = 500;
 /// Where and how one agent stage runs.
@@ -93,7 +99,10 @@ pub fn prompt(node: &Node) -> &str {
 pub fn run(invocation: &Invocation) -> Ran {
     let node = invocation.node;
     let prompt = prompt(node);
-    let mut files = vec![("prompt.md".to_owned(), prompt.as_bytes().to_vec())];
+    let mut files = vec![(
+        "prompt.md".to_owned(),
+        Attachment::Bytes(prompt.as_bytes().to_vec()),
+    )];
     let Some(agent) = invocation.command else {
         return failed("no agent command is set (--agent, or git config fabro.agentCommand)");
     };
@@ -117,22 +126,22 @@ pub fn run(invocation: &Invocation) -> Ran {
         timeout,
     });
     let duration_ms = u64::try_from(clock.elapsed().as_millis()).unwrap_or(u64::MAX);
-    let stdout = std::fs::read(invocation.stage_dir.join("response.md")).unwrap_or_default();
-    let stderr = std::fs::read(invocation.stage_dir.join("stderr.log")).unwrap_or_default();
-    let response = String::from_utf8_lossy(&stdout).into_owned();
-    let errors = String::from_utf8_lossy(&stderr).into_owned();
-    files.push(("response.md".into(), stdout));
-    files.push(("stderr.log".into(), stderr));
+    let stdout = invocation.stage_dir.join("response.md");
+    let stderr = invocation.stage_dir.join("stderr.log");
+    let response = Response::read(&stdout);
+    let errors = held_text(&stderr, context_text::LIMIT);
+    files.push(("response.md".into(), Attachment::output(stdout)));
+    files.push(("stderr.log".into(), Attachment::output(stderr)));
     let (outcome, exit_code) = match ending {
         Ok(Ending::Exited(Some(0))) => (answered(invocation, &response, &status_files), Some(0)),
         Ok(Ending::Exited(code)) => {
             let code_text = code.map_or_else(|| "<unknown>".to_owned(), |c| c.to_string());
-            let detail = failure_detail(&response, &errors, agent);
+            let detail = failure_detail(&response.held, &errors, agent);
             let reason = format!("Agent command exited with code {code_text}: {detail}");
             (Outcome::failed(&reason), code)
         }
         Ok(Ending::TimedOut) => {
-            let detail = failure_detail(&response, &errors, agent);
+            let detail = failure_detail(&response.held, &errors, agent);
             let reason = format!("Agent command timed out after {duration_ms} ms: {detail}");
             (Outcome::failed(&reason), None)
         }
@@ -152,27 +161,63 @@ fn failed(reason: &str) -> Ran {
     Ran::outcome(Outcome::failed(reason))
 }
 
+/// An agent's response as the stage reads it, bounded however long the response is.
+struct Response {
+    /// Its first [`LAST_RESPONSE`] bytes, cut on a character: `last_response`.
+    head: String,
+    /// Up to [`RESPONSE_HELD`] bytes of its end, starting on a character.
+    held: String,
+    /// As the context holds it (`response.<node>`).
+    context: String,
+}
+
+impl Response {
+    /// Reads the response in `response.md`: its head, and its end after a seek. A response
+    /// the agent never wrote is empty.
+    fn read(path: &Path) -> Response {
+        let tail = context_text::read_tail(path, RESPONSE_HELD).unwrap_or(Tail {
+            bytes: Vec::new(),
+            skipped: 0,
+        });
+        let (held, _) = context_text::tail_text(&tail.bytes, tail.skipped);
+        // A character that starts within the head ends at most 3 bytes past it.
+        let head = match tail.skipped {
+            0 => held.clone(),
+            _ => String::from_utf8_lossy(
+                &context_text::read_head(path, LAST_RESPONSE + 3).unwrap_or_default(),
+            )
+            .into_owned(),
+        };
+        let mut cut = head.len().min(LAST_RESPONSE);
+        while !head.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        Response {
+            head: head[..cut].to_owned(),
+            context: context_text::tail_context_text(&tail.bytes, tail.skipped, "response.md"),
+            held,
+        }
+    }
+}
+
+/// Up to `limit` bytes of the end of the file at `path`, as text; empty when there is none.
+fn held_text(path: &Path, limit: usize) -> String {
+    context_text::read_tail(path, limit)
+        .map(|tail| context_text::tail_text(&tail.bytes, tail.skipped).0)
+        .unwrap_or_default()
+}
+
 /// A stage whose agent exited 0: Fabro's context keys, then what its routing JSON says.
-fn answered(invocation: &Invocation, response: &str, status_files: &StatusFiles) -> Outcome {
+fn answered(invocation: &Invocation, response: &Response, status_files: &StatusFiles) -> Outcome {
     let id = &invocation.node.id;
     let mut outcome = Outcome::succeeded(format!("Stage completed: {id}"));
-    let mut cut = response.len().min(LAST_RESPONSE);
-    while !response.is_char_boundary(cut) {
-        cut -= 1;
-    }
     let updates = [
         ("last_stage".to_owned(), json!(id)),
-        ("last_response".to_owned(), json!(&response[..cut])),
-        (
-            format!("response.{id}"),
-            json!(super::context_text::context_text(
-                response.as_bytes(),
-                "response.md"
-            )),
-        ),
+        ("last_response".to_owned(), json!(response.head)),
+        (format!("response.{id}"), json!(response.context)),
     ];
     outcome.context_updates.extend(updates);
-    let found = response::directives(response).or_else(|| status_files.directives());
+    let found = response::directives(&response.held).or_else(|| status_files.directives());
     if let Some(directives) = found {
         response::apply(&directives, &mut outcome);
     }

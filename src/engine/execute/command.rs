@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 use super::process::{Ending, Shell, run_shell};
 use crate::engine::graph::{AttrValue, Node};
 use crate::engine::outcome::{Outcome, Retry};
+use crate::ops::checkpoint::Attachment;
 
 /// A script's timeout when the node sets none: 10 minutes, as in Fabro.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
@@ -34,7 +35,8 @@ pub struct Invocation<'a> {
 pub struct Ran {
     pub outcome: Outcome,
     pub exit_code: Option<i32>,
-    pub files: Vec<(String, Vec<u8>)>,
+    /// Its output stays in the files it streamed into: they are attached as files.
+    pub files: Vec<(String, Attachment)>,
 }
 
 impl Ran {
@@ -65,7 +67,7 @@ pub fn run(invocation: &Invocation) -> Ran {
     let command = command_line(script, language);
     let mut files = vec![(
         "script_invocation.json".to_string(),
-        pretty(&invocation_json(node)),
+        Attachment::Bytes(pretty(&invocation_json(node))),
     )];
     let refusal = match &command {
         _ if script.trim().is_empty() => Some("No script specified".to_owned()),
@@ -93,8 +95,9 @@ pub fn run(invocation: &Invocation) -> Ran {
         timeout: Some(timeout),
     });
     let duration_ms = u64::try_from(clock.elapsed().as_millis()).unwrap_or(u64::MAX);
-    let stdout = std::fs::read(invocation.stage_dir.join("stdout.log")).unwrap_or_default();
-    let stderr = std::fs::read(invocation.stage_dir.join("stderr.log")).unwrap_or_default();
+    let stdout = invocation.stage_dir.join("stdout.log");
+    let stderr = invocation.stage_dir.join("stderr.log");
+    let size = |path: &Path| std::fs::metadata(path).map_or(0, |m| m.len());
     let (exit_code, timed_out) = match &ending {
         Ok(Ending::Exited(code)) => (*code, false),
         Ok(Ending::TimedOut) => (None, true),
@@ -105,14 +108,17 @@ pub fn run(invocation: &Invocation) -> Ran {
         "exit_code": exit_code,
         "timed_out": timed_out,
         "termination": if timed_out { "timed_out" } else { "exited" },
-        "stdout_bytes": stdout.len(),
-        "stderr_bytes": stderr.len(),
+        "stdout_bytes": size(&stdout),
+        "stderr_bytes": size(&stderr),
         "streams_separated": true,
         "live_streaming": true,
     });
-    files.push(("script_timing.json".into(), pretty(&timing)));
-    let out_text = super::context_text::context_text(&stdout, "stdout.log");
-    let err_text = super::context_text::context_text(&stderr, "stderr.log");
+    files.push((
+        "script_timing.json".into(),
+        Attachment::Bytes(pretty(&timing)),
+    ));
+    let out_text = super::context_text::file_context_text(&stdout, "stdout.log");
+    let err_text = super::context_text::file_context_text(&stderr, "stderr.log");
     let mut outcome = match ending {
         Ok(Ending::Exited(Some(0))) => Outcome::succeeded(format!("Script completed: {script}")),
         Ok(Ending::Exited(code)) => {
@@ -137,8 +143,8 @@ pub fn run(invocation: &Invocation) -> Ran {
     outcome
         .context_updates
         .insert("command.stderr".into(), Value::String(err_text));
-    files.push(("stdout.log".into(), stdout));
-    files.push(("stderr.log".into(), stderr));
+    files.push(("stdout.log".into(), Attachment::output(stdout)));
+    files.push(("stderr.log".into(), Attachment::output(stderr)));
     Ran {
         outcome,
         exit_code,

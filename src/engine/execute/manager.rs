@@ -144,7 +144,10 @@ fn manage(
     Ok(Ran {
         outcome,
         exit_code: None,
-        files: vec![(CHILD_RUN_FILE.to_string(), link)],
+        files: vec![(
+            CHILD_RUN_FILE.to_string(),
+            crate::ops::checkpoint::Attachment::Bytes(link),
+        )],
     })
 }
 

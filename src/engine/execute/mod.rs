@@ -61,6 +61,7 @@ use crate::format::run_id::RunId;
 use crate::format::store::RunDir;
 use crate::format::time::Timestamp;
 use crate::git::Repo;
+use crate::ops::checkpoint::Attachment;
 use crate::ops::finish::{FinishRequest, finish};
 use crate::run::RunState;
 use crate::run::workspace::Workspace;
@@ -430,20 +431,20 @@ impl Engine<'_> {
 }
 
 /// Fabro's `command.completed` properties: the script's timing with its output.
-fn command_completed(files: &[(String, Vec<u8>)]) -> Value {
-    let file = |name: &str| {
-        files
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, d)| d.as_slice())
-    };
-    let mut properties = file("script_timing.json")
-        .and_then(|d| serde_json::from_slice(d).ok())
-        .unwrap_or_else(|| json!({}));
-    // As much of each stream as the context holds: the log file has it whole.
+fn command_completed(files: &[(String, Attachment)]) -> Value {
+    let file = |name: &str| files.iter().find(|(n, _)| n == name).map(|(_, d)| d);
+    let mut properties = match file("script_timing.json") {
+        Some(Attachment::Bytes(data)) => serde_json::from_slice(data).ok(),
+        _ => None,
+    }
+    .unwrap_or_else(|| json!({}));
+    // As much of each stream as the context holds, read from the log file's end.
     for stream in ["stdout", "stderr"] {
         let name = format!("{stream}.log");
-        let text = file(&name).map(|data| context_text::context_text(data, &name));
+        let text = file(&name).map(|data| match data {
+            Attachment::Bytes(data) => context_text::context_text(data, &name),
+            Attachment::File(path) => context_text::file_context_text(path, &name),
+        });
         properties[stream] = json!(text.unwrap_or_default());
     }
     properties

@@ -19,6 +19,7 @@ use crate::error::{Error, Result};
 use crate::format::message;
 use crate::format::run_id::RunId;
 use crate::git::{ObjectId, RefEdit, Repo, Worktree};
+use crate::ops::checkpoint::Attachment;
 use crate::ops::worktree_removal::{Kept, Removal, linked, remove_if_clean};
 use crate::run::workspace::{Place, Workspace};
 use crate::run::{self, RunState};
@@ -36,7 +37,7 @@ pub(super) struct BranchResult {
     pub id: String,
     pub outcome: Outcome,
     pub head: Option<ObjectId>,
-    pub files: Vec<(String, Vec<u8>)>,
+    pub files: Vec<(String, Attachment)>,
 }
 
 /// A branch's work committed by an earlier attempt at the same pass.
@@ -389,7 +390,7 @@ impl Engine<'_> {
         base: ObjectId,
         pass: u64,
         context: &BTreeMap<String, Value>,
-    ) -> Result<(Outcome, Option<ObjectId>, Vec<(String, Vec<u8>)>)> {
+    ) -> Result<(Outcome, Option<ObjectId>, Vec<(String, Attachment)>)> {
         let repo = self.repo;
         let workspace = Workspace {
             repo: repo.clone(),
