@@ -175,7 +175,9 @@ impl Repo {
 
     /// How long to wait for a lock file another process holds, as git and gix read it from
     /// `core.filesRefLockTimeout` and `core.packedRefsTimeout` (milliseconds; negative waits
-    /// without end), with git's defaults.
+    /// without end). Unset, both wait 3 s, longer than git's 100 ms and 1 s: a git-fabro ref
+    /// update records work already done (a node that ran), and a `git gc` beside it on a busy
+    /// machine can hold `packed-refs.lock` past git's second.
     fn lock_modes(&self) -> (Fail, Fail) {
         let config = self.repo.config_snapshot();
         let mode = |key: &str, default: i64| match config.integer(key).unwrap_or(default) {
@@ -184,8 +186,8 @@ impl Repo {
             ms => Fail::AfterDurationWithBackoff(Duration::from_millis(ms.unsigned_abs())),
         };
         (
-            mode("core.filesRefLockTimeout", 100),
-            mode("core.packedRefsTimeout", 1000),
+            mode("core.filesRefLockTimeout", FOREIGN_LOCK_WAIT_MS),
+            mode("core.packedRefsTimeout", FOREIGN_LOCK_WAIT_MS),
         )
     }
 
@@ -328,6 +330,10 @@ impl Repo {
         found
     }
 }
+
+/// How long a ref update waits for a lock file another process holds, unless git config says;
+/// less than [`STALE_LOCK`], so that a lock it gave up on is not yet called stale.
+const FOREIGN_LOCK_WAIT_MS: i64 = 3_000;
 
 /// How old a lock on one of git-fabro's refs must be to count as left behind by a crash:
 /// git-fabro holds one for microseconds.
