@@ -17,10 +17,14 @@ fn size(repo: &TestRepo, rev: &str) -> u64 {
     repo.git(&["cat-file", "-s", rev]).trim().parse().unwrap()
 }
 
-const LOUD: &str = r#"digraph loud {
+/// A workflow whose node `loud` runs `script`, then routes on `PASS` in its output: `passed`
+/// or `failed` writes the verdict.
+fn routed_on_its_output(script: &str) -> String {
+    format!(
+        r#"digraph loud {{
   start [shape=Mdiamond]
   exit [shape=Msquare]
-  loud [shape=parallelogram, script="head -c 8000000 /dev/zero | tr '\\0' x; echo; echo PASS"]
+  loud [shape=parallelogram, script="{script}"]
   check [shape=diamond]
   passed [shape=parallelogram, script="echo passed > verdict.txt"]
   failed [shape=parallelogram, script="echo failed > verdict.txt"]
@@ -29,12 +33,20 @@ const LOUD: &str = r#"digraph loud {
   check -> failed
   passed -> exit
   failed -> exit
-}"#;
+}}"#
+    )
+}
+
+/// 8 MB of output, then the verdict.
+const LOUD: &str = r"head -c 8000000 /dev/zero | tr '\\0' x; echo; echo PASS";
+
+/// 64 MiB of output, then the verdict; the script notes which file its stdout is.
+const HUGE: &str = r#"stat -L -c %i /proc/$$/fd/1 > \"$FABRO_RUN_DIR/stdout.inode\"; head -c 67108864 /dev/zero | tr '\\0' a; echo; echo PASS"#;
 
 #[test]
 fn a_node_that_prints_8_mb_leaves_a_run_that_reads_resumes_and_finishes() {
     let repo = TestRepo::new();
-    let ran = run(&repo, &workflow(&repo, "loud", LOUD));
+    let ran = run(&repo, &workflow(&repo, "loud", &routed_on_its_output(LOUD)));
     assert_eq!(ran.code, 0, "{}", ran.stderr);
     let id = ran.id.clone();
     let meta = format!("fabro/meta/{id}");
@@ -63,21 +75,6 @@ fn a_node_that_prints_8_mb_leaves_a_run_that_reads_resumes_and_finishes() {
     repo.git(&["fsck", "--strict"]);
 }
 
-/// 64 MiB of output, then the verdict; the script notes which file its stdout is.
-const HUGE: &str = r#"digraph huge_output {
-  start [shape=Mdiamond]
-  exit [shape=Msquare]
-  loud [shape=parallelogram, script="stat -L -c %i /proc/$$/fd/1 > \"$FABRO_RUN_DIR/stdout.inode\"; head -c 67108864 /dev/zero | tr '\\0' a; echo; echo PASS"]
-  check [shape=diamond]
-  passed [shape=parallelogram, script="echo passed > verdict.txt"]
-  failed [shape=parallelogram, script="echo failed > verdict.txt"]
-  start -> loud -> check
-  check -> passed [condition="context.command.output contains PASS"]
-  check -> failed
-  passed -> exit
-  failed -> exit
-}"#;
-
 /// The stage folder on the metadata branch whose name holds `stage`.
 fn stage_path(repo: &TestRepo, id: &str, stage: &str) -> String {
     let meta = format!("fabro/meta/{id}");
@@ -97,7 +94,10 @@ fn assert_blob_is_file(repo: &TestRepo, rev: &str, path: &std::path::Path) {
 #[test]
 fn a_node_that_prints_64_mb_is_stored_from_its_log_file_which_stays_the_file_it_wrote() {
     let repo = TestRepo::new();
-    let ran = run(&repo, &workflow(&repo, "huge_output", HUGE));
+    let ran = run(
+        &repo,
+        &workflow(&repo, "huge_output", &routed_on_its_output(HUGE)),
+    );
     assert_eq!(ran.code, 0, "{}", ran.stderr);
     let id = ran.id.clone();
     assert_eq!(

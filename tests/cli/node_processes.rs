@@ -19,6 +19,13 @@ fn background_job(pid_file: &Path) -> String {
     )
 }
 
+/// A workflow of one node `work` with the attributes `attrs`.
+fn one_node(attrs: &str) -> String {
+    format!(
+        "digraph bg {{\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  work [{attrs}]\n  start -> work -> exit\n}}"
+    )
+}
+
 /// Whether `pid` still runs (a zombie has ended).
 fn is_running(pid: &str) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
@@ -60,14 +67,7 @@ fn a_script_that_exits_0_leaves_no_job_behind() {
     let path = workflow(
         &repo,
         "bg",
-        &format!(
-            r#"digraph bg {{
-  start [shape=Mdiamond]
-  exit [shape=Msquare]
-  work [shape=parallelogram, script="{script}"]
-  start -> work -> exit
-}}"#
-        ),
+        &one_node(&format!(r#"shape=parallelogram, script="{script}""#)),
     );
     let ran = run(&repo, &path, &[]);
     assert_eq!(ran.code, 0, "{}", ran.stderr);
@@ -82,14 +82,7 @@ fn a_script_that_fails_leaves_no_job_behind() {
     let path = workflow(
         &repo,
         "bg",
-        &format!(
-            r#"digraph bg {{
-  start [shape=Mdiamond]
-  exit [shape=Msquare]
-  work [shape=parallelogram, script="{script}"]
-  start -> work -> exit
-}}"#
-        ),
+        &one_node(&format!(r#"shape=parallelogram, script="{script}""#)),
     );
     let ran = run(&repo, &path, &["--in-place"]);
     assert_eq!(ran.code, 0, "{}", ran.stderr);
@@ -105,16 +98,7 @@ fn an_agent_leaves_no_job_behind() {
         &agent,
         &format!("#!/bin/bash\n{}\necho done\n", background_job(&pid_file)),
     );
-    let path = workflow(
-        &repo,
-        "bg",
-        r#"digraph bg {
-  start [shape=Mdiamond]
-  exit [shape=Msquare]
-  work [shape=box, prompt="work"]
-  start -> work -> exit
-}"#,
-    );
+    let path = workflow(&repo, "bg", &one_node(r#"shape=box, prompt="work""#));
     let agent_command = format!("bash {}", agent.display());
     let ran = run(&repo, &path, &["--agent", &agent_command]);
     assert_eq!(ran.code, 0, "{}", ran.stderr);
