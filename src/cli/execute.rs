@@ -42,6 +42,7 @@ pub fn execute(
     let hold = run_dir.hold(id)?;
     interrupt::install()?;
     let mut lines = StageProgress::new();
+    let interviewer = super::interview::terminal();
     let mut engine = Engine {
         repo: &ctx.repo,
         config: &config,
@@ -51,6 +52,7 @@ pub fn execute(
         observer: &mut lines,
         seed: None,
         directions,
+        interviewer: interviewer.as_deref(),
     };
     let executed = engine.execute(id);
     drop(lines);

@@ -5,7 +5,7 @@ use anyhow::Result;
 
 use super::run_arg::RunArgs;
 use super::{Ctx, ExitWith, output, trust_review, workflow_file};
-use crate::engine::execute::{Directions, check_answers};
+use crate::engine::execute::{Directions, check_answers, nested_workflows};
 use crate::engine::workflow::{self, Graph};
 use crate::error::{Error, exit};
 use crate::format::record::StatusKind;
@@ -13,7 +13,7 @@ use crate::format::run_id::RunId;
 use crate::format::store::RunDir;
 use crate::ops::resume::{ResumeRequest, ResumeState, resume};
 use crate::ops::run_pid::HOLDER_ENV;
-use crate::ops::start::ENGINE;
+use crate::ops::start::{ENGINE, WORKFLOW_DIR};
 use crate::run::{GRAPH_FILE, RunState};
 
 /// Resume a run: rebuild its run directory and worktree from git, then continue it, print its
@@ -107,13 +107,12 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         let directions = Directions {
             answers: args.answers,
             auto_approve: args.auto_approve,
-            interviewer: super::interview::terminal(),
             rerun: args.rerun,
             assume_done: args.assume_done,
             trust: args.trust,
-            taken: Default::default(),
+            ..Default::default()
         };
-        check_directions(&graph, &directions)?;
+        check_directions(&state, &graph, &directions)?;
         Some((graph, directions))
     } else {
         None
@@ -217,10 +216,21 @@ fn engine_graph(state: &RunState, given: Option<&Path>) -> Result<Graph> {
 }
 
 /// Refuses answers and side-effect directions that name nothing in the workflow.
-fn check_directions(graph: &Graph, directions: &Directions) -> Result<()> {
-    check_answers(graph, &directions.answers)?;
+/// The directions name nodes of the run's workflow or of the child workflows it nests.
+fn check_directions(state: &RunState, graph: &Graph, directions: &Directions) -> Result<()> {
+    let dir = state
+        .record
+        .spec
+        .extra
+        .get(WORKFLOW_DIR)
+        .and_then(|d| d.as_str());
+    let nested = nested_workflows(graph, Path::new(dir.unwrap_or("")));
+    check_answers(graph, &nested, &directions.answers)?;
     for node in directions.rerun.iter().chain(&directions.assume_done) {
-        if graph.node(node).is_none() {
+        if std::iter::once(graph)
+            .chain(&nested)
+            .all(|g| g.node(node).is_none())
+        {
             return Err(Error::Usage(format!("the run's workflow has no node {node:?}")).into());
         }
     }

@@ -161,14 +161,15 @@ fn run_for_real(args: Args) -> Result<()> {
     let agent =
         prepare::configured_agent(args.agent.as_deref(), repo.as_ref(), args.config.as_deref())?;
     prepare::require_agent(&checked.graph, &checked.shown, agent.as_deref())?;
-    execute::check_answers(&checked.graph, &args.answers)?;
+    let dir = args.workflow.parent().unwrap_or(std::path::Path::new(""));
+    let nested = execute::nested_workflows(&checked.graph, dir);
+    execute::check_answers(&checked.graph, &nested, &args.answers)?;
     if !args.json {
         workflow_file::print_diagnostics(&checked.diagnostics);
     }
     let directions = execute::Directions {
         answers: args.answers,
         auto_approve: args.auto_approve,
-        interviewer: super::interview::terminal(),
         // The user named the workflow: what it reads from files beside it is theirs too.
         trust: true,
         ..Default::default()
@@ -188,7 +189,6 @@ fn run_for_real(args: Args) -> Result<()> {
         spec_extra: Default::default(),
     };
     // The child workflows it names beside it are the user's too: `resume` runs them unasked.
-    let dir = args.workflow.parent().unwrap_or(std::path::Path::new(""));
     for file in execute::child_files(&checked.graph, dir) {
         let read =
             crate::input::read_file(&file, "stack.child_workflow", crate::input::MAX_DEFINITION);

@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 
 use super::output;
 use crate::engine::execute::{Observer, StageReport};
-use crate::engine::graph::{self, Node};
+use crate::engine::graph::Node;
+use crate::engine::handler::Handler;
 use crate::engine::outcome::Status;
 
 const SPINNER: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
@@ -40,7 +41,7 @@ impl Observer for StageProgress {
         }
         let stage = output::escape(&format!("{}@{visit}", node.id)).into_owned();
         // A human gate asks on this terminal: nothing may draw over its question.
-        if self.terminal && graph::handler(node) != "human" {
+        if self.terminal && Handler::of(node) != Handler::Human {
             self.spinner = Some(Spinner::start(stage));
         } else if !self.terminal {
             eprintln!("{} {stage} started", clock());

@@ -18,6 +18,7 @@ use super::execute::fan_in::best_candidate;
 use super::execute::loops::is_loop_restart;
 use super::execute::parallel::join_node;
 use super::graph::{Graph, Node};
+use super::handler::Handler;
 use super::outcome::{Outcome, Status};
 use super::routing::{is_terminal, retry_target, select_edge};
 
@@ -226,8 +227,8 @@ impl Walk<'_> {
     /// The handler's simulation, chosen by `type`, then shape, then the agent handler.
     fn simulate(&self, node: &Node, depth: usize) -> Outcome {
         let simulated = || Outcome::succeeded(format!("[Simulated] {}", node.id));
-        match super::graph::handler(node) {
-            "agent" | "prompt" => {
+        match Handler::of(node) {
+            Handler::Agent | Handler::Prompt => {
                 let text = format!("[Simulated] Response for stage: {}", node.id);
                 let mut outcome = simulated();
                 let updates = &mut outcome.context_updates;
@@ -239,7 +240,7 @@ impl Walk<'_> {
                 updates.insert(format!("response.{}", node.id), json!(text));
                 outcome
             }
-            "command" => {
+            Handler::Command => {
                 let script = node
                     .str_attr("script")
                     .or_else(|| node.str_attr("tool_command"));
@@ -255,10 +256,14 @@ impl Walk<'_> {
                     .insert("command.stderr".into(), json!(""));
                 outcome
             }
-            "human" => self.simulate_human(node),
-            "parallel" => self.simulate_parallel(node, depth),
-            "parallel.fan_in" => self.simulate_fan_in(),
-            _ => simulated(),
+            Handler::Human => self.simulate_human(node),
+            Handler::Parallel => self.simulate_parallel(node, depth),
+            Handler::FanIn => self.simulate_fan_in(),
+            Handler::Start
+            | Handler::Exit
+            | Handler::Conditional
+            | Handler::ManagerLoop
+            | Handler::Wait => simulated(),
         }
     }
 

@@ -85,59 +85,6 @@ fn attrs_json(attrs: &Attrs) -> Value {
     )
 }
 
-/// The handler a shape stands for when a node has no `type` (Fabro's `shape_to_handler_type`).
-pub fn shape_handler(shape: &str) -> Option<&'static str> {
-    Some(match shape {
-        "Mdiamond" => "start",
-        "Msquare" => "exit",
-        "box" => "agent",
-        "tab" => "prompt",
-        "hexagon" => "human",
-        "diamond" => "conditional",
-        "component" => "parallel",
-        "tripleoctagon" => "parallel.fan_in",
-        "parallelogram" => "command",
-        "house" => "stack.manager_loop",
-        "insulator" => "wait",
-        _ => return None,
-    })
-}
-
-/// Every handler type Fabro knows, its legacy spellings included.
-pub const KNOWN_HANDLER_TYPES: &[&str] = &[
-    "start",
-    "exit",
-    "agent",
-    "agent_loop",
-    "prompt",
-    "one_shot",
-    "human",
-    "conditional",
-    "parallel",
-    "parallel.fan_in",
-    "command",
-    "tool",
-    "stack.manager_loop",
-    "wait",
-];
-
-/// The handler a node runs: its `type` when Fabro knows it, else its shape's, else an agent.
-pub fn handler(node: &Node) -> &str {
-    fn normalize(t: &str) -> &str {
-        match t {
-            "agent_loop" => "agent",
-            "one_shot" => "prompt",
-            "tool" => "command",
-            other => other,
-        }
-    }
-    node.handler_type()
-        .map(normalize)
-        .filter(|t| KNOWN_HANDLER_TYPES.contains(t))
-        .or_else(|| shape_handler(node.shape()))
-        .unwrap_or("agent")
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub struct Node {
     pub id: String,
@@ -179,12 +126,6 @@ impl Node {
     /// The shape; `box` (an agent) when there is none.
     pub fn shape(&self) -> &str {
         self.str_attr("shape").unwrap_or("box")
-    }
-
-    /// The explicit `type`, else what the shape stands for.
-    pub fn handler_type(&self) -> Option<&str> {
-        self.str_attr("type")
-            .or_else(|| shape_handler(self.shape()))
     }
 
     pub fn goal_gate(&self) -> bool {

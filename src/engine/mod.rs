@@ -23,6 +23,7 @@ pub mod dry_run;
 pub mod execute;
 pub mod files;
 pub mod graph;
+pub mod handler;
 pub mod outcome;
 pub mod routing;
 mod script_template;

@@ -17,11 +17,12 @@ use serde_json::Value;
 
 use super::condition::{self, Facts};
 use super::graph::{AttrValue, Edge, Graph, Node};
+use super::handler::Handler;
 use super::outcome::Outcome;
 
 /// A node that ends the run when reached: `Msquare`, or a handler type `exit`.
 pub fn is_terminal(node: &Node) -> bool {
-    node.shape() == "Msquare" || node.handler_type() == Some("exit")
+    node.shape() == "Msquare" || Handler::of(node) == Handler::Exit
 }
 
 /// How a label is compared with a preferred label: lowercased, trimmed, accelerator removed.
@@ -92,7 +93,7 @@ pub fn select_edge<'g>(
             return Some(edge);
         }
     }
-    let gate_failed_closed = node.handler_type() == Some("human")
+    let gate_failed_closed = Handler::of(node) == Handler::Human
         && outcome.status.is_failure()
         && outcome.preferred_label.is_none()
         && outcome.suggested_next_ids.is_empty();

@@ -12,7 +12,8 @@ use std::collections::{BTreeSet, VecDeque};
 use serde::Serialize;
 
 use super::condition;
-use super::graph::{AttrValue, Graph, KNOWN_HANDLER_TYPES, Node};
+use super::graph::{AttrValue, Graph, Node};
+use super::handler::Handler;
 use super::stylesheet;
 use super::template;
 
@@ -335,7 +336,7 @@ fn type_known(g: &Graph, out: &mut Vec<Diagnostic>) {
     for node in g.nodes() {
         if let Some(t) = node
             .str_attr("type")
-            .filter(|t| !KNOWN_HANDLER_TYPES.contains(t))
+            .filter(|t| Handler::named(t).is_none())
         {
             out.push(
                 Diagnostic::new(
@@ -344,7 +345,10 @@ fn type_known(g: &Graph, out: &mut Vec<Diagnostic>) {
                     format!("Node '{}' has unrecognized type '{t}'", node.id),
                 )
                 .node(&node.id)
-                .fix(format!("Use one of: {}", KNOWN_HANDLER_TYPES.join(", "))),
+                .fix(format!(
+                    "Use one of: {}",
+                    Handler::type_names().collect::<Vec<_>>().join(", ")
+                )),
             );
         }
     }
@@ -422,10 +426,7 @@ fn goal_gate_has_retry(g: &Graph, out: &mut Vec<Diagnostic>) {
 }
 
 fn is_llm(node: &Node) -> bool {
-    matches!(
-        node.handler_type(),
-        Some("agent" | "agent_loop" | "prompt" | "one_shot")
-    )
+    Handler::of(node).runs_agent()
 }
 
 fn prompt_on_llm_nodes(g: &Graph, out: &mut Vec<Diagnostic>) {
@@ -449,7 +450,7 @@ fn freeform_edge_count(g: &Graph, out: &mut Vec<Diagnostic>) {
     for node in g
         .nodes()
         .iter()
-        .filter(|n| n.handler_type() == Some("human"))
+        .filter(|n| Handler::of(n) == Handler::Human)
     {
         let n = g.outgoing(&node.id).filter(|e| e.freeform()).count();
         if n > 1 {
@@ -568,7 +569,7 @@ fn script_absolute_cd(g: &Graph, out: &mut Vec<Diagnostic>) {
     for node in g
         .nodes()
         .iter()
-        .filter(|n| n.handler_type() == Some("command"))
+        .filter(|n| Handler::of(n) == Handler::Command)
     {
         let script = node
             .attrs

@@ -41,7 +41,7 @@ pub use history::{CommitInfo, FirstParentWalk, trailers};
 pub use land::Merged;
 use object_format::not_a_repository;
 pub use objects::{Identity, TreeEntry};
-pub use reflog::Movers;
+pub use reflog::{Movers, ReflogMarks};
 pub use refs::RefEdit;
 pub use restore::{PathAction, PathChange};
 pub use restore_plan::LeftAlone;

@@ -2,6 +2,7 @@ use std::time::Duration;
 
 use super::parse;
 use crate::engine::graph::{AttrValue, Graph};
+use crate::engine::handler::Handler;
 
 fn ok(source: &str) -> Graph {
     match parse(source, "w.fabro") {
@@ -158,8 +159,8 @@ fn classes_and_legacy_modes() {
     );
     let a = g.node("a").expect("a");
     assert_eq!(a.classes, ["fast", "big"]);
-    assert_eq!(a.handler_type(), Some("prompt"));
-    assert_eq!(g.node("b").and_then(|n| n.handler_type()), Some("human"));
+    assert_eq!(Handler::of(a), Handler::Prompt);
+    assert_eq!(g.node("b").map(Handler::of), Some(Handler::Human));
 }
 
 #[test]

@@ -11,9 +11,12 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
+use super::command::Ran;
+use super::stage::Step;
 use super::{Engine, Stop};
 use crate::engine::dry_run::accelerator_key;
 use crate::engine::graph::{Graph, Node};
+use crate::engine::handler::Handler;
 use crate::engine::outcome::Outcome;
 use crate::engine::routing::normalize_label;
 use crate::error::{Error, Result};
@@ -155,17 +158,20 @@ impl Question {
 }
 
 /// Refuses (before anything is written) an `--answer` for a node that is not a human gate of
-/// `graph`, or whose choice names nothing there.
-pub fn check_answers(graph: &Graph, answers: &[(String, String)]) -> Result<()> {
+/// `graph` or of a workflow it nests (`nested`), or whose choice names nothing there.
+pub fn check_answers(graph: &Graph, nested: &[Graph], answers: &[(String, String)]) -> Result<()> {
     for (node_id, answer) in answers {
-        let node = graph
-            .node(node_id)
-            .filter(|n| crate::engine::graph::handler(n) == "human")
-            .ok_or_else(|| {
-                Error::Usage(format!(
-                    "--answer {node_id}={answer}: the workflow has no human gate {node_id:?}"
-                ))
-            })?;
+        let gate = std::iter::once(graph).chain(nested).find_map(|g| {
+            let node = g
+                .node(node_id)
+                .filter(|n| Handler::of(n) == Handler::Human)?;
+            Some((g, node))
+        });
+        let (graph, node) = gate.ok_or_else(|| {
+            Error::Usage(format!(
+                "--answer {node_id}={answer}: the workflow has no human gate {node_id:?}"
+            ))
+        })?;
         let question = Question::of(graph, node);
         if question.answered(answer).is_none() {
             let keys: Vec<&str> = question.options.iter().map(|c| c.key.as_str()).collect();
@@ -178,15 +184,9 @@ pub fn check_answers(graph: &Graph, answers: &[(String, String)]) -> Result<()> 
     Ok(())
 }
 
-/// How a gate ended.
-pub enum Gate {
-    Answered(Outcome),
-    Stopped(Stop),
-}
-
 impl Engine<'_> {
     /// Asks the gate's question of whoever can answer it.
-    pub(super) fn gate(&mut self, id: &RunId, node: &Node, stage_id: &str) -> Gate {
+    pub(super) fn gate(&self, id: &RunId, node: &Node, stage_id: &str) -> Step {
         let question = Question::of(self.graph, node);
         let options: Vec<_> = question
             .options
@@ -209,37 +209,35 @@ impl Engine<'_> {
         let answer = match given {
             Some(answer) => question.answered(&answer).map(|o| (answer, o)),
             None if self.directions.auto_approve => question.first().map(|o| (String::new(), o)),
-            None if let Some(interviewer) = &self.directions.interviewer => {
-                match interviewer.ask(&question) {
-                    Asked::Answer(text) => question.answered(&text).map(|o| (text, o)),
-                    Asked::Nothing => {
-                        let properties = json!({
-                            "question": question.text, "stage": node.id,
-                            "reason": "interrupted", "duration_ms": elapsed_ms(clock),
-                        });
-                        self.event(id, "interview.interrupted", node, stage_id, properties);
-                        return Gate::Answered(Outcome::failed(
-                            "human interaction interrupted before an answer was provided",
-                        ));
-                    }
-                    Asked::Interrupted => {
-                        return Gate::Stopped(Stop::Interrupted {
-                            stage: stage_id.to_string(),
-                        });
-                    }
+            None if let Some(interviewer) = self.interviewer => match interviewer.ask(&question) {
+                Asked::Answer(text) => question.answered(&text).map(|o| (text, o)),
+                Asked::Nothing => {
+                    let properties = json!({
+                        "question": question.text, "stage": node.id,
+                        "reason": "interrupted", "duration_ms": elapsed_ms(clock),
+                    });
+                    self.event(id, "interview.interrupted", node, stage_id, properties);
+                    return answered(Outcome::failed(
+                        "human interaction interrupted before an answer was provided",
+                    ));
                 }
-            }
+                Asked::Interrupted => {
+                    return Step::Stopped(Stop::Interrupted {
+                        stage: stage_id.to_string(),
+                    });
+                }
+            },
             None => {
                 self.run_event(
                     id,
                     "run.blocked",
                     json!({ "blocked_reason": "human_input_required" }),
                 );
-                return Gate::Stopped(Stop::Blocked(question));
+                return Step::Stopped(Stop::Blocked(question));
             }
         };
         let Some((text, outcome)) = answer else {
-            return Gate::Answered(Outcome::failed("No outgoing edges for human gate"));
+            return answered(Outcome::failed("No outgoing edges for human gate"));
         };
         let text = match text.is_empty() {
             true => outcome.preferred_label.clone().unwrap_or_default(),
@@ -254,8 +252,12 @@ impl Engine<'_> {
                 "question": question.text, "answer": text, "duration_ms": elapsed_ms(clock),
             }),
         );
-        Gate::Answered(outcome)
+        answered(outcome)
     }
+}
+
+fn answered(outcome: Outcome) -> Step {
+    Step::Ran(Ran::outcome(outcome))
 }
 
 /// What a person answered, as an [`Interviewer`] reports it.

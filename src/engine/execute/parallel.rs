@@ -22,6 +22,7 @@ use serde_json::{Value, json};
 
 use super::Engine;
 use super::command::Ran;
+use super::stage::Step;
 use crate::engine::graph::{Graph, Node};
 use crate::engine::outcome::{Outcome, Status};
 use crate::error::Result;
@@ -50,6 +51,9 @@ pub fn join_node(graph: &Graph, branches: &[&str]) -> Option<String> {
 }
 
 impl Engine<'_> {
+    /// Runs the branches and joins them. A branch that stopped (a gate nobody answered,
+    /// Ctrl-C) stops the run once every other branch ended; an engine failure leaves the run
+    /// resumable.
     pub(super) fn run_parallel(
         &self,
         id: &RunId,
@@ -57,22 +61,7 @@ impl Engine<'_> {
         node: &Node,
         visit: u64,
         context: &BTreeMap<String, Value>,
-    ) -> Ran {
-        let outcome = match self.fan_out(id, workspace, node, visit, context) {
-            Ok(ran) => return ran,
-            Err(err) => Outcome::failed(&format!("parallel branches could not run: {err}")),
-        };
-        Ran::outcome(outcome)
-    }
-
-    fn fan_out(
-        &self,
-        id: &RunId,
-        workspace: &Workspace,
-        node: &Node,
-        visit: u64,
-        context: &BTreeMap<String, Value>,
-    ) -> Result<Ran> {
+    ) -> Result<Step> {
         let graph = self.graph;
         let targets: Vec<&str> = graph.outgoing(&node.id).map(|e| e.to.as_str()).collect();
         if targets.is_empty() {
@@ -114,7 +103,10 @@ impl Engine<'_> {
             }),
         );
 
-        let results = self.run_pass(id, node, visit, &targets, context, max_parallel)?;
+        let mut results = self.run_pass(id, node, visit, &targets, context, max_parallel)?;
+        if let Some(stop) = results.iter_mut().find_map(|r| r.stopped.take()) {
+            return Ok(Step::Stopped(stop));
+        }
         let tip = RunState::load(self.repo, id)?.run_tip;
 
         let mut winners: Vec<&BranchResult> = results
@@ -164,12 +156,23 @@ impl Engine<'_> {
             (true, 0, _) => Status::Failed,
             (true, _, _) => Status::Succeeded,
         };
-        let notes = format!(
+        let mut notes = format!(
             "Parallel node dispatched {total} branches ({succeeded} succeeded, {failed_count} failed)"
         );
+        // Why each failed branch failed, where `show` and `log` tell the node's outcome.
+        for result in results.iter().filter(|r| r.outcome.status.is_failure()) {
+            notes.push_str(&format!(
+                "\nbranch {}: {}",
+                result.id,
+                result.outcome.notes.trim()
+            ));
+        }
         let mut outcome = if status.is_failure() {
             Outcome::failed(&format!(
-                "Join policy not satisfied: {succeeded}/{total} succeeded"
+                "Join policy not satisfied: {succeeded}/{total} succeeded{}",
+                notes
+                    .split_once('\n')
+                    .map_or(String::new(), |(_, why)| format!("\n{why}"))
             ))
         } else {
             Outcome {
@@ -196,11 +199,11 @@ impl Engine<'_> {
                     .map(move |(name, data)| (format!("{id}/{name}"), data))
             })
             .collect();
-        Ok(Ran {
+        Ok(Step::Ran(Ran {
             outcome,
             exit_code: None,
             files,
-        })
+        }))
     }
 
     /// Moves the run branch and its worktree from `from` to `to` when `to` descends from it
@@ -239,6 +242,6 @@ pub(super) fn in_branch(id: &RunId, workspace: &Workspace) -> bool {
         && workspace.repo.head_branch().as_deref() != Some(run::run_branch(id).as_str())
 }
 
-fn failed(reason: &str) -> Ran {
-    Ran::outcome(Outcome::failed(reason))
+fn failed(reason: &str) -> Step {
+    Step::Ran(Ran::outcome(Outcome::failed(reason)))
 }

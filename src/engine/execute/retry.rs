@@ -1,25 +1,16 @@
-//! Retries as Fabro makes them. A node gets `retry_policy`'s attempts when it names a preset,
-//! else `max_retries + 1`, else the graph's `default_max_retries + 1` (one attempt by
-//! default). Only a failure that asks for it is tried again: a handler's retry request, or an
+//! Retry policies as Fabro makes them; the stage pipeline (`stage`) applies them. A node gets
+//! `retry_policy`'s attempts when it names a preset, else `max_retries + 1`, else the graph's
+//! `default_max_retries + 1` (one attempt by default). Only a failure that asks for it is tried again: a handler's retry request, or an
 //! error another attempt may cure (a timeout, a process that did not start). A script's
 //! non-zero exit is never retried, whatever the node says.
 //!
 //! Between attempts the engine waits `initial × factor^(attempt−1)`, capped at a minute, then
 //! scaled by a random factor in [0.5, 1.5) — Fabro's numbers, jitter included.
 
-use std::collections::BTreeMap;
 use std::hash::{BuildHasher, Hasher};
 use std::time::{Duration, SystemTime};
 
-use serde_json::{Value, json};
-
-use super::Engine;
-use super::command::Ran;
-use super::failure::Failure;
-use crate::engine::graph::{self, Graph, Node};
-use crate::engine::outcome::{Retry, Status};
-use crate::format::run_id::RunId;
-use crate::run::workspace::Workspace;
+use crate::engine::graph::{Graph, Node};
 
 /// How many attempts a node gets and how long to wait between them.
 #[derive(Debug, Clone, PartialEq)]
@@ -126,88 +117,6 @@ fn unit_random() -> f64 {
         .unwrap_or(0);
     hasher.write_u128(nanos);
     (hasher.finish() >> 11) as f64 / (1u64 << 53) as f64
-}
-
-/// The last attempt's result and how many attempts it took.
-pub(super) struct Attempted {
-    pub ran: Ran,
-    pub attempt: u32,
-    pub max_attempts: u32,
-}
-
-impl Engine<'_> {
-    /// Runs the node's handler until it succeeds, fails for good, or its attempts run out,
-    /// with Fabro's events: `stage.started` for each attempt, `stage.failed` (`will_retry`)
-    /// and `stage.retrying` before each new one.
-    pub(super) fn run_with_retries(
-        &mut self,
-        id: &RunId,
-        workspace: &Workspace,
-        node: &Node,
-        visit: u64,
-        index: u64,
-        context: &BTreeMap<String, Value>,
-    ) -> Attempted {
-        let policy = policy(node, self.graph);
-        let stage_id = format!("{}@{visit}", node.id);
-        let mut attempt = 1;
-        loop {
-            self.event(
-                id,
-                "stage.started",
-                node,
-                &stage_id,
-                json!({
-                    "index": index, "handler_type": graph::handler(node),
-                    "attempt": attempt, "max_attempts": policy.max_attempts,
-                }),
-            );
-            let clock = std::time::Instant::now();
-            let mut ran = self.run_handler(id, workspace, node, visit, context);
-            let outcome = &mut ran.outcome;
-            let retryable = outcome.status == Status::Failed && outcome.retry != Retry::No;
-            if retryable && attempt < policy.max_attempts {
-                let delay = policy.backoff.delay(attempt);
-                let failure = Failure::of(&node.id, &outcome.notes);
-                let duration_ms = u64::try_from(clock.elapsed().as_millis()).unwrap_or(u64::MAX);
-                self.event(
-                    id,
-                    "stage.failed",
-                    node,
-                    &stage_id,
-                    json!({
-                        "index": index, "failure": failure.to_json(), "will_retry": true,
-                        "duration_ms": duration_ms,
-                    }),
-                );
-                self.event(
-                    id,
-                    "stage.retrying",
-                    node,
-                    &stage_id,
-                    json!({
-                        "index": index, "attempt": attempt, "max_attempts": policy.max_attempts,
-                        "delay_ms": u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
-                    }),
-                );
-                std::thread::sleep(delay);
-                attempt += 1;
-                continue;
-            }
-            // A request that ran out of attempts may still count as partial success.
-            if retryable
-                && outcome.retry == Retry::Requested
-                && node.bool_attr("allow_partial") == Some(true)
-            {
-                outcome.status = Status::PartiallySucceeded;
-            }
-            return Attempted {
-                ran,
-                attempt,
-                max_attempts: policy.max_attempts,
-            };
-        }
-    }
 }
 
 #[cfg(test)]

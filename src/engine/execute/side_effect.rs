@@ -5,12 +5,21 @@
 //! intent is removed. An intent whose stage has no checkpoint means the engine died while the
 //! node ran, and nobody knows whether it acted: `resume` stops there until told to run it
 //! again (`--rerun NODE`) or to take it as done (`--assume-done NODE`).
+//!
+//! The stage pipeline writes the intent wherever the node runs. A node that runs as a parallel
+//! branch records its work as a commit on its branch, not as a checkpoint: its intent names
+//! the branch, and is resolved once that commit is made. Branches write intents from threads
+//! of their own, one at a time ([`WRITING`]), each on the metadata branch's latest tip.
+
+use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
-use super::Engine;
+use super::stage::Stage;
+use super::{Directions, Engine};
 use crate::engine::graph::{AttrValue, Node};
 use crate::error::{Error, Result};
+use crate::format::message;
 use crate::format::record::pretty;
 use crate::format::run_id::RunId;
 use crate::format::time::Timestamp;
@@ -28,7 +37,13 @@ pub struct Intent {
     /// The same value the node's script gets as `FABRO_IDEMPOTENCY_KEY`.
     pub idempotency_key: String,
     pub started_at: String,
+    /// The branch its work is committed on, for a node that runs as a parallel branch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch: Option<String>,
 }
+
+/// Held while an intent is committed: parallel branches write theirs at the same time.
+static WRITING: Mutex<()> = Mutex::new(());
 
 impl Intent {
     fn path(node: &str, visit: u64) -> String {
@@ -71,7 +86,11 @@ fn intents(engine: &Engine, state: &RunState) -> Result<(Vec<Intent>, Vec<Intent
                 state.id, entry.name
             ))
         })?;
-        if visits.get(&intent.node_id).copied().unwrap_or(0) >= intent.visit {
+        let recorded = match &intent.branch {
+            Some(branch) => branch_committed(engine, state, branch, &intent.node_id)?,
+            None => visits.get(&intent.node_id).copied().unwrap_or(0) >= intent.visit,
+        };
+        if recorded {
             done.push(intent);
         } else {
             open.push(intent);
@@ -80,15 +99,29 @@ fn intents(engine: &Engine, state: &RunState) -> Result<(Vec<Intent>, Vec<Intent
     Ok((open, done))
 }
 
+/// Whether the branch's tip is this run's commit of `node`: the work the intent announced is
+/// recorded there.
+fn branch_committed(engine: &Engine, state: &RunState, branch: &str, node: &str) -> Result<bool> {
+    let Some(tip) = engine.repo.ref_target(branch)? else {
+        return Ok(false);
+    };
+    let message = engine.repo.commit_info(tip)?.message;
+    let ours = message::Trailers::parse(&message).run.as_deref() == Some(state.id.as_str());
+    Ok(ours && message::parse_subject(&message).is_some_and(|(n, _)| n == node))
+}
+
 impl Engine<'_> {
-    /// Commits the intent of `node@visit` before the node starts.
-    pub(super) fn write_intent(&self, id: &RunId, node: &Node, visit: u64) -> Result<()> {
+    /// Commits the intent of the stage before it starts.
+    pub(super) fn write_intent(&self, id: &RunId, stage: &Stage) -> Result<()> {
+        let (node, visit) = (stage.node, stage.visit);
+        let _writing = WRITING.lock().unwrap_or_else(|e| e.into_inner());
         let state = RunState::load(self.repo, id)?;
         let intent = Intent {
             node_id: node.id.clone(),
             visit,
             idempotency_key: format!("{id}:{}@{visit}", node.id),
             started_at: Timestamp::now().rfc3339(),
+            branch: stage.branch.map(str::to_owned),
         };
         let mut tree = self.repo.edit_tree(state.meta_tree)?;
         tree.put_file(&Intent::path(&node.id, visit), &pretty(&intent))?;
@@ -101,6 +134,7 @@ impl Engine<'_> {
 
     /// Removes the intent of `node@visit`, whose checkpoint is recorded now.
     pub(super) fn resolve_intent(&self, id: &RunId, node: &str, visit: u64) -> Result<()> {
+        let _writing = WRITING.lock().unwrap_or_else(|e| e.into_inner());
         let state = RunState::load(self.repo, id)?;
         let path = Intent::path(node, visit);
         if self.repo.entry_at(state.meta_tree, &path)?.is_none() {
@@ -115,47 +149,103 @@ impl Engine<'_> {
     }
 
     /// Before a resumed run goes on: the stages a dead engine left unresolved are run again
-    /// (`--rerun`), taken as done (`--assume-done`, returned: the walk records them as
-    /// succeeded without running them), or stop the resume with a question.
-    pub(super) fn recover_intents(&self, id: &RunId) -> Result<Vec<String>> {
+    /// (`--rerun`), taken as done (`--assume-done`: the pipeline records them as succeeded
+    /// without running them), or stop the resume with a question. The run the user resumed
+    /// checks the flags, against its own stages and those of the manager children it takes
+    /// up again; a child applies them to its own.
+    pub(super) fn recover_intents(&self, id: &RunId) -> Result<()> {
         let directions = self.directions;
         let state = RunState::load(self.repo, id)?;
         let (open, done) = intents(self, &state)?;
         for intent in &done {
             self.resolve_intent(id, &intent.node_id, intent.visit)?;
         }
-        for (flag, nodes) in [
-            ("--rerun", &directions.rerun),
-            ("--assume-done", &directions.assume_done),
-        ] {
-            if let Some(node) = nodes
-                .iter()
-                .find(|n| !open.iter().any(|i| &i.node_id == *n))
-            {
-                return Err(Error::Usage(format!(
-                    "{flag} {node}: run {id} has no side-effect stage of {node} left unfinished"
-                )));
-            }
+        if self.seed.is_none() {
+            let mut unfinished = open.clone();
+            unfinished.extend(self.open_below(id)?);
+            check_flags(id, directions, &unfinished)?;
         }
-        let mut assumed = Vec::new();
         for intent in open {
             if directions.rerun.contains(&intent.node_id) {
                 self.resolve_intent(id, &intent.node_id, intent.visit)?;
             } else if directions.assume_done.contains(&intent.node_id) {
-                assumed.push(intent.stage());
+                directions.assume(intent.stage());
             } else {
                 let node = &intent.node_id;
+                let root = root_of(self, &state);
+                let of = match root == *id {
+                    true => String::new(),
+                    false => format!(" of the child run {id}"),
+                };
                 return Err(Error::Failed(format!(
-                    "run {id} stopped while the side-effect node {} ran (started {}, never \
-                     checkpointed): it may have done its work or not. Check, then resume with \
-                     `git fabro resume {id} --rerun {node}` to run it again or \
-                     `git fabro resume {id} --assume-done {node}` to record it as succeeded \
+                    "run {root} stopped while the side-effect node {}{of} ran (started {}, never \
+                     recorded): it may have done its work or not. Check, then resume with \
+                     `git fabro resume {root} --rerun {node}` to run it again or \
+                     `git fabro resume {root} --assume-done {node}` to record it as succeeded \
                      and go on",
                     intent.stage(),
                     intent.started_at
                 )));
             }
         }
-        Ok(assumed)
+        Ok(())
     }
+
+    /// The open intents of the unfinished manager children of run `id`, and of theirs.
+    fn open_below(&self, id: &RunId) -> Result<Vec<Intent>> {
+        let mut found = Vec::new();
+        for (child, _) in crate::run::list(self.repo)? {
+            let Ok(state) = RunState::load(self.repo, &child) else {
+                continue;
+            };
+            let parent = state.record.spec.extra.get("parent_run_id");
+            let unfinished = state.record.conclusion.is_none();
+            if unfinished && parent.and_then(|p| p.as_str()) == Some(id.as_str()) {
+                found.extend(intents(self, &state)?.0);
+                found.extend(self.open_below(&child)?);
+            }
+        }
+        Ok(found)
+    }
+}
+
+/// Refuses a `--rerun` or `--assume-done` that names no unfinished side-effect stage.
+fn check_flags(id: &RunId, directions: &Directions, open: &[Intent]) -> Result<()> {
+    for (flag, nodes) in [
+        ("--rerun", &directions.rerun),
+        ("--assume-done", &directions.assume_done),
+    ] {
+        if let Some(node) = nodes
+            .iter()
+            .find(|n| !open.iter().any(|i| &i.node_id == *n))
+        {
+            return Err(Error::Usage(format!(
+                "{flag} {node}: run {id} has no side-effect stage of {node} left unfinished"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The run at the top of `state`'s chain of manager parents: the one a user resumes.
+fn root_of(engine: &Engine, state: &RunState) -> RunId {
+    let mut root = state.id.clone();
+    let mut at = state.clone();
+    for _ in 0..64 {
+        let parent = at
+            .record
+            .spec
+            .extra
+            .get("parent_run_id")
+            .and_then(|p| p.as_str());
+        let Some(parent) = parent.and_then(|p| RunId::parse(p).ok()) else {
+            break;
+        };
+        let Ok(next) = RunState::load(engine.repo, &parent) else {
+            break;
+        };
+        root = parent;
+        at = next;
+    }
+    root
 }

@@ -1,46 +1,126 @@
 //! The run loop: node after node from where the walk is, each visit checked against Fabro's
-//! limits, run as the run directs (an answer, `--assume-done`, retries), then checkpointed,
-//! its edge chosen, until the exit, a failure with nowhere to go, or a stop.
+//! limits, run through the stage pipeline, then checkpointed, its edge chosen, until the
+//! exit, a failure with nowhere to go, or a stop; then the run is finished.
 
 use std::collections::BTreeMap;
 use std::time::Instant;
 
 use serde_json::{Value, json};
 
-use super::command::Ran;
-use super::{
-    Engine, StageReport, Stop, Walk, failed_goal_gate, failure, human, interrupt, loops,
-    outcome_json, side_effect, stage_status,
-};
-use crate::engine::graph::{self, Node};
-use crate::engine::outcome::Outcome;
+use super::failure::Failure;
+use super::record::{outcome_json, stage_status};
+use super::stage::{Attempted, Stage};
+use super::start::Walk;
+use super::{Engine, Executed, StageReport, Stop, conclusion, interrupt, loops, side_effect};
+use crate::engine::graph::{Edge, Graph, Node};
+use crate::engine::handler::Handler;
+use crate::engine::outcome::{Outcome, Status};
 use crate::engine::routing::{is_terminal, retry_target, select_edge};
 use crate::error::{Error, Result};
 use crate::format::node::NodeId;
+use crate::format::record::StatusKind;
 use crate::format::run_id::RunId;
-use crate::git::Movers;
+use crate::git::{Movers, ReflogMarks};
 use crate::ops::checkpoint::{CheckpointRequest, WalkUpdate, checkpoint};
+use crate::ops::finish::{FinishRequest, finish};
 use crate::run::workspace::Workspace;
 use crate::run::{RunState, meta_branch, run_branch};
 
-impl Engine<'_> {
+/// How a walk ended.
+enum Ending {
+    /// At the exit, every goal gate satisfied.
+    Succeeded,
+    Failed(String),
+    /// Before its end, resumable; the stage it names is not recorded.
+    Stopped(Stop),
+}
+
+/// A stage that ran, with where the walk goes from it.
+struct Routed<'g> {
+    outcome: Outcome,
+    failure: Option<Failure>,
+    edge: Option<&'g Edge>,
+    next: Option<String>,
+    /// A run error (Fabro's loop breaker, a blocked restart) that ends the run before the
+    /// stage is recorded, as in Fabro.
+    breaks: Option<String>,
+}
+
+impl<'a> Engine<'a> {
+    /// Runs the run `id` from where its checkpoints leave it to its end, and finishes it.
+    pub fn execute(&mut self, id: &RunId) -> Result<Executed> {
+        let state = RunState::load(self.repo, id)?;
+        let workspace = Workspace::find(self.repo, id)?.ok_or_else(|| {
+            Error::Failed(format!(
+                "run {id} has no worktree on this machine; `git fabro resume {id}` recreates it"
+            ))
+        })?;
+        let previous = state.linked_checkpoint(self.repo)?;
+        let (mut walk, current) = match &previous {
+            Some(checkpoint) => self.resumed(&state, checkpoint)?,
+            None => self.fresh(&state)?,
+        };
+        if previous.is_some() {
+            self.recover_intents(id)?;
+        }
+        let mut stages = Vec::new();
+        let ending = self.walk(id, &workspace, &mut walk, current, &mut stages)?;
+        let mut executed = Executed {
+            run_id: id.to_string(),
+            status: Status::Failed,
+            stages,
+            duration_ms: 0,
+            failure: None,
+            warnings: Vec::new(),
+            stopped: None,
+        };
+        let failure = match ending {
+            Ending::Stopped(stop) => {
+                self.record_stop(id, &stop)?;
+                executed.stopped = Some(stop);
+                return Ok(executed);
+            }
+            Ending::Succeeded => None,
+            Ending::Failed(reason) => Some(reason),
+        };
+        let state = RunState::load(self.repo, id)?;
+        let request = FinishRequest {
+            status: match failure {
+                None => StatusKind::Succeeded,
+                Some(_) => StatusKind::Failed,
+            },
+            reason: failure.clone(),
+            keep_worktree: false,
+            stages: Some(conclusion::summaries(self.repo, &state, self.graph)?),
+        };
+        let finished = finish(
+            self.repo,
+            &state,
+            self.config,
+            &request,
+            Some(self.run_dir),
+            Some(&workspace),
+        )?;
+        executed.status = match failure {
+            None => Status::Succeeded,
+            Some(_) => Status::Failed,
+        };
+        executed.failure = failure;
+        executed.duration_ms = finished.duration_ms;
+        executed.warnings = finished.warnings;
+        Ok(executed)
+    }
+
     /// The loop. `Err` is an engine failure (a ref race, a full disk): the run stays running
-    /// and resumable. `Ok(Err(reason))` is a run that failed.
-    pub(super) fn walk(
+    /// and resumable.
+    fn walk(
         &mut self,
         id: &RunId,
         workspace: &Workspace,
         walk: &mut Walk,
         mut current: String,
         stages: &mut Vec<StageReport>,
-    ) -> Result<std::result::Result<(), String>> {
-        let graph = self.graph;
-        let limit = graph
-            .attrs()
-            .get("max_node_visits")
-            .and_then(|v| v.as_i64())
-            .filter(|n| *n > 0)
-            .map(|n| u64::try_from(n).unwrap_or(u64::MAX));
+    ) -> Result<Ending> {
         // From here on, nothing from another repository may move the run's branches (see
         // `git::reflog`).
         let (meta, run) = (meta_branch(id), run_branch(id));
@@ -48,45 +128,22 @@ impl Engine<'_> {
             .repo
             .reflog_marks(&[(&meta, Movers::Fabro), (&run, Movers::FabroAndWorktree)]);
         loop {
-            let Some(node) = graph.node(&current) else {
-                return Ok(Err(format!("node {current:?} not found in the workflow")));
+            let node = match self.next_node(walk, current)? {
+                Ok(node) => node,
+                Err(ending) => return Ok(ending),
             };
-            if is_terminal(node) {
-                let Some(gate) = failed_goal_gate(graph, &walk.statuses) else {
-                    return Ok(Ok(()));
-                };
-                match retry_target(graph, &gate)
-                    .filter(|t| graph.node(t).is_some_and(|n| !is_terminal(n)))
-                {
-                    Some(target) => {
-                        current = target;
-                        continue;
-                    }
-                    None => {
-                        return Ok(Err(format!(
-                            "goal gate unsatisfied for node {gate} and no retry target"
-                        )));
-                    }
-                }
-            }
             let visit = walk.visits.get(&node.id).copied().unwrap_or(0) + 1;
-            let node_limit = node
-                .int_attr("max_visits")
-                .filter(|n| *n > 0)
-                .map(|n| (u64::try_from(n).unwrap_or(u64::MAX), "node"));
-            let graph_limit = limit.map(|l| (l, "graph"));
-            for (max, source) in node_limit.into_iter().chain(graph_limit) {
-                if visit >= max {
-                    return Ok(Err(format!(
-                        "node \"{}\" visited {visit} times ({source} limit {max}); run is stuck in a cycle",
-                        node.id
-                    )));
-                }
+            if let Err(reason) = within_limits(self.graph, node, visit) {
+                return Ok(Ending::Failed(reason));
             }
-            let stage_id = format!("{}@{visit}", node.id);
+            let stage = Stage {
+                node,
+                visit,
+                index: walk.visits.values().sum::<u64>() + 1,
+                branch: None,
+            };
             if interrupt::requested() {
-                walk.stop = Some(Stop::Interrupted { stage: stage_id });
-                return Ok(Ok(()));
+                return Ok(Ending::Stopped(Stop::Interrupted { stage: stage.id() }));
             }
             // Only the checkpoint's ref update records a node's work: a lock that a killed
             // process left would throw the work away, so it is refused before the node runs.
@@ -100,170 +157,37 @@ impl Engine<'_> {
 
             self.observer.stage_started(node, visit);
             let clock = Instant::now();
-            let index = walk.visits.values().sum::<u64>();
-            let side_effect = side_effect::is_side_effect(node);
-            let Some((ran, attempt, max_attempts)) =
-                self.run_stage(id, workspace, walk, node, visit, index)?
-            else {
-                return Ok(Ok(())); // stopped: blocked at a gate or interrupted
+            let attempted = match self.run_stage(id, workspace, &stage, &walk.context)? {
+                Ok(attempted) => attempted,
+                Err(stop) => return Ok(Ending::Stopped(stop)),
             };
-            let Ran {
-                outcome,
-                exit_code,
-                files,
-            } = ran;
-            let duration_ms = u64::try_from(clock.elapsed().as_millis()).unwrap_or(u64::MAX);
-
-            let failure = outcome
-                .status
-                .is_failure()
-                .then(|| failure::Failure::of(&node.id, &outcome.notes));
-            // A run error (Fabro's loop breaker, a blocked restart) ends the run before the
-            // node is recorded, as in Fabro.
-            let mut stop = walk.breaker.after_node(failure.as_ref()).err();
-            if attempt > 1 {
-                walk.retries.insert(node.id.clone(), u64::from(attempt - 1));
-            }
-            walk.context.extend(outcome.context_updates.clone());
-            walk.context
-                .insert("outcome".into(), json!(outcome.status.as_str()));
-            if let Some(failure) = &failure {
-                walk.context
-                    .insert("failure_class".into(), json!(failure.class));
-                walk.context
-                    .insert("failure_signature".into(), json!(failure.signature));
-            }
-            if let Some(label) = &outcome.preferred_label {
-                walk.context.insert("preferred_label".into(), json!(label));
-            }
-            let retry_count = walk.retries.get(&node.id).copied().unwrap_or(0);
-            walk.context.insert(
-                format!("internal.retry_count.{}", node.id),
-                json!(retry_count),
-            );
-            walk.statuses.insert(node.id.clone(), outcome.status);
-
-            let edge = match &outcome.jump_to_node {
-                Some(_) => None,
-                None => select_edge(graph, node, &outcome, &walk.context),
-            };
-            let next = outcome
-                .jump_to_node
-                .clone()
-                .or_else(|| edge.map(|e| e.to.clone()))
-                .or_else(|| {
-                    outcome
-                        .status
-                        .is_failure()
-                        .then(|| retry_target(graph, &node.id))
-                        .flatten()
-                });
-            let restart = edge.filter(|e| loops::is_loop_restart(e));
-            if restart.is_some() && stop.is_none() {
-                stop = walk.breaker.allow_restart(failure.as_ref()).err();
-            }
-            let ended = if outcome.status.is_failure() {
-                "stage.failed"
-            } else {
-                "stage.completed"
-            };
-            self.event(
-                id,
-                ended,
-                node,
-                &stage_id,
-                json!({
-                    "index": index, "duration_ms": duration_ms, "status": outcome.status.as_str(),
-                    "notes": outcome.notes, "failure": failure.as_ref().map(|f| f.to_json()),
-                    "attempt": attempt, "max_attempts": max_attempts,
-                }),
-            );
+            let exit_code = attempted.ran.exit_code;
+            let ran = self.route(walk, node, &attempted);
             let report = StageReport {
                 node_id: node.id.clone(),
                 visit,
-                status: outcome.status,
-                duration_ms,
+                status: ran.outcome.status,
+                duration_ms: super::stage::millis(clock),
                 exit_code,
-                failure: failure.as_ref().map(|f| f.message.clone()),
+                failure: ran.failure.as_ref().map(|f| f.message.clone()),
             };
-            if let Some(reason) = stop {
+            self.stage_ended(id, &stage, &ran, &attempted, report.duration_ms);
+            if let Some(reason) = ran.breaks {
                 self.observer.stage_finished(&report);
                 stages.push(report);
-                return Ok(Err(reason));
+                return Ok(Ending::Failed(reason));
             }
-            if let Some(to) = &next {
-                self.event(id, "edge.selected", node, &stage_id, json!({
-                    "from_node": node.id, "to_node": to,
-                    "label": edge.and_then(|e| e.label()), "condition": edge.and_then(|e| e.condition()),
-                    "stage_status": outcome.status.as_str(),
-                }));
-            }
-
-            let changed: Vec<(String, Value)> = walk
-                .context
-                .iter()
-                .filter(|(k, v)| walk.recorded.get(*k) != Some(*v))
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect();
-            let request = CheckpointRequest {
-                node: NodeId::parse(&node.id)?,
-                status: stage_status(outcome.status),
-                next: next.as_deref().map(NodeId::parse).transpose()?,
-                context: changed,
-                attachments: files,
-                outcome: Some(outcome_json(&outcome, failure.as_ref())),
-                notes: Some(outcome.notes.clone()).filter(|n| !n.is_empty()),
-                failure_reason: failure.as_ref().map(|f| f.message.clone()),
-                run_commit: graph::handler(node) != "start",
-                diff_patch: true,
-                duration_ms: Some(duration_ms),
-                walk: WalkUpdate {
-                    restarted: std::mem::take(&mut walk.restarted),
-                    retries: u64::from(attempt - 1),
-                    signatures: Some((
-                        walk.breaker.loop_signatures.clone(),
-                        walk.breaker.restart_signatures.clone(),
-                    )),
-                },
-            };
-            // A branch of the run that something other than git-fabro moved meanwhile (a
-            // fetch, git by hand) is not built on: the run stops here, resumable.
-            self.repo
-                .ensure_moved_only_by_allowed(&mut moves)
-                .map_err(|err| Error::from(err).in_run(id))?;
-            let state = RunState::load(self.repo, id)?;
-            let done = checkpoint(
-                self.repo,
-                workspace,
-                &state,
-                self.config,
-                &request,
-                Some(self.run_dir),
+            self.record(
+                id, workspace, walk, &stage, attempted, &ran, &report, &mut moves,
             )?;
-            crate::failpoint::reach(&format!("engine:checkpointed:{stage_id}"));
-            if side_effect {
-                self.resolve_intent(id, &node.id, visit)?;
-            }
-            if request.run_commit {
-                self.event(
-                    id,
-                    "git.commit",
-                    node,
-                    &stage_id,
-                    json!({
-                        "node_id": node.id, "sha": done.run_commit,
-                    }),
-                );
-            }
-            walk.recorded = walk.context.clone();
             self.observer.stage_finished(&report);
             stages.push(report);
-            if let Some(edge) = restart {
+            if let Some(edge) = ran.edge.filter(|e| loops::is_loop_restart(e)) {
                 self.event(
                     id,
                     "loop.restart",
                     node,
-                    &stage_id,
+                    &stage.id(),
                     json!({
                         "from_node": node.id, "to_node": edge.to,
                     }),
@@ -271,74 +195,251 @@ impl Engine<'_> {
                 let state = RunState::load(self.repo, id)?;
                 self.restart(&state, walk);
             }
-
-            match next {
-                Some(next) => current = next,
-                None if outcome.status.is_failure() => {
-                    return Ok(Err(format!(
-                        "stage {} failed with no outgoing fail edge",
-                        node.id
-                    )));
+            current = match ran.next {
+                Some(next) => next,
+                None if ran.outcome.status.is_failure() => {
+                    let reason = format!("stage {} failed with no outgoing fail edge", node.id);
+                    return Ok(Ending::Failed(reason));
                 }
-                None => return Ok(Ok(())),
+                None => return Ok(Ending::Succeeded),
+            };
+        }
+    }
+
+    /// The node to visit, or how the walk ends: at a terminal node, the exit when every goal
+    /// gate is satisfied, else the retry target of the first one that is not.
+    fn next_node(
+        &self,
+        walk: &Walk,
+        mut current: String,
+    ) -> Result<std::result::Result<&'a Node, Ending>> {
+        let graph = self.graph;
+        loop {
+            let Some(node) = graph.node(&current) else {
+                let reason = format!("node {current:?} not found in the workflow");
+                return Ok(Err(Ending::Failed(reason)));
+            };
+            if !is_terminal(node) {
+                return Ok(Ok(node));
+            }
+            let Some(gate) = failed_goal_gate(graph, &walk.statuses) else {
+                return Ok(Err(Ending::Succeeded));
+            };
+            match retry_target(graph, &gate)
+                .filter(|t| graph.node(t).is_some_and(|n| !is_terminal(n)))
+            {
+                Some(target) => current = target,
+                None => {
+                    let reason =
+                        format!("goal gate unsatisfied for node {gate} and no retry target");
+                    return Ok(Err(Ending::Failed(reason)));
+                }
             }
         }
     }
 
-    /// Runs the node as the run directs: recorded as done without running (`--assume-done`),
-    /// asked (a human gate), or through its handler with Fabro's retries. Returns the stage,
-    /// its attempt and the attempts it had; None when the walk stopped, which `walk.stop` says.
-    fn run_stage(
-        &mut self,
+    /// The stage's outcome taken into the walk, and the edge it leads along.
+    fn route(&self, walk: &mut Walk, node: &'a Node, attempted: &Attempted) -> Routed<'a> {
+        let graph: &'a Graph = self.graph;
+        let outcome = attempted.ran.outcome.clone();
+        let failure = outcome
+            .status
+            .is_failure()
+            .then(|| Failure::of(&node.id, &outcome.notes));
+        let mut breaks = walk.breaker.after_node(failure.as_ref()).err();
+        if attempted.attempt > 1 {
+            walk.retries
+                .insert(node.id.clone(), u64::from(attempted.attempt - 1));
+        }
+        take_outcome(walk, node, &outcome, failure.as_ref());
+        let edge = match &outcome.jump_to_node {
+            Some(_) => None,
+            None => select_edge(graph, node, &outcome, &walk.context),
+        };
+        let next = outcome
+            .jump_to_node
+            .clone()
+            .or_else(|| edge.map(|e| e.to.clone()))
+            .or_else(|| {
+                let failed = outcome.status.is_failure();
+                failed.then(|| retry_target(graph, &node.id)).flatten()
+            });
+        if edge.is_some_and(loops::is_loop_restart) && breaks.is_none() {
+            breaks = walk.breaker.allow_restart(failure.as_ref()).err();
+        }
+        Routed {
+            outcome,
+            failure,
+            edge,
+            next,
+            breaks,
+        }
+    }
+
+    /// Fabro's `stage.completed` or `stage.failed`, and the edge taken.
+    fn stage_ended(
+        &self,
+        id: &RunId,
+        stage: &Stage,
+        routed: &Routed,
+        attempted: &Attempted,
+        duration_ms: u64,
+    ) {
+        let (node, outcome) = (stage.node, &routed.outcome);
+        let ended = match outcome.status.is_failure() {
+            true => "stage.failed",
+            false => "stage.completed",
+        };
+        let failure = routed.failure.as_ref().map(Failure::to_json);
+        self.event(
+            id,
+            ended,
+            node,
+            &stage.id(),
+            json!({
+                "index": stage.index, "duration_ms": duration_ms, "status": outcome.status.as_str(),
+                "notes": outcome.notes, "failure": failure,
+                "attempt": attempted.attempt, "max_attempts": attempted.max_attempts,
+            }),
+        );
+        if let (Some(to), None) = (&routed.next, &routed.breaks) {
+            let edge = routed.edge;
+            self.event(id, "edge.selected", node, &stage.id(), json!({
+                "from_node": node.id, "to_node": to,
+                "label": edge.and_then(Edge::label), "condition": edge.and_then(Edge::condition),
+                "stage_status": outcome.status.as_str(),
+            }));
+        }
+    }
+
+    /// Checkpoints the stage (the run commit of its work, the walk on the metadata branch),
+    /// then resolves its side-effect intent.
+    #[allow(clippy::too_many_arguments)]
+    fn record(
+        &self,
         id: &RunId,
         workspace: &Workspace,
         walk: &mut Walk,
-        node: &Node,
-        visit: u64,
-        index: u64,
-    ) -> Result<Option<(Ran, u32, u32)>> {
-        let stage_id = format!("{}@{visit}", node.id);
-        let assumed = walk.assumed.iter().position(|s| *s == stage_id);
-        if side_effect::is_side_effect(node) && assumed.is_none() {
-            self.write_intent(id, node, visit)?;
-        }
-        let ran = match assumed {
-            Some(at) => {
-                walk.assumed.remove(at);
-                self.stage_started_once(id, node, &stage_id, index);
-                let notes = format!("Assumed done (--assume-done): {stage_id} was not run again");
-                (Ran::outcome(Outcome::succeeded(notes)), 1, 1)
-            }
-            None if graph::handler(node) == "human" => {
-                self.stage_started_once(id, node, &stage_id, index);
-                match self.gate(id, node, &stage_id) {
-                    human::Gate::Answered(outcome) => (Ran::outcome(outcome), 1, 1),
-                    human::Gate::Stopped(stop) => {
-                        walk.stop = Some(stop);
-                        return Ok(None);
-                    }
-                }
-            }
-            None => {
-                let attempted =
-                    self.run_with_retries(id, workspace, node, visit, index, &walk.context);
-                (attempted.ran, attempted.attempt, attempted.max_attempts)
-            }
+        stage: &Stage,
+        attempted: Attempted,
+        routed: &Routed,
+        report: &StageReport,
+        moves: &mut ReflogMarks,
+    ) -> Result<()> {
+        let (node, outcome, failure) = (stage.node, &routed.outcome, routed.failure.as_ref());
+        let changed: Vec<(String, Value)> = walk
+            .context
+            .iter()
+            .filter(|(k, v)| walk.recorded.get(*k) != Some(*v))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        let request = CheckpointRequest {
+            node: NodeId::parse(&node.id)?,
+            status: stage_status(outcome.status),
+            next: routed.next.as_deref().map(NodeId::parse).transpose()?,
+            context: changed,
+            attachments: attempted.ran.files,
+            outcome: Some(outcome_json(outcome, failure)),
+            notes: Some(outcome.notes.clone()).filter(|n| !n.is_empty()),
+            failure_reason: failure.map(|f| f.message.clone()),
+            run_commit: Handler::of(node) != Handler::Start,
+            diff_patch: true,
+            duration_ms: Some(report.duration_ms),
+            walk: WalkUpdate {
+                restarted: std::mem::take(&mut walk.restarted),
+                retries: u64::from(attempted.attempt - 1),
+                signatures: Some((
+                    walk.breaker.loop_signatures.clone(),
+                    walk.breaker.restart_signatures.clone(),
+                )),
+            },
         };
-        // A node that Ctrl-C cut short is not recorded: it runs again on resume.
-        if interrupt::requested() {
-            walk.stop = Some(Stop::Interrupted { stage: stage_id });
-            return Ok(None);
+        // A branch of the run that something other than git-fabro moved meanwhile (a
+        // fetch, git by hand) is not built on: the run stops here, resumable.
+        self.repo
+            .ensure_moved_only_by_allowed(moves)
+            .map_err(|err| Error::from(err).in_run(id))?;
+        let state = RunState::load(self.repo, id)?;
+        let done = checkpoint(
+            self.repo,
+            workspace,
+            &state,
+            self.config,
+            &request,
+            Some(self.run_dir),
+        )?;
+        crate::failpoint::reach(&format!("engine:checkpointed:{}", stage.id()));
+        if side_effect::is_side_effect(node) {
+            self.resolve_intent(id, &node.id, stage.visit)?;
         }
-        Ok(Some(ran))
+        if request.run_commit {
+            self.event(
+                id,
+                "git.commit",
+                node,
+                &stage.id(),
+                json!({
+                    "node_id": node.id, "sha": done.run_commit,
+                }),
+            );
+        }
+        walk.recorded = walk.context.clone();
+        Ok(())
     }
+}
 
-    /// Fabro's restart: a fresh context, no outcomes or retries; visits go on counting.
-    pub(super) fn restart(&self, state: &RunState, walk: &mut Walk) {
-        walk.context = self.seed_context(state);
-        walk.recorded = BTreeMap::new();
-        walk.statuses.clear();
-        walk.retries.clear();
-        walk.restarted = true;
+/// Fabro's visit limits, `>=` as in Fabro: the node's `max_visits`, the graph's
+/// `max_node_visits`.
+fn within_limits(graph: &Graph, node: &Node, visit: u64) -> std::result::Result<(), String> {
+    let positive = |n: i64| (n > 0).then(|| u64::try_from(n).unwrap_or(u64::MAX));
+    let node_limit = node
+        .int_attr("max_visits")
+        .and_then(positive)
+        .map(|n| (n, "node"));
+    let graph_limit = graph
+        .attrs()
+        .get("max_node_visits")
+        .and_then(|v| v.as_i64())
+        .and_then(positive)
+        .map(|n| (n, "graph"));
+    for (max, source) in node_limit.into_iter().chain(graph_limit) {
+        if visit >= max {
+            return Err(format!(
+                "node \"{}\" visited {visit} times ({source} limit {max}); run is stuck in a cycle",
+                node.id
+            ));
+        }
     }
+    Ok(())
+}
+
+/// The outcome's marks on the walk's context and statuses, as Fabro leaves them.
+fn take_outcome(walk: &mut Walk, node: &Node, outcome: &Outcome, failure: Option<&Failure>) {
+    let context = &mut walk.context;
+    context.extend(outcome.context_updates.clone());
+    context.insert("outcome".into(), json!(outcome.status.as_str()));
+    if let Some(failure) = failure {
+        context.insert("failure_class".into(), json!(failure.class));
+        context.insert("failure_signature".into(), json!(failure.signature));
+    }
+    if let Some(label) = &outcome.preferred_label {
+        context.insert("preferred_label".into(), json!(label));
+    }
+    let retry_count = walk.retries.get(&node.id).copied().unwrap_or(0);
+    context.insert(
+        format!("internal.retry_count.{}", node.id),
+        json!(retry_count),
+    );
+    walk.statuses.insert(node.id.clone(), outcome.status);
+}
+
+/// A goal gate whose last outcome is neither succeeded nor partially succeeded.
+fn failed_goal_gate(graph: &Graph, statuses: &BTreeMap<String, Status>) -> Option<String> {
+    statuses
+        .iter()
+        .find(|(id, status)| {
+            graph.node(id).is_some_and(Node::goal_gate)
+                && !matches!(status, Status::Succeeded | Status::PartiallySucceeded)
+        })
+        .map(|(id, _)| id.clone())
 }

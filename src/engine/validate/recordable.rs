@@ -5,7 +5,8 @@
 //! `run` agree and nothing is written for a workflow that cannot run.
 
 use super::{Diagnostic, Severity};
-use crate::engine::graph::{self, AttrValue, Graph};
+use crate::engine::graph::{AttrValue, Graph};
+use crate::engine::handler::Handler;
 use crate::format::node::NodeId;
 
 pub(super) fn node_id_recordable(g: &Graph, out: &mut Vec<Diagnostic>) {
@@ -28,7 +29,11 @@ pub(super) fn node_id_recordable(g: &Graph, out: &mut Vec<Diagnostic>) {
 }
 
 pub(super) fn parallel_branches_distinct(g: &Graph, out: &mut Vec<Diagnostic>) {
-    for node in g.nodes().iter().filter(|n| graph::handler(n) == "parallel") {
+    for node in g
+        .nodes()
+        .iter()
+        .filter(|n| Handler::of(n) == Handler::Parallel)
+    {
         let targets: Vec<&str> = g.outgoing(&node.id).map(|e| e.to.as_str()).collect();
         let twice = targets
             .iter()
@@ -53,7 +58,7 @@ pub(super) fn parallel_branches_distinct(g: &Graph, out: &mut Vec<Diagnostic>) {
 }
 
 pub(super) fn wait_duration_valid(g: &Graph, out: &mut Vec<Diagnostic>) {
-    for node in g.nodes().iter().filter(|n| graph::handler(n) == "wait") {
+    for node in g.nodes().iter().filter(|n| Handler::of(n) == Handler::Wait) {
         let Some(value) = node.attrs.get("duration") else {
             continue;
         };

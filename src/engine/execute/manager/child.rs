@@ -13,6 +13,7 @@ use super::super::Engine;
 use super::MAX_DEPTH;
 use crate::engine::files;
 use crate::engine::graph::Node;
+use crate::engine::handler::Handler;
 use crate::engine::validate;
 use crate::engine::workflow::{self, Graph};
 use crate::format::run_id::RunId;
@@ -124,6 +125,47 @@ pub fn child_files(graph: &Graph, dir: &Path) -> Vec<PathBuf> {
         })
         .map(|named| dir.join(named))
         .collect()
+}
+
+/// The workflows the manager loops of `graph` start, and the ones those start, as far as
+/// they can be read (a relative file taken in `dir`): an `--answer` or `--assume-done` may
+/// name their nodes. A workflow that nests itself is read a bounded number of times.
+pub fn nested_workflows(graph: &Graph, dir: &Path) -> Vec<Graph> {
+    let mut found: Vec<Graph> = Vec::new();
+    let mut queue = vec![(graph.clone(), dir.to_path_buf())];
+    while let Some((graph, dir)) = queue.pop() {
+        for node in graph.nodes() {
+            if found.len() >= MAX_DEPTH * 4 {
+                return found;
+            }
+            let Some((source, dir)) = nested_source(node, &dir) else {
+                continue;
+            };
+            if let Ok(child) = workflow::parse(&source, &node.id) {
+                found.push(child.clone());
+                queue.push((child, dir));
+            }
+        }
+    }
+    found
+}
+
+/// The source of the child workflow a manager loop names, and the directory its own children
+/// are taken in.
+fn nested_source(node: &Node, dir: &Path) -> Option<(String, PathBuf)> {
+    if Handler::of(node) != Handler::ManagerLoop {
+        return None;
+    }
+    if let Some(source) = node.str_attr("stack.child_dot_source") {
+        return Some((source.to_owned(), dir.to_owned()));
+    }
+    let named = node
+        .str_attr("stack.child_workflow")
+        .or_else(|| node.str_attr("stack.child_dotfile"))?;
+    let file = dir.join(named);
+    let bytes = input::read_file(&file, "stack.child_workflow", input::MAX_DEFINITION).ok()?;
+    let source = String::from_utf8(bytes).ok()?;
+    Some((source, file.parent().unwrap_or(Path::new(".")).to_owned()))
 }
 
 /// A relative child path is beside the parent's workflow file.

@@ -11,8 +11,8 @@ use std::time::Instant;
 
 use serde_json::{Value, json};
 
-use super::super::command::Ran;
-use super::super::{Directions, Engine, Observer, StageReport};
+use super::super::stage::Stage;
+use super::super::{Engine, Quiet, Stop, side_effect};
 use crate::engine::graph::Node;
 use crate::engine::outcome::{Outcome, Status};
 use crate::error::{Error, Result};
@@ -38,6 +38,9 @@ pub(super) struct BranchResult {
     pub outcome: Outcome,
     pub head: Option<ObjectId>,
     pub files: Vec<(String, Attachment)>,
+    /// Set when the branch stopped before its end (a gate nobody answered, Ctrl-C): nothing
+    /// of it is committed, and it runs again when the run resumes.
+    pub stopped: Option<Stop>,
 }
 
 /// A branch's work committed by an earlier attempt at the same pass.
@@ -58,16 +61,9 @@ impl Committed {
             },
             head: Some(self.head),
             files: Vec::new(),
+            stopped: None,
         }
     }
-}
-
-/// Branch nodes report to no one: the parallel node's own stage line stands for them.
-struct Quiet;
-
-impl Observer for Quiet {
-    fn stage_started(&mut self, _node: &Node, _visit: u64) {}
-    fn stage_finished(&mut self, _stage: &StageReport) {}
 }
 
 impl Engine<'_> {
@@ -171,7 +167,7 @@ impl Engine<'_> {
         let ours = message::Trailers::parse(&info.message).run.as_deref() == Some(id.as_str());
         let status = message::parse_subject(&info.message)
             .filter(|(node, _)| ours && *node == branch.node.id)
-            .and_then(|(_, status)| super::super::status_of(&status));
+            .and_then(|(_, status)| super::super::record::status_of(&status));
         Ok(match (status, info.first_parent) {
             (Some(status), Some(base)) => Some(Committed { head, base, status }),
             _ => None,
@@ -267,10 +263,7 @@ impl Engine<'_> {
         let queue = Mutex::new(branches.iter().copied());
         let results: Mutex<Vec<(usize, BranchResult)>> = Mutex::new(Vec::new());
         let (config, run_dir, graph, env) = (self.config, self.run_dir, self.graph, &self.env);
-        // A branch answers its gates as the run does, but never asks the terminal: several
-        // branches may run at once.
-        let (answers, auto_approve) = (&self.directions.answers, self.directions.auto_approve);
-        let trust = self.directions.trust;
+        let directions = self.directions;
         std::thread::scope(|scope| {
             for _ in 0..max_parallel.min(branches.len()) {
                 scope.spawn(|| {
@@ -280,12 +273,8 @@ impl Engine<'_> {
                         let result = match Repo::open(&branch.path) {
                             Ok(repo) => {
                                 let mut quiet = Quiet;
-                                let directions = Directions {
-                                    answers: answers.clone(),
-                                    auto_approve,
-                                    trust,
-                                    ..Directions::default()
-                                };
+                                // A branch answers its gates as the run does, but never asks
+                                // the terminal: several branches may run at once.
                                 let engine = Engine {
                                     repo: &repo,
                                     config,
@@ -294,7 +283,8 @@ impl Engine<'_> {
                                     env: env.clone(),
                                     observer: &mut quiet,
                                     seed: None,
-                                    directions: &directions,
+                                    directions,
+                                    interviewer: None,
                                 };
                                 engine.run_branch(id, branch, base, pass, context)
                             }
@@ -306,6 +296,7 @@ impl Engine<'_> {
                                 )),
                                 head: None,
                                 files: Vec::new(),
+                                stopped: None,
                             },
                         };
                         if let Ok(mut results) = results.lock() {
@@ -322,7 +313,7 @@ impl Engine<'_> {
     }
 
     /// One branch, on an engine whose repository is the branch's worktree: its node through
-    /// the handler dispatch, then its work committed on its branch. A git failure fails the
+    /// the stage pipeline, then its work committed on its branch. A git failure fails the
     /// branch, not the run.
     fn run_branch(
         &self,
@@ -344,15 +335,13 @@ impl Engine<'_> {
                 "branch": node.id, "index": branch.index,
             }),
         );
-        let ran = self.commit_branch(id, branch, base, pass, context);
-        let (outcome, head, files) = match ran {
-            Ok(done) => done,
-            Err(err) => {
+        let mut result = self
+            .commit_branch(id, branch, base, pass, context)
+            .unwrap_or_else(|err| {
                 let reason = format!("parallel branch {} failed to run: {err}", node.id);
-                (Outcome::failed(&reason), None, Vec::new())
-            }
-        };
-        if let Some(head) = head {
+                BranchResult::of(node, Outcome::failed(&reason), None, Vec::new())
+            });
+        if let Some(head) = result.head {
             self.event(
                 id,
                 "git.commit",
@@ -363,6 +352,7 @@ impl Engine<'_> {
                 }),
             );
         }
+        let outcome = &result.outcome;
         self.event(
             id,
             "parallel.branch.completed",
@@ -371,18 +361,16 @@ impl Engine<'_> {
             json!({
                 "branch": node.id, "index": branch.index,
                 "duration_ms": u64::try_from(clock.elapsed().as_millis()).unwrap_or(u64::MAX),
-                "status": outcome.status.as_str(), "head_sha": head.map(|h| h.to_string()),
+                "status": outcome.status.as_str(), "head_sha": result.head.map(|h| h.to_string()),
+                "notes": outcome.notes,
             }),
         );
-        BranchResult {
-            id: node.id.clone(),
-            outcome,
-            head,
-            files,
-        }
+        result.id = node.id.clone();
+        result
     }
 
-    #[allow(clippy::type_complexity)]
+    /// The branch's stage, and its work committed on its branch with the stage's outcome:
+    /// its status in the subject, its notes (a failure's reason) in the body.
     fn commit_branch(
         &self,
         id: &RunId,
@@ -390,7 +378,7 @@ impl Engine<'_> {
         base: ObjectId,
         pass: u64,
         context: &BTreeMap<String, Value>,
-    ) -> Result<(Outcome, Option<ObjectId>, Vec<(String, Attachment)>)> {
+    ) -> Result<BranchResult> {
         let repo = self.repo;
         let workspace = Workspace {
             repo: repo.clone(),
@@ -400,15 +388,29 @@ impl Engine<'_> {
         };
         let mut context = context.clone();
         context.insert("current_node".into(), json!(branch.node.id));
-        let Ran { outcome, files, .. } =
-            self.run_handler(id, &workspace, branch.node, pass, &context);
+        let stage = Stage {
+            node: branch.node,
+            visit: pass,
+            index: u64::try_from(branch.index).unwrap_or(u64::MAX),
+            branch: Some(&branch.branch),
+        };
+        let attempted = match self.run_stage(id, &workspace, &stage, &context)? {
+            Ok(attempted) => attempted,
+            Err(stop) => {
+                let mut result =
+                    BranchResult::of(branch.node, Outcome::failed(""), None, Vec::new());
+                result.stopped = Some(stop);
+                return Ok(result);
+            }
+        };
+        let (outcome, files) = (attempted.ran.outcome, attempted.ran.files);
         let snapshot = workspace.snapshot(Some(base), self.config, &[])?;
-        let subject = format!(
-            "fabro({id}): {} ({})",
-            branch.node.id,
-            outcome.status.as_str()
-        );
-        let text = format!("{subject}\n\n{}: {id}\n", message::RUN);
+        let node = &branch.node.id;
+        let mut text = format!("fabro({id}): {node} ({})\n\n", outcome.status.as_str());
+        if !outcome.notes.trim().is_empty() {
+            text.push_str(&format!("{}\n\n", outcome.notes.trim()));
+        }
+        text.push_str(&format!("{}: {id}\n", message::RUN));
         let head = repo.write_commit(snapshot.tree, &[base], &text, &self.config.identity)?;
         let edit = RefEdit::Update {
             name: branch.branch.clone(),
@@ -417,6 +419,26 @@ impl Engine<'_> {
         };
         repo.update_refs(&[edit], "fabro: parallel branch", &self.config.identity)?;
         snapshot.write_index()?;
-        Ok((outcome, Some(head), files))
+        if side_effect::is_side_effect(branch.node) {
+            self.resolve_intent(id, node, pass)?;
+        }
+        Ok(BranchResult::of(branch.node, outcome, Some(head), files))
+    }
+}
+
+impl BranchResult {
+    fn of(
+        node: &Node,
+        outcome: Outcome,
+        head: Option<ObjectId>,
+        files: Vec<(String, Attachment)>,
+    ) -> BranchResult {
+        BranchResult {
+            id: node.id.clone(),
+            outcome,
+            head,
+            files,
+            stopped: None,
+        }
     }
 }
