@@ -108,6 +108,41 @@ impl Walk<'_> {
         });
     }
 
+    /// At a terminal node: the exit, recorded, when every goal gate is satisfied (None), else
+    /// the retry target of the first one that is not.
+    fn at_exit(&mut self, node: &Node) -> Result<Option<String>, String> {
+        let graph = self.graph;
+        let Some(gate) = self.failed_goal_gate() else {
+            let visit = self.visits.get(&node.id).copied().unwrap_or(0) + 1;
+            self.push_stage(node, visit, Status::Succeeded);
+            return Ok(None);
+        };
+        let retry = retry_target(graph, &gate)
+            .filter(|t| graph.node(t).is_some_and(|n| !is_terminal(n)))
+            .ok_or_else(|| format!("goal gate unsatisfied for node {gate} and no retry target"))?;
+        Ok(Some(retry))
+    }
+
+    /// Counts a visit of `node`, within the node's `max_visits` and the graph's `limit`.
+    fn count_visit(&mut self, node: &Node, limit: usize) -> Result<usize, String> {
+        let visits = self.visits.entry(node.id.clone()).or_insert(0);
+        *visits += 1;
+        let visit = *visits;
+        let node_limit = node
+            .int_attr("max_visits")
+            .filter(|n| *n > 0)
+            .map(|n| (usize::try_from(n).unwrap_or(usize::MAX), "node"));
+        for (max, source) in node_limit.into_iter().chain([(limit, "graph")]) {
+            if visit >= max {
+                return Err(format!(
+                    "node \"{}\" visited {visit} times ({source} limit {max}); run is stuck in a cycle",
+                    node.id
+                ));
+            }
+        }
+        Ok(visit)
+    }
+
     fn run(&mut self) -> Result<(), String> {
         self.seed_context();
         let graph = self.graph;
@@ -126,44 +161,15 @@ impl Walk<'_> {
                 .node(&current)
                 .ok_or_else(|| format!("node {current:?} not found"))?;
             if is_terminal(node) {
-                match self.failed_goal_gate() {
-                    None => {
-                        let visit = self.visits.get(&node.id).copied().unwrap_or(0) + 1;
-                        self.push_stage(node, visit, Status::Succeeded);
-                        return Ok(());
+                match self.at_exit(node)? {
+                    Some(target) => {
+                        current = target;
+                        continue;
                     }
-                    Some(gate) => {
-                        let retry = retry_target(graph, &gate)
-                            .filter(|t| graph.node(t).is_some_and(|n| !is_terminal(n)));
-                        match retry {
-                            Some(target) => {
-                                current = target;
-                                continue;
-                            }
-                            None => {
-                                return Err(format!(
-                                    "goal gate unsatisfied for node {gate} and no retry target"
-                                ));
-                            }
-                        }
-                    }
+                    None => return Ok(()),
                 }
             }
-            let visits = self.visits.entry(node.id.clone()).or_insert(0);
-            *visits += 1;
-            let visit = *visits;
-            let node_limit = node
-                .int_attr("max_visits")
-                .filter(|n| *n > 0)
-                .map(|n| (usize::try_from(n).unwrap_or(usize::MAX), "node"));
-            for (max, source) in node_limit.into_iter().chain([(limit, "graph")]) {
-                if visit >= max {
-                    return Err(format!(
-                        "node \"{}\" visited {visit} times ({source} limit {max}); run is stuck in a cycle",
-                        node.id
-                    ));
-                }
-            }
+            let visit = self.count_visit(node, limit)?;
             self.context.insert("current_node".into(), json!(node.id));
             self.context
                 .insert("internal.node_visit_count".into(), json!(visit));

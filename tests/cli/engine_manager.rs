@@ -231,7 +231,7 @@ fn an_invalid_inline_child_fails_the_stage_and_a_valid_one_runs() {
 }
 
 #[test]
-fn resume_of_a_parent_killed_while_its_child_ran_starts_a_fresh_child() {
+fn resume_of_a_parent_killed_while_its_child_ran_takes_the_child_up_where_it_was() {
     let repo = TestRepo::new();
     let parent = family(&repo, "echo child-done");
     // Dies inside the child, once its first node is checkpointed.
@@ -254,18 +254,21 @@ fn resume_of_a_parent_killed_while_its_child_ran_starts_a_fresh_child() {
     assert_eq!(stale[0].1["status"]["kind"], "running");
 
     repo.ok(&["resume", &parent_id]);
+    // The same child went on from its checkpoint: `write` ran once, `report` once.
     let kids = children(&repo, &parent_id);
-    assert_eq!(kids.len(), 2);
-    let (old, new): (Vec<_>, Vec<_>) = kids.iter().partition(|(id, _)| *id == stale[0].0);
-    assert_eq!(old[0].1["status"]["kind"], "failed");
-    let reason = old[0].1["conclusion"]["failure_reason"].as_str().unwrap();
-    assert!(reason.starts_with("stopped by its parent run"), "{reason}");
-    assert_eq!(new[0].1["status"]["kind"], "succeeded");
-    let record = run_json(&repo, &parent_id);
+    assert_eq!(kids.len(), 1);
+    let (child, record) = &kids[0];
+    assert_eq!(child, &stale[0].0);
     assert_eq!(record["status"]["kind"], "succeeded");
     assert_eq!(
-        record["checkpoint"]["context_values"]["stack.child.run_id"],
-        new[0].0.as_str()
+        record["checkpoint"]["node_visits"],
+        serde_json::json!({ "start": 1, "write": 1, "report": 1 })
+    );
+    let parent_record = run_json(&repo, &parent_id);
+    assert_eq!(parent_record["status"]["kind"], "succeeded");
+    assert_eq!(
+        parent_record["checkpoint"]["context_values"]["stack.child.run_id"],
+        child.as_str()
     );
     assert_eq!(
         repo.git(&["show", &format!("fabro/run/{parent_id}:seen.txt")]),

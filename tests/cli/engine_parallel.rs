@@ -146,6 +146,18 @@ fn branches_run_in_worktrees_of_their_own_and_the_winner_joins_the_run() {
         &format!("fabro/meta/{id}:stages/002-fork@1/c/stdout.log"),
     ]);
     assert_eq!(stdout, "from c\n");
+    // Why a branch failed is kept where people look: its outcome beside its files, and its
+    // branch commit's body.
+    let outcome: Value = serde_json::from_str(&repo.git(&[
+        "show",
+        &format!("fabro/meta/{id}:stages/002-fork@1/b/outcome.json"),
+    ]))
+    .expect("outcome.json is JSON");
+    assert_eq!(outcome["status"], "failed");
+    let notes = outcome["notes"].as_str().unwrap_or_default();
+    assert!(notes.contains("exit code: 1"), "{notes}");
+    let body = repo.git(&["log", "-1", "--format=%b", &format!("{prefix}/b")]);
+    assert!(body.contains("exit code: 1"), "{body}");
 
     let names = |name: &str| events(&repo, &id, name).len();
     assert_eq!(names("parallel.started"), 1);

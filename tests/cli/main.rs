@@ -72,6 +72,7 @@ mod second_clone;
 mod shadow;
 mod show;
 mod snapshot;
+mod stage_pipeline;
 mod start;
 mod status;
 mod sync;

@@ -22,18 +22,25 @@ use serde_json::{Value, json};
 
 use super::Engine;
 use super::command::Ran;
+use super::record::outcome_json;
 use super::stage::Step;
 use crate::engine::graph::{Graph, Node};
 use crate::engine::outcome::{Outcome, Status};
 use crate::error::Result;
+use crate::format::record::pretty;
 use crate::format::run_id::RunId;
 use crate::git::{ObjectId, RefEdit};
+use crate::ops::checkpoint::Attachment;
 use crate::run::workspace::{Place, Workspace};
 use crate::run::{self, RunState};
 
 mod branches;
 
 use branches::BranchResult;
+
+/// A branch's outcome, as `node_outcomes` would hold it, in the parallel node's stage: where
+/// `show` finds why a branch failed.
+const OUTCOME_FILE: &str = "outcome.json";
 
 /// Fabro's default for `max_parallel`.
 const DEFAULT_MAX_PARALLEL: usize = 4;
@@ -62,28 +69,13 @@ impl Engine<'_> {
         visit: u64,
         context: &BTreeMap<String, Value>,
     ) -> Result<Step> {
-        let graph = self.graph;
-        let targets: Vec<&str> = graph.outgoing(&node.id).map(|e| e.to.as_str()).collect();
-        if targets.is_empty() {
-            return Ok(failed("No branches for parallel node"));
-        }
-        if let Some(twice) = targets
-            .iter()
-            .enumerate()
-            .find(|(i, t)| targets[..*i].contains(t))
-        {
-            let reason = format!("parallel node {} has two branches to {}", node.id, twice.1);
-            return Ok(failed(&reason));
-        }
-        if workspace.place == Place::InPlace {
-            return Ok(failed(
-                "parallel branches need the run's own worktree; this run works in place",
-            ));
-        }
-        if in_branch(id, workspace) {
-            return Ok(failed(
-                "a parallel node cannot run inside another parallel node's branch",
-            ));
+        let targets: Vec<&str> = self
+            .graph
+            .outgoing(&node.id)
+            .map(|e| e.to.as_str())
+            .collect();
+        if let Some(reason) = refusal(id, workspace, node, &targets) {
+            return Ok(Step::Ran(Ran::outcome(Outcome::failed(&reason))));
         }
         let first_success = node.str_attr("join_policy") == Some("first_success");
         let max_parallel = node
@@ -107,37 +99,8 @@ impl Engine<'_> {
         if let Some(stop) = results.iter_mut().find_map(|r| r.stopped.take()) {
             return Ok(Step::Stopped(stop));
         }
-        let tip = RunState::load(self.repo, id)?.run_tip;
-
-        let mut winners: Vec<&BranchResult> = results
-            .iter()
-            .filter(|r| r.outcome.status == Status::Succeeded && r.head.is_some())
-            .collect();
-        winners.sort_by(|a, b| a.id.cmp(&b.id));
-        if let Some(head) = winners.first().and_then(|w| w.head) {
-            self.fast_forward(id, workspace, tip, head)?;
-            crate::failpoint::reach(&format!("engine:parallel-joined:{group}"));
-        }
-
-        let succeeded = results
-            .iter()
-            .filter(|r| r.outcome.status == Status::Succeeded)
-            .count();
-        let failed_count = results
-            .iter()
-            .filter(|r| r.outcome.status.is_failure())
-            .count();
-        let total = results.len();
-        let listed: Vec<Value> = results
-            .iter()
-            .map(|r| {
-                let mut entry = json!({ "id": r.id, "status": r.outcome.status.as_str() });
-                if let Some(head) = r.head {
-                    entry["head_sha"] = json!(head.to_string());
-                }
-                entry
-            })
-            .collect();
+        self.join_winner(id, workspace, &results, &group)?;
+        let joined = Joined::of(&results, first_success);
         self.event(
             id,
             "parallel.completed",
@@ -146,64 +109,32 @@ impl Engine<'_> {
             json!({
                 "node_id": node.id, "visit": visit,
                 "duration_ms": u64::try_from(clock.elapsed().as_millis()).unwrap_or(u64::MAX),
-                "success_count": succeeded, "failure_count": failed_count, "results": listed,
+                "success_count": joined.succeeded, "failure_count": joined.failed,
+                "results": joined.listed,
             }),
         );
+        Ok(Step::Ran(joined.into_ran(self.graph, results)))
+    }
 
-        let status = match (first_success, succeeded, failed_count) {
-            (false, _, 0) => Status::Succeeded,
-            (false, _, _) => Status::PartiallySucceeded,
-            (true, 0, _) => Status::Failed,
-            (true, _, _) => Status::Succeeded,
-        };
-        let mut notes = format!(
-            "Parallel node dispatched {total} branches ({succeeded} succeeded, {failed_count} failed)"
-        );
-        // Why each failed branch failed, where `show` and `log` tell the node's outcome.
-        for result in results.iter().filter(|r| r.outcome.status.is_failure()) {
-            notes.push_str(&format!(
-                "\nbranch {}: {}",
-                result.id,
-                result.outcome.notes.trim()
-            ));
+    /// Fast-forwards the run to the first succeeded branch, by target id.
+    fn join_winner(
+        &self,
+        id: &RunId,
+        workspace: &Workspace,
+        results: &[BranchResult],
+        group: &str,
+    ) -> Result<()> {
+        let winner = results
+            .iter()
+            .filter(|r| r.outcome.status == Status::Succeeded)
+            .filter_map(|r| Some((r.id.as_str(), r.head?)))
+            .min_by(|a, b| a.0.cmp(b.0));
+        if let Some((_, head)) = winner {
+            let tip = RunState::load(self.repo, id)?.run_tip;
+            self.fast_forward(id, workspace, tip, head)?;
+            crate::failpoint::reach(&format!("engine:parallel-joined:{group}"));
         }
-        let mut outcome = if status.is_failure() {
-            Outcome::failed(&format!(
-                "Join policy not satisfied: {succeeded}/{total} succeeded{}",
-                notes
-                    .split_once('\n')
-                    .map_or(String::new(), |(_, why)| format!("\n{why}"))
-            ))
-        } else {
-            Outcome {
-                status,
-                ..Outcome::succeeded(notes)
-            }
-        };
-        if !status.is_failure() {
-            let ids: Vec<&str> = results.iter().map(|r| r.id.as_str()).collect();
-            outcome.jump_to_node = join_node(graph, &ids);
-        }
-        outcome
-            .context_updates
-            .insert("parallel.results".into(), Value::Array(listed));
-        outcome
-            .context_updates
-            .insert("parallel.branch_count".into(), json!(total));
-        let files = results
-            .into_iter()
-            .flat_map(|r| {
-                let id = r.id;
-                r.files
-                    .into_iter()
-                    .map(move |(name, data)| (format!("{id}/{name}"), data))
-            })
-            .collect();
-        Ok(Step::Ran(Ran {
-            outcome,
-            exit_code: None,
-            files,
-        }))
+        Ok(())
     }
 
     /// Moves the run branch and its worktree from `from` to `to` when `to` descends from it
@@ -242,6 +173,108 @@ pub(super) fn in_branch(id: &RunId, workspace: &Workspace) -> bool {
         && workspace.repo.head_branch().as_deref() != Some(run::run_branch(id).as_str())
 }
 
-fn failed(reason: &str) -> Step {
-    Step::Ran(Ran::outcome(Outcome::failed(reason)))
+/// Why the node cannot run its branches here, if it cannot.
+fn refusal(id: &RunId, workspace: &Workspace, node: &Node, targets: &[&str]) -> Option<String> {
+    if targets.is_empty() {
+        return Some("No branches for parallel node".into());
+    }
+    if let Some((_, twice)) = targets
+        .iter()
+        .enumerate()
+        .find(|(i, t)| targets[..*i].contains(t))
+    {
+        return Some(format!(
+            "parallel node {} has two branches to {twice}",
+            node.id
+        ));
+    }
+    if workspace.place == Place::InPlace {
+        return Some(
+            "parallel branches need the run's own worktree; this run works in place".into(),
+        );
+    }
+    if in_branch(id, workspace) {
+        return Some("a parallel node cannot run inside another parallel node's branch".into());
+    }
+    None
+}
+
+/// The branches' results judged by the join policy.
+struct Joined {
+    succeeded: usize,
+    failed: usize,
+    /// Fabro's `parallel.results`: id, status and head of each branch.
+    listed: Vec<Value>,
+    status: Status,
+}
+
+impl Joined {
+    fn of(results: &[BranchResult], first_success: bool) -> Joined {
+        let count = |f: fn(Status) -> bool| results.iter().filter(|r| f(r.outcome.status)).count();
+        let succeeded = count(|s| s == Status::Succeeded);
+        let failed = count(Status::is_failure);
+        let listed = results
+            .iter()
+            .map(|r| {
+                let mut entry = json!({ "id": r.id, "status": r.outcome.status.as_str() });
+                if let Some(head) = r.head {
+                    entry["head_sha"] = json!(head.to_string());
+                }
+                entry
+            })
+            .collect();
+        let status = match (first_success, succeeded, failed) {
+            (false, _, 0) => Status::Succeeded,
+            (false, _, _) => Status::PartiallySucceeded,
+            (true, 0, _) => Status::Failed,
+            (true, _, _) => Status::Succeeded,
+        };
+        Joined {
+            succeeded,
+            failed,
+            listed,
+            status,
+        }
+    }
+
+    /// The parallel node's stage: Fabro's outcome, the jump to the join node, and the
+    /// branches' files, each branch's outcome among them (`<branch>/outcome.json`).
+    fn into_ran(self, graph: &Graph, results: Vec<BranchResult>) -> Ran {
+        let (total, succeeded, failed) = (results.len(), self.succeeded, self.failed);
+        let mut outcome = if self.status.is_failure() {
+            Outcome::failed(&format!(
+                "Join policy not satisfied: {succeeded}/{total} succeeded"
+            ))
+        } else {
+            let notes = format!(
+                "Parallel node dispatched {total} branches ({succeeded} succeeded, {failed} failed)"
+            );
+            let ids: Vec<&str> = results.iter().map(|r| r.id.as_str()).collect();
+            Outcome {
+                status: self.status,
+                jump_to_node: join_node(graph, &ids),
+                ..Outcome::succeeded(notes)
+            }
+        };
+        let updates = &mut outcome.context_updates;
+        updates.insert("parallel.results".into(), Value::Array(self.listed));
+        updates.insert("parallel.branch_count".into(), json!(total));
+        let files = results
+            .into_iter()
+            .flat_map(|r| {
+                let id = r.id;
+                let recorded = pretty(&outcome_json(&r.outcome, None));
+                let recorded = (OUTCOME_FILE.to_string(), Attachment::Bytes(recorded));
+                r.files
+                    .into_iter()
+                    .chain([recorded])
+                    .map(move |(name, data)| (format!("{id}/{name}"), data))
+            })
+            .collect();
+        Ran {
+            outcome,
+            exit_code: None,
+            files,
+        }
+    }
 }

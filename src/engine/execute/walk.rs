@@ -128,33 +128,11 @@ impl<'a> Engine<'a> {
             .repo
             .reflog_marks(&[(&meta, Movers::Fabro), (&run, Movers::FabroAndWorktree)]);
         loop {
-            let node = match self.next_node(walk, current)? {
-                Ok(node) => node,
+            let stage = match self.enter(id, walk, current)? {
+                Ok(stage) => stage,
                 Err(ending) => return Ok(ending),
             };
-            let visit = walk.visits.get(&node.id).copied().unwrap_or(0) + 1;
-            if let Err(reason) = within_limits(self.graph, node, visit) {
-                return Ok(Ending::Failed(reason));
-            }
-            let stage = Stage {
-                node,
-                visit,
-                index: walk.visits.values().sum::<u64>() + 1,
-                branch: None,
-            };
-            if interrupt::requested() {
-                return Ok(Ending::Stopped(Stop::Interrupted { stage: stage.id() }));
-            }
-            // Only the checkpoint's ref update records a node's work: a lock that a killed
-            // process left would throw the work away, so it is refused before the node runs.
-            self.repo
-                .ensure_unlocked(&[&meta, &run])
-                .map_err(|err| Error::from(err).in_run(id))?;
-            walk.visits.insert(node.id.clone(), visit);
-            walk.context.insert("current_node".into(), json!(node.id));
-            walk.context
-                .insert("internal.node_visit_count".into(), json!(visit));
-
+            let (node, visit) = (stage.node, stage.visit);
             self.observer.stage_started(node, visit);
             let clock = Instant::now();
             let attempted = match self.run_stage(id, workspace, &stage, &walk.context)? {
@@ -204,6 +182,44 @@ impl<'a> Engine<'a> {
                 None => return Ok(Ending::Succeeded),
             };
         }
+    }
+
+    /// The next stage, entered: within Fabro's limits, nothing left locked, the walk's
+    /// context naming it; or how the walk ends before it.
+    fn enter(
+        &self,
+        id: &RunId,
+        walk: &mut Walk,
+        current: String,
+    ) -> Result<std::result::Result<Stage<'a>, Ending>> {
+        let node = match self.next_node(walk, current)? {
+            Ok(node) => node,
+            Err(ending) => return Ok(Err(ending)),
+        };
+        let visit = walk.visits.get(&node.id).copied().unwrap_or(0) + 1;
+        if let Err(reason) = within_limits(self.graph, node, visit) {
+            return Ok(Err(Ending::Failed(reason)));
+        }
+        let stage = Stage {
+            node,
+            visit,
+            index: walk.visits.values().sum::<u64>() + 1,
+            branch: None,
+        };
+        if interrupt::requested() {
+            let stage = stage.id();
+            return Ok(Err(Ending::Stopped(Stop::Interrupted { stage })));
+        }
+        // Only the checkpoint's ref update records a node's work: a lock that a killed
+        // process left would throw the work away, so it is refused before the node runs.
+        self.repo
+            .ensure_unlocked(&[&meta_branch(id), &run_branch(id)])
+            .map_err(|err| Error::from(err).in_run(id))?;
+        walk.visits.insert(node.id.clone(), visit);
+        walk.context.insert("current_node".into(), json!(node.id));
+        walk.context
+            .insert("internal.node_visit_count".into(), json!(visit));
+        Ok(Ok(stage))
     }
 
     /// The node to visit, or how the walk ends: at a terminal node, the exit when every goal

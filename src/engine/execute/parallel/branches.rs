@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use super::super::stage::Stage;
 use super::super::{Engine, Quiet, Stop, side_effect};
-use crate::engine::graph::Node;
+use crate::engine::graph::{Graph, Node};
 use crate::engine::outcome::{Outcome, Status};
 use crate::error::{Error, Result};
 use crate::format::message;
@@ -66,7 +66,7 @@ impl Committed {
     }
 }
 
-impl Engine<'_> {
+impl<'a> Engine<'a> {
     /// Runs one pass of the parallel node `node`: its branches, in edge order, up to
     /// `max_parallel` at once; each worktree is removed afterwards, each branch kept.
     pub(super) fn run_pass(
@@ -78,27 +78,7 @@ impl Engine<'_> {
         context: &BTreeMap<String, Value>,
         max_parallel: usize,
     ) -> Result<Vec<BranchResult>> {
-        let mut branches = Vec::new();
-        for (index, target) in targets.iter().enumerate() {
-            let Some(target_node) = self.graph.node(target) else {
-                continue;
-            };
-            branches.push(Branch {
-                index,
-                node: target_node,
-                branch: format!(
-                    "{}{}/pass{visit}/{target}",
-                    run::parallel_branches_prefix(id),
-                    node.id
-                ),
-                path: self
-                    .run_dir
-                    .path
-                    .join("parallel")
-                    .join(format!("{}-pass{visit}", node.id))
-                    .join(target),
-            });
-        }
+        let branches = self.branches(id, node, visit, targets);
         // A run killed during this pass left branches with their work committed (and maybe
         // joined the winner already): their work is taken as it is, not done twice.
         let tip = RunState::load(self.repo, id)?.run_tip;
@@ -137,10 +117,39 @@ impl Engine<'_> {
             Err(err) => Err(err),
         };
         crate::failpoint::reach(&format!("engine:parallel-branches-ran:{}@{visit}", node.id));
-        // The worktrees go whatever happened, as a run's does: unless one holds what its
-        // branch's commit does not (a branch that could not commit, ignored files).
+        let removal = self.retire_all(&to_run, base);
+        results.extend(ran?);
+        removal?;
+        results.sort_by_key(|(index, _)| *index);
+        Ok(results.into_iter().map(|(_, r)| r).collect())
+    }
+
+    /// The pass's branches: one per target, on its branch, in its worktree's place.
+    fn branches(&self, id: &RunId, node: &Node, visit: u64, targets: &[&str]) -> Vec<Branch<'a>> {
+        let graph: &'a Graph = self.graph;
+        let place = self.run_dir.path.join("parallel");
+        let place = place.join(format!("{}-pass{visit}", node.id));
+        let prefix = run::parallel_branches_prefix(id);
+        targets
+            .iter()
+            .enumerate()
+            .filter_map(|(index, target)| {
+                Some(Branch {
+                    index,
+                    node: graph.node(target)?,
+                    branch: format!("{prefix}{}/pass{visit}/{target}", node.id),
+                    path: place.join(target),
+                })
+            })
+            .collect()
+    }
+
+    /// Removes the worktrees of the branches that ran, whatever happened, as a run's is
+    /// removed: unless one holds what its branch's commit does not (a branch that could not
+    /// commit, ignored files).
+    fn retire_all(&self, ran: &[&Branch], base: ObjectId) -> Result<()> {
         let mut removal = Ok(());
-        for branch in &to_run {
+        for branch in ran {
             let retired = match self.leftover(branch) {
                 Ok(Some(worktree)) => {
                     let tip = self.repo.ref_target(&branch.branch)?.unwrap_or(base);
@@ -151,10 +160,7 @@ impl Engine<'_> {
             };
             removal = removal.and(retired);
         }
-        results.extend(ran?);
-        removal?;
-        results.sort_by_key(|(index, _)| *index);
-        Ok(results.into_iter().map(|(_, r)| r).collect())
+        removal
     }
 
     /// The work an earlier attempt at this pass committed on the branch: a commit of this run
