@@ -1,6 +1,6 @@
 //! What stops a workflow from looping forever on the same failure, as Fabro does it.
 //!
-//! - The loop breaker counts each deterministic failure by its signature (node, class and
+//! - The loop breaker counts each deterministic or structural failure by its signature (node, class and
 //!   reason with numbers and hashes masked). When one signature reaches the graph's
 //!   `loop_restart_signature_limit` (3 by default), the run fails: a test → fix loop that keeps
 //!   failing the same way ends instead of spinning.
@@ -19,11 +19,6 @@ use crate::format::record::Checkpoint;
 
 /// Fabro's default for `loop_restart_signature_limit`.
 const DEFAULT_LIMIT: u64 = 3;
-
-/// Only failures that would recur identically are counted: a transient one may not.
-fn is_tracked(failure: &Failure) -> bool {
-    failure.class == "deterministic"
-}
 
 pub fn is_loop_restart(edge: &Edge) -> bool {
     edge.attrs.get("loop_restart").and_then(|v| v.as_bool()) == Some(true)
@@ -57,7 +52,7 @@ impl Breaker {
 
     /// Counts a node's failure; `Err` when its signature has now repeated `limit` times.
     pub fn after_node(&mut self, failure: Option<&Failure>) -> Result<(), String> {
-        let Some(failure) = failure.filter(|f| is_tracked(f)) else {
+        let Some(failure) = failure.filter(|f| f.is_tracked()) else {
             return Ok(());
         };
         let count = bump(&mut self.loop_signatures, &failure.signature);
@@ -82,7 +77,7 @@ impl Breaker {
                 first_line(&failure.message)
             ));
         }
-        if is_tracked(failure) {
+        if failure.is_tracked() {
             let count = bump(&mut self.restart_signatures, &failure.signature);
             if count >= self.limit {
                 return Err(format!(

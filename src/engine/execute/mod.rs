@@ -31,6 +31,7 @@ pub mod environment;
 mod events;
 mod failure;
 pub mod fan_in;
+mod fidelity;
 mod handlers;
 mod human;
 pub mod interrupt;

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
+use super::fidelity::Threading;
 use super::record::status_of;
 use super::{Engine, loops};
 use crate::engine::outcome::Status;
@@ -24,6 +25,7 @@ pub(super) struct Walk {
     /// Set by a `loop_restart` edge until the next checkpoint records the fresh start.
     pub restarted: bool,
     pub breaker: loops::Breaker,
+    pub threading: Threading,
 }
 
 impl Engine<'_> {
@@ -41,6 +43,7 @@ impl Engine<'_> {
             retries: BTreeMap::new(),
             restarted: false,
             breaker: loops::Breaker::new(self.graph, None),
+            threading: Threading::default(),
         };
         Ok((walk, start.id.clone()))
     }
@@ -102,6 +105,11 @@ impl Engine<'_> {
             retries: checkpoint.node_retries.clone(),
             restarted: false,
             breaker: loops::Breaker::new(self.graph, Some(checkpoint)),
+            threading: Threading {
+                incoming: None,
+                previous: Some(checkpoint.current_node.clone()),
+                degrade: true,
+            },
         };
         let restarting = checkpoint.next_node_id.as_ref().is_some_and(|next| {
             self.graph

@@ -219,6 +219,8 @@ impl<'a> Engine<'a> {
         walk.context.insert("current_node".into(), json!(node.id));
         walk.context
             .insert("internal.node_visit_count".into(), json!(visit));
+        walk.threading
+            .before_node(self.graph, node, &mut walk.context);
         Ok(Ok(stage))
     }
 
@@ -280,6 +282,7 @@ impl<'a> Engine<'a> {
                 let failed = outcome.status.is_failure();
                 failed.then(|| retry_target(graph, &node.id)).flatten()
             });
+        walk.threading.after_node(node, edge);
         if edge.is_some_and(loops::is_loop_restart) && breaks.is_none() {
             breaks = walk.breaker.allow_restart(failure.as_ref()).err();
         }
@@ -434,10 +437,10 @@ fn take_outcome(walk: &mut Walk, node: &Node, outcome: &Outcome, failure: Option
     let context = &mut walk.context;
     context.extend(outcome.context_updates.clone());
     context.insert("outcome".into(), json!(outcome.status.as_str()));
-    if let Some(failure) = failure {
-        context.insert("failure_class".into(), json!(failure.class));
-        context.insert("failure_signature".into(), json!(failure.signature));
-    }
+    // Fabro clears both after every node that did not fail.
+    let (class, signature) = failure.map_or(("", ""), |f| (f.class, f.signature.as_str()));
+    context.insert("failure_class".into(), json!(class));
+    context.insert("failure_signature".into(), json!(signature));
     if let Some(label) = &outcome.preferred_label {
         context.insert("preferred_label".into(), json!(label));
     }
