@@ -24,9 +24,9 @@ const POLL: Duration = Duration::from_millis(20);
 
 /// Runs `command` to its end on git-fabro's terminal, passing SIGTERM on to it.
 pub fn run_in_foreground(command: &mut Command) -> io::Result<ExitStatus> {
-    let term = Arc::new(AtomicBool::new(false));
-    outlive(SIGTERM, &term)?;
     let mut child = spawn_on_terminal(command)?;
+    let term = Arc::new(AtomicBool::new(false));
+    outlive(SIGTERM, &term);
     let pid = i32::try_from(child.id()).ok().and_then(Pid::from_raw);
     loop {
         if let Some(status) = child.try_wait()? {
@@ -44,36 +44,19 @@ pub fn run_in_foreground(command: &mut Command) -> io::Result<ExitStatus> {
 /// Starts `command` on git-fabro's terminal; from now on the terminal's signals no longer
 /// end git-fabro.
 pub fn spawn_on_terminal(command: &mut Command) -> io::Result<Child> {
+    // Caught only once the child runs: it starts with the dispositions git-fabro was given
+    // (Ctrl-C as from the shell; a hangup still ignored under `nohup`), and a child that
+    // cannot start changes nothing.
+    let child = command.spawn()?;
     let terminal = Arc::new(AtomicBool::new(false));
     for signal in [SIGINT, SIGQUIT, SIGHUP] {
-        outlive(signal, &terminal)?;
+        outlive(signal, &terminal);
     }
-    // A caught signal is reset to its default in the child when it starts: it gets Ctrl-C as
-    // it would from the shell.
-    command.spawn()
+    Ok(child)
 }
 
-/// From now on `signal` only raises `flag`, unless this process was started ignoring it (a
-/// background job of a script, `nohup`): then it stays ignored, here and in the children,
-/// which inherit that.
-fn outlive(signal: i32, flag: &Arc<AtomicBool>) -> io::Result<()> {
-    if !ignored(signal) {
-        signal_hook::flag::register(signal, Arc::clone(flag))?;
-    }
-    Ok(())
-}
-
-/// Whether this process ignores `signal`, from `/proc/self/status`; where the system has no
-/// `/proc`, no signal counts as ignored.
-fn ignored(signal: i32) -> bool {
-    let Some(bit) = u32::try_from(signal - 1).ok().filter(|bit| *bit < 64) else {
-        return false;
-    };
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|status| {
-            let mask = status.lines().find_map(|l| l.strip_prefix("SigIgn:"))?;
-            u64::from_str_radix(mask.trim(), 16).ok()
-        })
-        .is_some_and(|mask| mask & (1 << bit) != 0)
+/// From now on `signal` only raises `flag`. Best effort: a signal that cannot be caught ends
+/// git-fabro as it did before.
+fn outlive(signal: i32, flag: &Arc<AtomicBool>) {
+    let _ = signal_hook::flag::register(signal, Arc::clone(flag));
 }

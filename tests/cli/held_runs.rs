@@ -293,3 +293,24 @@ fn sigterm_to_resume_is_passed_on_to_its_command() {
     assert_eq!(status.code(), Some(7), "git-fabro exits as its command did");
     assert!(!run.run_dir.join("run.pid").exists(), "run.pid is released");
 }
+
+/// Under `nohup` (a hangup ignored), the command inherits the ignored hangup as it would
+/// started from the shell; Ctrl-C stays its to handle.
+#[test]
+fn the_resumed_command_inherits_the_signals_git_fabro_ignores() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    let bin = assert_cmd::cargo::cargo_bin("git-fabro");
+    let mask = repo.root.join("mask");
+    let line = format!(
+        "trap '' HUP; exec '{}' resume {} -- sh -c 'grep SigIgn /proc/self/status > \"{}\"'",
+        bin.display(),
+        run.id,
+        mask.display()
+    );
+    run_ok(repo.command("sh").args(["-c", &line]));
+    let mask = std::fs::read_to_string(mask).unwrap();
+    let bits = u64::from_str_radix(mask.trim_start_matches("SigIgn:").trim(), 16).unwrap();
+    assert_eq!(bits & 1, 1, "SIGHUP stays ignored: {mask}");
+    assert_eq!(bits & 2, 0, "SIGINT is the command's to handle: {mask}");
+}
