@@ -4,8 +4,9 @@
 //! them started from the shell; they decide what those mean. git-fabro must not be the first
 //! to go: it holds the run for the command and reports how it ended, and a pager left behind
 //! would fight the shell for the terminal. So once such a child starts, those signals no
-//! longer end git-fabro, which ends with the child instead (`resume` exits 130 when Ctrl-C
-//! ended its command; a pager quit leaves git-fabro's next write a broken pipe, exit 0).
+//! longer end git-fabro, which ends with the child instead: `resume` exits as its command
+//! did (130 when Ctrl-C ended it), and a pager quit early makes git-fabro's next write a
+//! broken pipe (exit 0).
 //!
 //! A SIGTERM sent to git-fabro alone (`kill PID`, a supervisor stopping it) is passed on to
 //! the command of `resume`, which would otherwise go on working on a run nobody holds.
