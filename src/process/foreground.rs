@@ -20,7 +20,8 @@ use std::time::Duration;
 use rustix::process::{Pid, Signal};
 use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM};
 
-/// How often the wait looks for the command's end and for a SIGTERM to pass on.
+/// How often the wait looks for the command's end and for a SIGTERM to pass on, once the
+/// command has run a while; quick commands are looked at sooner.
 const POLL: Duration = Duration::from_millis(20);
 
 /// Runs `command` to its end on git-fabro's terminal, passing SIGTERM on to it.
@@ -29,6 +30,7 @@ pub fn run_in_foreground(command: &mut Command) -> io::Result<ExitStatus> {
     let term = Arc::new(AtomicBool::new(false));
     outlive(SIGTERM, &term);
     let pid = i32::try_from(child.id()).ok().and_then(Pid::from_raw);
+    let mut poll = Duration::from_millis(1);
     loop {
         if let Some(status) = child.try_wait()? {
             return Ok(status);
@@ -38,7 +40,8 @@ pub fn run_in_foreground(command: &mut Command) -> io::Result<ExitStatus> {
         {
             let _ = rustix::process::kill_process(pid, Signal::TERM);
         }
-        std::thread::sleep(POLL);
+        std::thread::sleep(poll);
+        poll = (poll * 2).min(POLL);
     }
 }
 
