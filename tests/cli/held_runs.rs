@@ -186,7 +186,9 @@ fn a_run_pid_left_by_a_zombie_is_taken_over() {
     let run = repo.start();
     let mut ended = Command::new("true").spawn().unwrap();
     let stat = format!("/proc/{}/stat", ended.id());
+    let started = std::time::Instant::now();
     while !std::fs::read_to_string(&stat).is_ok_and(|s| s.contains(") Z")) {
+        assert!(started.elapsed() < PATIENCE, "`true` never ended");
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
     std::fs::write(run.run_dir.join("run.pid"), format!("{}\n", ended.id())).unwrap();
@@ -212,12 +214,32 @@ fn signalled_command(repo: &TestRepo, signal: &str) -> std::path::PathBuf {
     script
 }
 
+/// Long enough for any machine; no test waits for it to pass.
+const PATIENCE: std::time::Duration = std::time::Duration::from_secs(60);
+
 fn wait_for_command(repo: &TestRepo) -> String {
     let pid = repo.root.join("command.pid");
+    let started = std::time::Instant::now();
     while !pid.exists() {
+        assert!(started.elapsed() < PATIENCE, "the command never started");
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     std::fs::read_to_string(pid).unwrap().trim().to_owned()
+}
+
+/// How `child` ended; killed, and the test failed, if it runs past [`PATIENCE`].
+fn wait_ended(child: &mut Child) -> std::process::ExitStatus {
+    let started = std::time::Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if started.elapsed() > PATIENCE {
+            let _ = child.kill();
+            panic!("git-fabro did not end with its command");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
 }
 
 /// Kills what a failed test left running.
@@ -256,7 +278,7 @@ fn ctrl_c_reaches_the_resumed_command_and_git_fabro_ends_with_it() {
     let pid = wait_for_command(&repo);
     keyboard.write_all(b"\x03").unwrap();
     keyboard.flush().unwrap();
-    let status = terminal.wait().unwrap();
+    let status = wait_ended(&mut terminal);
     end_command(&pid);
     drop(keyboard);
     assert_eq!(status.code(), Some(7), "git-fabro exits as its command did");
@@ -286,7 +308,7 @@ fn sigterm_to_resume_is_passed_on_to_its_command() {
         .status()
         .unwrap();
     assert!(sent.success());
-    let status = holder.wait().unwrap();
+    let status = wait_ended(&mut holder);
     let caught = std::fs::read_to_string(repo.root.join("caught")).unwrap_or_default();
     end_command(&pid);
     assert_eq!(caught.trim(), "TERM", "the command got the SIGTERM");

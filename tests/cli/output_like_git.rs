@@ -184,7 +184,17 @@ fn ctrl_c_while_paging_is_the_pagers() {
     keyboard.write_all(b"\x03").expect("typed");
     keyboard.flush().expect("typed");
     crate::common::write_file(&repo.root.join("quit"), "");
-    let status = terminal.wait().expect("script ends");
+    let patience = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = terminal.try_wait().expect("wait for script") {
+            break status;
+        }
+        if std::time::Instant::now() > patience {
+            let _ = terminal.kill();
+            panic!("git-fabro did not end once its pager was quit");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
     drop(keyboard);
     assert_eq!(status.code(), Some(0), "git-fabro went on after Ctrl-C");
     assert!(
