@@ -7,6 +7,8 @@
 //!
 //! The modules are layers, each using only those below it:
 //!
+//! - `process`: the processes git-fabro starts that are not git (nodes' shells, the command of
+//!   `resume -- COMMAND`, the pager), process groups, signals, and whether a process lives;
 //! - `git`: the only door to the repository (gix, and the `git` binary for push and fetch);
 //! - `format`: what is stored, as FORMAT.md defines it (ids, records, messages, trailers);
 //! - `config`: the settings, from flags, files and git config;
@@ -27,4 +29,5 @@ pub mod format;
 pub mod git;
 pub mod input;
 pub mod ops;
+pub mod process;
 pub mod run;

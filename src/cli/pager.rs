@@ -3,6 +3,10 @@
 //! else `less` where it is installed, run by the shell, with `LESS=FRX` (quit when the text
 //! fits one screen, keep colours, leave the screen as it is) unless `LESS` is set. An empty
 //! command or `cat` means no pager; a pager that cannot start means none either.
+//!
+//! The pager shares git-fabro's terminal ([`crate::process::spawn_on_terminal`]): Ctrl-C is
+//! the pager's to handle (less stops a search), and git-fabro, which would otherwise die under
+//! it and leave the pager fighting the shell for the terminal, goes on until the person quits.
 
 use std::io::{IsTerminal, Write};
 use std::process::{Child, Command, Stdio};
@@ -67,7 +71,7 @@ fn spawn(command: &str) -> Option<Pager> {
     if std::env::var_os("LV").is_none() {
         cmd.env("LV", "-c");
     }
-    let mut child = cmd.spawn().ok()?;
+    let mut child = crate::process::spawn_on_terminal(&mut cmd).ok()?;
     let pipe = child.stdin.take()?;
     let saved = (|| -> std::io::Result<Saved> {
         let stdout = rustix::io::dup(std::io::stdout())?;

@@ -145,7 +145,8 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     Ok(())
 }
 
-/// Runs the command in the worktree while holding run.pid.
+/// Runs the command in the worktree while holding run.pid, on git-fabro's terminal: Ctrl-C
+/// reaches the command, and git-fabro ends with it.
 fn supervise(id: &RunId, state: &ResumeState, command: &[String]) -> Result<u8> {
     let run_dir = RunDir {
         path: state.run_dir.clone(),
@@ -156,7 +157,7 @@ fn supervise(id: &RunId, state: &ResumeState, command: &[String]) -> Result<u8> 
     for name in crate::git::redirects::inherited_redirects() {
         child.env_remove(name);
     }
-    let status = child
+    child
         .args(&command[1..])
         .current_dir(&state.worktree)
         .env("FABRO_RUN_ID", &state.run_id)
@@ -167,8 +168,8 @@ fn supervise(id: &RunId, state: &ResumeState, command: &[String]) -> Result<u8> 
             state.next_node_id.as_deref().unwrap_or(""),
         )
         .env("FABRO_RESUME", "1")
-        .env(HOLDER_ENV, std::process::id().to_string())
-        .status();
+        .env(HOLDER_ENV, std::process::id().to_string());
+    let status = crate::process::run_in_foreground(&mut child);
     drop(hold);
     let status =
         status.map_err(|err| Error::Failed(format!("cannot run {}: {err}", command[0])))?;

@@ -42,8 +42,7 @@ impl Repo {
             .stderr(Stdio::null());
         // Its own process group: a Ctrl-C meant for the command that wrote must not stop a
         // gc halfway (git's gc is safe to stop, but it would only start again next time).
-        #[cfg(unix)]
-        std::os::unix::process::CommandExt::process_group(&mut gc, 0);
+        crate::process::own_group(&mut gc);
         // Not waited on: the gc outlives this process and is reparented when it exits.
         let _ = gc.spawn();
     }

@@ -13,7 +13,6 @@ mod object_format;
 mod objects;
 mod observe;
 mod pathspec;
-pub mod process;
 mod reach;
 pub mod redirects;
 mod ref_writer;

@@ -30,8 +30,8 @@ use std::time::{Duration, SystemTime};
 
 use super::Repo;
 use super::flock::Flock;
-use super::process::command_line;
 use crate::git::error::{Error, Result};
+use crate::process::command_line;
 
 /// The writer lock and record, under the common git dir.
 const WRITER: &str = "fabro/ref-writer";

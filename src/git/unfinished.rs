@@ -9,10 +9,10 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::process::{is_alive, is_alive_since};
 use super::refs::STALE_LOCK;
 use super::{Repo, Worktree};
 use crate::git::error::{Error, Result};
+use crate::process::{is_alive, is_alive_since};
 
 const INITIALIZING: &str = "initializing";
 const LOCK: &str = "locked";

@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 use crate::format::run_id::RunId;
 use crate::format::store::RunDir;
 use crate::git::flock::{Flock, is_held};
-use crate::git::process::{command_line, is_alive_since};
+use crate::process::{command_line, is_alive_since};
 
 pub const RUN_PID: &str = "run.pid";
 

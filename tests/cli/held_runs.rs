@@ -177,3 +177,162 @@ fn the_held_runs_own_command_may_finish_it() {
     let out = repo.ok(&["show", &run.id, "--json"]);
     assert!(out.contains("succeeded"), "{out}");
 }
+
+/// A run.pid naming a process that has ended but that its parent has not collected yet:
+/// the system still answers for its pid, yet it holds nothing.
+#[test]
+fn a_run_pid_left_by_a_zombie_is_taken_over() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    let mut ended = Command::new("true").spawn().unwrap();
+    let stat = format!("/proc/{}/stat", ended.id());
+    let started = std::time::Instant::now();
+    while !std::fs::read_to_string(&stat).is_ok_and(|s| s.contains(") Z")) {
+        assert!(started.elapsed() < PATIENCE, "`true` never ended");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    std::fs::write(run.run_dir.join("run.pid"), format!("{}\n", ended.id())).unwrap();
+    run_ok(repo.fabro().args(["resume", &run.id, "--", "true"]));
+    assert!(!run.run_dir.join("run.pid").exists());
+    ended.wait().unwrap();
+}
+
+/// A command for `resume -- sh FILE` that writes its pid to `command.pid`, and on `signal`
+/// writes `caught` and exits 7; it runs until a signal ends it.
+fn signalled_command(repo: &TestRepo, signal: &str) -> std::path::PathBuf {
+    let root = repo.root.display();
+    let script = repo.root.join("command.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "trap 'echo {signal} > {root}/caught; exit 7' {signal}\n\
+             echo $$ > {root}/command.pid.tmp && mv {root}/command.pid.tmp {root}/command.pid\n\
+             while :; do sleep 0.1; done\n"
+        ),
+    )
+    .unwrap();
+    script
+}
+
+/// Long enough for any machine; no test waits for it to pass.
+const PATIENCE: std::time::Duration = std::time::Duration::from_secs(60);
+
+fn wait_for_command(repo: &TestRepo) -> String {
+    let pid = repo.root.join("command.pid");
+    let started = std::time::Instant::now();
+    while !pid.exists() {
+        assert!(started.elapsed() < PATIENCE, "the command never started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::fs::read_to_string(pid).unwrap().trim().to_owned()
+}
+
+/// How `child` ended; killed, and the test failed, if it runs past [`PATIENCE`].
+fn wait_ended(child: &mut Child) -> std::process::ExitStatus {
+    let started = std::time::Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if started.elapsed() > PATIENCE {
+            let _ = child.kill();
+            panic!("git-fabro did not end with its command");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// Kills what a failed test left running.
+fn end_command(pid: &str) {
+    let _ = Command::new("kill")
+        .args(["-KILL", pid])
+        .stderr(Stdio::null())
+        .status();
+}
+
+/// Ctrl-C on the terminal reaches the command, which shares git-fabro's terminal; git-fabro
+/// does not die under it but holds the run until the command ends, and exits as it did.
+#[test]
+fn ctrl_c_reaches_the_resumed_command_and_git_fabro_ends_with_it() {
+    use std::io::Write;
+    let repo = TestRepo::new();
+    let run = repo.start();
+    let script = signalled_command(&repo, "INT");
+    let bin = assert_cmd::cargo::cargo_bin("git-fabro");
+    let line = format!(
+        "{} resume {} -- sh {}",
+        bin.display(),
+        run.id,
+        script.display()
+    );
+    let mut terminal = repo
+        .command("script")
+        .args(["-qec", &line, "/dev/null"])
+        .env("TERM", "dumb")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("util-linux `script` runs (.ci/run installs it)");
+    let mut keyboard = terminal.stdin.take().unwrap();
+    let pid = wait_for_command(&repo);
+    keyboard.write_all(b"\x03").unwrap();
+    keyboard.flush().unwrap();
+    let status = wait_ended(&mut terminal);
+    end_command(&pid);
+    drop(keyboard);
+    assert_eq!(status.code(), Some(7), "git-fabro exits as its command did");
+    let caught = std::fs::read_to_string(repo.root.join("caught")).unwrap_or_default();
+    assert_eq!(caught.trim(), "INT", "the command got Ctrl-C");
+    assert!(!run.run_dir.join("run.pid").exists(), "run.pid is released");
+}
+
+/// `kill PID` of git-fabro alone is passed on to its command, which would otherwise go on
+/// working on a run nobody holds.
+#[test]
+fn sigterm_to_resume_is_passed_on_to_its_command() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    let script = signalled_command(&repo, "TERM");
+    let mut holder = repo
+        .fabro()
+        .args(["resume", &run.id, "--", "sh"])
+        .arg(&script)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = wait_for_command(&repo);
+    let sent = Command::new("kill")
+        .args(["-TERM", &holder.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let status = wait_ended(&mut holder);
+    let caught = std::fs::read_to_string(repo.root.join("caught")).unwrap_or_default();
+    end_command(&pid);
+    assert_eq!(caught.trim(), "TERM", "the command got the SIGTERM");
+    assert_eq!(status.code(), Some(7), "git-fabro exits as its command did");
+    assert!(!run.run_dir.join("run.pid").exists(), "run.pid is released");
+}
+
+/// Under `nohup` (a hangup ignored), the command inherits the ignored hangup as it would
+/// started from the shell; Ctrl-C stays its to handle.
+#[test]
+fn the_resumed_command_inherits_the_signals_git_fabro_ignores() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    let bin = assert_cmd::cargo::cargo_bin("git-fabro");
+    let mask = repo.root.join("mask");
+    let line = format!(
+        "trap '' HUP; exec '{}' resume {} -- sh -c 'grep SigIgn /proc/self/status > \"{}\"'",
+        bin.display(),
+        run.id,
+        mask.display()
+    );
+    run_ok(repo.command("sh").args(["-c", &line]));
+    let mask = std::fs::read_to_string(mask).unwrap();
+    let bits = u64::from_str_radix(mask.trim_start_matches("SigIgn:").trim(), 16).unwrap();
+    assert_eq!(bits & 1, 1, "SIGHUP stays ignored: {mask}");
+    assert_eq!(bits & 2, 0, "SIGINT is the command's to handle: {mask}");
+}

@@ -6,7 +6,9 @@
 use std::path::{Path, PathBuf};
 
 /// From the bottom up; a module may name its own layer and those before it.
-const LAYERS: &[&str] = &["git", "format", "config", "run", "ops", "engine", "cli"];
+const LAYERS: &[&str] = &[
+    "process", "git", "format", "config", "run", "ops", "engine", "cli",
+];
 
 /// Shared by every layer but `git`, which has an error type of its own: the domain's errors,
 /// the reading of files a user names on the command line, and the failure points the crash

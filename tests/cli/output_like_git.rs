@@ -140,6 +140,71 @@ fn a_pager_runs_as_git_runs_one_only_on_a_terminal() {
     assert!(cat.output.contains("diff --git"), "{}", cat.output);
 }
 
+fn wait_for_file(path: &std::path::Path) {
+    let patience = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !path.exists() {
+        assert!(
+            std::time::Instant::now() < patience,
+            "no {}",
+            path.display()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// Ctrl-C while the pager shows the text is the pager's (less stops a search with it):
+/// git-fabro does not die under it, which would leave the pager fighting the shell for the
+/// terminal, but waits until the person quits the pager.
+#[test]
+fn ctrl_c_while_paging_is_the_pagers() {
+    use std::io::Write;
+    let (repo, id, _, _) = two_checkpoints();
+    let root = repo.root.display();
+    let pager = repo.root.join("pager.sh");
+    crate::common::write_file(
+        &pager,
+        &format!(
+            "trap '' INT\ncat > {root}/paged.txt\ntouch {root}/ready\n\
+             while [ ! -e {root}/quit ]; do sleep 0.05; done\necho quit > {root}/quitted\n"
+        ),
+    );
+    let bin = assert_cmd::cargo::cargo_bin("git-fabro");
+    let mut terminal = repo
+        .command("script")
+        .args(["-qec", &format!("{} log {id}", bin.display()), "/dev/null"])
+        .env("TERM", "dumb")
+        .env("GIT_PAGER", format!("sh {}", pager.display()))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("util-linux `script` runs (.ci/run installs it)");
+    let mut keyboard = terminal.stdin.take().expect("stdin");
+    wait_for_file(&repo.root.join("ready"));
+    keyboard.write_all(b"\x03").expect("typed");
+    keyboard.flush().expect("typed");
+    crate::common::write_file(&repo.root.join("quit"), "");
+    let patience = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = terminal.try_wait().expect("wait for script") {
+            break status;
+        }
+        if std::time::Instant::now() > patience {
+            let _ = terminal.kill();
+            panic!("git-fabro did not end once its pager was quit");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    drop(keyboard);
+    assert_eq!(status.code(), Some(0), "git-fabro went on after Ctrl-C");
+    assert!(
+        repo.root.join("quitted").exists(),
+        "git-fabro waited for the pager"
+    );
+    let paged = std::fs::read_to_string(repo.root.join("paged.txt")).unwrap_or_default();
+    assert!(paged.contains("@2"), "{paged}");
+}
+
 #[test]
 fn times_are_local_with_their_offset_and_json_stays_utc_with_nulls() {
     let repo = TestRepo::new();
