@@ -11,11 +11,10 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use serde::Serialize;
 
-/// Prints one pretty JSON document on stdout.
+/// Prints one pretty JSON document on stdout, in the form of the JSON files git-fabro writes.
 pub fn json(value: &impl Serialize) -> Result<()> {
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    serde_json::to_writer_pretty(&mut out, value)?;
-    writeln!(out)?;
+    let mut out = std::io::stdout().lock();
+    out.write_all(&crate::format::record::pretty(value))?;
     out.flush()?;
     Ok(())
 }
