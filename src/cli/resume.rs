@@ -245,6 +245,5 @@ fn continue_workflow(
             "properties": {},
         }));
     }
-    output::line(id)?;
     super::execute::execute(ctx, id, graph, json, agent, directions)
 }

@@ -19,6 +19,7 @@ mod dry_run;
 mod engine_agent;
 mod engine_human;
 mod engine_interrupt;
+mod engine_json;
 mod engine_manager;
 mod engine_parallel;
 mod engine_records;
