@@ -39,9 +39,12 @@ impl Spinner {
         }
         let label = label.into();
         let (stop, stopped) = mpsc::channel();
-        let thread = std::thread::spawn(move || draw(&label, &stopped));
+        // A machine out of threads shows no spinner rather than fail the work.
+        let thread = std::thread::Builder::new()
+            .name("progress".into())
+            .spawn(move || draw(&label, &stopped));
         Spinner {
-            drawing: Some((stop, thread)),
+            drawing: thread.ok().map(|thread| (stop, thread)),
         }
     }
 
