@@ -1,22 +1,60 @@
 //! Running a started run through the engine, for `run` and `resume`: holds run.pid while the
 //! engine works, shows its stages on stderr (`stage_progress`), and ends with the summary
 //! (`--json`) and the exit code of the run's status (0 succeeded, 1 failed, 4 blocked on a
-//! human gate, 130 interrupted by Ctrl-C or SIGTERM).
+//! human gate, 130 interrupted by Ctrl-C or SIGTERM). With `--json` the summary is all that
+//! stdout gets, whatever the ending, so that `git fabro run --json WF | jq` works.
 
 use std::io::Write;
 
 use anyhow::Result;
+use serde::Serialize;
 
 use super::stage_progress::{StageProgress, duration};
 use super::{Ctx, ExitWith, output};
-use crate::engine::execute::{Directions, Engine, Stop, interrupt};
+use crate::engine::execute::{Directions, Engine, Executed, StageReport, Stop, interrupt};
 use crate::engine::outcome::Status;
 use crate::engine::workflow::Graph;
 use crate::error::{Error, exit};
 use crate::format::run_id::RunId;
 
+/// The `--json` document, one shape for every ending: `duration_ms` when the run finished,
+/// `failure` when it failed, `stop` when it stopped before its end (status `blocked` or
+/// `paused`) and stays resumable.
+#[derive(Serialize)]
+struct Summary<'a> {
+    run_id: &'a str,
+    status: &'a str,
+    stages: &'a [StageReport],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    duration_ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    failure: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stop: Option<&'a Stop>,
+}
+
+impl<'a> Summary<'a> {
+    fn of(executed: &'a Executed) -> Summary<'a> {
+        let status = match &executed.stopped {
+            Some(Stop::Blocked(_)) => "blocked",
+            Some(Stop::Interrupted { .. }) => "paused",
+            None => executed.status.as_str(),
+        };
+        let finished = executed.stopped.is_none();
+        Summary {
+            run_id: &executed.run_id,
+            status,
+            stages: &executed.stages,
+            duration_ms: finished.then_some(executed.duration_ms),
+            failure: executed.failure.as_deref(),
+            stop: executed.stopped.as_ref(),
+        }
+    }
+}
+
 /// Executes run `id` to its end, `agent` (from `--agent`) overriding the configured agent
-/// command. The caller printed the run id already.
+/// command. Names the run first: its id as the first line of stdout or, with `--json` (whose
+/// document names it), on stderr.
 pub fn execute(
     ctx: &Ctx,
     id: &RunId,
@@ -25,6 +63,11 @@ pub fn execute(
     agent: Option<&str>,
     directions: &Directions,
 ) -> Result<()> {
+    if json {
+        output::note(format!("run {id}"));
+    } else {
+        output::line(id)?;
+    }
     let run = ctx.open_run(Some(id.as_str()))?;
     let mut config = run.config.clone();
     if let Some(agent) = agent {
@@ -61,11 +104,11 @@ pub fn execute(
     for warning in &executed.warnings {
         output::warn(warning);
     }
-    if let Some(stop) = &executed.stopped {
-        return stopped(id, stop, json);
-    }
     if json {
-        output::json(&executed)?;
+        output::json(&Summary::of(&executed))?;
+    }
+    if let Some(stop) = &executed.stopped {
+        return stopped(id, stop);
     }
     match executed.status {
         Status::Succeeded => {
@@ -88,16 +131,11 @@ pub fn execute(
 }
 
 /// A run that stopped without ending: says why and how it goes on.
-fn stopped(id: &RunId, stop: &Stop, json: bool) -> Result<()> {
-    let (status, code) = match stop {
-        Stop::Blocked(_) => ("blocked", exit::BLOCKED),
-        Stop::Interrupted { .. } => ("paused", exit::INTERRUPTED),
+fn stopped(id: &RunId, stop: &Stop) -> Result<()> {
+    let code = match stop {
+        Stop::Blocked(_) => exit::BLOCKED,
+        Stop::Interrupted { .. } => exit::INTERRUPTED,
     };
-    if json {
-        output::json(
-            &serde_json::json!({ "run_id": id.as_str(), "status": status, "stop": stop }),
-        )?;
-    }
     match stop {
         Stop::Blocked(question) => {
             let node = &question.stage;

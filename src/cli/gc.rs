@@ -1,5 +1,6 @@
 use anyhow::Result;
 
+use super::progress::Spinner;
 use super::{Ctx, output};
 use crate::error::Error;
 use crate::format::record::StatusKind;
@@ -48,7 +49,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
             None => None,
         },
     };
-    let progress = output::progress("collecting archived runs");
+    let progress = Spinner::start("collecting archived runs");
     if !args.dry_run && !args.force {
         let planned = gc(&ctx.repo, older_than, finished_older_than, true, &config)?;
         refuse_held_runs(ctx, &planned)?;
@@ -60,7 +61,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         args.dry_run,
         &config,
     )?;
-    drop(progress);
+    progress.done();
     output::warn_unreadable(&collected.unreadable);
     for warning in &collected.warnings {
         output::warn(warning);

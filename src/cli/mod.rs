@@ -28,6 +28,7 @@ pub mod output;
 mod pager;
 mod path;
 mod prepare;
+mod progress;
 mod ps;
 mod push;
 mod restore;

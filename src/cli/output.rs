@@ -1,21 +1,18 @@
 //! Rendering shared by the commands: JSON documents, aligned tables, and messages on stderr.
 //! Data goes to stdout, everything addressed to a person goes to stderr.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 
 use anstyle::{AnsiColor, Style};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, mpsc};
-use std::time::{Duration, Instant};
+use std::sync::atomic::Ordering;
 
 use anyhow::Result;
 use serde::Serialize;
 
-/// Prints one pretty JSON document on stdout.
+/// Prints one pretty JSON document on stdout, in the form of the JSON files git-fabro writes.
 pub fn json(value: &impl Serialize) -> Result<()> {
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    serde_json::to_writer_pretty(&mut out, value)?;
-    writeln!(out)?;
+    let mut out = std::io::stdout().lock();
+    out.write_all(&crate::format::record::pretty(value))?;
     out.flush()?;
     Ok(())
 }
@@ -122,54 +119,6 @@ pub fn severity(label: &str) -> String {
         paint(label, style)
     } else {
         label.to_string()
-    }
-}
-
-/// Shows that a long operation is under way, on a terminal only; stops when dropped.
-pub struct Progress {
-    stop: Option<mpsc::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-pub fn progress(what: &str) -> Progress {
-    if !std::io::stderr().is_terminal() || is_quiet() {
-        return Progress {
-            stop: None,
-            thread: None,
-        };
-    }
-    let (stop, stopped) = mpsc::channel::<()>();
-    let what = what.to_owned();
-    let shown = Arc::new(AtomicBool::new(false));
-    let thread = std::thread::spawn(move || {
-        let started = Instant::now();
-        // Quick operations finish before anything is drawn. Only a timeout repaints: a message
-        // or a dropped sender both mean the operation is over.
-        while let Err(mpsc::RecvTimeoutError::Timeout) =
-            stopped.recv_timeout(Duration::from_millis(250))
-        {
-            shown.store(true, Ordering::Relaxed);
-            eprint!("\r{what}... {:.1}s", started.elapsed().as_secs_f64());
-        }
-        if shown.load(Ordering::Relaxed) {
-            eprintln!(
-                "\r{what}... done in {:.1}s",
-                started.elapsed().as_secs_f64()
-            );
-        }
-    });
-    Progress {
-        stop: Some(stop),
-        thread: Some(thread),
-    }
-}
-
-impl Drop for Progress {
-    fn drop(&mut self) {
-        drop(self.stop.take());
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
     }
 }
 

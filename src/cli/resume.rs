@@ -3,6 +3,7 @@ use std::process::Command;
 
 use anyhow::Result;
 
+use super::progress::Spinner;
 use super::run_arg::RunArgs;
 use super::{Ctx, ExitWith, output, trust_review, workflow_file};
 use crate::engine::execute::{Directions, check_answers, nested_workflows};
@@ -121,9 +122,9 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         workflow: args.workflow.as_deref(),
         force: args.force,
     };
-    let progress = output::progress("preparing the run's worktree");
+    let progress = Spinner::start("preparing the run's worktree");
     let resumed = resume(&ctx.repo, &state, &config, &request)?;
-    drop(progress);
+    progress.done();
     if resumed.dirty {
         output::warn(format!(
             "the worktree {} has changes that no checkpoint holds",
@@ -256,6 +257,5 @@ fn continue_workflow(
             "properties": {},
         }));
     }
-    output::line(id)?;
     super::execute::execute(ctx, id, graph, json, agent, directions)
 }

@@ -14,14 +14,14 @@ use crate::ops::start::{StartRequest, start};
 /// Run a Fabro workflow: start a run, execute it node by node, checkpoint every node, finish
 ///
 /// Validates WORKFLOW (an invalid one is refused with exit 2 before anything is written),
-/// starts a run exactly as `start` does, prints its id as the first line of stdout, then runs
-/// the workflow in the run's worktree: each node is checkpointed (the start node on the
-/// metadata branch only, as Fabro counts it), edges are chosen by Fabro's rules, and the run is
-/// finished as `finish` does. One line per stage goes to stderr. Exits 0 when the run
-/// succeeded, 1 when it failed. Every node type of Fabro runs: start, exit, conditional, wait,
-/// command, agent, prompt, human, parallel, fan-in and manager loop; a node of a type Fabro
-/// does not know runs as an agent, as in Fabro. Agent and prompt
-/// nodes run through the agent command: --agent, else `[agent] command` in the --config file,
+/// starts a run exactly as `start` does, prints its id as the first line of stdout (on stderr
+/// with --json), then runs the workflow in the run's worktree: each node is checkpointed (the
+/// start node on the metadata branch only, as Fabro counts it), edges are chosen by Fabro's
+/// rules, and the run is finished as `finish` does. One line per stage goes to stderr. Exits
+/// 0 when the run succeeded, 1 when it failed. Every node type of Fabro runs: start, exit,
+/// conditional, wait, command, agent, prompt, human, parallel, fan-in and manager loop; a node
+/// of a type Fabro does not know runs as an agent, as in Fabro. Agent and prompt nodes run
+/// through the agent command: --agent, else `[agent] command` in the --config file,
 /// else git config `fabro.agentCommand`, else `[agent] command` in settings.toml; a workflow
 /// that needs one and has none is refused (exit 2). Templates (`{{ goal }}`,
 /// `{{ inputs.KEY }}`) are rendered strictly before the run starts; in a command's script each
@@ -78,8 +78,10 @@ pub struct Args {
     /// prompt on stdin and in $FABRO_PROMPT_FILE, the response on stdout)
     #[arg(long, value_name = "COMMAND")]
     agent: Option<String>,
-    /// Print the result as one JSON document: run_id, status, stages [{node_id, visit,
-    /// status, duration_ms}], duration_ms (a dry run: status, stages)
+    /// Print the result as one JSON document, the only thing on stdout: run_id, status,
+    /// stages [{node_id, visit, status, duration_ms}], duration_ms, failure; a run that
+    /// blocked or was interrupted: status blocked or paused and stop (a dry run: status,
+    /// stages)
     #[arg(long)]
     json: bool,
 }
@@ -197,7 +199,6 @@ fn run_for_real(args: Args) -> Result<()> {
         }
     }
     let started = start(&ctx.repo, &ctx.home, &request)?;
-    output::line(&started.run_id)?;
     let id = RunId::parse(&started.run_id)?;
     super::execute::execute(
         &ctx,

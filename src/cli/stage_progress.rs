@@ -1,22 +1,18 @@
 //! What `run` and `resume` show on stderr while the engine works. On a terminal, one line per
-//! stage: a spinner with the time so far while the node runs, replaced by its status,
-//! duration and exit code when it ends. Piped, plain lines stamped with the local time, one
-//! when a stage starts and one when it ends, so logs read in order. A failure's reason
-//! (the tail of a script's output) follows its line, indented.
+//! stage: a spinner with the time so far while the node runs (`progress`), replaced by its
+//! status, duration and exit code when it ends. Piped, plain lines stamped with the local
+//! time, one when a stage starts and one when it ends, so logs read in order. A failure's
+//! reason (the tail of a script's output) follows its line, indented.
 
 use std::io::{IsTerminal, Write};
-use std::sync::mpsc;
-use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
 
 use super::output;
+use super::progress::Spinner;
 use crate::engine::execute::{Observer, StageReport};
 use crate::engine::graph::Node;
 use crate::engine::handler::Handler;
 use crate::engine::outcome::Status;
 
-const SPINNER: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
-const TICK: Duration = Duration::from_millis(100);
 /// How many lines of a failure's reason are shown (the stage files hold all of it).
 const REASON_LINES: usize = 20;
 
@@ -77,49 +73,6 @@ impl Observer for StageProgress {
                 let _ = writeln!(err, "    {}", output::escape(text));
             }
         }
-    }
-}
-
-impl Drop for StageProgress {
-    fn drop(&mut self) {
-        if let Some(spinner) = self.spinner.take() {
-            spinner.stop();
-        }
-    }
-}
-
-/// Redraws `⠋ node@visit  1.2s` until stopped, then clears its line.
-struct Spinner {
-    stop: mpsc::Sender<()>,
-    thread: JoinHandle<()>,
-}
-
-impl Spinner {
-    fn start(stage: String) -> Spinner {
-        let (stop, stopped) = mpsc::channel::<()>();
-        let thread = std::thread::spawn(move || {
-            let started = Instant::now();
-            let mut frame = 0;
-            // Only a timeout redraws: a message or a dropped sender both mean the stage ended.
-            loop {
-                let elapsed = started.elapsed().as_secs_f64();
-                eprint!("\r{} {stage}  {elapsed:.1}s\x1b[K", SPINNER[frame]);
-                frame = (frame + 1) % SPINNER.len();
-                if !matches!(
-                    stopped.recv_timeout(TICK),
-                    Err(mpsc::RecvTimeoutError::Timeout)
-                ) {
-                    break;
-                }
-            }
-            eprint!("\r\x1b[K");
-        });
-        Spinner { stop, thread }
-    }
-
-    fn stop(self) {
-        drop(self.stop);
-        let _ = self.thread.join();
     }
 }
 

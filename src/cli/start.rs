@@ -2,6 +2,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
+use super::progress::Spinner;
 use super::{Ctx, output};
 use crate::engine::workflow;
 use crate::error::Error;
@@ -80,9 +81,9 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         inputs: Vec::new(),
         spec_extra: Default::default(),
     };
-    let progress = output::progress("checking out the run's worktree");
+    let progress = Spinner::start("checking out the run's worktree");
     let started = start(&ctx.repo, &ctx.home, &request)?;
-    drop(progress);
+    progress.done();
     if args.json {
         output::json(&started)
     } else {

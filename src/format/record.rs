@@ -381,7 +381,8 @@ impl RunRecord {
     }
 }
 
-/// Pretty-printed JSON with a final newline, the form of every JSON file git-fabro writes.
+/// Pretty-printed JSON (two-space indentation) with a final newline: the form of every JSON
+/// file git-fabro writes and of every `--json` document it prints, from this one function.
 pub fn pretty(value: &impl Serialize) -> Vec<u8> {
     let mut out = serde_json::to_vec_pretty(value).unwrap_or_default();
     out.push(b'\n');
@@ -405,7 +406,18 @@ pub struct Link {
 
 #[cfg(test)]
 mod tests {
-    use super::RunRecord;
+    use super::{RunRecord, pretty};
+
+    /// The bytes of every JSON file and `--json` document: Fabro and the format contract read
+    /// them, so this form must not drift.
+    #[test]
+    fn pretty_json_keeps_its_bytes() {
+        let value = serde_json::json!({
+            "b": [1, {"c": null}], "a": "\u{e9}\u{1b}/", "empty": [], "none": {}, "n": -2.5
+        });
+        let expected = "{\n  \"a\": \"\u{e9}\\u001b/\",\n  \"b\": [\n    1,\n    {\n      \"c\": null\n    }\n  ],\n  \"empty\": [],\n  \"n\": -2.5,\n  \"none\": {}\n}\n";
+        assert_eq!(String::from_utf8(pretty(&value)).unwrap(), expected);
+    }
 
     #[test]
     fn unknown_formats_are_refused_by_name() {

@@ -25,9 +25,8 @@ impl Json {
 
     /// Two-space indentation, as the agents write their settings, with a final newline.
     pub fn to_pretty(&self) -> String {
-        let mut text = serde_json::to_string_pretty(self).unwrap_or_default();
-        text.push('\n');
-        text
+        // serde_json writes UTF-8, so nothing is lost here.
+        String::from_utf8_lossy(&crate::format::record::pretty(self)).into_owned()
     }
 
     pub fn object(entries: Vec<(&str, Json)>) -> Json {
@@ -168,5 +167,16 @@ mod tests {
             )
         );
         assert_eq!(Json::parse(&json.to_pretty()).unwrap(), json);
+    }
+
+    #[test]
+    fn settings_files_are_written_as_every_json_file_is() {
+        let text = "{\n  \"b\": [\n    1\n  ],\n  \"a\": {}\n}\n";
+        let json = Json::parse(text).unwrap();
+        assert_eq!(
+            json.to_pretty().as_bytes(),
+            crate::format::record::pretty(&json)
+        );
+        assert_eq!(json.to_pretty(), text);
     }
 }

@@ -19,7 +19,7 @@ const PATIENCE: Duration = Duration::from_secs(60);
 
 /// A workflow whose `slow` node writes its pid to `slow.pid` beside the repository and then
 /// sleeps, unless `go-fast` exists there.
-fn slow_workflow(repo: &TestRepo) -> PathBuf {
+pub fn slow_workflow(repo: &TestRepo) -> PathBuf {
     let root = repo.root.display();
     let path = repo.root.join("slow.fabro");
     write_file(
@@ -38,7 +38,7 @@ fn slow_workflow(repo: &TestRepo) -> PathBuf {
     path
 }
 
-fn wait_for(path: &Path) {
+pub fn wait_for(path: &Path) {
     let started = Instant::now();
     while !path.exists() {
         assert!(
@@ -63,7 +63,7 @@ fn wait_for(path: &Path) {
     }
 }
 
-fn wait_exit(child: &mut Child) -> i32 {
+pub fn wait_exit(child: &mut Child) -> i32 {
     let started = Instant::now();
     loop {
         if let Some(status) = child.try_wait().expect("wait") {

@@ -190,6 +190,7 @@ fn progress_draws_a_spinner_on_a_terminal_and_stamps_lines_in_a_pipe() {
         lines[1]
     );
     assert!(!piped.stderr.contains('\x1b'), "{}", piped.stderr);
+    assert!(!piped.stderr.contains('\r'), "{}", piped.stderr);
 }
 
 #[test]

@@ -37,7 +37,7 @@ pub fn run(repo: &TestRepo, path: &Path, extra: &[&str]) -> Ran {
         .expect("git-fabro runs");
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     Ran {
-        id: stdout.lines().next().unwrap_or("").to_owned(),
+        id: run_id(&stdout),
         code: out.status.code().unwrap_or(-1),
         stdout,
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -144,9 +144,17 @@ pub fn stages(summary: &Value) -> Vec<String> {
         .collect()
 }
 
+/// The run id `run` or `resume` printed: the first line of stdout, or with `--json` the
+/// document's `run_id` (the document is all of stdout then).
+pub fn run_id(stdout: &str) -> String {
+    match serde_json::from_str::<Value>(stdout) {
+        Ok(summary) => summary["run_id"].as_str().unwrap_or("").to_owned(),
+        Err(_) => stdout.lines().next().unwrap_or("").to_owned(),
+    }
+}
+
 pub fn summary(ran: &Ran) -> Value {
-    let json = ran.stdout.split_once('\n').expect("id line").1;
-    serde_json::from_str(json).expect("--json summary")
+    serde_json::from_str(&ran.stdout).expect("--json prints one document, all of stdout")
 }
 
 const PIPELINE: &str = r#"digraph pipeline {
@@ -166,7 +174,7 @@ fn a_pipeline_of_commands_is_checkpointed_node_by_node_and_finished() {
     let ran = run(&repo, &path, &["--json", "--label", "team=core"]);
     assert_eq!(ran.code, 0, "{}", ran.stderr);
     let id = ran.id.clone();
-    assert_eq!(id.len(), 26, "the run id comes first: {}", ran.stdout);
+    assert_eq!(id.len(), 26, "the document names the run: {}", ran.stdout);
     let summary = summary(&ran);
     assert_eq!(summary["run_id"], id.as_str());
     assert_eq!(summary["status"], "succeeded");
@@ -642,7 +650,7 @@ fn resume_after_a_kill_between_two_nodes_runs_no_recorded_node_again() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success(), "{point}: {stderr}");
         let stdout = String::from_utf8_lossy(&out.stdout);
-        assert_eq!(stdout.lines().next(), Some(id.as_str()));
+        assert_eq!(run_id(&stdout), id, "{point}");
         assert_eq!(
             std::fs::read_to_string(&log).unwrap(),
             "a\nb\nc\n",

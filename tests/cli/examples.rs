@@ -90,8 +90,7 @@ fn the_review_gate_blocks_without_an_answer_and_takes_answers_in_turn() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let summary: serde_json::Value =
-        serde_json::from_str(stdout.split_once('\n').unwrap().1).unwrap();
+    let summary: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(
         stages(&summary),
         [

@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 use super::process::{Ending, Shell, run_shell};
 use crate::engine::graph::{AttrValue, Node};
 use crate::engine::outcome::{Outcome, Retry};
+use crate::format::record::pretty;
 use crate::ops::checkpoint::Attachment;
 
 /// A script's timeout when the node sets none: 10 minutes, as in Fabro.
@@ -202,10 +203,4 @@ pub fn push_tail(reason: &mut String, name: &str, text: &str) {
         start += 1;
     }
     reason.push_str(&format!("\n\n## {name}\n{}", &text[start..]));
-}
-
-pub fn pretty(value: &Value) -> Vec<u8> {
-    let mut text = serde_json::to_vec_pretty(value).unwrap_or_default();
-    text.push(b'\n');
-    text
 }
