@@ -25,6 +25,8 @@ struct Summary<'a> {
     run_id: &'a str,
     status: &'a str,
     stages: &'a [StageReport],
+    /// The stages that failed (`node@visit`), also when the workflow routed past them.
+    failed_stages: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     duration_ms: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -45,6 +47,7 @@ impl<'a> Summary<'a> {
             run_id: &executed.run_id,
             status,
             stages: &executed.stages,
+            failed_stages: failed_stages(executed),
             duration_ms: finished.then_some(executed.duration_ms),
             failure: executed.failure.as_deref(),
             stop: executed.stopped.as_ref(),
@@ -110,24 +113,45 @@ pub fn execute(
     if let Some(stop) = &executed.stopped {
         return stopped(id, stop);
     }
+    // A stage that failed is named even when the workflow routed past it: "succeeded" alone
+    // would hide that nothing was done there.
+    let failed = failed_stages(&executed);
+    let along = match failed.len() {
+        0 => String::new(),
+        1 => format!("; 1 stage failed: {}", failed[0]),
+        n => format!("; {n} stages failed: {}", failed.join(", ")),
+    };
     match executed.status {
         Status::Succeeded => {
-            output::note(format!(
-                "run {id} succeeded in {}",
-                duration(executed.duration_ms)
-            ));
+            let took = duration(executed.duration_ms);
+            match failed.is_empty() {
+                true => output::note(format!("run {id} succeeded in {took}")),
+                false => output::warn(format!(
+                    "run {id} succeeded in {took}{along} (`git fabro show {id}` says why)"
+                )),
+            }
             Ok(())
         }
         _ => {
             let reason = executed.failure.as_deref().unwrap_or("the run failed");
             eprintln!(
-                "{} run {id} failed: {}",
+                "{} run {id} failed: {}{along}",
                 output::prefix("error"),
                 output::escape(reason)
             );
             Err(ExitWith(exit::FAILED).into())
         }
     }
+}
+
+/// `node@visit` of each stage this command ran that failed, in order.
+fn failed_stages(executed: &Executed) -> Vec<String> {
+    executed
+        .stages
+        .iter()
+        .filter(|s| s.status.is_failure())
+        .map(|s| format!("{}@{}", s.node_id, s.visit))
+        .collect()
 }
 
 /// A run that stopped without ending: says why and how it goes on.

@@ -139,3 +139,30 @@ fn run_json_prints_one_document_when_interrupted() {
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(resumed["status"], "succeeded");
 }
+
+#[test]
+fn a_stage_that_failed_is_named_even_when_the_workflow_routed_past_it() {
+    let repo = TestRepo::new();
+    let text = "digraph past { start [shape=Mdiamond]\n exit [shape=Msquare]\n \
+                check [shape=parallelogram, script=\"echo broken >&2; exit 1\"]\n \
+                start -> check -> exit }";
+    let path = workflow(&repo, "past", text);
+    let path = path.to_str().unwrap();
+    // Fabro's routing follows the plain edge after a failure: the run succeeds.
+    let (code, summary, stderr) = fabro(&repo, &["run", "--json", path]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(summary["status"], "succeeded");
+    assert_eq!(summary["failed_stages"], serde_json::json!(["check@1"]));
+    let last = stderr.lines().last().unwrap_or_default();
+    assert!(last.contains("succeeded"), "{stderr}");
+    assert!(last.contains("1 stage failed: check@1"), "{stderr}");
+
+    let repo = TestRepo::new();
+    let text = "digraph fine { start [shape=Mdiamond]\n exit [shape=Msquare]\n \
+                ok [shape=parallelogram, script=\"true\"]\n start -> ok -> exit }";
+    let path = workflow(&repo, "fine", text);
+    let (code, summary, stderr) = fabro(&repo, &["run", "--json", path.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(summary["failed_stages"], serde_json::json!([]));
+    assert!(!stderr.contains("failed"), "{stderr}");
+}

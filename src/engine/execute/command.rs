@@ -64,48 +64,48 @@ pub fn run(invocation: &Invocation) -> Ran {
         .unwrap_or("");
     let language = node.str_attr("language").unwrap_or("shell");
     let timeout = timeout(node);
-    let timeout_ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
-    let command = command_line(script, language);
     let mut files = vec![(
         "script_invocation.json".to_string(),
         Attachment::Bytes(pretty(&invocation_json(node))),
     )];
-    let refusal = match &command {
-        _ if script.trim().is_empty() => Some("No script specified".to_owned()),
-        None => Some(format!(
+    let command = match command_line(script, language) {
+        _ if script.trim().is_empty() => Err("No script specified".to_owned()),
+        None => Err(format!(
             "Invalid language: {language:?} (expected \"shell\" or \"python\")"
         )),
-        Some(_) => None,
+        Some(command) => Ok(command),
     };
-    if let Some(reason) = refusal {
-        return Ran {
-            outcome: Outcome::failed(&reason),
-            exit_code: None,
-            files,
-        };
-    }
-    let command = command.unwrap_or_default();
+    let command = match command {
+        Ok(command) => command,
+        Err(reason) => {
+            return Ran {
+                outcome: Outcome::failed(&reason),
+                exit_code: None,
+                files,
+            };
+        }
+    };
+    let (stdout, stderr) = (
+        invocation.stage_dir.join("stdout.log"),
+        invocation.stage_dir.join("stderr.log"),
+    );
     let clock = Instant::now();
     let ending = run_shell(&Shell {
         command: &command,
         worktree: invocation.worktree,
         env: &invocation.env,
         stdin: None,
-        stdout: invocation.stage_dir.join("stdout.log"),
-        stderr: invocation.stage_dir.join("stderr.log"),
+        stdout: stdout.clone(),
+        stderr: stderr.clone(),
         timeout: Some(timeout),
     });
-    let duration_ms = u64::try_from(clock.elapsed().as_millis()).unwrap_or(u64::MAX);
-    let stdout = invocation.stage_dir.join("stdout.log");
-    let stderr = invocation.stage_dir.join("stderr.log");
-    let size = |path: &Path| std::fs::metadata(path).map_or(0, |m| m.len());
     let (exit_code, timed_out) = match &ending {
         Ok(Ending::Exited(code)) => (*code, false),
         Ok(Ending::TimedOut) => (None, true),
         Err(_) => (None, false),
     };
     let timing = json!({
-        "duration_ms": duration_ms,
+        "duration_ms": u64::try_from(clock.elapsed().as_millis()).unwrap_or(u64::MAX),
         "exit_code": exit_code,
         "timed_out": timed_out,
         "termination": if timed_out { "timed_out" } else { "exited" },
@@ -118,32 +118,7 @@ pub fn run(invocation: &Invocation) -> Ran {
         "script_timing.json".into(),
         Attachment::Bytes(pretty(&timing)),
     ));
-    let out_text = super::context_text::file_context_text(&stdout, "stdout.log");
-    let err_text = super::context_text::file_context_text(&stderr, "stderr.log");
-    let mut outcome = match ending {
-        Ok(Ending::Exited(Some(0))) => Outcome::succeeded(format!("Script completed: {script}")),
-        Ok(Ending::Exited(code)) => {
-            let code = code.unwrap_or(-1);
-            let mut reason = format!("Script failed with exit code: {code}");
-            push_tail(&mut reason, "stdout", &out_text);
-            push_tail(&mut reason, "stderr", &err_text);
-            Outcome::failed(&reason)
-        }
-        // Fabro retries a timeout and a spawn failure, never an exit code.
-        Ok(Ending::TimedOut) => {
-            let mut reason = format!("Script timed out after {timeout_ms}ms: {script}");
-            push_tail(&mut reason, "stdout", &out_text);
-            push_tail(&mut reason, "stderr", &err_text);
-            Outcome::retryable(&reason, Retry::Error)
-        }
-        Err(err) => Outcome::retryable(&format!("cannot run /bin/bash: {err}"), Retry::Error),
-    };
-    outcome
-        .context_updates
-        .insert("command.output".into(), Value::String(out_text));
-    outcome
-        .context_updates
-        .insert("command.stderr".into(), Value::String(err_text));
+    let outcome = outcome(script, timeout, ending, &stdout, &stderr);
     files.push(("stdout.log".into(), Attachment::output(stdout)));
     files.push(("stderr.log".into(), Attachment::output(stderr)));
     Ran {
@@ -151,6 +126,46 @@ pub fn run(invocation: &Invocation) -> Ran {
         exit_code,
         files,
     }
+}
+
+fn size(path: &Path) -> u64 {
+    std::fs::metadata(path).map_or(0, |m| m.len())
+}
+
+/// Fabro's outcome of a script: its exit, with the tails of its output when it failed, and
+/// its output in the context (`command.output`, `command.stderr`). Fabro retries a timeout
+/// and a spawn failure, never an exit code.
+fn outcome(
+    script: &str,
+    timeout: Duration,
+    ending: std::io::Result<Ending>,
+    stdout: &Path,
+    stderr: &Path,
+) -> Outcome {
+    let out_text = super::context_text::file_context_text(stdout, "stdout.log");
+    let err_text = super::context_text::file_context_text(stderr, "stderr.log");
+    let with_tails = |mut reason: String| {
+        push_tail(&mut reason, "stdout", &out_text);
+        push_tail(&mut reason, "stderr", &err_text);
+        reason
+    };
+    let mut outcome = match ending {
+        Ok(Ending::Exited(Some(0))) => Outcome::succeeded(format!("Script completed: {script}")),
+        Ok(Ending::Exited(code)) => {
+            let code = code.unwrap_or(-1);
+            Outcome::failed(&with_tails(format!("Script failed with exit code: {code}")))
+        }
+        Ok(Ending::TimedOut) => {
+            let timeout_ms = timeout.as_millis();
+            let reason = with_tails(format!("Script timed out after {timeout_ms}ms: {script}"));
+            Outcome::retryable(&reason, Retry::Error)
+        }
+        Err(err) => Outcome::retryable(&format!("cannot run /bin/bash: {err}"), Retry::Error),
+    };
+    let updates = &mut outcome.context_updates;
+    updates.insert("command.output".into(), Value::String(out_text));
+    updates.insert("command.stderr".into(), Value::String(err_text));
+    outcome
 }
 
 /// The shell line that runs `script` in `language`: Python goes through `python3 -c`, as in
