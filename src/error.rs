@@ -65,6 +65,9 @@ pub enum Error {
     },
     #[error("{0}")]
     Corrupt(String),
+    /// A workflow file that is not Fabro's DOT, or not UTF-8 text: `FILE:LINE:COLUMN: why`.
+    #[error("{0}")]
+    WorkflowSyntax(String),
     /// The workflow run `run` would execute (sha256 `sha256`) was neither started nor approved
     /// on this machine.
     #[error(
@@ -112,7 +115,8 @@ impl Error {
             | Error::NoCurrentRun
             | Error::TargetNotFound { .. }
             | Error::AmbiguousTarget(_)
-            | Error::NotARepository(_) => exit::USAGE,
+            | Error::NotARepository(_)
+            | Error::WorkflowSyntax(_) => exit::USAGE,
             Error::Conflict(_) => exit::CONFLICT,
             Error::Busy(_) | Error::Held { .. } => exit::CONFLICT,
             Error::Untrusted { .. } => exit::UNTRUSTED,

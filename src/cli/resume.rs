@@ -8,7 +8,7 @@ use super::run_arg::RunArgs;
 use super::{Ctx, ExitWith, output, trust_review, workflow_file};
 use crate::engine::execute::{Directions, check_answers, nested_workflows};
 use crate::engine::workflow::{self, Graph};
-use crate::error::{Error, exit};
+use crate::error::Error;
 use crate::format::record::StatusKind;
 use crate::format::run_id::RunId;
 use crate::format::store::RunDir;
@@ -204,7 +204,7 @@ fn parse_answer(text: &str) -> Result<(String, String), String> {
 /// workflow takes over from the next node. The run's record keeps the workflow it started with.
 fn engine_graph(state: &RunState, given: Option<&Path>) -> Result<Graph> {
     if let Some(path) = given {
-        let checked = workflow_file::check(path).map_err(|e| e.into_error(exit::USAGE))?;
+        let checked = workflow_file::check(path)?;
         workflow_file::refuse_invalid(&checked, "the run was not continued")?;
         return Ok(checked.graph);
     }

@@ -104,7 +104,7 @@ pub fn run(args: Args) -> Result<()> {
     if !args.dry_run {
         return run_for_real(args);
     }
-    let checked = workflow_file::check(&args.workflow).map_err(|e| e.into_error(exit::USAGE))?;
+    let checked = workflow_file::check(&args.workflow)?;
     if !args.json {
         workflow_file::header(&checked);
         if let Some(goal) = args.goal.as_deref().or(checked.graph.goal()) {
@@ -148,7 +148,7 @@ pub fn run(args: Args) -> Result<()> {
 /// Validates, checks templates, the agent command and the answers, starts the run and
 /// executes it.
 fn run_for_real(args: Args) -> Result<()> {
-    let checked = workflow_file::check(&args.workflow).map_err(|e| e.into_error(exit::USAGE))?;
+    let checked = workflow_file::check(&args.workflow)?;
     workflow_file::refuse_invalid(&checked, "nothing was run")?;
     // Checked now, so that a workflow that cannot run writes nothing.
     let inputs = args.inputs.iter().cloned().collect();

@@ -4,7 +4,7 @@ use anyhow::Result;
 
 use super::{ExitWith, output, workflow_file};
 use crate::engine::validate;
-use crate::error::exit;
+use crate::error::{Error, exit};
 
 /// Check a Fabro workflow as `fabro validate` does
 ///
@@ -23,7 +23,11 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let checked = workflow_file::check(&args.workflow).map_err(|e| e.into_error(exit::FAILED))?;
+    let checked = workflow_file::check(&args.workflow).map_err(|err| match err {
+        // As `fabro validate`: a workflow that does not parse fails validation (exit 1).
+        Error::WorkflowSyntax(text) => Error::Failed(text),
+        other => other,
+    })?;
     let invalid = validate::has_errors(&checked.diagnostics);
     if args.json {
         output::json(&workflow_file::Report::of(&checked))?;

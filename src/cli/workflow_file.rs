@@ -1,6 +1,6 @@
-//! A workflow file named on the command line, read and checked once for `validate` and `run`:
-//! read as a regular file, parsed, its `@file` prompts inlined from beside it (then from the
-//! fabro home), validated with Fabro's rules. Diagnostics print as Fabro prints them.
+//! A workflow file named on the command line, loaded once for `validate`, `run` and `resume`
+//! with the engine's loader (`engine::workflow::load`), its `@file` prompts allowed to read in
+//! the repository around the current directory. Diagnostics print as Fabro prints them.
 
 use std::path::Path;
 
@@ -8,11 +8,9 @@ use anyhow::Result;
 use serde::Serialize;
 
 use super::output;
-use crate::engine::files;
 use crate::engine::validate::{self, Diagnostic, Severity};
-use crate::engine::workflow::{self, Graph, ParseError};
+use crate::engine::workflow::{self, Graph};
 use crate::error::Error;
-use crate::input;
 
 pub struct Checked {
     /// The path as the user gave it, for messages.
@@ -21,63 +19,19 @@ pub struct Checked {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-/// Why a workflow could not be checked at all.
-pub enum Unreadable {
-    /// Not a readable regular file (or too large): a usage error.
-    File(anyhow::Error),
-    /// Not Fabro's DOT: where and why.
-    Syntax(ParseError),
-}
-
 /// Reads and checks the workflow at `given` (relative to the current directory, which `-C DIR`
-/// has already made DIR).
-pub fn check(given: &Path) -> Result<Checked, Unreadable> {
-    let path = given;
-    let shown = given.display().to_string();
-    let bytes = input::read_file(path, "WORKFLOW", input::MAX_DEFINITION)
-        .map_err(|e| Unreadable::File(e.into()))?;
-    let source = String::from_utf8(bytes).map_err(|e| {
-        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-        let before = String::from_utf8_lossy(valid);
-        let line = before.matches('\n').count() + 1;
-        let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-        Unreadable::Syntax(ParseError {
-            file: shown.clone(),
-            line,
-            column,
-            message: "the file is not UTF-8 text".into(),
-        })
-    })?;
-    let mut graph = workflow::parse(&source, &shown).map_err(Unreadable::Syntax)?;
-    let dir = path.parent().unwrap_or(Path::new("."));
+/// has already made DIR). A file that cannot be read is a usage error (exit 2), one that is not
+/// Fabro's DOT an [`Error::WorkflowSyntax`], which `validate` reports with exit 1.
+pub fn check(given: &Path) -> Result<Checked, Error> {
     let repo = std::env::current_dir()
         .ok()
         .and_then(|here| crate::git::Repo::discover(&here).ok());
-    let refs = files::FileRefs {
-        dir,
-        repo: repo.as_ref().and_then(|r| r.workdir()),
-    };
-    files::inline_file_refs(&mut graph, &refs);
-    let diagnostics = validate::validate(&graph);
+    let loaded = workflow::load(given, "WORKFLOW", repo.as_ref().and_then(|r| r.workdir()))?;
     Ok(Checked {
-        shown,
-        graph,
-        diagnostics,
+        shown: given.display().to_string(),
+        graph: loaded.graph,
+        diagnostics: loaded.diagnostics,
     })
-}
-
-impl Unreadable {
-    /// The error a command returns, with the exit code it asks for when the workflow is not
-    /// DOT (a file that cannot be read is always a usage error).
-    pub fn into_error(self, syntax_exit: u8) -> anyhow::Error {
-        match self {
-            Unreadable::File(err) => err,
-            Unreadable::Syntax(err) if syntax_exit == crate::error::exit::USAGE => {
-                Error::Usage(err.to_string()).into()
-            }
-            Unreadable::Syntax(err) => Error::Failed(err.to_string()).into(),
-        }
-    }
 }
 
 /// `Workflow: NAME (N nodes, M edges)`, Fabro's header, for people.

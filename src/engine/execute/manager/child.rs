@@ -11,13 +11,10 @@ use serde_json::Value;
 
 use super::super::Engine;
 use super::MAX_DEPTH;
-use crate::engine::files;
 use crate::engine::graph::Node;
 use crate::engine::handler::Handler;
-use crate::engine::validate;
-use crate::engine::workflow::{self, Graph};
+use crate::engine::workflow::{self, Graph, Loaded};
 use crate::format::run_id::RunId;
-use crate::input;
 use crate::ops::start::WORKFLOW_DIR;
 use crate::ops::trust;
 use crate::run::RunState;
@@ -69,18 +66,19 @@ fn parent_of(state: &RunState) -> Option<RunId> {
     RunId::parse(id).ok()
 }
 
-/// Reads, parses and validates the child workflow.
+/// Loads the child workflow (`workflow::load`) and checks that it can run.
 pub(super) fn child_graph(
     engine: &Engine,
     parent: &RunState,
     node: &Node,
 ) -> Result<Child, String> {
     if let Some(source) = node.str_attr("stack.child_dot_source") {
-        let graph = workflow::parse(source, "stack.child_dot_source").map_err(|e| e.to_string())?;
-        checked(&graph, engine.config.agent_command.as_deref())?;
+        let loaded =
+            workflow::load_source(source, "stack.child_dot_source").map_err(|e| e.to_string())?;
+        checked(&loaded, engine.config.agent_command.as_deref())?;
         return Ok(Child {
-            graph,
-            source: source.to_owned(),
+            graph: loaded.graph,
+            source: loaded.source,
             file: None,
             approved: true,
         });
@@ -90,23 +88,13 @@ pub(super) fn child_graph(
         .or_else(|| node.str_attr("stack.child_dotfile"))
         .ok_or("No child workflow source")?;
     let file = child_path(parent, named)?;
-    let bytes = input::read_file(&file, "stack.child_workflow", input::MAX_DEFINITION)
+    let loaded = workflow::load(&file, "stack.child_workflow", engine.repo.workdir())
         .map_err(|e| e.to_string())?;
-    let approved = trust::is_approved(&engine.config.home, &bytes);
-    let source =
-        String::from_utf8(bytes).map_err(|_| format!("{} is not UTF-8 text", file.display()))?;
-    let mut graph =
-        workflow::parse(&source, &file.display().to_string()).map_err(|e| e.to_string())?;
-    let dir = file.parent().unwrap_or(Path::new("."));
-    let refs = files::FileRefs {
-        dir,
-        repo: engine.repo.workdir(),
-    };
-    files::inline_file_refs(&mut graph, &refs);
-    checked(&graph, engine.config.agent_command.as_deref())?;
+    let approved = trust::is_approved(&engine.config.home, loaded.source.as_bytes());
+    checked(&loaded, engine.config.agent_command.as_deref())?;
     Ok(Child {
-        graph,
-        source,
+        graph: loaded.graph,
+        source: loaded.source,
         file: Some(file),
         approved,
     })
@@ -128,7 +116,7 @@ pub fn child_files(graph: &Graph, dir: &Path) -> Vec<PathBuf> {
 }
 
 /// The workflows the manager loops of `graph` start, and the ones those start, as far as
-/// they can be read (a relative file taken in `dir`): an `--answer` or `--assume-done` may
+/// they can be loaded (a relative file taken in `dir`): an `--answer` or `--assume-done` may
 /// name their nodes. A workflow that nests itself is read a bounded number of times.
 pub fn nested_workflows(graph: &Graph, dir: &Path) -> Vec<Graph> {
     let mut found: Vec<Graph> = Vec::new();
@@ -138,10 +126,7 @@ pub fn nested_workflows(graph: &Graph, dir: &Path) -> Vec<Graph> {
             if found.len() >= MAX_DEPTH * 4 {
                 return found;
             }
-            let Some((source, dir)) = nested_source(node, &dir) else {
-                continue;
-            };
-            if let Ok(child) = workflow::parse(&source, &node.id) {
+            if let Some((child, dir)) = nested_source(node, &dir) {
                 found.push(child.clone());
                 queue.push((child, dir));
             }
@@ -150,22 +135,24 @@ pub fn nested_workflows(graph: &Graph, dir: &Path) -> Vec<Graph> {
     found
 }
 
-/// The source of the child workflow a manager loop names, and the directory its own children
-/// are taken in.
-fn nested_source(node: &Node, dir: &Path) -> Option<(String, PathBuf)> {
+/// The child workflow a manager loop names, and the directory its own children are taken in.
+fn nested_source(node: &Node, dir: &Path) -> Option<(Graph, PathBuf)> {
     if Handler::of(node) != Handler::ManagerLoop {
         return None;
     }
     if let Some(source) = node.str_attr("stack.child_dot_source") {
-        return Some((source.to_owned(), dir.to_owned()));
+        let loaded = workflow::load_source(source, &node.id).ok()?;
+        return Some((loaded.graph, dir.to_owned()));
     }
     let named = node
         .str_attr("stack.child_workflow")
         .or_else(|| node.str_attr("stack.child_dotfile"))?;
     let file = dir.join(named);
-    let bytes = input::read_file(&file, "stack.child_workflow", input::MAX_DEFINITION).ok()?;
-    let source = String::from_utf8(bytes).ok()?;
-    Some((source, file.parent().unwrap_or(Path::new(".")).to_owned()))
+    let loaded = workflow::load(&file, "stack.child_workflow", None).ok()?;
+    Some((
+        loaded.graph,
+        file.parent().unwrap_or(Path::new(".")).to_owned(),
+    ))
 }
 
 /// A relative child path is beside the parent's workflow file.
@@ -190,12 +177,11 @@ fn child_path(parent: &RunState, named: &str) -> Result<PathBuf, String> {
 }
 
 /// Validation errors fail the stage; so do agent nodes when no agent command is set.
-fn checked(graph: &Graph, agent: Option<&str>) -> Result<(), String> {
-    let diagnostics = validate::validate(graph);
-    if let Some(error) = diagnostics.iter().find(|d| d.is_error()) {
+fn checked(loaded: &Loaded, agent: Option<&str>) -> Result<(), String> {
+    if let Some(error) = loaded.diagnostics.iter().find(|d| d.is_error()) {
         return Err(format!("{} ({})", error.message, error.rule));
     }
-    let agents = super::super::agent_nodes(graph);
+    let agents = super::super::agent_nodes(&loaded.graph);
     if !agents.is_empty() && agent.is_none_or(|a| a.trim().is_empty()) {
         return Err(format!(
             "the child has agent or prompt nodes ({}) and no agent command to run them; set \
