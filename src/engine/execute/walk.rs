@@ -361,7 +361,9 @@ impl<'a> Engine<'a> {
             outcome: Some(outcome_json(outcome, failure)),
             notes: Some(outcome.notes.clone()).filter(|n| !n.is_empty()),
             failure_reason: failure.map(|f| f.message.clone()),
-            run_commit: Handler::of(node) != Handler::Start,
+            // Fabro's first start has no run commit; a start the walk comes back to (a goal
+            // gate's retry target) gets one, so that the next checkpoint builds on it.
+            run_commit: Handler::of(node) != Handler::Start || stage.visit > 1,
             diff_patch: true,
             duration_ms: Some(report.duration_ms),
             walk: WalkUpdate {
