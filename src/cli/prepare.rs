@@ -106,8 +106,9 @@ pub fn require_agent(graph: &Graph, shown: &str, agent: Option<&str>) -> Result<
     }
     Err(Error::Usage(format!(
         "{shown} has agent or prompt nodes ({}) and no agent command to run them; nothing was \
-         run. Set one with `--agent 'claude -p'`, `git config fabro.agentCommand 'claude -p'`, \
-         or `[agent] command` in run.toml or settings.toml (`--dry-run` simulates them)",
+         run. Set one with `--agent claude` (a preset: `git fabro agents` lists them) or \
+         `--agent 'COMMAND'`, `git config fabro.agentCommand claude`, or `[agent] command` in \
+         run.toml or settings.toml (`--dry-run` simulates them)",
         nodes.join(", ")
     )))
 }
