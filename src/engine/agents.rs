@@ -101,12 +101,17 @@ impl Preset {
     /// The preset's program on `search_path` (a `PATH` value) and its version, or `None` when
     /// no directory of it holds an executable of that name.
     pub fn installed(&self, search_path: &OsStr) -> Option<Installed> {
-        let path = std::env::split_paths(search_path)
-            .filter(|dir| dir.is_absolute())
-            .map(|dir| dir.join(self.program))
-            .find(|candidate| is_executable(candidate))?;
+        let path = self.find(search_path)?;
         let version = version_of(&path);
         Some(Installed { path, version })
+    }
+
+    /// The preset's program on `search_path`, as the shell that runs the stage finds it.
+    pub fn find(&self, search_path: &OsStr) -> Option<PathBuf> {
+        std::env::split_paths(search_path)
+            .filter(|dir| dir.is_absolute())
+            .map(|dir| dir.join(self.program))
+            .find(|candidate| is_executable(candidate))
     }
 }
 

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::common::{TestRepo, run_ok, write_file};
+use crate::common::{TestRepo, run_err, run_ok, write_file};
 use crate::engine_run::workflow;
 
 /// A directory of fake agent CLIs: each records its arguments, one a line, in `NAME.argv`
@@ -151,4 +151,23 @@ fn agents_lists_each_preset_whether_installed_its_version_and_command() {
     );
     assert_eq!(listed[1]["installed"], false);
     assert_eq!(listed[1]["version"], Value::Null);
+}
+
+#[test]
+fn a_preset_whose_program_is_not_on_path_is_refused_before_anything_is_written() {
+    let repo = TestRepo::new();
+    let bin = fake_agents(&repo, &[("claude", "1")]);
+    let path = workflow(&repo, "one", ONE_AGENT);
+    let refs_before = repo.git(&["for-each-ref"]);
+    let (code, err) = run_err(
+        repo.fabro()
+            .arg("run")
+            .arg(&path)
+            .args(["--agent", "gemini"])
+            .env("PATH", format!("{}:/usr/bin:/bin", bin.display())),
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("`gemini`, which is not on PATH"), "{err}");
+    assert!(err.contains("git fabro agents"), "{err}");
+    assert_eq!(repo.git(&["for-each-ref"]), refs_before);
 }
