@@ -73,6 +73,17 @@ impl AttrValue {
     }
 }
 
+/// Fabro's fidelity modes (`fidelity`, `default_fidelity`): how much of the run an agent's
+/// preamble carries.
+pub const FIDELITIES: &[&str] = &[
+    "full",
+    "truncate",
+    "compact",
+    "summary:low",
+    "summary:medium",
+    "summary:high",
+];
+
 /// Attributes by name; sorted, so that everything derived from them is deterministic.
 pub type Attrs = BTreeMap<String, AttrValue>;
 

@@ -11,17 +11,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use crate::engine::graph::{Edge, Graph, Node};
-
-/// Fabro's fidelity modes; any other value is ignored where it is set.
-const MODES: &[&str] = &[
-    "full",
-    "truncate",
-    "compact",
-    "summary:low",
-    "summary:medium",
-    "summary:high",
-];
+use crate::engine::graph::{Edge, FIDELITIES, Graph, Node};
 
 /// What the stage before left for the next one.
 #[derive(Default)]
@@ -52,7 +42,7 @@ impl Threading {
         ]
         .into_iter()
         .flatten()
-        .find(|mode| MODES.contains(mode))
+        .find(|mode| FIDELITIES.contains(mode))
         .unwrap_or("compact");
         let fidelity = match std::mem::take(&mut self.degrade) {
             true if fidelity == "full" => "summary:high",

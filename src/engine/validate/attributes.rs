@@ -3,17 +3,9 @@
 //! edge selection modes.
 
 use super::{Diagnostic, Severity};
-use crate::engine::graph::{AttrValue, Graph, Node};
+use crate::engine::graph::{AttrValue, FIDELITIES, Graph, Node};
 use crate::engine::handler::Handler;
 
-const FIDELITIES: &[&str] = &[
-    "full",
-    "truncate",
-    "compact",
-    "summary:low",
-    "summary:medium",
-    "summary:high",
-];
 const DIRECTIONS: &[&str] = &["TB", "LR", "BT", "RL"];
 const SELECTIONS: &[&str] = &["deterministic", "random"];
 
