@@ -1,4 +1,5 @@
 use std::io::BufRead;
+use std::path::Path;
 
 use anyhow::Result;
 
@@ -117,15 +118,15 @@ pub fn run(ctx: impl FnOnce() -> Result<Ctx>, args: Args) -> Result<()> {
                 output::note(format!(
                     "installed {}'s hooks in {}",
                     agent.name(),
-                    path.display()
+                    shown(&path)
                 ));
             }
             for written in hooks::install(&ctx.repo, &which.hooks())? {
-                output::note(format!("installed {}", written.path.display()));
+                output::note(format!("installed {}", shown(&written.path)));
                 if !written.enabled {
                     output::warn(format!(
                         "{} is not executable, so git does not run it; `chmod +x` it to enable it",
-                        written.path.display()
+                        shown(&written.path)
                     ));
                 }
             }
@@ -135,11 +136,11 @@ pub fn run(ctx: impl FnOnce() -> Result<Ctx>, args: Args) -> Result<()> {
             for agent in which.agents() {
                 let (workdir, git_dir) = work_tree(ctx)?;
                 if let Some(path) = agent_hooks::uninstall(&workdir, &git_dir, agent)? {
-                    output::note(format!("removed git-fabro from {}", path.display()));
+                    output::note(format!("removed git-fabro from {}", shown(&path)));
                 }
             }
             for path in hooks::uninstall(&ctx.repo, &which.hooks())? {
-                output::note(format!("removed git-fabro from {}", path.display()));
+                output::note(format!("removed git-fabro from {}", shown(&path)));
             }
             Ok(())
         }
@@ -187,11 +188,7 @@ pub fn run(ctx: impl FnOnce() -> Result<Ctx>, args: Args) -> Result<()> {
                         (true, None) => "installed",
                         (false, _) => "not installed",
                     };
-                    vec![
-                        name.to_owned(),
-                        state.to_owned(),
-                        path.display().to_string(),
-                    ]
+                    vec![name.to_owned(), state.to_owned(), shown(path)]
                 })
                 .collect();
             output::table(&["HOOK", "STATE", "PATH"], &rows, None)
@@ -204,6 +201,18 @@ pub fn run(ctx: impl FnOnce() -> Result<Ctx>, args: Args) -> Result<()> {
             Ok(())
         }
     }
+}
+
+/// A path as the user would type it here: relative to the current directory when it is inside
+/// it (`.git/hooks/pre-push`), else whole (the main checkout's hooks, seen from a worktree).
+fn shown(path: &Path) -> String {
+    std::env::current_dir()
+        .ok()
+        .and_then(|here| path.strip_prefix(here).ok().map(Path::to_owned))
+        .filter(|rel| !rel.as_os_str().is_empty())
+        .unwrap_or_else(|| path.to_owned())
+        .display()
+        .to_string()
 }
 
 /// The work tree the agent works in (the one of the current directory) and its own git dir.
