@@ -158,7 +158,9 @@ fn transcript_name(path: &Path) -> String {
 }
 
 /// Snapshots the run's files a tool is about to write. A file that does not exist yet has
-/// nothing to save, and one outside the run's files is not the run's.
+/// nothing to save, and one outside the run's files is not the run's. A shell command can write
+/// any file, so before one that names no file (a patch names its files) every changed file is
+/// saved; a snapshot writes nothing when nothing changed since the last one.
 fn edit(ctx: &Ctx, run: &OpenRun, input: &Value) -> Result<()> {
     let workspace = run.workspace()?;
     let root = std::fs::canonicalize(&workspace.path)?;
@@ -166,8 +168,13 @@ fn edit(ctx: &Ctx, run: &OpenRun, input: &Value) -> Result<()> {
         .as_str()
         .map(PathBuf::from)
         .map_or_else(std::env::current_dir, Ok)?;
+    let tool = input["tool_name"].as_str().unwrap_or("a tool");
+    let named = tool_paths(&input["tool_input"]);
+    if named.is_empty() && input["tool_input"]["command"].is_string() {
+        return save(ctx, run, &format!("before {tool}"), &[]);
+    }
     let mut paths: Vec<Vec<u8>> = Vec::new();
-    for named in tool_paths(&input["tool_input"]) {
+    for named in named {
         let full = base.join(&named);
         if std::fs::symlink_metadata(&full).is_err() {
             continue;
@@ -182,18 +189,22 @@ fn edit(ctx: &Ctx, run: &OpenRun, input: &Value) -> Result<()> {
     let Some(first) = paths.first() else {
         return Ok(());
     };
-    let tool = input["tool_name"].as_str().unwrap_or("a tool");
     let mut reason = format!("before {tool} {}", String::from_utf8_lossy(first));
     if paths.len() > 1 {
         reason.push_str(&format!(" and {} more", paths.len() - 1));
     }
+    save(ctx, run, &reason, &paths)
+}
+
+/// A snapshot of `paths` (every changed file when empty), warning of files left out.
+fn save(ctx: &Ctx, run: &OpenRun, reason: &str, paths: &[Vec<u8>]) -> Result<()> {
     let done = snapshot(
         &ctx.repo,
-        workspace,
+        run.workspace()?,
         &run.state,
         &run.config,
-        Some(&reason),
-        &paths,
+        Some(reason),
+        paths,
     )?;
     for skipped in &done.skipped_files {
         output::warn(format!(
@@ -205,8 +216,9 @@ fn edit(ctx: &Ctx, run: &OpenRun, input: &Value) -> Result<()> {
 }
 
 /// The files a tool names: `file_path` (Claude Code's Write, Edit and MultiEdit, Gemini CLI's
-/// write_file and replace), `edits[].file_path`, and the files of a Codex `apply_patch` patch
-/// (`*** Update File: PATH` and its kin, in `command`).
+/// write_file and replace), `notebook_path` (NotebookEdit), `edits[].file_path`, and the files
+/// of a Codex patch (`*** Update File: PATH` and its kin, in `command`, whether the patch is
+/// the `apply_patch` tool's input or a shell command feeding it to `apply_patch`).
 fn tool_paths(tool_input: &Value) -> Vec<String> {
     let mut paths: Vec<String> = Vec::new();
     let mut add = |path: &str| {
@@ -214,8 +226,10 @@ fn tool_paths(tool_input: &Value) -> Vec<String> {
             paths.push(path.to_owned());
         }
     };
-    if let Some(path) = tool_input["file_path"].as_str() {
-        add(path);
+    for key in ["file_path", "notebook_path"] {
+        if let Some(path) = tool_input[key].as_str() {
+            add(path);
+        }
     }
     for edit in tool_input["edits"].as_array().into_iter().flatten() {
         if let Some(path) = edit["file_path"].as_str() {

@@ -1,13 +1,14 @@
 use std::io::BufRead;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
 use super::{Ctx, agent_hook, output};
 use crate::error::Error;
 use crate::format::run_id::RunId;
-use crate::ops::agent_hooks::{self, Agent};
+use crate::ops::agent_hooks::{self, Agent, Uninstalled, WorkTree};
 use crate::ops::fork::parse_sha;
+use crate::ops::gemini_trust;
 use crate::ops::hooks::{self, Hook};
 use crate::ops::relink::relink;
 use crate::ops::sync::push_metadata;
@@ -21,11 +22,14 @@ use crate::run::RUN_BRANCH_PREFIX;
 /// (`core.hooksPath`, as husky sets it, or .git/hooks), inside a marked block that leaves any
 /// existing hook in place, and never block git when git-fabro fails.
 ///
-/// --claude, --codex and --gemini write the agent's own hook settings in this work tree
-/// (.claude/settings.local.json, .codex/hooks.json, .gemini/settings.json): each turn that
-/// ends is checkpointed as node `turn` with the session's transcript attached, and each file
-/// write is preceded by a snapshot of the files it touches. Uninstall gives the file back as it
-/// was. A failing agent hook never stops the agent; `git fabro status` shows its failures.
+/// --claude, --codex and --gemini write the agent's own hook settings where it reads them when
+/// it runs in this work tree (.claude/settings.local.json, .codex/hooks.json, of the main
+/// checkout for Codex in a linked worktree, .gemini/settings.json): each turn that ends is
+/// checkpointed as node `turn` with the session's transcript attached, and each file write or
+/// shell command is preceded by a snapshot. --gemini also trusts this folder in Gemini's
+/// trustedFolders.json, without which Gemini runs no project hook. Uninstall gives every file
+/// back as it was. A failing agent hook never stops the agent; `git fabro status` shows its
+/// failures.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(subcommand)]
@@ -114,12 +118,18 @@ pub fn run(ctx: impl FnOnce() -> Result<Ctx>, args: Args) -> Result<()> {
     match args.action {
         Action::Install(which) => {
             for agent in which.agents() {
-                let path = agents_install(ctx, agent)?;
+                let tree = work_tree(ctx)?;
+                let path = agent_hooks::install(&tree, agent)?;
                 output::note(format!(
                     "installed {}'s hooks in {}",
                     agent.name(),
                     shown(&path)
                 ));
+                if agent == Agent::Gemini {
+                    let file = gemini_trust_file();
+                    gemini_trust::trust(&file, &tree.dir, &tree.git_dir)?;
+                    output::note(format!("trusted this folder in {}", shown(&file)));
+                }
             }
             for written in hooks::install(&ctx.repo, &which.hooks())? {
                 output::note(format!("installed {}", shown(&written.path)));
@@ -134,9 +144,19 @@ pub fn run(ctx: impl FnOnce() -> Result<Ctx>, args: Args) -> Result<()> {
         }
         Action::Uninstall(which) => {
             for agent in which.agents() {
-                let (workdir, git_dir) = work_tree(ctx)?;
-                if let Some(path) = agent_hooks::uninstall(&workdir, &git_dir, agent)? {
-                    output::note(format!("removed git-fabro from {}", shown(&path)));
+                let tree = work_tree(ctx)?;
+                match agent_hooks::uninstall(&tree, agent)? {
+                    Uninstalled::Removed(path) => {
+                        output::note(format!("removed git-fabro from {}", shown(&path)));
+                    }
+                    Uninstalled::KeptForOthers(path) => output::note(format!(
+                        "left git-fabro's entries in {}: another work tree of this repository uses them",
+                        shown(&path)
+                    )),
+                    Uninstalled::NotInstalled => {}
+                }
+                if agent == Agent::Gemini {
+                    gemini_trust::untrust(&tree.git_dir)?;
                 }
             }
             for path in hooks::uninstall(&ctx.repo, &which.hooks())? {
@@ -146,9 +166,9 @@ pub fn run(ctx: impl FnOnce() -> Result<Ctx>, args: Args) -> Result<()> {
         }
         Action::Status { json } => {
             let status = hooks::status(&ctx.repo);
-            let agents = match ctx.repo.workdir() {
-                Some(workdir) => agent_hooks::status(workdir),
-                None => Vec::new(),
+            let agents = match work_tree(ctx) {
+                Ok(tree) => agent_hooks::status(&tree),
+                Err(_) => Vec::new(),
             };
             if json {
                 let mut all = serde_json::to_value(&status)?;
@@ -215,17 +235,31 @@ fn shown(path: &Path) -> String {
         .to_string()
 }
 
-/// The work tree the agent works in (the one of the current directory) and its own git dir.
-fn work_tree(ctx: &Ctx) -> Result<(std::path::PathBuf, std::path::PathBuf)> {
+/// The work tree the agent works in: the one of the current directory.
+fn work_tree(ctx: &Ctx) -> Result<WorkTree> {
     let workdir = ctx.repo.workdir().ok_or_else(|| {
         Error::Usage("agent hooks go into a work tree, and this repository has none".into())
     })?;
-    Ok((workdir.to_owned(), ctx.repo.git_dir()))
+    Ok(WorkTree {
+        dir: workdir.to_owned(),
+        git_dir: ctx.repo.git_dir(),
+        main_dir: ctx.repo.main_path(),
+        common_dir: ctx.repo.common_dir(),
+    })
 }
 
-fn agents_install(ctx: &Ctx, agent: Agent) -> Result<std::path::PathBuf> {
-    let (workdir, git_dir) = work_tree(ctx)?;
-    Ok(agent_hooks::install(&workdir, &git_dir, agent)?)
+/// Gemini CLI's trusted folders file, where Gemini itself looks for it:
+/// `$GEMINI_CLI_TRUSTED_FOLDERS_PATH`, else `.gemini/trustedFolders.json` in
+/// `$GEMINI_CLI_HOME`, else in the home directory.
+fn gemini_trust_file() -> PathBuf {
+    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    if let Some(path) = var("GEMINI_CLI_TRUSTED_FOLDERS_PATH") {
+        return PathBuf::from(path);
+    }
+    let home = var("GEMINI_CLI_HOME")
+        .or_else(|| var("HOME"))
+        .map_or_else(std::env::temp_dir, PathBuf::from);
+    home.join(".gemini").join("trustedFolders.json")
 }
 
 fn run_hook(ctx: &Ctx, hook: &str, args: &[String]) -> Result<()> {

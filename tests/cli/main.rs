@@ -3,6 +3,7 @@
 mod common;
 
 mod agent_hooks;
+mod agent_hooks_where;
 mod archive;
 mod auto_gc;
 mod branch_guard;
