@@ -14,11 +14,13 @@ use serde_json::Value;
 
 use super::open_run::OpenRun;
 use super::snapshot::{physical, relative_to_root};
-use super::{Ctx, output};
+use super::{Ctx, agent_session, output};
 use crate::error::{Error, exit};
 use crate::format::node::{NodeId, StageStatus};
+use crate::format::record::StatusKind;
 use crate::input;
 use crate::ops::checkpoint::{Attachment, CheckpointRequest, checkpoint};
+use crate::ops::finish::{FinishRequest, finish};
 use crate::ops::hook_failures::{self, HookFailure};
 use crate::ops::snapshot::snapshot;
 
@@ -44,12 +46,14 @@ pub fn run(ctx: impl FnOnce() -> Result<Ctx>, hook: &str, args: &[String]) {
             ));
         }
     };
+    let ending = hook == "agent-end";
     let opened = ctx().and_then(|ctx| {
-        let run = ctx.open_run(None)?;
+        let run = agent_session::open(&ctx, agent, &input, !ending)?;
         Ok((ctx, run))
     });
-    let (ctx, run) = match opened {
-        Ok(opened) => opened,
+    let (ctx, run, own) = match opened {
+        Ok((ctx, Some((run, own)))) => (ctx, run, own),
+        Ok((_, None)) => return,
         Err(err) => {
             if matches!(err.downcast_ref::<Error>(), Some(Error::NoCurrentRun)) {
                 output::note(format!("git-fabro {hook}: no run here, nothing recorded"));
@@ -62,6 +66,9 @@ pub fn run(ctx: impl FnOnce() -> Result<Ctx>, hook: &str, args: &[String]) {
     let problems = match hook {
         "agent-turn" => turn(&ctx, &run, &input),
         "agent-edit" => edit(&ctx, &run, &input).map(|()| Vec::new()),
+        // Only a session's own run ends with it; a run started by hand goes on.
+        "agent-end" if own => end(&ctx, &run).map(|()| Vec::new()),
+        "agent-end" => Ok(Vec::new()),
         other => Err(anyhow::anyhow!(
             "unknown hook {other:?} (a newer git-fabro wrote it?)"
         )),
@@ -80,7 +87,30 @@ pub fn run(ctx: impl FnOnce() -> Result<Ctx>, hook: &str, args: &[String]) {
 
 /// The longest session id recorded: agents' ids are UUIDs; anything much longer is not an id,
 /// and would make the run's record too large to read back.
-const MAX_SESSION_ID: usize = 1024;
+pub const MAX_SESSION_ID: usize = 1024;
+
+/// Finishes a session's run when the session ends. The last turn's checkpoint holds the work;
+/// a run in place leaves the directory as it is.
+fn end(ctx: &Ctx, run: &OpenRun) -> Result<()> {
+    let request = FinishRequest {
+        status: StatusKind::Succeeded,
+        reason: None,
+        keep_worktree: false,
+        stages: None,
+    };
+    let finished = finish(
+        &ctx.repo,
+        &run.state,
+        &run.config,
+        &request,
+        run.run_dir.as_ref(),
+        run.workspace.as_ref(),
+    )?;
+    for warning in &finished.warnings {
+        output::warn(warning);
+    }
+    Ok(())
+}
 
 /// Checkpoints the turn that ended, with the session's transcript attached when the agent
 /// names one. Returns what went wrong without stopping the checkpoint.

@@ -8,10 +8,10 @@ use crate::error::Error;
 use crate::format::run_id::RunId;
 use crate::ops::agent_hooks::{self, Agent, Uninstalled, WorkTree};
 use crate::ops::fork::parse_sha;
-use crate::ops::gemini_trust;
 use crate::ops::hooks::{self, Hook};
 use crate::ops::relink::relink;
 use crate::ops::sync::push_metadata;
+use crate::ops::{agent_sessions, gemini_trust};
 use crate::run::RUN_BRANCH_PREFIX;
 
 /// Install, remove or inspect git-fabro's git hooks and coding agents' hooks
@@ -27,9 +27,11 @@ use crate::run::RUN_BRANCH_PREFIX;
 /// checkout for Codex in a linked worktree, .gemini/settings.json): each turn that ends is
 /// checkpointed as node `turn` with the session's transcript attached, and each file write or
 /// shell command is preceded by a snapshot. --gemini also trusts this folder in Gemini's
-/// trustedFolders.json, without which Gemini runs no project hook. Uninstall gives every file
-/// back as it was. A failing agent hook never stops the agent; `git fabro status` shows its
-/// failures.
+/// trustedFolders.json, without which Gemini runs no project hook. Installed in a checkout of
+/// your own (not a run's worktree), each agent session there becomes a run in place of its own,
+/// labelled with the session id: started by its first hook, finished when it ends (Claude
+/// Code, Gemini CLI). Uninstall gives every file back as it was. A failing agent hook never
+/// stops the agent; `git fabro status` shows its failures.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(subcommand)]
@@ -125,6 +127,18 @@ pub fn run(ctx: impl FnOnce() -> Result<Ctx>, args: Args) -> Result<()> {
                     agent.name(),
                     shown(&path)
                 ));
+                // In a checkout of the user's (not a run's worktree), each session is a run.
+                let in_run = ctx
+                    .repo
+                    .head_branch()
+                    .is_some_and(|b| b.starts_with(RUN_BRANCH_PREFIX));
+                if !in_run {
+                    agent_sessions::enable(&tree.git_dir, agent.name())?;
+                    output::note(format!(
+                        "each {} session here is now a run in place of its own",
+                        agent.name()
+                    ));
+                }
                 if agent == Agent::Gemini {
                     let file = gemini_trust_file();
                     gemini_trust::trust(&file, &tree.dir, &tree.git_dir)?;
@@ -145,6 +159,7 @@ pub fn run(ctx: impl FnOnce() -> Result<Ctx>, args: Args) -> Result<()> {
         Action::Uninstall(which) => {
             for agent in which.agents() {
                 let tree = work_tree(ctx)?;
+                agent_sessions::disable(&tree.git_dir, agent.name())?;
                 match agent_hooks::uninstall(&tree, agent)? {
                     Uninstalled::Removed(path) => {
                         output::note(format!("removed git-fabro from {}", shown(&path)));

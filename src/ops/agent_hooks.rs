@@ -57,10 +57,11 @@ impl Agent {
         }
     }
 
-    /// The end of a turn, and every tool that can write a file: the editing tools, and the
-    /// shell, which can write anything (Codex runs a patch through its shell, `exec_command`,
-    /// when it has no `apply_patch` tool for the model; its hooks name that tool `Bash`).
-    fn entries(self) -> [Entry; 2] {
+    /// The end of a turn, every tool that can write a file (the editing tools, and the shell,
+    /// which can write anything: Codex runs a patch through its shell, `exec_command`, when it
+    /// has no `apply_patch` tool for the model; its hooks name that tool `Bash`), and the end
+    /// of a session, which finishes a session's run (Codex has no such event).
+    fn entries(self) -> Vec<Entry> {
         let (turn, edit, tools) = match self {
             Agent::Claude => (
                 "Stop",
@@ -74,7 +75,7 @@ impl Agent {
                 "write_file|replace|run_shell_command",
             ),
         };
-        [
+        let mut entries = vec![
             Entry {
                 event: turn,
                 matcher: None,
@@ -85,7 +86,15 @@ impl Agent {
                 matcher: Some(tools),
                 action: "edit",
             },
-        ]
+        ];
+        if self != Agent::Codex {
+            entries.push(Entry {
+                event: "SessionEnd",
+                matcher: None,
+                action: "end",
+            });
+        }
+        entries
     }
 
     fn command(self, action: &str) -> String {

@@ -3,6 +3,7 @@
 //! environment reads: the command line (and, later, the workflow engine) call these.
 
 pub mod agent_hooks;
+pub mod agent_sessions;
 pub mod branch_guard;
 pub mod checkpoint;
 pub mod codex_worktrees;
