@@ -120,30 +120,7 @@ pub fn run(ctx: impl FnOnce() -> Result<Ctx>, args: Args) -> Result<()> {
     match args.action {
         Action::Install(which) => {
             for agent in which.agents() {
-                let tree = work_tree(ctx)?;
-                let path = agent_hooks::install(&tree, agent)?;
-                output::note(format!(
-                    "installed {}'s hooks in {}",
-                    agent.name(),
-                    shown(&path)
-                ));
-                // In a checkout of the user's (not a run's worktree), each session is a run.
-                let in_run = ctx
-                    .repo
-                    .head_branch()
-                    .is_some_and(|b| b.starts_with(RUN_BRANCH_PREFIX));
-                if !in_run {
-                    agent_sessions::enable(&tree.git_dir, agent.name())?;
-                    output::note(format!(
-                        "each {} session here is now a run in place of its own",
-                        agent.name()
-                    ));
-                }
-                if agent == Agent::Gemini {
-                    let file = gemini_trust_file();
-                    gemini_trust::trust(&file, &tree.dir, &tree.git_dir)?;
-                    output::note(format!("trusted this folder in {}", shown(&file)));
-                }
+                install_agent(ctx, agent)?;
             }
             for written in hooks::install(&ctx.repo, &which.hooks())? {
                 output::note(format!("installed {}", shown(&written.path)));
@@ -158,21 +135,7 @@ pub fn run(ctx: impl FnOnce() -> Result<Ctx>, args: Args) -> Result<()> {
         }
         Action::Uninstall(which) => {
             for agent in which.agents() {
-                let tree = work_tree(ctx)?;
-                agent_sessions::disable(&tree.git_dir, agent.name())?;
-                match agent_hooks::uninstall(&tree, agent)? {
-                    Uninstalled::Removed(path) => {
-                        output::note(format!("removed git-fabro from {}", shown(&path)));
-                    }
-                    Uninstalled::KeptForOthers(path) => output::note(format!(
-                        "left git-fabro's entries in {}: another work tree of this repository uses them",
-                        shown(&path)
-                    )),
-                    Uninstalled::NotInstalled => {}
-                }
-                if agent == Agent::Gemini {
-                    gemini_trust::untrust(&tree.git_dir)?;
-                }
+                uninstall_agent(ctx, agent)?;
             }
             for path in hooks::uninstall(&ctx.repo, &which.hooks())? {
                 output::note(format!("removed git-fabro from {}", shown(&path)));
@@ -236,6 +199,54 @@ pub fn run(ctx: impl FnOnce() -> Result<Ctx>, args: Args) -> Result<()> {
             Ok(())
         }
     }
+}
+
+/// Installs an agent's hooks where it reads them when it runs in this work tree.
+fn install_agent(ctx: &Ctx, agent: Agent) -> Result<()> {
+    let tree = work_tree(ctx)?;
+    let path = agent_hooks::install(&tree, agent)?;
+    output::note(format!(
+        "installed {}'s hooks in {}",
+        agent.name(),
+        shown(&path)
+    ));
+    // In a checkout of the user's (not a run's worktree), each session is a run.
+    let in_run = ctx
+        .repo
+        .head_branch()
+        .is_some_and(|b| b.starts_with(RUN_BRANCH_PREFIX));
+    if !in_run {
+        agent_sessions::enable(&tree.git_dir, agent.name())?;
+        output::note(format!(
+            "each {} session here is now a run in place of its own",
+            agent.name()
+        ));
+    }
+    if agent == Agent::Gemini {
+        let file = gemini_trust_file();
+        gemini_trust::trust(&file, &tree.dir, &tree.git_dir)?;
+        output::note(format!("trusted this folder in {}", shown(&file)));
+    }
+    Ok(())
+}
+
+fn uninstall_agent(ctx: &Ctx, agent: Agent) -> Result<()> {
+    let tree = work_tree(ctx)?;
+    agent_sessions::disable(&tree.git_dir, agent.name())?;
+    match agent_hooks::uninstall(&tree, agent)? {
+        Uninstalled::Removed(path) => {
+            output::note(format!("removed git-fabro from {}", shown(&path)));
+        }
+        Uninstalled::KeptForOthers(path) => output::note(format!(
+            "left git-fabro's entries in {}: another work tree of this repository uses them",
+            shown(&path)
+        )),
+        Uninstalled::NotInstalled => {}
+    }
+    if agent == Agent::Gemini {
+        gemini_trust::untrust(&tree.git_dir)?;
+    }
+    Ok(())
 }
 
 /// A path as the user would type it here: relative to the current directory when it is inside

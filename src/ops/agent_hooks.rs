@@ -300,13 +300,23 @@ fn uninstall_file(workdir: &Path, git_dir: &Path, agent: Agent) -> Result<Option
                 let _ = std::fs::remove_dir(dir);
             }
         }
-        Some(Some(old)) if Json::parse(old).ok().as_ref() == Some(&rest) => {
+        Some(Some(old)) if unchanged_since(old, &rest, agent, &path) => {
             write_file(&path, old)?;
         }
         _ => write_file(&path, &rest.to_pretty())?,
     }
     let _ = std::fs::remove_file(&saved);
     Ok(Some(shown))
+}
+
+/// Whether the settings without git-fabro's entries are what the file held before install,
+/// seen the same way: adding the entries and taking them out again drops what held nothing
+/// (an empty `hooks` of the user's, say), so the old text goes through the same round trip.
+fn unchanged_since(old: &str, rest: &Json, agent: Agent, path: &Path) -> bool {
+    Json::parse(old)
+        .ok()
+        .and_then(|json| with_ours(json, agent, path).ok())
+        .is_some_and(|json| without_ours(json).0 == *rest)
 }
 
 fn read_settings(path: &Path) -> Result<Option<String>> {

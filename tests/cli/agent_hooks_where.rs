@@ -179,3 +179,16 @@ fn gemini_install_trusts_the_work_tree_and_uninstall_gives_the_trust_file_back()
     assert_eq!(std::fs::read_to_string(&trust_file).unwrap(), mine);
     assert!(!wt.join(".gemini").exists());
 }
+
+#[test]
+fn settings_with_an_empty_hooks_object_come_back_byte_for_byte() {
+    let repo = TestRepo::new();
+    let wt = repo.start().worktree;
+    let path = wt.join(".claude/settings.local.json");
+    let mine = "{\n  \"hooks\": {}\n}\n";
+    write_file(&path, mine);
+    run_ok(repo.fabro_in(&wt).args(["hooks", "install", "--claude"]));
+    assert!(settings(&path)["hooks"]["Stop"].is_array());
+    run_ok(repo.fabro_in(&wt).args(["hooks", "uninstall", "--claude"]));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), mine);
+}
