@@ -14,11 +14,13 @@ use serde_json::Value;
 
 use super::open_run::OpenRun;
 use super::snapshot::{physical, relative_to_root};
-use super::{Ctx, output};
+use super::{Ctx, agent_session, output};
 use crate::error::{Error, exit};
 use crate::format::node::{NodeId, StageStatus};
+use crate::format::record::StatusKind;
 use crate::input;
 use crate::ops::checkpoint::{Attachment, CheckpointRequest, checkpoint};
+use crate::ops::finish::{FinishRequest, finish};
 use crate::ops::hook_failures::{self, HookFailure};
 use crate::ops::snapshot::snapshot;
 
@@ -44,12 +46,14 @@ pub fn run(ctx: impl FnOnce() -> Result<Ctx>, hook: &str, args: &[String]) {
             ));
         }
     };
+    let ending = hook == "agent-end";
     let opened = ctx().and_then(|ctx| {
-        let run = ctx.open_run(None)?;
+        let run = agent_session::open(&ctx, agent, &input, !ending)?;
         Ok((ctx, run))
     });
-    let (ctx, run) = match opened {
-        Ok(opened) => opened,
+    let (ctx, run, own) = match opened {
+        Ok((ctx, Some((run, own)))) => (ctx, run, own),
+        Ok((_, None)) => return,
         Err(err) => {
             if matches!(err.downcast_ref::<Error>(), Some(Error::NoCurrentRun)) {
                 output::note(format!("git-fabro {hook}: no run here, nothing recorded"));
@@ -62,6 +66,9 @@ pub fn run(ctx: impl FnOnce() -> Result<Ctx>, hook: &str, args: &[String]) {
     let problems = match hook {
         "agent-turn" => turn(&ctx, &run, &input),
         "agent-edit" => edit(&ctx, &run, &input).map(|()| Vec::new()),
+        // Only a session's own run ends with it; a run started by hand goes on.
+        "agent-end" if own => end(&ctx, &run).map(|()| Vec::new()),
+        "agent-end" => Ok(Vec::new()),
         other => Err(anyhow::anyhow!(
             "unknown hook {other:?} (a newer git-fabro wrote it?)"
         )),
@@ -80,7 +87,30 @@ pub fn run(ctx: impl FnOnce() -> Result<Ctx>, hook: &str, args: &[String]) {
 
 /// The longest session id recorded: agents' ids are UUIDs; anything much longer is not an id,
 /// and would make the run's record too large to read back.
-const MAX_SESSION_ID: usize = 1024;
+pub const MAX_SESSION_ID: usize = 1024;
+
+/// Finishes a session's run when the session ends. The last turn's checkpoint holds the work;
+/// a run in place leaves the directory as it is.
+fn end(ctx: &Ctx, run: &OpenRun) -> Result<()> {
+    let request = FinishRequest {
+        status: StatusKind::Succeeded,
+        reason: None,
+        keep_worktree: false,
+        stages: None,
+    };
+    let finished = finish(
+        &ctx.repo,
+        &run.state,
+        &run.config,
+        &request,
+        run.run_dir.as_ref(),
+        run.workspace.as_ref(),
+    )?;
+    for warning in &finished.warnings {
+        output::warn(warning);
+    }
+    Ok(())
+}
 
 /// Checkpoints the turn that ended, with the session's transcript attached when the agent
 /// names one. Returns what went wrong without stopping the checkpoint.
@@ -158,7 +188,9 @@ fn transcript_name(path: &Path) -> String {
 }
 
 /// Snapshots the run's files a tool is about to write. A file that does not exist yet has
-/// nothing to save, and one outside the run's files is not the run's.
+/// nothing to save, and one outside the run's files is not the run's. A shell command can write
+/// any file, so before one that names no file (a patch names its files) every changed file is
+/// saved; a snapshot writes nothing when nothing changed since the last one.
 fn edit(ctx: &Ctx, run: &OpenRun, input: &Value) -> Result<()> {
     let workspace = run.workspace()?;
     let root = std::fs::canonicalize(&workspace.path)?;
@@ -166,8 +198,13 @@ fn edit(ctx: &Ctx, run: &OpenRun, input: &Value) -> Result<()> {
         .as_str()
         .map(PathBuf::from)
         .map_or_else(std::env::current_dir, Ok)?;
+    let tool = input["tool_name"].as_str().unwrap_or("a tool");
+    let named = tool_paths(&input["tool_input"]);
+    if named.is_empty() && input["tool_input"]["command"].is_string() {
+        return save(ctx, run, &format!("before {tool}"), &[]);
+    }
     let mut paths: Vec<Vec<u8>> = Vec::new();
-    for named in tool_paths(&input["tool_input"]) {
+    for named in named {
         let full = base.join(&named);
         if std::fs::symlink_metadata(&full).is_err() {
             continue;
@@ -182,18 +219,22 @@ fn edit(ctx: &Ctx, run: &OpenRun, input: &Value) -> Result<()> {
     let Some(first) = paths.first() else {
         return Ok(());
     };
-    let tool = input["tool_name"].as_str().unwrap_or("a tool");
     let mut reason = format!("before {tool} {}", String::from_utf8_lossy(first));
     if paths.len() > 1 {
         reason.push_str(&format!(" and {} more", paths.len() - 1));
     }
+    save(ctx, run, &reason, &paths)
+}
+
+/// A snapshot of `paths` (every changed file when empty), warning of files left out.
+fn save(ctx: &Ctx, run: &OpenRun, reason: &str, paths: &[Vec<u8>]) -> Result<()> {
     let done = snapshot(
         &ctx.repo,
-        workspace,
+        run.workspace()?,
         &run.state,
         &run.config,
-        Some(&reason),
-        &paths,
+        Some(reason),
+        paths,
     )?;
     for skipped in &done.skipped_files {
         output::warn(format!(
@@ -205,8 +246,9 @@ fn edit(ctx: &Ctx, run: &OpenRun, input: &Value) -> Result<()> {
 }
 
 /// The files a tool names: `file_path` (Claude Code's Write, Edit and MultiEdit, Gemini CLI's
-/// write_file and replace), `edits[].file_path`, and the files of a Codex `apply_patch` patch
-/// (`*** Update File: PATH` and its kin, in `command`).
+/// write_file and replace), `notebook_path` (NotebookEdit), `edits[].file_path`, and the files
+/// of a Codex patch (`*** Update File: PATH` and its kin, in `command`, whether the patch is
+/// the `apply_patch` tool's input or a shell command feeding it to `apply_patch`).
 fn tool_paths(tool_input: &Value) -> Vec<String> {
     let mut paths: Vec<String> = Vec::new();
     let mut add = |path: &str| {
@@ -214,8 +256,10 @@ fn tool_paths(tool_input: &Value) -> Vec<String> {
             paths.push(path.to_owned());
         }
     };
-    if let Some(path) = tool_input["file_path"].as_str() {
-        add(path);
+    for key in ["file_path", "notebook_path"] {
+        if let Some(path) = tool_input[key].as_str() {
+            add(path);
+        }
     }
     for edit in tool_input["edits"].as_array().into_iter().flatten() {
         if let Some(path) = edit["file_path"].as_str() {

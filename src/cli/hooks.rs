@@ -1,15 +1,17 @@
 use std::io::BufRead;
+use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
 use super::{Ctx, agent_hook, output};
 use crate::error::Error;
 use crate::format::run_id::RunId;
-use crate::ops::agent_hooks::{self, Agent};
+use crate::ops::agent_hooks::{self, Agent, Uninstalled, WorkTree};
 use crate::ops::fork::parse_sha;
 use crate::ops::hooks::{self, Hook};
 use crate::ops::relink::relink;
 use crate::ops::sync::push_metadata;
+use crate::ops::{agent_sessions, gemini_trust};
 use crate::run::RUN_BRANCH_PREFIX;
 
 /// Install, remove or inspect git-fabro's git hooks and coding agents' hooks
@@ -20,11 +22,16 @@ use crate::run::RUN_BRANCH_PREFIX;
 /// (`core.hooksPath`, as husky sets it, or .git/hooks), inside a marked block that leaves any
 /// existing hook in place, and never block git when git-fabro fails.
 ///
-/// --claude, --codex and --gemini write the agent's own hook settings in this work tree
-/// (.claude/settings.local.json, .codex/hooks.json, .gemini/settings.json): each turn that
-/// ends is checkpointed as node `turn` with the session's transcript attached, and each file
-/// write is preceded by a snapshot of the files it touches. Uninstall gives the file back as it
-/// was. A failing agent hook never stops the agent; `git fabro status` shows its failures.
+/// --claude, --codex and --gemini write the agent's own hook settings where it reads them when
+/// it runs in this work tree (.claude/settings.local.json, .codex/hooks.json, of the main
+/// checkout for Codex in a linked worktree, .gemini/settings.json): each turn that ends is
+/// checkpointed as node `turn` with the session's transcript attached, and each file write or
+/// shell command is preceded by a snapshot. --gemini also trusts this folder in Gemini's
+/// trustedFolders.json, without which Gemini runs no project hook. Installed in a checkout of
+/// your own (not a run's worktree), each agent session there becomes a run in place of its own,
+/// labelled with the session id: started by its first hook, finished when it ends (Claude
+/// Code, Gemini CLI). Uninstall gives every file back as it was. A failing agent hook never
+/// stops the agent; `git fabro status` shows its failures.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(subcommand)]
@@ -113,19 +120,14 @@ pub fn run(ctx: impl FnOnce() -> Result<Ctx>, args: Args) -> Result<()> {
     match args.action {
         Action::Install(which) => {
             for agent in which.agents() {
-                let path = agents_install(ctx, agent)?;
-                output::note(format!(
-                    "installed {}'s hooks in {}",
-                    agent.name(),
-                    path.display()
-                ));
+                install_agent(ctx, agent)?;
             }
             for written in hooks::install(&ctx.repo, &which.hooks())? {
-                output::note(format!("installed {}", written.path.display()));
+                output::note(format!("installed {}", shown(&written.path)));
                 if !written.enabled {
                     output::warn(format!(
                         "{} is not executable, so git does not run it; `chmod +x` it to enable it",
-                        written.path.display()
+                        shown(&written.path)
                     ));
                 }
             }
@@ -133,21 +135,18 @@ pub fn run(ctx: impl FnOnce() -> Result<Ctx>, args: Args) -> Result<()> {
         }
         Action::Uninstall(which) => {
             for agent in which.agents() {
-                let (workdir, git_dir) = work_tree(ctx)?;
-                if let Some(path) = agent_hooks::uninstall(&workdir, &git_dir, agent)? {
-                    output::note(format!("removed git-fabro from {}", path.display()));
-                }
+                uninstall_agent(ctx, agent)?;
             }
             for path in hooks::uninstall(&ctx.repo, &which.hooks())? {
-                output::note(format!("removed git-fabro from {}", path.display()));
+                output::note(format!("removed git-fabro from {}", shown(&path)));
             }
             Ok(())
         }
         Action::Status { json } => {
             let status = hooks::status(&ctx.repo);
-            let agents = match ctx.repo.workdir() {
-                Some(workdir) => agent_hooks::status(workdir),
-                None => Vec::new(),
+            let agents = match work_tree(ctx) {
+                Ok(tree) => agent_hooks::status(&tree),
+                Err(_) => Vec::new(),
             };
             if json {
                 let mut all = serde_json::to_value(&status)?;
@@ -187,11 +186,7 @@ pub fn run(ctx: impl FnOnce() -> Result<Ctx>, args: Args) -> Result<()> {
                         (true, None) => "installed",
                         (false, _) => "not installed",
                     };
-                    vec![
-                        name.to_owned(),
-                        state.to_owned(),
-                        path.display().to_string(),
-                    ]
+                    vec![name.to_owned(), state.to_owned(), shown(path)]
                 })
                 .collect();
             output::table(&["HOOK", "STATE", "PATH"], &rows, None)
@@ -206,17 +201,91 @@ pub fn run(ctx: impl FnOnce() -> Result<Ctx>, args: Args) -> Result<()> {
     }
 }
 
-/// The work tree the agent works in (the one of the current directory) and its own git dir.
-fn work_tree(ctx: &Ctx) -> Result<(std::path::PathBuf, std::path::PathBuf)> {
+/// Installs an agent's hooks where it reads them when it runs in this work tree.
+fn install_agent(ctx: &Ctx, agent: Agent) -> Result<()> {
+    let tree = work_tree(ctx)?;
+    let path = agent_hooks::install(&tree, agent)?;
+    output::note(format!(
+        "installed {}'s hooks in {}",
+        agent.name(),
+        shown(&path)
+    ));
+    // In a checkout of the user's (not a run's worktree), each session is a run.
+    let in_run = ctx
+        .repo
+        .head_branch()
+        .is_some_and(|b| b.starts_with(RUN_BRANCH_PREFIX));
+    if !in_run {
+        agent_sessions::enable(&tree.git_dir, agent.name())?;
+        output::note(format!(
+            "each {} session here is now a run in place of its own",
+            agent.name()
+        ));
+    }
+    if agent == Agent::Gemini {
+        let file = gemini_trust_file();
+        gemini_trust::trust(&file, &tree.dir, &tree.git_dir)?;
+        output::note(format!("trusted this folder in {}", shown(&file)));
+    }
+    Ok(())
+}
+
+fn uninstall_agent(ctx: &Ctx, agent: Agent) -> Result<()> {
+    let tree = work_tree(ctx)?;
+    agent_sessions::disable(&tree.git_dir, agent.name())?;
+    match agent_hooks::uninstall(&tree, agent)? {
+        Uninstalled::Removed(path) => {
+            output::note(format!("removed git-fabro from {}", shown(&path)));
+        }
+        Uninstalled::KeptForOthers(path) => output::note(format!(
+            "left git-fabro's entries in {}: another work tree of this repository uses them",
+            shown(&path)
+        )),
+        Uninstalled::NotInstalled => {}
+    }
+    if agent == Agent::Gemini {
+        gemini_trust::untrust(&tree.git_dir)?;
+    }
+    Ok(())
+}
+
+/// A path as the user would type it here: relative to the current directory when it is inside
+/// it (`.git/hooks/pre-push`), else whole (the main checkout's hooks, seen from a worktree).
+fn shown(path: &Path) -> String {
+    std::env::current_dir()
+        .ok()
+        .and_then(|here| path.strip_prefix(here).ok().map(Path::to_owned))
+        .filter(|rel| !rel.as_os_str().is_empty())
+        .unwrap_or_else(|| path.to_owned())
+        .display()
+        .to_string()
+}
+
+/// The work tree the agent works in: the one of the current directory.
+fn work_tree(ctx: &Ctx) -> Result<WorkTree> {
     let workdir = ctx.repo.workdir().ok_or_else(|| {
         Error::Usage("agent hooks go into a work tree, and this repository has none".into())
     })?;
-    Ok((workdir.to_owned(), ctx.repo.git_dir()))
+    Ok(WorkTree {
+        dir: workdir.to_owned(),
+        git_dir: ctx.repo.git_dir(),
+        main_dir: ctx.repo.main_path(),
+        common_dir: ctx.repo.common_dir(),
+    })
 }
 
-fn agents_install(ctx: &Ctx, agent: Agent) -> Result<std::path::PathBuf> {
-    let (workdir, git_dir) = work_tree(ctx)?;
-    Ok(agent_hooks::install(&workdir, &git_dir, agent)?)
+/// Gemini CLI's trusted folders file, where Gemini itself looks for it:
+/// `$GEMINI_CLI_TRUSTED_FOLDERS_PATH`, else `.gemini/trustedFolders.json` in
+/// `$GEMINI_CLI_HOME`, else in the home directory.
+fn gemini_trust_file() -> PathBuf {
+    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    if let Some(path) = var("GEMINI_CLI_TRUSTED_FOLDERS_PATH") {
+        return PathBuf::from(path);
+    }
+    let home = var("GEMINI_CLI_HOME")
+        .or_else(|| var("HOME"))
+        .map_or_else(std::env::temp_dir, PathBuf::from);
+    home.join(".gemini").join("trustedFolders.json")
 }
 
 fn run_hook(ctx: &Ctx, hook: &str, args: &[String]) -> Result<()> {

@@ -4,6 +4,7 @@
 //! directory, output) lives here and in `output.rs`.
 
 mod agent_hook;
+mod agent_session;
 mod agents;
 mod archive;
 mod checkpoint;

@@ -19,7 +19,8 @@ use crate::ops::restore::{
 /// changing anything, the worktree's current state is committed under
 /// refs/fabro/recovery/<RUN_ID>/ and the command to get back is printed; --list lists those
 /// recovery points. TARGET is a checkpoint (@N, NODE, NODE@V, sha prefix; default: the
-/// latest), or a sha prefix of a snapshot or recovery commit. The run's branches do not move.
+/// latest), or a sha prefix of a snapshot, of the run's start (its base commit) or of a
+/// recovery commit. The run's branches do not move.
 /// Refuses (exit 3) while a live process holds the run's run.pid, unless --force; the command
 /// that process runs may restore.
 #[derive(Debug, clap::Args)]

@@ -57,14 +57,25 @@ impl Agent {
         }
     }
 
-    /// The end of a turn, and the tools that write files.
-    fn entries(self) -> [Entry; 2] {
+    /// The end of a turn, every tool that can write a file (the editing tools, and the shell,
+    /// which can write anything: Codex runs a patch through its shell, `exec_command`, when it
+    /// has no `apply_patch` tool for the model; its hooks name that tool `Bash`), and the end
+    /// of a session, which finishes a session's run (Codex has no such event).
+    fn entries(self) -> Vec<Entry> {
         let (turn, edit, tools) = match self {
-            Agent::Claude => ("Stop", "PreToolUse", "Write|Edit|MultiEdit"),
-            Agent::Codex => ("Stop", "PreToolUse", "apply_patch"),
-            Agent::Gemini => ("AfterAgent", "BeforeTool", "write_file|replace"),
+            Agent::Claude => (
+                "Stop",
+                "PreToolUse",
+                "Write|Edit|MultiEdit|NotebookEdit|Bash",
+            ),
+            Agent::Codex => ("Stop", "PreToolUse", "apply_patch|Bash"),
+            Agent::Gemini => (
+                "AfterAgent",
+                "BeforeTool",
+                "write_file|replace|run_shell_command",
+            ),
         };
-        [
+        let mut entries = vec![
             Entry {
                 event: turn,
                 matcher: None,
@@ -75,7 +86,15 @@ impl Agent {
                 matcher: Some(tools),
                 action: "edit",
             },
-        ]
+        ];
+        if self != Agent::Codex {
+            entries.push(Entry {
+                event: "SessionEnd",
+                matcher: None,
+                action: "end",
+            });
+        }
+        entries
     }
 
     fn command(self, action: &str) -> String {
@@ -93,21 +112,105 @@ pub struct AgentStatus {
     pub chained: bool,
 }
 
-pub fn status(workdir: &Path) -> Vec<AgentStatus> {
+/// A work tree an agent runs in, and the repository's main checkout.
+#[derive(Clone, Debug)]
+pub struct WorkTree {
+    pub dir: PathBuf,
+    /// The git dir of this work tree alone.
+    pub git_dir: PathBuf,
+    pub main_dir: PathBuf,
+    /// The git dir every work tree of the repository shares.
+    pub common_dir: PathBuf,
+}
+
+impl WorkTree {
+    fn is_linked(&self) -> bool {
+        self.git_dir != self.common_dir
+    }
+
+    /// The work tree whose settings file the agent reads when it runs here, and its git dir:
+    /// this one, except for Codex in a linked worktree (see [`super::codex_worktrees`]).
+    fn settings_home(&self, agent: Agent) -> (&Path, &Path) {
+        if agent == Agent::Codex && self.is_linked() {
+            (&self.main_dir, &self.common_dir)
+        } else {
+            (&self.dir, &self.git_dir)
+        }
+    }
+
+    /// The settings file the agent reads when it runs here.
+    pub fn settings_file(&self, agent: Agent) -> PathBuf {
+        self.settings_home(agent).0.join(agent.settings_file())
+    }
+}
+
+/// What uninstall did with the settings file the agent reads.
+#[derive(Debug)]
+pub enum Uninstalled {
+    /// git-fabro's entries were taken out of it.
+    Removed(PathBuf),
+    /// They stay, for another work tree that installed them too (Codex's main checkout file).
+    KeptForOthers(PathBuf),
+    NotInstalled,
+}
+
+/// Adds git-fabro's entries to the settings file the agent reads when it runs in `tree`.
+pub fn install(tree: &WorkTree, agent: Agent) -> Result<PathBuf> {
+    let (dir, git_dir) = tree.settings_home(agent);
+    let path = install_file(dir, git_dir, agent)?;
+    if agent == Agent::Codex {
+        super::codex_worktrees::mark(&tree.dir, &tree.git_dir, tree.is_linked())?;
+    }
+    Ok(path)
+}
+
+/// Takes git-fabro's entries out of the settings file the agent reads in `tree`.
+pub fn uninstall(tree: &WorkTree, agent: Agent) -> Result<Uninstalled> {
+    let (dir, git_dir) = tree.settings_home(agent);
+    if agent == Agent::Codex {
+        // Entries an earlier git-fabro wrote into the worktree's own file go too.
+        let own = if tree.is_linked() {
+            uninstall_file(&tree.dir, &tree.git_dir, agent)?
+        } else {
+            None
+        };
+        let others = super::codex_worktrees::unmark(&tree.dir, &tree.git_dir, &tree.common_dir)?;
+        if others {
+            return Ok(Uninstalled::KeptForOthers(dir.join(agent.settings_file())));
+        }
+        if let Some(own) = own
+            && !status_of(dir, agent).0
+        {
+            return Ok(Uninstalled::Removed(own));
+        }
+    }
+    Ok(match uninstall_file(dir, git_dir, agent)? {
+        Some(path) => Uninstalled::Removed(path),
+        None => Uninstalled::NotInstalled,
+    })
+}
+
+/// Whether `workdir`'s settings file for `agent` holds git-fabro's entries, and other settings.
+fn status_of(workdir: &Path, agent: Agent) -> (bool, bool) {
+    let parsed = std::fs::read_to_string(workdir.join(agent.settings_file()))
+        .ok()
+        .and_then(|text| Json::parse(&text).ok());
+    match parsed {
+        Some(json) => {
+            let (rest, removed) = without_ours(json);
+            (removed, rest != Json::Object(Vec::new()))
+        }
+        None => (false, false),
+    }
+}
+
+pub fn status(tree: &WorkTree) -> Vec<AgentStatus> {
     Agent::ALL
         .iter()
         .map(|&agent| {
+            let (workdir, _) = tree.settings_home(agent);
             let path = workdir.join(agent.settings_file());
-            let parsed = std::fs::read_to_string(&path)
-                .ok()
-                .and_then(|text| Json::parse(&text).ok());
-            let (installed, chained) = match parsed {
-                Some(json) => {
-                    let (rest, removed) = without_ours(json);
-                    (removed, rest != Json::Object(Vec::new()))
-                }
-                None => (false, false),
-            };
+            let (installed, chained) = status_of(workdir, agent);
             AgentStatus {
                 hook: agent,
                 path,
@@ -137,7 +240,7 @@ fn original_path(git_dir: &Path, agent: Agent) -> PathBuf {
 /// Adds (or replaces) git-fabro's entries in the agent's settings file of `workdir`.
 /// A settings file that is a symbolic link inside the work tree stays one: the file it leads to
 /// is written (see [`super::work_tree_file`]).
-pub fn install(workdir: &Path, git_dir: &Path, agent: Agent) -> Result<PathBuf> {
+fn install_file(workdir: &Path, git_dir: &Path, agent: Agent) -> Result<PathBuf> {
     let shown = workdir.join(agent.settings_file());
     let path = work_tree_file::resolve(workdir, agent.settings_file())?;
     let text = read_settings(&path)?;
@@ -170,7 +273,7 @@ pub fn install(workdir: &Path, git_dir: &Path, agent: Agent) -> Result<PathBuf> 
 /// Removes git-fabro's entries: the file goes back to what it was before install, byte for
 /// byte, when the user changed nothing else in it meanwhile. Returns the file when it held
 /// git-fabro's entries.
-pub fn uninstall(workdir: &Path, git_dir: &Path, agent: Agent) -> Result<Option<PathBuf>> {
+fn uninstall_file(workdir: &Path, git_dir: &Path, agent: Agent) -> Result<Option<PathBuf>> {
     let shown = workdir.join(agent.settings_file());
     let saved = original_path(git_dir, agent);
     let original: Option<Original> = std::fs::read_to_string(&saved)
@@ -197,13 +300,23 @@ pub fn uninstall(workdir: &Path, git_dir: &Path, agent: Agent) -> Result<Option<
                 let _ = std::fs::remove_dir(dir);
             }
         }
-        Some(Some(old)) if Json::parse(old).ok().as_ref() == Some(&rest) => {
+        Some(Some(old)) if unchanged_since(old, &rest, agent, &path) => {
             write_file(&path, old)?;
         }
         _ => write_file(&path, &rest.to_pretty())?,
     }
     let _ = std::fs::remove_file(&saved);
     Ok(Some(shown))
+}
+
+/// Whether the settings without git-fabro's entries are what the file held before install,
+/// seen the same way: adding the entries and taking them out again drops what held nothing
+/// (an empty `hooks` of the user's, say), so the old text goes through the same round trip.
+fn unchanged_since(old: &str, rest: &Json, agent: Agent, path: &Path) -> bool {
+    Json::parse(old)
+        .ok()
+        .and_then(|json| with_ours(json, agent, path).ok())
+        .is_some_and(|json| without_ours(json).0 == *rest)
 }
 
 fn read_settings(path: &Path) -> Result<Option<String>> {

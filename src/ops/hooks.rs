@@ -55,13 +55,39 @@ impl Hook {
     }
 }
 
-/// Where git runs hooks from: `core.hooksPath` (relative to the work tree) or `.git/hooks`.
+/// Where git runs hooks from: `core.hooksPath`, or `hooks` in the git dir every worktree
+/// shares. A relative `core.hooksPath` is relative to where git runs hooks (githooks(5)): the
+/// root of the work tree git runs in, a linked worktree's own, or the git dir of a bare
+/// repository. The path is given without `..`: a linked worktree reaches the shared git dir
+/// through `.git/worktrees/<name>/../..`, which is no path anyone would type.
 pub fn hooks_dir(repo: &Repo) -> PathBuf {
-    match repo.config_path("core.hooksPath") {
+    let dir = match repo.config_path("core.hooksPath") {
         Some(path) if path.is_absolute() => path,
-        Some(path) => repo.main_path().join(path),
+        Some(path) => repo
+            .workdir()
+            .map_or_else(|| repo.git_dir(), Path::to_owned)
+            .join(path),
         None => repo.common_dir().join("hooks"),
+    };
+    without_dot_dots(&dir)
+}
+
+/// `path` with each `a/..` and `.` dropped, without asking the file system.
+fn without_dot_dots(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut clean = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir
+                if matches!(clean.components().next_back(), Some(Component::Normal(_))) =>
+            {
+                clean.pop();
+            }
+            other => clean.push(other),
+        }
     }
+    clean
 }
 
 #[derive(Clone, Debug, Serialize)]

@@ -3,12 +3,15 @@
 //! environment reads: the command line (and, later, the workflow engine) call these.
 
 pub mod agent_hooks;
+pub mod agent_sessions;
 pub mod branch_guard;
 pub mod checkpoint;
+pub mod codex_worktrees;
 pub mod finish;
 pub mod fork;
 pub mod fsck;
 pub mod gc;
+pub mod gemini_trust;
 pub mod hook_failures;
 pub mod hooks;
 pub mod interrupted_gc;

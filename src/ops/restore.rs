@@ -44,8 +44,9 @@ pub fn recovery_prefix(id: &RunId) -> String {
     format!("{RECOVERY_PREFIX}{id}/")
 }
 
-/// Resolves a restore target: a timeline target, else a sha prefix of a snapshot or of a
-/// recovery commit.
+/// Resolves a restore target: a timeline target, else a sha prefix of a snapshot, of the
+/// run's start (its base: for a run in place, the directory as it was when the run started,
+/// which is what its first write was preceded by), or of a recovery commit.
 pub fn resolve(
     repo: &Repo,
     state: &RunState,
@@ -71,11 +72,15 @@ pub fn resolve(
                 .filter(|e| e.snapshot.is_some())
                 .filter_map(|e| ObjectId::from_hex(e.run_commit.as_bytes()).ok())
                 .map(|id| ("snapshot", id));
+            let start = ObjectId::from_hex(state.record.start.base_sha.as_bytes())
+                .ok()
+                .map(|id| ("start", id));
             let recoveries = repo
                 .refs_under(&recovery_prefix(&state.id))?
                 .into_iter()
                 .map(|(_, id)| ("recovery", id));
             let matches: Vec<(&str, ObjectId)> = snapshots
+                .chain(start)
                 .chain(recoveries)
                 .filter(|(_, id)| id.to_string().starts_with(&prefix))
                 .collect();

@@ -56,7 +56,7 @@ pub fn run_hook(repo: &TestRepo, dir: &Path, command: &str, input: &Value) -> Ou
 }
 
 /// The command of git-fabro's hook for `event` in the settings file.
-fn our_command(settings: &Value, event: &str) -> String {
+pub fn our_command(settings: &Value, event: &str) -> String {
     settings["hooks"][event]
         .as_array()
         .unwrap()
@@ -68,7 +68,7 @@ fn our_command(settings: &Value, event: &str) -> String {
         .to_owned()
 }
 
-fn git_lines(repo: &TestRepo, args: &[&str]) -> Vec<String> {
+pub fn git_lines(repo: &TestRepo, args: &[&str]) -> Vec<String> {
     repo.git(args).lines().map(str::to_owned).collect()
 }
 
@@ -93,7 +93,7 @@ fn claude_hooks_snapshot_each_write_checkpoint_each_turn_and_uninstall_restores_
         "the user's Bash hook and ours, once: {settings}"
     );
     assert_eq!(pre[0]["matcher"], "Bash");
-    assert_eq!(pre[1]["matcher"], "Write|Edit|MultiEdit");
+    assert_eq!(pre[1]["matcher"], "Write|Edit|MultiEdit|NotebookEdit|Bash");
     assert_eq!(settings["hooks"]["Stop"].as_array().unwrap().len(), 1);
     let status: Vec<Value> = serde_json::from_str(&run_ok(
         repo.fabro_in(wt).args(["hooks", "status", "--json"]),
@@ -259,16 +259,21 @@ fn codex_and_gemini_hooks_round_trip_and_created_files_go_away() {
         repo.fabro_in(wt)
             .args(["hooks", "install", "--codex", "--gemini"]),
     );
-    let codex: Value =
-        serde_json::from_str(&std::fs::read_to_string(wt.join(".codex/hooks.json")).unwrap())
-            .unwrap();
-    assert_eq!(codex["hooks"]["PreToolUse"][0]["matcher"], "apply_patch");
+    // Codex reads a linked worktree's hooks from the main checkout's file.
+    let codex: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo.path.join(".codex/hooks.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        codex["hooks"]["PreToolUse"][0]["matcher"],
+        "apply_patch|Bash"
+    );
     let gemini: Value =
         serde_json::from_str(&std::fs::read_to_string(wt.join(".gemini/settings.json")).unwrap())
             .unwrap();
     assert_eq!(
         gemini["hooks"]["BeforeTool"][0]["matcher"],
-        "write_file|replace"
+        "write_file|replace|run_shell_command"
     );
     assert!(!wt.join(".claude").exists(), "only the named agents");
 
@@ -308,4 +313,5 @@ fn codex_and_gemini_hooks_round_trip_and_created_files_go_away() {
             .args(["hooks", "uninstall", "--codex", "--gemini"]),
     );
     assert!(!wt.join(".codex").exists() && !wt.join(".gemini").exists());
+    assert!(!repo.path.join(".codex").exists());
 }

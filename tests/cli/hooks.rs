@@ -318,3 +318,46 @@ fn a_symlinked_hook_is_not_written_through() {
     assert_eq!(code, 1);
     assert!(!repo.root.join("nowhere").exists());
 }
+
+/// The PATH column of `hooks status` for `hook`.
+fn status_path(repo: &TestRepo, dir: &std::path::Path, hook: &str) -> String {
+    let table = run_ok(repo.fabro_in(dir).args(["hooks", "status"]));
+    let row = table
+        .lines()
+        .find(|l| l.starts_with(&format!("{hook} ")))
+        .unwrap_or_else(|| panic!("no {hook} row: {table}"));
+    row.split_whitespace().last().unwrap().to_owned()
+}
+
+#[test]
+fn status_in_a_linked_worktree_shows_the_paths_git_uses_as_a_user_types_them() {
+    let repo = TestRepo::new();
+    let wt = repo.start().worktree;
+    let shared = repo.path.join(".git/hooks/pre-push");
+    assert_eq!(
+        status_path(&repo, &wt, "pre-push"),
+        shared.display().to_string()
+    );
+    assert_eq!(
+        status_path(&repo, &wt, "claude"),
+        ".claude/settings.local.json"
+    );
+    assert_eq!(
+        status_path(&repo, &repo.path, "pre-push"),
+        ".git/hooks/pre-push"
+    );
+    let status: Vec<Value> = serde_json::from_str(&run_ok(
+        repo.fabro_in(&wt).args(["hooks", "status", "--json"]),
+    ))
+    .unwrap();
+    assert_eq!(status[0]["path"], shared.display().to_string());
+
+    // A relative core.hooksPath is relative to the work tree git runs the hook in.
+    repo.git(&["config", "core.hooksPath", ".husky"]);
+    let git_says = repo.git_in(&wt, &["rev-parse", "--git-path", "hooks/pre-push"]);
+    assert_eq!(git_says.trim(), ".husky/pre-push");
+    assert_eq!(status_path(&repo, &wt, "pre-push"), ".husky/pre-push");
+    run_ok(repo.fabro_in(&wt).args(["hooks", "install", "--pre-push"]));
+    assert!(wt.join(".husky/pre-push").is_file());
+    assert!(!repo.path.join(".husky").exists());
+}

@@ -3,7 +3,9 @@
 mod common;
 
 mod agent_hooks;
+mod agent_hooks_where;
 mod agent_presets;
+mod agent_sessions;
 mod archive;
 mod auto_gc;
 mod branch_guard;
