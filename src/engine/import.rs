@@ -351,3 +351,6 @@ fn merged(node: &Node, id: &str, placeholder: &Placeholder) -> Node {
     }
     out
 }
+
+#[cfg(test)]
+mod tests;
