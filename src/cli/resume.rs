@@ -103,8 +103,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         if args.workflow.is_none()
             && let Some(source) = state.record.graph_source.as_deref()
         {
-            let text = workflow::trusted_text(source, &state.record.spec.graph);
-            trust_review::gate(&ctx.repo, &ctx.home, &state, &text, args.trust)?;
+            trust_review::gate(&ctx.repo, &ctx.home, &state, source, args.trust)?;
         }
         let directions = Directions {
             answers: args.answers,

@@ -302,6 +302,16 @@ fn a_recorded_graph_rewritten_behind_the_run_does_not_run_without_trust() {
     let (code, err) = run_err(repo.fabro().args(["resume", &id]));
     assert_eq!(code, 5, "{err}");
     assert!(!marker.exists(), "the rewritten graph ran");
+    // The review shows the change against the graph approved when the run started.
+    assert!(
+        err.contains("Changes since the version approved here"),
+        "{err}"
+    );
+    let added: Vec<&str> = err.lines().filter(|l| l.starts_with('+')).collect();
+    assert!(
+        added.iter().any(|l| l.contains(&script)) && added.len() == 2,
+        "{err}"
+    );
     let out = repo
         .fabro()
         .args(["resume", &id, "--trust"])
