@@ -44,26 +44,86 @@ const ROUTING_EDGE_ATTRS: &[&str] = &[
     "freeform",
 ];
 
+/// How many files one workflow may import, nested imports included: a few parts imported
+/// twice at every level would otherwise make a graph of billions of nodes from kilobytes.
+const MAX_IMPORTS: usize = 256;
+
 /// Expands every `import` placeholder of `graph`, a workflow in `refs.dir`.
 pub fn expand_imports(graph: Graph, refs: &FileRefs) -> Graph {
-    expand_in(graph, refs, refs.dir, &mut Vec::new())
+    let mut importer = Importer {
+        refs,
+        chain: Vec::new(),
+        read: 0,
+    };
+    importer.expand_in(graph, refs.dir)
 }
 
-/// Expands the placeholders of a workflow in `base`; `chain` holds the files being imported
-/// around it, outermost first, to refuse a cycle.
-fn expand_in(mut graph: Graph, refs: &FileRefs, base: &Path, chain: &mut Vec<PathBuf>) -> Graph {
-    let placeholders: Vec<(String, String)> = graph
-        .nodes()
-        .iter()
-        .filter_map(|n| Some((n.id.clone(), n.str_attr("import")?.to_owned())))
-        .collect();
-    for (id, reference) in placeholders {
-        match imported(&graph, &id, &reference, refs, base, chain) {
-            Ok(spliced) => graph = spliced,
-            Err(reason) => poison(&mut graph, &id, reason),
+struct Importer<'r, 'a> {
+    refs: &'r FileRefs<'a>,
+    /// The files being imported around the current one, outermost first, to refuse a cycle.
+    chain: Vec<PathBuf>,
+    /// How many files were imported so far.
+    read: usize,
+}
+
+impl Importer<'_, '_> {
+    /// Expands the placeholders of a workflow in `base`.
+    fn expand_in(&mut self, mut graph: Graph, base: &Path) -> Graph {
+        let placeholders: Vec<(String, String)> = graph
+            .nodes()
+            .iter()
+            .filter_map(|n| Some((n.id.clone(), n.str_attr("import")?.to_owned())))
+            .collect();
+        for (id, reference) in placeholders {
+            match self.imported(&graph, &id, &reference, base) {
+                Ok(spliced) => graph = spliced,
+                Err(reason) => poison(&mut graph, &id, reason),
+            }
         }
+        graph
     }
-    graph
+
+    /// `graph` with placeholder `id` replaced by the workflow `reference` names.
+    fn imported(
+        &mut self,
+        graph: &Graph,
+        id: &str,
+        reference: &str,
+        base: &Path,
+    ) -> Result<Graph, String> {
+        let node = graph.node(id).ok_or_else(|| format!("no node {id}"))?;
+        if graph.outgoing(id).any(|e| e.to == id) {
+            return Err(format!("import placeholder '{id}' has an edge to itself"));
+        }
+        let placeholder = Placeholder::of(node)?;
+        let path = self
+            .refs
+            .locate(base, reference)
+            .map_err(|why| unreadable(reference, why))?;
+        if self.chain.contains(&path) {
+            let cycle: Vec<String> = self
+                .chain
+                .iter()
+                .chain([&path])
+                .map(|p| p.display().to_string())
+                .collect();
+            return Err(format!("circular import: {}", cycle.join(" -> ")));
+        }
+        self.read += 1;
+        if self.read > MAX_IMPORTS {
+            return Err(format!(
+                "too many imports: the workflow imports more than {MAX_IMPORTS} files, nested \
+                 imports included"
+            ));
+        }
+        let part = read_part(&path, self.refs)?;
+        let dir = path.parent().unwrap_or(Path::new("/")).to_path_buf();
+        self.chain.push(path);
+        let part = self.expand_in(part, &dir);
+        self.chain.pop();
+        let ends = Ends::of(&part)?;
+        splice(graph, id, &placeholder, &part, &ends)
+    }
 }
 
 fn poison(graph: &mut Graph, id: &str, reason: String) {
@@ -72,40 +132,6 @@ fn poison(graph: &mut Graph, id: &str, reason: String) {
         node.attrs
             .insert("import_error".into(), AttrValue::String(reason));
     }
-}
-
-/// `graph` with placeholder `id` replaced by the workflow `reference` names.
-fn imported(
-    graph: &Graph,
-    id: &str,
-    reference: &str,
-    refs: &FileRefs,
-    base: &Path,
-    chain: &mut Vec<PathBuf>,
-) -> Result<Graph, String> {
-    let node = graph.node(id).ok_or_else(|| format!("no node {id}"))?;
-    if graph.outgoing(id).any(|e| e.to == id) {
-        return Err(format!("import placeholder '{id}' has an edge to itself"));
-    }
-    let placeholder = Placeholder::of(node)?;
-    let path = refs
-        .locate(base, reference)
-        .map_err(|why| unreadable(reference, why))?;
-    if chain.contains(&path) {
-        let cycle: Vec<String> = chain
-            .iter()
-            .chain([&path])
-            .map(|p| p.display().to_string())
-            .collect();
-        return Err(format!("circular import: {}", cycle.join(" -> ")));
-    }
-    let part = read_part(&path, refs)?;
-    let dir = path.parent().unwrap_or(Path::new("/")).to_path_buf();
-    chain.push(path);
-    let part = expand_in(part, refs, &dir, chain);
-    chain.pop();
-    let ends = Ends::of(&part)?;
-    splice(graph, id, &placeholder, &part, &ends)
 }
 
 fn unreadable(reference: &str, why: Unreadable) -> String {

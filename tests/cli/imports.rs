@@ -324,3 +324,32 @@ fn a_recorded_graph_rewritten_behind_the_run_does_not_run_without_trust() {
     );
     assert!(marker.exists());
 }
+
+#[test]
+fn a_workflow_importing_parts_twice_at_every_level_is_bounded() {
+    let repo = TestRepo::new();
+    let levels = 9;
+    for level in 0..levels {
+        let text = if level + 1 == levels {
+            "digraph leaf { start [shape=Mdiamond]; exit [shape=Msquare]; w [shape=parallelogram, script=\"true\"]; start -> w -> exit }\n".to_owned()
+        } else {
+            let next = level + 1;
+            format!(
+                "digraph l{level} {{ start [shape=Mdiamond]; exit [shape=Msquare]\n \
+                 a [import=\"l{next}.fabro\"]; b [import=\"l{next}.fabro\"]\n \
+                 start -> a -> b -> exit }}\n"
+            )
+        };
+        write_file(&repo.root.join(format!("l{level}.fabro")), &text);
+    }
+    let (code, report, _) = validated(&repo, &repo.root.join("l0.fabro"));
+    assert_eq!(code, 1, "{report}");
+    let errors = import_errors(&report);
+    assert!(
+        errors
+            .iter()
+            .any(|(_, m)| m
+                .starts_with("too many imports: the workflow imports more than 256 files")),
+        "{errors:?}"
+    );
+}
