@@ -353,3 +353,41 @@ fn a_workflow_importing_parts_twice_at_every_level_is_bounded() {
         "{errors:?}"
     );
 }
+
+/// Fabro's `transform_imports_before_variable_expansion_and_stylesheet`: the imported nodes
+/// take the stylesheet's rules for the placeholder's class, and their inlined prompts are
+/// rendered with the run's inputs.
+#[test]
+fn imported_nodes_are_styled_and_rendered_with_the_host() {
+    let repo = TestRepo::new();
+    let dir = repo.root.join("flows");
+    write_file(
+        &dir.join("prompts/lint.md"),
+        "Run checks for {{ inputs.task }}",
+    );
+    write_file(
+        &dir.join("validate.fabro"),
+        "digraph validate { start [shape=Mdiamond]; exit [shape=Msquare]\n \
+         lint [prompt=\"@prompts/lint.md\"]; start -> lint -> exit }\n",
+    );
+    let host = dir.join("host.fabro");
+    write_file(
+        &host,
+        "digraph Test {\n graph [goal=\"Launch\", model_stylesheet=\".validate { model: sonnet; }\"]\n \
+         start [shape=Mdiamond]; exit [shape=Msquare]\n validate [import=\"./validate.fabro\"]\n \
+         start -> validate -> exit\n}\n",
+    );
+    let log = repo.root.join("agent.log");
+    let agent = format!(
+        "echo \"$FABRO_NODE_ID|$FABRO_MODEL|$(cat \"$FABRO_PROMPT_FILE\")\" >> {}",
+        log.display()
+    );
+    let ran = run(&repo, &host, &["--agent", &agent, "--input", "task=Launch"]);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let seen = std::fs::read_to_string(&log).unwrap();
+    let (node, rest) = seen.split_once('|').unwrap();
+    let (model, prompt) = rest.split_once('|').unwrap();
+    assert_eq!(node, "validate.lint");
+    assert!(model.contains("sonnet"), "{seen}");
+    assert!(prompt.contains("Run checks for Launch"), "{seen}");
+}
