@@ -4,7 +4,8 @@
 //! [`load`] is the one way a workflow file is read, whoever names it (`run`, `validate` and
 //! `resume --workflow` on the command line, a manager loop for its child): as a regular file
 //! within the size limit, as UTF-8 text, parsed, its imports spliced in and its `@file`
-//! references inlined from beside it (Fabro's order), and validated. The caller decides what the diagnostics mean for it.
+//! references inlined from beside it (Fabro's order), and validated. The caller decides what
+//! the diagnostics mean for it.
 
 use std::borrow::Cow;
 use std::path::Path;
