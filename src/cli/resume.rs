@@ -214,8 +214,14 @@ fn engine_graph(state: &RunState, given: Option<&Path>) -> Result<Graph> {
         state.record.graph_source.as_deref().ok_or_else(|| {
             Error::Failed(format!("run {id} has no recorded workflow to continue"))
         })?;
-    Ok(workflow::parse(source, GRAPH_FILE)
-        .map_err(|err| Error::Failed(format!("run {id}: its recorded workflow: {err}")))?)
+    let graph = workflow::recorded_graph(source, &state.record.spec.graph, GRAPH_FILE)
+        .map_err(|err| Error::Failed(format!("run {id}: its recorded workflow: {err}")))?;
+    Ok(graph.ok_or_else(|| {
+        Error::Failed(format!(
+            "run {id}: its workflow imports others, and the graph it recorded with them \
+             (spec.graph) is not one git-fabro can read"
+        ))
+    })?)
 }
 
 /// Refuses answers and side-effect directions that name nothing in the workflow.

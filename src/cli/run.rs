@@ -7,6 +7,7 @@ use super::{Ctx, ExitWith, output, prepare, workflow_file};
 use crate::engine::dry_run::{self, DryRun, Options};
 use crate::engine::execute;
 use crate::engine::outcome::Status;
+use crate::engine::workflow;
 use crate::error::exit;
 use crate::format::run_id::RunId;
 use crate::ops::start::{StartRequest, start};
@@ -178,6 +179,10 @@ fn run_for_real(args: Args) -> Result<()> {
         ..Default::default()
     };
     let ctx = Ctx::open(true)?;
+    let graph = checked.graph.to_fabro_json();
+    // What `resume` will run: with imports, the graph recorded from them.
+    let trusted = workflow::trusted_text(&checked.source, &graph);
+    crate::ops::trust::approve(&ctx.home, trusted.as_bytes())?;
     let request = StartRequest {
         goal: args.goal,
         workflow: Some(args.workflow.clone()),
@@ -186,7 +191,7 @@ fn run_for_real(args: Args) -> Result<()> {
         run_dir: None,
         config: args.config,
         in_place: args.in_place,
-        graph: Some(checked.graph.to_fabro_json()),
+        graph: Some(graph),
         engine: true,
         inputs: args.inputs,
         spec_extra: Default::default(),

@@ -2,13 +2,16 @@
 //! from the version approved here, so that `--trust` is a decision, not a reflex.
 
 use super::output;
+use crate::engine::workflow;
 use crate::error::Error;
+use crate::format::record::RunRecord;
 use crate::git::Repo;
 use crate::ops::trust::{self, Review};
 use crate::run::RunState;
 
 /// Lets run `state`'s recorded workflow `source` run, or prints what a person needs to judge
-/// it and refuses (exit 5).
+/// it and refuses (exit 5). What is approved is [`workflow::trusted_text`]: with imports, the
+/// graph the run recorded too, which is what a resume runs.
 pub fn gate(
     repo: &Repo,
     home: &std::path::Path,
@@ -16,11 +19,16 @@ pub fn gate(
     source: &str,
     trusted: bool,
 ) -> anyhow::Result<()> {
-    let Err(refused) = trust::gate(home, state, source, trusted) else {
+    let text = workflow::trusted_text(source, &state.record.spec.graph);
+    let Err(refused) = trust::gate(home, state, &text, trusted) else {
         return Ok(());
     };
     if matches!(refused, Error::Untrusted { .. }) {
-        match trust::review(repo, home, state, source) {
+        let text_of = |record: &RunRecord| {
+            let source = record.graph_source.as_deref()?;
+            Some(workflow::trusted_text(source, &record.spec.graph).into_owned())
+        };
+        match trust::review(repo, home, state, &text, &text_of) {
             Ok(review) => show(&review),
             Err(err) => output::warn(format!("cannot tell where the workflow came from: {err}")),
         }

@@ -22,11 +22,23 @@ pub struct FileRefs<'a> {
     pub repo: Option<&'a Path>,
 }
 
+/// Why a path named by the workflow was not read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unreadable {
+    /// An absolute path, or one with a root or drive.
+    NotRelative,
+    /// No such file (or not one that can be read as a file).
+    Missing,
+    /// It exists, but with its symlinks and `..` resolved it lies outside the workflow's
+    /// directory and the repository.
+    Outside,
+}
+
 impl FileRefs<'_> {
-    /// The content of `@path`, beside the workflow; `None` when it is not there, or not
-    /// inside the places it may read.
-    fn resolve(&self, value: &str) -> Option<String> {
-        let path = Path::new(value.strip_prefix('@')?);
+    /// The real path of the file `reference` names, looked up in `base` (the directory of
+    /// the workflow that names it), when it lies inside the places a workflow may read.
+    pub fn locate(&self, base: &Path, reference: &str) -> Result<PathBuf, Unreadable> {
+        let path = Path::new(reference);
         let relative = path.components().all(|c| {
             matches!(
                 c,
@@ -34,36 +46,52 @@ impl FileRefs<'_> {
             )
         });
         if !relative {
-            return None;
+            return Err(Unreadable::NotRelative);
         }
-        // `run x.fabro` has the workflow in "", which the file system knows as ".".
-        let dir = Some(self.dir)
-            .filter(|d| !d.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        let roots: Vec<PathBuf> = [Some(dir), self.repo]
+        let roots: Vec<PathBuf> = [Some(here(self.dir)), self.repo]
             .into_iter()
             .flatten()
             .filter_map(|root| std::fs::canonicalize(root).ok())
             .collect();
-        let real = std::fs::canonicalize(dir.join(path)).ok()?;
+        let real = std::fs::canonicalize(here(base).join(path)).map_err(|_| Unreadable::Missing)?;
         if !roots.iter().any(|root| real.starts_with(root)) {
-            return None;
+            return Err(Unreadable::Outside);
         }
+        Ok(real)
+    }
+
+    /// The content of `@path`, looked up in `base`; `None` when it is not there, or not
+    /// inside the places it may read.
+    fn resolve(&self, base: &Path, value: &str) -> Option<String> {
+        let real = self.locate(base, value.strip_prefix('@')?).ok()?;
         let bytes = input::read_file(&real, value, input::MAX_DEFINITION).ok()?;
         String::from_utf8(bytes).ok()
     }
 }
 
+/// `run x.fabro` has the workflow in "", which the file system knows as ".".
+fn here(dir: &Path) -> &Path {
+    Some(dir)
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
 /// Inlines every `@file` node prompt and graph goal that resolves.
 pub fn inline_file_refs(graph: &mut Graph, refs: &FileRefs) {
+    inline_file_refs_from(graph, refs, refs.dir);
+}
+
+/// [`inline_file_refs`] for a workflow in `base`, which an imported workflow's references
+/// are relative to.
+pub fn inline_file_refs_from(graph: &mut Graph, refs: &FileRefs, base: &Path) {
     for node in &mut graph.nodes {
         let prompt = node.attrs.get("prompt").and_then(AttrValue::as_str);
-        if let Some(text) = prompt.and_then(|p| refs.resolve(p)) {
+        if let Some(text) = prompt.and_then(|p| refs.resolve(base, p)) {
             node.attrs.insert("prompt".into(), AttrValue::String(text));
         }
     }
     let goal = graph.attrs.get("goal").and_then(AttrValue::as_str);
-    if let Some(text) = goal.and_then(|g| refs.resolve(g)) {
+    if let Some(text) = goal.and_then(|g| refs.resolve(base, g)) {
         graph.attrs.insert("goal".into(), AttrValue::String(text));
     }
 }

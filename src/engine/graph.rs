@@ -59,6 +59,22 @@ impl AttrValue {
         }
     }
 
+    /// The value [`AttrValue::to_fabro_json`] wrote; `None` for anything else.
+    pub fn from_fabro_json(value: &Value) -> Option<AttrValue> {
+        let (tag, inner) = value.as_object()?.iter().next()?;
+        Some(match tag.as_str() {
+            "String" => AttrValue::String(inner.as_str()?.to_owned()),
+            "Integer" => AttrValue::Integer(inner.as_i64()?),
+            "Float" => AttrValue::Float(inner.as_f64()?),
+            "Boolean" => AttrValue::Boolean(inner.as_bool()?),
+            "Duration" => AttrValue::Duration(Duration::new(
+                inner.get("secs")?.as_u64()?,
+                u32::try_from(inner.get("nanos")?.as_u64()?).ok()?,
+            )),
+            _ => return None,
+        })
+    }
+
     /// Fabro's serde shape: an externally tagged enum, a duration as `{secs, nanos}`.
     pub fn to_fabro_json(&self) -> Value {
         match self {
@@ -86,6 +102,14 @@ pub const FIDELITIES: &[&str] = &[
 
 /// Attributes by name; sorted, so that everything derived from them is deterministic.
 pub type Attrs = BTreeMap<String, AttrValue>;
+
+fn attrs_from_json(value: &Value) -> Option<Attrs> {
+    value
+        .as_object()?
+        .iter()
+        .map(|(k, v)| Some((k.clone(), AttrValue::from_fabro_json(v)?)))
+        .collect()
+}
 
 fn attrs_json(attrs: &Attrs) -> Value {
     Value::Object(
@@ -307,5 +331,28 @@ impl Graph {
             "edges": edges,
             "attrs": attrs_json(&self.attrs),
         })
+    }
+
+    /// The graph [`Graph::to_fabro_json`] wrote (a run's `spec.graph`), nodes in id order;
+    /// `None` when `value` is not one.
+    pub fn from_fabro_json(value: &Value) -> Option<Graph> {
+        let mut graph = Graph::new(value.get("name")?.as_str()?);
+        graph.attrs = attrs_from_json(value.get("attrs")?)?;
+        for (id, node) in value.get("nodes")?.as_object()? {
+            let mut parsed = Node::new(id);
+            parsed.attrs = attrs_from_json(node.get("attrs")?)?;
+            if let Some(classes) = node.get("classes") {
+                parsed.classes = serde_json::from_value(classes.clone()).ok()?;
+            }
+            graph.insert_node(parsed);
+        }
+        for edge in value.get("edges")?.as_array()? {
+            graph.push_edge(Edge {
+                from: edge.get("from")?.as_str()?.to_owned(),
+                to: edge.get("to")?.as_str()?.to_owned(),
+                attrs: attrs_from_json(edge.get("attrs")?)?,
+            });
+        }
+        Some(graph)
     }
 }

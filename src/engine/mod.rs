@@ -5,6 +5,7 @@
 //! - `condition`: the guard language of edges, parsed and evaluated as Fabro does;
 //! - `graph`: the workflow model (nodes, edges, typed attributes) and Fabro's JSON shape of it;
 //! - `files`: `@file` prompts and goals, inlined from beside the workflow as Fabro does;
+//! - `import`: `import="part.fabro"` nodes, replaced by the part's nodes as Fabro does;
 //! - `stylesheet`: the `model_stylesheet` attribute's rules, and what they give a node;
 //! - `template`: `{{ goal }}` and `{{ inputs.x }}` in attributes, rendered strictly (MiniJinja);
 //! - `validate`: Fabro's validation rules, names, severities and messages;
@@ -26,6 +27,7 @@ pub mod execute;
 pub mod files;
 pub mod graph;
 pub mod handler;
+mod import;
 pub mod outcome;
 pub mod routing;
 mod script_template;

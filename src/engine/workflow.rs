@@ -3,21 +3,26 @@
 //!
 //! [`load`] is the one way a workflow file is read, whoever names it (`run`, `validate` and
 //! `resume --workflow` on the command line, a manager loop for its child): as a regular file
-//! within the size limit, as UTF-8 text, parsed, its `@file` references inlined from beside
-//! it, and validated. The caller decides what the diagnostics mean for it.
+//! within the size limit, as UTF-8 text, parsed, its imports spliced in and its `@file`
+//! references inlined from beside it (Fabro's order), and validated. The caller decides what
+//! the diagnostics mean for it.
 
+use std::borrow::Cow;
 use std::path::Path;
+
+use serde_json::Value;
 
 pub use super::dot::{ParseError, parse};
 use super::files::{self, FileRefs};
 pub use super::graph::{AttrValue, Edge, Graph, Node};
+use super::import;
 use super::validate::{self, Diagnostic};
 use crate::error::{Error, Result};
 use crate::input;
 
 /// A workflow read and checked: runnable when `diagnostics` holds no error.
 pub struct Loaded {
-    /// With its `@file` references inlined.
+    /// With its imports spliced in and its `@file` references inlined.
     pub graph: Graph,
     /// The text as read, which the run records and trust approvals hash.
     pub source: String,
@@ -43,7 +48,8 @@ pub fn load(path: &Path, what: &str, repo: Option<&Path>) -> Result<Loaded> {
 }
 
 /// A workflow given as text (a manager loop's `stack.child_dot_source`), named `name` in
-/// messages: parsed and validated. It has no directory, so `@file` references stay as written.
+/// messages: parsed and validated. It has no directory, so `@file` references stay as written
+/// and imports unresolved (validation reports them).
 pub fn load_source(source: &str, name: &str) -> Result<Loaded> {
     checked(source.to_owned(), name, None)
 }
@@ -51,6 +57,7 @@ pub fn load_source(source: &str, name: &str) -> Result<Loaded> {
 fn checked(source: String, name: &str, refs: Option<&FileRefs>) -> Result<Loaded> {
     let mut graph = parse(&source, name).map_err(syntax)?;
     if let Some(refs) = refs {
+        graph = import::expand_imports(graph, refs);
         files::inline_file_refs(&mut graph, refs);
     }
     let diagnostics = validate::validate(&graph);
@@ -59,6 +66,42 @@ fn checked(source: String, name: &str, refs: Option<&FileRefs>) -> Result<Loaded
         source,
         diagnostics,
     })
+}
+
+/// Whether `graph` (as parsed, before loading) imports other workflows.
+fn imports(graph: &Graph) -> bool {
+    graph.nodes().iter().any(|n| n.attrs.contains_key("import"))
+}
+
+/// The graph to go on with for a run that recorded the workflow `source` and its loaded
+/// graph `spec_graph`: the source parsed again, or, when it imports other workflows, the
+/// graph recorded with them spliced in, since the imported files may have changed or gone.
+/// `None` when the source imports and `spec_graph` is not a graph.
+///
+/// Errors: the source does not parse.
+pub fn recorded_graph(
+    source: &str,
+    spec_graph: &Value,
+    name: &str,
+) -> std::result::Result<Option<Graph>, ParseError> {
+    let graph = parse(source, name)?;
+    if !imports(&graph) {
+        return Ok(Some(graph));
+    }
+    Ok(Graph::from_fabro_json(spec_graph))
+}
+
+/// The text the trust gate approves for a run of `source` whose loaded graph is `spec_graph`:
+/// the source or, when it imports other workflows, the source followed by that graph, which is
+/// what a resume runs ([`recorded_graph`]), so that a changed graph needs a new approval.
+pub fn trusted_text<'s>(source: &'s str, spec_graph: &Value) -> Cow<'s, str> {
+    if !parse(source, "").is_ok_and(|g| imports(&g)) {
+        return Cow::Borrowed(source);
+    }
+    let graph = serde_json::to_string_pretty(spec_graph).unwrap_or_default();
+    Cow::Owned(format!(
+        "{source}\n// The graph recorded with its imports spliced in:\n{graph}\n"
+    ))
 }
 
 /// The text of `bytes`, or where in `name` the first byte that is not UTF-8 is.

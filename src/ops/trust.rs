@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::error::{Error, Result};
+use crate::format::record::RunRecord;
 use crate::format::time::Timestamp;
 use crate::git::Repo;
 use crate::ops::start::sha256_hex;
@@ -95,8 +96,15 @@ pub fn gate(home: &Path, state: &RunState, source: &str, trust: bool) -> Result<
 }
 
 /// Reads the run's metadata history for where its workflow `source` came from and how it
-/// differs from the version last approved here.
-pub fn review(repo: &Repo, home: &Path, state: &RunState, source: &str) -> Result<Review> {
+/// differs from the version last approved here; `text_of` gives what the gate checked of an
+/// earlier record (its `graph_source`, or more: the caller decides), as `source` is for this one.
+pub fn review(
+    repo: &Repo,
+    home: &Path,
+    state: &RunState,
+    source: &str,
+    text_of: &dyn Fn(&RunRecord) -> Option<String>,
+) -> Result<Review> {
     let mut recorded_by = None;
     let mut approved: Option<String> = None;
     let mut changed = false;
@@ -106,7 +114,7 @@ pub fn review(repo: &Repo, home: &Path, state: &RunState, source: &str) -> Resul
         let Ok(record) = run::read_record(repo, commit.tree, &origin) else {
             break;
         };
-        let Some(earlier) = record.graph_source else {
+        let Some(earlier) = text_of(&record) else {
             break;
         };
         changed |= earlier != source;

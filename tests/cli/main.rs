@@ -53,6 +53,7 @@ mod hostile_status;
 mod hostile_templates;
 mod hostile_trees;
 mod hostile_workflows;
+mod imports;
 mod in_place;
 mod killed_fan_out;
 mod land;

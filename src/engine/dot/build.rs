@@ -57,7 +57,7 @@ fn typed_attrs(list: &AttrList) -> Attrs {
 }
 
 /// `"Loop A"` → `loop-a`: lowercased, spaces to dashes, then only `[a-z0-9-]` kept.
-fn class_of_label(label: &str) -> String {
+pub(crate) fn class_of_label(label: &str) -> String {
     label
         .to_lowercase()
         .chars()

@@ -11,6 +11,7 @@
 //! defaults, subgraph classes and legacy attribute translations.
 
 mod build;
+pub(crate) use build::class_of_label;
 mod source;
 mod syntax;
 

@@ -1,6 +1,6 @@
 //! Rules on the workflow's shape: one start node and one exit, every node reachable from the
 //! start, nothing entering the start or leaving the exit, node ids that DOT does not reserve,
-//! and no imports (git-fabro does not resolve them yet).
+//! and every import resolved.
 
 use std::collections::{BTreeSet, VecDeque};
 
@@ -164,16 +164,28 @@ pub(super) fn reserved_keyword_node_id(g: &Graph, out: &mut Vec<Diagnostic>) {
     }
 }
 
+/// The imports the loader could not splice in (it left the reason in `import_error`), and
+/// those it had no directory to look for (a workflow given as text).
 pub(super) fn import_error(g: &Graph, out: &mut Vec<Diagnostic>) {
-    for node in g.nodes().iter().filter(|n| n.attrs.contains_key("import")) {
-        out.push(
-            Diagnostic::new(
-                "import_error",
-                Severity::Error,
-                "unresolved import (imports are not supported yet by git-fabro)".into(),
-            )
-            .node(&node.id)
-            .fix("Copy the imported workflow's nodes into this one"),
-        );
+    for node in g.nodes() {
+        if let Some(reason) = node.str_attr("import_error") {
+            out.push(
+                Diagnostic::new("import_error", Severity::Error, reason.to_owned())
+                    .node(&node.id)
+                    .fix("Fix the imported workflow or the import path"),
+            );
+        }
+        if node.attrs.contains_key("import") {
+            out.push(
+                Diagnostic::new(
+                    "import_error",
+                    Severity::Error,
+                    "unresolved import: a workflow given as text has no directory to import from"
+                        .into(),
+                )
+                .node(&node.id)
+                .fix("Load the workflow from a file, so that its imports resolve beside it"),
+            );
+        }
     }
 }
