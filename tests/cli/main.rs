@@ -69,6 +69,7 @@ mod restore_paths;
 mod restore_safety;
 mod resume;
 mod rewind;
+mod run_hooks;
 mod run_names;
 mod second_clone;
 mod shadow;

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 
 use super::failure::Failure;
 use super::record::{outcome_json, stage_status};
+use super::run_hooks::EdgeVerdict;
 use super::stage::{Attempted, Stage};
 use super::start::Walk;
 use super::{Engine, Executed, StageReport, Stop, conclusion, interrupt, loops, side_effect};
@@ -64,7 +65,10 @@ impl<'a> Engine<'a> {
             self.recover_intents(id)?;
         }
         let mut stages = Vec::new();
-        let ending = self.walk(id, &workspace, &mut walk, current, &mut stages)?;
+        let ending = match self.run_start_hooks(id, &workspace) {
+            Some(blocked) => Ending::Failed(blocked),
+            None => self.walk(id, &workspace, &mut walk, current, &mut stages)?,
+        };
         let mut executed = Executed {
             run_id: id.to_string(),
             status: Status::Failed,
@@ -83,6 +87,7 @@ impl<'a> Engine<'a> {
             Ending::Succeeded => None,
             Ending::Failed(reason) => Some(reason),
         };
+        self.run_end_hooks(id, &workspace, failure.as_deref());
         let state = RunState::load(self.repo, id)?;
         let request = FinishRequest {
             status: match failure {
@@ -140,7 +145,8 @@ impl<'a> Engine<'a> {
                 Err(stop) => return Ok(Ending::Stopped(stop)),
             };
             let exit_code = attempted.ran.exit_code;
-            let ran = self.route(walk, node, &attempted);
+            let mut ran = self.route(walk, node, &attempted);
+            self.apply_edge_hooks(id, workspace, node, &mut ran);
             let report = StageReport {
                 node_id: node.id.clone(),
                 visit,
@@ -158,6 +164,7 @@ impl<'a> Engine<'a> {
             self.record(
                 id, workspace, walk, &stage, attempted, &ran, &report, &mut moves,
             )?;
+            self.checkpoint_hooks(id, workspace, node);
             self.observer.stage_finished(&report);
             stages.push(report);
             if let Some(edge) = ran.edge.filter(|e| loops::is_loop_restart(e)) {
@@ -265,6 +272,7 @@ impl<'a> Engine<'a> {
             .is_failure()
             .then(|| Failure::of(&node.id, &outcome.notes));
         let mut breaks = walk.breaker.after_node(failure.as_ref()).err();
+        breaks = attempted.blocked.clone().or(breaks);
         if attempted.attempt > 1 {
             walk.retries
                 .insert(node.id.clone(), u64::from(attempted.attempt - 1));
@@ -292,6 +300,27 @@ impl<'a> Engine<'a> {
             edge,
             next,
             breaks,
+        }
+    }
+
+    /// The `edge_selected` hooks' word on where the walk goes: another node, or nowhere.
+    fn apply_edge_hooks(
+        &self,
+        id: &RunId,
+        workspace: &Workspace,
+        node: &Node,
+        ran: &mut Routed<'a>,
+    ) {
+        let Some(to) = ran.next.as_deref().filter(|_| ran.breaks.is_none()) else {
+            return;
+        };
+        match self.edge_hooks(id, workspace, node, to, ran.edge) {
+            EdgeVerdict::Proceed => {}
+            EdgeVerdict::Blocked(reason) => ran.breaks = Some(reason),
+            EdgeVerdict::To(target) => {
+                ran.edge = self.graph.outgoing(&node.id).find(|e| e.to == target);
+                ran.next = Some(target);
+            }
         }
     }
 
