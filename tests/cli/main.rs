@@ -70,6 +70,7 @@ mod restore_safety;
 mod resume;
 mod rewind;
 mod run_hooks;
+mod run_hooks_fabro;
 mod run_names;
 mod second_clone;
 mod shadow;
