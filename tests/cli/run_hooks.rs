@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use crate::common::{TestRepo, write_file};
+use crate::engine_retry::stages;
 use crate::engine_run::{Ran, run, run_dir, summary, workflow};
 
 pub const LINEAR: &str = r#"digraph HookTest {
@@ -87,6 +88,21 @@ pub fn read(path: &PathBuf) -> String {
 }
 
 // --- what git-fabro adds ---
+
+#[test]
+fn hook_stage_failed_fires_with_the_failure() {
+    let repo = TestRepo::new();
+    let hooks = hook("stage_failed", r#"cat > "$HOME/failed.json""#, "");
+    let dot = LINEAR.replace("echo work", "exit 3");
+    let ran = run_hooked_in(&repo, &hooks, &dot);
+    assert!(stages(&ran).contains(&"work@1 failed".to_owned()));
+    let context: Value = serde_json::from_str(&read(&marker(&repo, "failed.json"))).unwrap();
+    assert_eq!(context["event"], "stage_failed");
+    assert_eq!(context["node_id"], "work");
+    assert_eq!(context["status"], "failed");
+    let reason = context["failure_reason"].as_str().unwrap();
+    assert!(reason.contains("exit code: 3"), "{reason}");
+}
 
 #[test]
 fn hook_gets_its_context_as_json_on_stdin_and_in_a_file() {

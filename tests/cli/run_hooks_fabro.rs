@@ -115,21 +115,6 @@ fn hook_stage_complete_failure_does_not_block_pipeline() {
 }
 
 #[test]
-fn hook_stage_failed_fires_with_the_failure() {
-    let repo = TestRepo::new();
-    let hooks = hook("stage_failed", r#"cat > "$HOME/failed.json""#, "");
-    let dot = LINEAR.replace("echo work", "exit 3");
-    let ran = run_hooked_in(&repo, &hooks, &dot);
-    assert!(stages(&ran).contains(&"work@1 failed".to_owned()));
-    let context: Value = serde_json::from_str(&read(&marker(&repo, "failed.json"))).unwrap();
-    assert_eq!(context["event"], "stage_failed");
-    assert_eq!(context["node_id"], "work");
-    assert_eq!(context["status"], "failed");
-    let reason = context["failure_reason"].as_str().unwrap();
-    assert!(reason.contains("exit code: 3"), "{reason}");
-}
-
-#[test]
 fn hook_blocking_override_makes_non_blocking_event_blocking() {
     // As in Fabro, a stage that ended cannot be blocked: the run goes on.
     let (_, ran) = run_hooked(&hook("stage_complete", "exit 1", "blocking = true"), LINEAR);
