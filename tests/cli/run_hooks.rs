@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use crate::common::{TestRepo, write_file};
+use crate::engine_interrupt::{wait_exit, wait_for};
 use crate::engine_retry::stages;
 use crate::engine_run::{Ran, run, run_dir, summary, workflow};
 
@@ -260,4 +261,33 @@ fn hooks_of_a_recorded_run_toml_never_run() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(read(&marker(&repo, "events")), "run_start\n");
+}
+
+#[test]
+fn ctrl_c_during_a_hook_pauses_the_run_rather_than_failing_it() {
+    let repo = TestRepo::new();
+    let config = repo.root.join("run.toml");
+    let command = r#"echo $$ > "$HOME/hook.pid"; sleep 300"#;
+    write_file(&config, &hook("run_start", command, ""));
+    let path = workflow(&repo, "hooks", LINEAR);
+    let mut child = repo
+        .fabro()
+        .args(["run", "--config"])
+        .arg(&config)
+        .arg(&path)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for(&marker(&repo, "hook.pid"));
+    let pid = child.id().to_string();
+    let sent = std::process::Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    assert_eq!(wait_exit(&mut child), 130);
+    let id = crate::engine_run::the_only_run(&repo);
+    let record = crate::engine_run::run_json(&repo, &id);
+    assert_eq!(record["status"]["kind"], "paused", "{record}");
 }

@@ -195,6 +195,9 @@ impl Engine<'_> {
                 let stdout = stdout.unwrap_or_default();
                 Decision::of_exit(code.unwrap_or(-1), &String::from_utf8_lossy(&stdout))
             }
+            // Ctrl-C stopped it: no decision; the engine stops the run, resumable, at its
+            // next check, rather than failing it as a block would.
+            Ok(Ending::TimedOut) if super::interrupt::requested() => Decision::Proceed,
             Ok(Ending::TimedOut) => {
                 let ms = hook.timeout().as_millis();
                 block(format!("hook timed out after {ms}ms"))
