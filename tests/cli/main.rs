@@ -25,6 +25,7 @@ mod engine_parallel;
 mod engine_records;
 mod engine_retry;
 mod engine_run;
+mod engine_watchdog;
 mod errors;
 mod escapes;
 mod examples;

@@ -13,6 +13,7 @@ use crate::ops::checkpoint::Attachment;
 impl Engine<'_> {
     /// An event of the run, naming no node.
     pub(super) fn run_event(&self, id: &RunId, name: &str, properties: Value) {
+        super::watchdog::touch();
         let _ = self.run_dir.append_event(&json!({
             "ts": Timestamp::now().rfc3339(),
             "run_id": id.as_str(),
@@ -30,6 +31,7 @@ impl Engine<'_> {
         stage: &str,
         properties: Value,
     ) {
+        super::watchdog::touch();
         let _ = self.run_dir.append_event(&json!({
             "ts": Timestamp::now().rfc3339(),
             "run_id": id.as_str(),

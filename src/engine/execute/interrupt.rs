@@ -44,10 +44,11 @@ pub fn requested() -> bool {
         .is_some_and(|flag| flag.load(Ordering::Relaxed))
 }
 
-/// Sleeps for `duration`, or less when an interruption arrives.
+/// Sleeps for `duration`, or less when an interruption arrives or the run stalls (a wait is
+/// no activity: Fabro's watchdog fires during a long backoff too).
 pub fn sleep(duration: Duration) {
     let deadline = Instant::now() + duration;
-    while !requested() {
+    while !requested() && !super::watchdog::stalled() {
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
             return;

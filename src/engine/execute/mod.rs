@@ -49,6 +49,7 @@ mod start;
 mod status_file;
 mod stop;
 mod walk;
+pub mod watchdog;
 
 pub use directions::Directions;
 pub use human::{Asked, Interviewer, Question, check_answers};

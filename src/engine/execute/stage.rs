@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 use super::command::Ran;
 use super::failure::Failure;
-use super::{Engine, Stop, interrupt, retry, side_effect};
+use super::{Engine, Stop, interrupt, retry, side_effect, watchdog};
 use crate::engine::graph::Node;
 use crate::engine::handler::Handler;
 use crate::engine::outcome::{Outcome, Retry, Status};
@@ -117,7 +117,8 @@ impl Engine<'_> {
             };
             let outcome = &mut ran.outcome;
             let retryable = outcome.status == Status::Failed && outcome.retry != Retry::No;
-            if retryable && attempt < policy.max_attempts && !interrupt::requested() {
+            let stopping = interrupt::requested() || watchdog::fired();
+            if retryable && attempt < policy.max_attempts && !stopping {
                 let delay = policy.backoff.delay(attempt);
                 let failure = Failure::of(&node.id, &outcome.notes);
                 self.event(
@@ -145,6 +146,14 @@ impl Engine<'_> {
                 interrupt::sleep(delay);
                 if interrupt::requested() {
                     return Ok(Err(Stop::Interrupted { stage: stage.id() }));
+                }
+                if watchdog::fired() {
+                    return Ok(Ok(Attempted {
+                        ran,
+                        attempt,
+                        max_attempts: policy.max_attempts,
+                        blocked: None,
+                    }));
                 }
                 attempt += 1;
                 continue;

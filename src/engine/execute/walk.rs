@@ -12,7 +12,9 @@ use super::record::{outcome_json, stage_status};
 use super::run_hooks::EdgeVerdict;
 use super::stage::{Attempted, Stage};
 use super::start::Walk;
-use super::{Engine, Executed, StageReport, Stop, conclusion, interrupt, loops, side_effect};
+use super::{
+    Engine, Executed, StageReport, Stop, conclusion, interrupt, loops, side_effect, watchdog,
+};
 use crate::engine::graph::{Edge, Graph, Node};
 use crate::engine::handler::Handler;
 use crate::engine::outcome::{Outcome, Status};
@@ -63,6 +65,9 @@ impl<'a> Engine<'a> {
         };
         if previous.is_some() {
             self.recover_intents(id)?;
+        }
+        if self.seed.is_none() {
+            watchdog::arm(self.graph);
         }
         let mut stages = Vec::new();
         let ending = match self.run_start_hooks(id, &workspace) {
@@ -144,6 +149,9 @@ impl<'a> Engine<'a> {
                 Ok(attempted) => attempted,
                 Err(stop) => return Ok(Ending::Stopped(stop)),
             };
+            if watchdog::fired() {
+                return Ok(Ending::Failed(self.stalled(id, node)));
+            }
             let exit_code = attempted.ran.exit_code;
             let mut ran = self.route(walk, node, &attempted);
             self.apply_edge_hooks(id, workspace, node, &mut ran);
@@ -189,6 +197,14 @@ impl<'a> Engine<'a> {
                 None => return Ok(Ending::Succeeded),
             };
         }
+    }
+
+    /// The stall watchdog's failure of the run at `node`, with Fabro's event.
+    fn stalled(&self, id: &RunId, node: &Node) -> String {
+        let (message, idle) = watchdog::failure(&node.id);
+        let properties = json!({ "node": node.id, "idle_seconds": idle });
+        self.run_event(id, "watchdog.timeout", properties);
+        message
     }
 
     /// The next stage, entered: within Fabro's limits, nothing left locked, the walk's
