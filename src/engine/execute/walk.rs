@@ -9,7 +9,6 @@ use serde_json::{Value, json};
 
 use super::failure::Failure;
 use super::record::{outcome_json, stage_status};
-use super::run_hooks::EdgeVerdict;
 use super::stage::{Attempted, Stage};
 use super::start::Walk;
 use super::{
@@ -39,14 +38,14 @@ enum Ending {
 }
 
 /// A stage that ran, with where the walk goes from it.
-struct Routed<'g> {
+pub(super) struct Routed<'g> {
     outcome: Outcome,
     failure: Option<Failure>,
-    edge: Option<&'g Edge>,
-    next: Option<String>,
+    pub(super) edge: Option<&'g Edge>,
+    pub(super) next: Option<String>,
     /// A run error (Fabro's loop breaker, a blocked restart) that ends the run before the
     /// stage is recorded, as in Fabro.
-    breaks: Option<String>,
+    pub(super) breaks: Option<String>,
 }
 
 impl<'a> Engine<'a> {
@@ -316,27 +315,6 @@ impl<'a> Engine<'a> {
             edge,
             next,
             breaks,
-        }
-    }
-
-    /// The `edge_selected` hooks' word on where the walk goes: another node, or nowhere.
-    fn apply_edge_hooks(
-        &self,
-        id: &RunId,
-        workspace: &Workspace,
-        node: &Node,
-        ran: &mut Routed<'a>,
-    ) {
-        let Some(to) = ran.next.as_deref().filter(|_| ran.breaks.is_none()) else {
-            return;
-        };
-        match self.edge_hooks(id, workspace, node, to, ran.edge) {
-            EdgeVerdict::Proceed => {}
-            EdgeVerdict::Blocked(reason) => ran.breaks = Some(reason),
-            EdgeVerdict::To(target) => {
-                ran.edge = self.graph.outgoing(&node.id).find(|e| e.to == target);
-                ran.next = Some(target);
-            }
         }
     }
 

@@ -1,35 +1,19 @@
-//! Running the run hooks of `[[hooks]]` (see [`crate::config::hooks`]) at the walk's events,
-//! with Fabro's contract. A hook is a script like a command node's: `/bin/bash -c` in the
-//! run's worktree, in a process group of its own, stopped at its timeout or on Ctrl-C, with
-//! the environment [`super::environment`] lets scripts see plus `FABRO_EVENT`,
-//! `FABRO_RUN_ID`, `FABRO_WORKFLOW`, `FABRO_NODE_ID` and `FABRO_HOOK_CONTEXT` (the event as
-//! JSON, also given on stdin).
-//!
-//! Exit 0 proceeds, unless stdout is a decision (`{"decision": "skip" | "block" | "override",
-//! ...}`); exit 2 blocks unless stdout says otherwise; any other exit, a timeout or a command
-//! that cannot start blocks. Only blocking hooks decide: they run one after the other and the
-//! first block wins; a non-blocking hook's decision is ignored. What a decision does depends
-//! on the event: `run_start` and `stage_start` may block (the run fails), `stage_start` may
-//! skip the stage, `edge_selected` may block or send the walk to another node.
-//!
-//! Each hook's input and output stay in the run directory's `hooks/` folder.
+//! Running the hooks of one event: choosing those that match it, running each as a script
+//! with the event as JSON, and reading their exit and stdout as Fabro does.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::Engine;
-use super::command::Ran;
-use super::environment::{Audience, allowed};
-use super::process::{Ending, Shell, run_shell};
-use super::stage::{Attempted, Stage};
+use super::super::Engine;
+use super::super::environment::{Audience, allowed};
+use super::super::interrupt;
+use super::super::process::{Ending, Shell, run_shell};
 use crate::config::hooks::{HookDefinition, HookEvent};
-use crate::engine::graph::{Edge, Node};
+use crate::engine::graph::Node;
 use crate::engine::handler::Handler;
-use crate::engine::outcome::{Outcome, Status};
 use crate::format::run_id::RunId;
-use crate::run::workspace::Workspace;
 
 /// How much of a hook's stdout is read for its decision.
 const MAX_DECISION: u64 = 1 << 20;
@@ -37,30 +21,30 @@ const MAX_DECISION: u64 = 1 << 20;
 /// What a hook is told, as Fabro's hook context (absent fields are left out).
 #[derive(Debug, Serialize)]
 pub(super) struct HookContext {
-    event: HookEvent,
-    run_id: String,
-    workflow_name: String,
-    cwd: String,
+    pub(super) event: HookEvent,
+    pub(super) run_id: String,
+    pub(super) workflow_name: String,
+    pub(super) cwd: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    node_id: Option<String>,
+    pub(super) node_id: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    node_label: Option<String>,
+    pub(super) node_label: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    handler_type: Option<String>,
+    pub(super) handler_type: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    status: Option<String>,
+    pub(super) status: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    edge_from: Option<String>,
+    pub(super) edge_from: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    edge_to: Option<String>,
+    pub(super) edge_to: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    edge_label: Option<String>,
+    pub(super) edge_label: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    failure_reason: Option<String>,
+    pub(super) failure_reason: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    attempt: Option<u32>,
+    pub(super) attempt: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    max_attempts: Option<u32>,
+    pub(super) max_attempts: Option<u32>,
 }
 
 impl HookContext {
@@ -74,7 +58,7 @@ impl HookContext {
         ]
     }
 
-    fn with_node(mut self, node: &Node) -> Self {
+    pub(super) fn with_node(mut self, node: &Node) -> Self {
         self.node_id = Some(node.id.clone());
         self.node_label = Some(node.label().to_owned());
         self.handler_type = Some(Handler::of(node).as_str().to_owned());
@@ -123,21 +107,14 @@ impl Decision {
     }
 }
 
-fn block(reason: String) -> Decision {
+pub(super) fn block(reason: String) -> Decision {
     Decision::Block {
         reason: Some(reason),
     }
 }
 
-/// Where a walk goes after the `edge_selected` hooks.
-pub(super) enum EdgeVerdict {
-    Proceed,
-    To(String),
-    Blocked(String),
-}
-
 impl Engine<'_> {
-    fn hook_context(&self, id: &RunId, event: HookEvent, cwd: &Path) -> HookContext {
+    pub(super) fn hook_context(&self, id: &RunId, event: HookEvent, cwd: &Path) -> HookContext {
         HookContext {
             event,
             run_id: id.to_string(),
@@ -157,7 +134,7 @@ impl Engine<'_> {
     }
 
     /// Runs the hooks of `context`'s event that match it; their merged decision.
-    fn run_hooks(&self, context: &HookContext) -> Decision {
+    pub(super) fn run_hooks(&self, context: &HookContext) -> Decision {
         let matching: Vec<&HookDefinition> = (self.config.hooks.iter())
             .filter(|hook| hook.event == context.event && matches(hook, context))
             .collect();
@@ -197,7 +174,7 @@ impl Engine<'_> {
             }
             // Ctrl-C stopped it: no decision; the engine stops the run, resumable, at its
             // next check, rather than failing it as a block would.
-            Ok(Ending::TimedOut) if super::interrupt::requested() => Decision::Proceed,
+            Ok(Ending::TimedOut) if interrupt::requested() => Decision::Proceed,
             Ok(Ending::TimedOut) => {
                 let ms = hook.timeout().as_millis();
                 block(format!("hook timed out after {ms}ms"))
@@ -238,138 +215,6 @@ impl Engine<'_> {
             stderr: dir.join(format!("{stem}.stderr")),
         }
     }
-
-    /// `run_start`: the reason the run may not start, if a hook blocks it.
-    pub(super) fn run_start_hooks(&self, id: &RunId, workspace: &Workspace) -> Option<String> {
-        let context = self.hook_context(id, HookEvent::RunStart, &workspace.path);
-        blocked(self.run_hooks(&context), "run_start")
-    }
-
-    /// `run_complete` or `run_failed`, as the run ends (before it is finished, as in Fabro).
-    pub(super) fn run_end_hooks(&self, id: &RunId, workspace: &Workspace, failure: Option<&str>) {
-        let event = match failure {
-            None => HookEvent::RunComplete,
-            Some(_) => HookEvent::RunFailed,
-        };
-        let mut context = self.hook_context(id, event, &workspace.path);
-        context.failure_reason = failure.map(str::to_owned);
-        self.run_hooks(&context);
-    }
-
-    /// `stage_start`, before each attempt: the stage as a skip or a block decided it, or
-    /// None to run it.
-    pub(super) fn stage_start_hooks(
-        &self,
-        id: &RunId,
-        workspace: &Workspace,
-        stage: &Stage,
-        (attempt, max_attempts): (u32, u32),
-    ) -> Option<Attempted> {
-        let context = self.hook_context(id, HookEvent::StageStart, &workspace.path);
-        let mut context = context.with_node(stage.node);
-        (context.attempt, context.max_attempts) = (Some(attempt), Some(max_attempts));
-        let (outcome, blocked) = match self.run_hooks(&context) {
-            Decision::Skip { reason } => {
-                let reason = reason.unwrap_or_else(|| "skipped by stage_start hook".into());
-                let outcome = Outcome {
-                    status: Status::Skipped,
-                    ..Outcome::succeeded(reason)
-                };
-                (outcome, None)
-            }
-            decision => {
-                let reason = blocked(decision, "stage_start")?;
-                (Outcome::failed(&reason), Some(reason))
-            }
-        };
-        Some(Attempted {
-            ran: Ran::outcome(outcome),
-            attempt,
-            max_attempts,
-            blocked,
-        })
-    }
-
-    /// `stage_complete` or `stage_failed`; nothing for a stage a hook skipped or blocked.
-    pub(super) fn stage_end_hooks(
-        &self,
-        id: &RunId,
-        workspace: &Workspace,
-        stage: &Stage,
-        attempted: &Attempted,
-    ) {
-        let outcome = &attempted.ran.outcome;
-        if outcome.status == Status::Skipped || attempted.blocked.is_some() {
-            return;
-        }
-        let event = match outcome.status.is_failure() {
-            true => HookEvent::StageFailed,
-            false => HookEvent::StageComplete,
-        };
-        let mut context = self
-            .hook_context(id, event, &workspace.path)
-            .with_node(stage.node);
-        context.status = Some(outcome.status.as_str().to_owned());
-        context.failure_reason = (outcome.status.is_failure()).then(|| outcome.notes.clone());
-        self.run_hooks(&context);
-    }
-
-    /// `stage_retrying`, before another attempt.
-    pub(super) fn stage_retrying_hooks(
-        &self,
-        id: &RunId,
-        workspace: &Workspace,
-        stage: &Stage,
-        (attempt, max_attempts): (u32, u32),
-    ) {
-        let context = self.hook_context(id, HookEvent::StageRetrying, &workspace.path);
-        let mut context = context.with_node(stage.node);
-        (context.attempt, context.max_attempts) = (Some(attempt), Some(max_attempts));
-        self.run_hooks(&context);
-    }
-
-    /// `edge_selected`, once the walk knows where it goes from `node`.
-    pub(super) fn edge_hooks(
-        &self,
-        id: &RunId,
-        workspace: &Workspace,
-        node: &Node,
-        to: &str,
-        edge: Option<&Edge>,
-    ) -> EdgeVerdict {
-        let mut context = self.hook_context(id, HookEvent::EdgeSelected, &workspace.path);
-        context.edge_from = Some(node.id.clone());
-        context.edge_to = Some(to.to_owned());
-        context.edge_label = edge.and_then(Edge::label).map(str::to_owned);
-        match self.run_hooks(&context) {
-            Decision::Override { edge_to } => EdgeVerdict::To(edge_to),
-            decision => match blocked(decision, "edge_selected") {
-                Some(reason) => EdgeVerdict::Blocked(reason),
-                None => EdgeVerdict::Proceed,
-            },
-        }
-    }
-
-    /// `parallel_start` or `parallel_complete` of a parallel node (they only tell).
-    pub(super) fn parallel_hooks(
-        &self,
-        id: &RunId,
-        workspace: &Workspace,
-        node: &Node,
-        event: HookEvent,
-    ) {
-        let context = self
-            .hook_context(id, event, &workspace.path)
-            .with_node(node);
-        self.run_hooks(&context);
-    }
-
-    /// `checkpoint_saved`, once the stage of `node` is recorded.
-    pub(super) fn checkpoint_hooks(&self, id: &RunId, workspace: &Workspace, node: &Node) {
-        let mut context = self.hook_context(id, HookEvent::CheckpointSaved, &workspace.path);
-        context.node_id = Some(node.id.clone());
-        self.run_hooks(&context);
-    }
 }
 
 struct HookFiles {
@@ -392,17 +237,6 @@ fn matches(hook: &HookDefinition, context: &HookContext) -> bool {
         .iter()
         .flatten()
         .any(|field| regex.is_match(field))
-}
-
-/// The run's failure when `decision` blocks, in Fabro's words.
-fn blocked(decision: Decision, event: &str) -> Option<String> {
-    match decision {
-        Decision::Block { reason } => {
-            let reason = reason.unwrap_or_else(|| "no reason given".into());
-            Some(format!("blocked by {event} hook: {reason}"))
-        }
-        _ => None,
-    }
 }
 
 fn write_new(path: &Path, data: &[u8]) -> std::io::Result<()> {
