@@ -19,6 +19,9 @@ _git__fabro() {
             git__fabro,__complete)
                 cmd="git__fabro__subcmd____complete"
                 ;;
+            git__fabro,agents)
+                cmd="git__fabro__subcmd__agents"
+                ;;
             git__fabro,archive)
                 cmd="git__fabro__subcmd__archive"
                 ;;
@@ -102,6 +105,9 @@ _git__fabro() {
                 ;;
             git__fabro__subcmd__help,__complete)
                 cmd="git__fabro__subcmd__help__subcmd____complete"
+                ;;
+            git__fabro__subcmd__help,agents)
+                cmd="git__fabro__subcmd__help__subcmd__agents"
                 ;;
             git__fabro__subcmd__help,archive)
                 cmd="git__fabro__subcmd__help__subcmd__archive"
@@ -233,7 +239,7 @@ _git__fabro() {
 
     case "${cmd}" in
         git__fabro)
-            opts="-C -q -P -h -V --quiet --no-pager --help --version start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks validate run completions __complete generate-docs help"
+            opts="-C -q -P -h -V --quiet --no-pager --help --version start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks validate run agents completions __complete generate-docs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -252,6 +258,24 @@ _git__fabro() {
             ;;
         git__fabro__subcmd____complete)
             opts="-C -q -P -h --quiet --no-pager --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__fabro__subcmd__agents)
+            opts="-C -q -P -h --json --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -513,7 +537,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__help)
-            opts="start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks validate run completions __complete generate-docs help"
+            opts="start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks validate run agents completions __complete generate-docs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -527,6 +551,20 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__help__subcmd____complete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__fabro__subcmd__help__subcmd__agents)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

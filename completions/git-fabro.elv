@@ -51,6 +51,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand hooks 'Install, remove or inspect git-fabro''s git hooks and coding agents'' hooks'
             cand validate 'Check a Fabro workflow as `fabro validate` does'
             cand run 'Run a Fabro workflow: start a run, execute it node by node, checkpoint every node, finish'
+            cand agents 'List the agent presets, whether each is installed, its version and its command line'
             cand completions 'Print the completion script for a shell'
             cand __complete 'Complete run ids and checkpoints for the shell scripts (not for people)'
             cand generate-docs 'Write man/ and completions/ under DIR, generated from the command line''s definition'
@@ -235,7 +236,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
         &'git-fabro;resume'= {
             cand --run 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)'
             cand --workflow 'Check that this workflow is the one the run was started with'
-            cand --agent 'The command agent and prompt nodes run, instead of the configured one'
+            cand --agent 'The command agent and prompt nodes run, instead of the configured one: a preset (claude, codex, gemini, aider: see `git fabro agents`) or a command line'
             cand --answer 'Answer the human gate NODE with CHOICE: its key, number, label or target node (repeatable)'
             cand --rerun 'Run again the side-effect node NODE that was cut short (repeatable)'
             cand --assume-done 'Record the side-effect node NODE that was cut short as succeeded, without running it again (repeatable)'
@@ -429,12 +430,22 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --label 'A label recorded in run.json (repeatable)'
             cand --base 'Commit the run branch starts at (default: HEAD)'
             cand --config 'run.toml for this run ([checkpoint] exclude_globs, [git.author], [agent] command)'
-            cand --agent 'The command agent and prompt nodes run (`/bin/bash -c COMMAND` in the worktree, the prompt on stdin and in $FABRO_PROMPT_FILE, the response on stdout)'
+            cand --agent 'The command agent and prompt nodes run: a preset (claude, codex, gemini, aider: see `git fabro agents`) or a command line (`/bin/bash -c COMMAND` in the worktree, the prompt on stdin and in $FABRO_PROMPT_FILE, the response on stdout)'
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
             cand --dry-run 'Simulate every node instead of running it; nothing is written'
             cand --auto-approve 'Answer every human gate with its first choice'
             cand --in-place 'Work in this directory itself instead of a linked worktree'
             cand --json 'Print the result as one JSON document, the only thing on stdout: run_id, status, stages [{node_id, visit, status, duration_ms}], duration_ms, failure; a run that blocked or was interrupted: status blocked or paused and stop (a dry run: status, stages)'
+            cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -P 'Do not send the output of log, diff and show through a pager'
+            cand --no-pager 'Do not send the output of log, diff and show through a pager'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'git-fabro;agents'= {
+            cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
+            cand --json 'Print a JSON array'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand -P 'Do not send the output of log, diff and show through a pager'
@@ -494,6 +505,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand hooks 'Install, remove or inspect git-fabro''s git hooks and coding agents'' hooks'
             cand validate 'Check a Fabro workflow as `fabro validate` does'
             cand run 'Run a Fabro workflow: start a run, execute it node by node, checkpoint every node, finish'
+            cand agents 'List the agent presets, whether each is installed, its version and its command line'
             cand completions 'Print the completion script for a shell'
             cand __complete 'Complete run ids and checkpoints for the shell scripts (not for people)'
             cand generate-docs 'Write man/ and completions/ under DIR, generated from the command line''s definition'
@@ -558,6 +570,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
         &'git-fabro;help;validate'= {
         }
         &'git-fabro;help;run'= {
+        }
+        &'git-fabro;help;agents'= {
         }
         &'git-fabro;help;completions'= {
         }

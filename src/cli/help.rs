@@ -8,7 +8,7 @@ use clap::Command;
 const GROUPS: &[(&str, &[&str], &str)] = &[
     (
         "Record a run",
-        &["start", "checkpoint", "snapshot", "finish", "run"],
+        &["start", "checkpoint", "snapshot", "finish", "run", "agents"],
         "git fabro checkpoint --node plan --next code",
     ),
     (

@@ -4,6 +4,7 @@
 //! directory, output) lives here and in `output.rs`.
 
 mod agent_hook;
+mod agents;
 mod archive;
 mod checkpoint;
 mod colour;
@@ -110,6 +111,7 @@ pub enum Command {
     Hooks(hooks::Args),
     Validate(validate::Args),
     Run(run::Args),
+    Agents(agents::Args),
     Completions(completions::CompletionsArgs),
     #[command(hide = true, name = "__complete")]
     Complete(complete::Args),
@@ -166,6 +168,7 @@ pub fn run(cli: Cli) -> Result<()> {
         // A workflow is checked or simulated from its file alone: no repository is opened.
         Command::Validate(args) => validate::run(args),
         Command::Run(args) => run::run(args),
+        Command::Agents(args) => agents::run(args),
         Command::Completions(args) => completions::completions(args),
         Command::Complete(args) => complete::run(ctx, args),
         Command::GenerateDocs(args) => completions::generate_docs(args),

@@ -10,6 +10,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::config::{Config, Settings, fabro_home};
+use crate::engine::agents;
 use crate::engine::execute::agent_nodes;
 use crate::engine::template;
 use crate::engine::workflow::{AttrValue, Graph};
@@ -98,16 +99,33 @@ pub fn configured_agent(
     }
 }
 
-/// Refuses a workflow with agent or prompt nodes when no agent command is set.
+/// Refuses a workflow with agent or prompt nodes when no agent command is set, or when it
+/// names a preset whose program is not on PATH: every stage would fail the same way.
 pub fn require_agent(graph: &Graph, shown: &str, agent: Option<&str>) -> Result<()> {
     let nodes = agent_nodes(graph);
-    if nodes.is_empty() || agent.is_some_and(|a| !a.trim().is_empty()) {
+    if nodes.is_empty() {
+        return Ok(());
+    }
+    if let Some(preset) = agent.and_then(agents::preset) {
+        let search_path = std::env::var_os("PATH").unwrap_or_default();
+        if preset.find(&search_path).is_none() {
+            return Err(Error::Usage(format!(
+                "{shown} has agent or prompt nodes ({}) and the agent preset `{}` needs `{}`, \
+                 which is not on PATH; nothing was run. Install it, or see `git fabro agents`",
+                nodes.join(", "),
+                preset.name,
+                preset.program
+            )));
+        }
+    }
+    if agent.is_some_and(|a| !a.trim().is_empty()) {
         return Ok(());
     }
     Err(Error::Usage(format!(
         "{shown} has agent or prompt nodes ({}) and no agent command to run them; nothing was \
-         run. Set one with `--agent 'claude -p'`, `git config fabro.agentCommand 'claude -p'`, \
-         or `[agent] command` in run.toml or settings.toml (`--dry-run` simulates them)",
+         run. Set one with `--agent claude` (a preset: `git fabro agents` lists them) or \
+         `--agent 'COMMAND'`, `git config fabro.agentCommand claude`, or `[agent] command` in \
+         run.toml or settings.toml (`--dry-run` simulates them)",
         nodes.join(", ")
     )))
 }

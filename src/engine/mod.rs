@@ -13,10 +13,12 @@
 //! - `execute`: running a workflow for real (start, exit, conditional, wait, command, agent,
 //!   prompt, parallel and fan-in nodes, with retries and loop restarts), every node
 //!   checkpointed through `ops`, the run finished through `ops::finish`;
-//! - `workflow`: the entry points other layers call (`parse`, `Graph`).
+//! - `workflow`: the entry points other layers call (`parse`, `Graph`);
+//! - `agents`: the agent presets (`--agent claude`) and the command lines they stand for.
 //!
 //! Nothing here prints, parses arguments or reads the environment.
 
+pub mod agents;
 pub mod condition;
 pub mod dot;
 pub mod dry_run;

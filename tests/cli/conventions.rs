@@ -17,6 +17,7 @@ fn every_read_command_speaks_json() {
         vec!["show", run.id.as_str(), "--json"],
         vec!["diff", run.id.as_str(), "--json"],
         vec!["hooks", "status", "--json"],
+        vec!["agents", "--json"],
         vec!["fork", run.id.as_str(), "--list", "--json"],
         vec!["restore", "--run", run.id.as_str(), "--dry-run", "--json"],
     ] {

@@ -205,7 +205,7 @@ fn without_an_agent_command_or_with_a_bad_template_nothing_is_written() {
     assert_eq!(code, 2, "{err}");
     for text in [
         "agent or prompt nodes (plan, build)",
-        "--agent 'claude -p'",
+        "--agent claude",
         "git config fabro.agentCommand",
         "nothing was run",
     ] {

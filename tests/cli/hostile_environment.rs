@@ -348,3 +348,51 @@ fn an_exported_git_dir_does_not_point_a_resumed_command_at_the_users_repository(
     let subjects = repo.git(&["log", "--format=%s", &format!("fabro/run/{}", run.id)]);
     assert!(subjects.lines().any(|s| s == "resumed"), "{subjects}");
 }
+
+#[test]
+fn agent_logins_reach_agent_nodes_and_no_command_node() {
+    let repo = TestRepo::new();
+    let agent = repo.root.join("agent.sh");
+    write_file(&agent, "#!/bin/sh\nenv\n");
+    let path = workflow(
+        &repo,
+        "logins",
+        r#"digraph logins {
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  show [shape=parallelogram, script="env"]
+  ask [shape=box, prompt="show"]
+  start -> show -> ask -> exit
+}"#,
+    );
+    let logins = [
+        ("ANTHROPIC_AUTH_TOKEN", "gateway-token"),
+        ("ANTHROPIC_CUSTOM_HEADERS", "x-gateway: on"),
+        ("CODEX_API_KEY", "codex-key"),
+        ("OPENAI_BASE_URL", "https://openai.example"),
+        ("GOOGLE_GENAI_USE_GCA", "true"),
+        ("OPENROUTER_API_KEY", "openrouter-key"),
+        ("HTTPS_PROXY", "http://proxy.example:3128"),
+    ];
+    let out = repo
+        .fabro()
+        .arg("run")
+        .arg(&path)
+        .args(["--agent", &format!("sh {}", agent.display())])
+        .envs(logins)
+        .env("CODEX_GITHUB_PERSONAL_ACCESS_TOKEN", "github-secret")
+        .output()
+        .unwrap();
+    let id = succeeded(&out);
+    let script = meta_file(&repo, &id, "stages/002-show@1/stdout.log");
+    let agent_env = meta_file(&repo, &id, "stages/003-ask@1/response.md");
+    for (name, value) in logins {
+        assert!(!script.contains(value), "{name} reached the command node");
+        let line = format!("{name}={value}");
+        assert!(
+            agent_env.lines().any(|l| l == line),
+            "{line} in:\n{agent_env}"
+        );
+    }
+    assert!(!agent_env.contains("github-secret"), "{agent_env}");
+}

@@ -3,6 +3,7 @@
 mod common;
 
 mod agent_hooks;
+mod agent_presets;
 mod archive;
 mod auto_gc;
 mod branch_guard;

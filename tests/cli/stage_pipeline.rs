@@ -320,3 +320,51 @@ fn ctrl_c_during_a_branch_backoff_stops_the_run_at_once() {
 fn ctrl_c_during_a_manager_child_backoff_stops_the_run_at_once() {
     ctrl_c_during_backoff_stops_at_once(Place::Child);
 }
+
+// --- engine failures inside a manager child ---
+
+#[test]
+fn a_ref_lock_inside_a_manager_child_leaves_both_runs_resumable() {
+    let repo = TestRepo::new();
+    // The child's node leaves a lock on its own metadata branch, as a process killed while
+    // moving that ref would: the checkpoint cannot record the node.
+    // Only once: the node that runs again on resume leaves none.
+    let once = repo.root.join("locked-once");
+    let lock = format!(
+        "[ -e {once} ] || {{ touch {once}; touch \\\"$(git rev-parse --git-common-dir)/refs/heads/fabro/meta/$FABRO_RUN_ID.lock\\\"; }}",
+        once = once.display()
+    );
+    let path = workflow(
+        &repo,
+        Place::Child,
+        &format!("x [shape=parallelogram, script=\"echo work > work.txt; {lock}\"]"),
+    );
+    let path = path.to_str().expect("a UTF-8 path");
+    let (code, stderr) = fabro(&repo, &["run", path]);
+    assert_ne!(code, 0, "{stderr}");
+    assert!(stderr.contains(".lock"), "{stderr}");
+    let ids = runs(&repo);
+    assert_eq!(ids.len(), 2);
+    // Not a recorded failure of the manager node: both runs are still running.
+    for id in &ids {
+        assert_eq!(run_json(&repo, id)["status"]["kind"], "running", "{id}");
+    }
+    let parent = &ids[0];
+    let parent_record = run_json(&repo, parent);
+    let outcomes = &parent_record["checkpoint"]["node_outcomes"];
+    assert!(outcomes.get("manage").is_none(), "{outcomes}");
+
+    // Once the lock is gone, resume takes the same child up and both finish.
+    let child = &ids[1];
+    let git_dir = repo.git(&["rev-parse", "--git-common-dir"]);
+    let lock = repo
+        .path
+        .join(git_dir.trim())
+        .join(format!("refs/heads/fabro/meta/{child}.lock"));
+    std::fs::remove_file(&lock).expect("the lock is there");
+    let (code, stderr) = fabro(&repo, &["resume", parent]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(runs(&repo).len(), 2);
+    assert_eq!(run_json(&repo, parent)["status"]["kind"], "succeeded");
+    assert_eq!(run_json(&repo, child)["status"]["kind"], "succeeded");
+}

@@ -1,11 +1,11 @@
 //! The agent (`box`) and prompt (`tab`) handlers. Fabro calls a model itself; git-fabro hands
-//! the stage to an agent command the user chooses (`claude -p`, `codex exec`, ...), run by
-//! `/bin/bash -c` in the run's worktree exactly as a command node's script is run (own process
-//! group, the allowed environment plus the agents' logins, streamed output, timeout), with
-//! the prompt on stdin and in `$FABRO_PROMPT_FILE`. Its stdout is the response: `response.md`
-//! beside `prompt.md`, the context keys Fabro sets after an LLM stage, and the routing JSON
-//! Fabro reads in responses (else in a `status.json` the agent wrote during the stage:
-//! [`super::status_file`]). A non-zero exit fails the stage.
+//! the stage to an agent command the user chooses (a preset such as `claude`, or any command
+//! line: [`crate::engine::agents`]), run by `/bin/bash -c` in the run's worktree exactly as a
+//! command node's script is run (own process group, the allowed environment plus the agents'
+//! logins, streamed output, timeout), with the prompt on stdin and in `$FABRO_PROMPT_FILE`.
+//! Its stdout is the response: `response.md` beside `prompt.md`, the context keys Fabro sets
+//! after an LLM stage, and the routing JSON Fabro reads in responses (else in a `status.json`
+//! the agent wrote during the stage: [`super::status_file`]). A non-zero exit fails the stage.
 //! There is no timeout unless the node sets one: Fabro gives agents none either.
 
 use std::ffi::OsString;
@@ -21,6 +21,7 @@ use super::environment::Audience;
 use super::process::{self, Ending, Shell};
 use super::response;
 use super::status_file::StatusFiles;
+use crate::engine::agents;
 use crate::engine::graph::{Graph, Node};
 use crate::engine::outcome::Outcome;
 use crate::engine::stylesheet;
@@ -103,7 +104,7 @@ pub fn run(invocation: &Invocation) -> Ran {
         "prompt.md".to_owned(),
         Attachment::Bytes(prompt.as_bytes().to_vec()),
     )];
-    let Some(agent) = invocation.command else {
+    let Some(agent) = invocation.command.map(agents::expand) else {
         return failed("no agent command is set (--agent, or git config fabro.agentCommand)");
     };
     let prompt_file = invocation.stage_dir.join("prompt.md");

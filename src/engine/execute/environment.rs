@@ -51,43 +51,71 @@ const BUILD: &[&str] = &[
 ];
 
 /// What agent nodes get beyond [`BUILD`]: the keys, tokens and endpoints the agent CLIs
-/// Fabro drives log in with (Fabro hands its agents the provider's key too), and the settings
-/// those CLIs read from their own variables (Claude Code's `CLAUDE_CODE_*`, Gemini CLI's
-/// `GEMINI_*`, aider's `AIDER_*` and the `LITELLM_*` of the library it calls models through).
+/// Fabro drives log in with (Fabro hands its agents the provider's key too), the settings
+/// those CLIs read from their own variables (Claude Code's `ANTHROPIC_*` and `CLAUDE_CODE_*`,
+/// Codex's own `CODEX_*` named one by one, since a GitHub token also goes by that prefix,
+/// Gemini CLI's `GEMINI_*` and `GOOGLE_GENAI_*`, aider's `AIDER_*` and the `LITELLM_*` and
+/// provider keys of the library it calls models through), and the proxy and certificate variables a machine behind a gateway reaches them with. Read
+/// from the CLIs themselves (Claude Code 2.1, Codex 0.169, Gemini CLI 0.61, aider 0.86); a
+/// provider missing here is named in `[env] pass`.
 const AGENT_LOGIN: &[&str] = &[
-    "ANTHROPIC_API_KEY",
-    "ANTHROPIC_AUTH_TOKEN",
-    "ANTHROPIC_BASE_URL",
-    "ANTHROPIC_MODEL",
-    "ANTHROPIC_SMALL_FAST_MODEL",
+    "ANTHROPIC_*",
     "CLAUDE_CODE_*",
     "CLAUDE_CONFIG_DIR",
     "DISABLE_AUTOUPDATER",
     "DISABLE_TELEMETRY",
     "DISABLE_ERROR_REPORTING",
-    "ANTHROPIC_VERTEX_PROJECT_ID",
+    "API_TIMEOUT_MS",
     "CLOUD_ML_REGION",
+    "VERTEX_REGION_*",
     "OPENAI_API_KEY",
     "OPENAI_BASE_URL",
     "OPENAI_API_BASE",
     "OPENAI_ORG_ID",
     "OPENAI_PROJECT_ID",
     "CODEX_API_KEY",
+    "CODEX_ACCESS_TOKEN",
     "CODEX_HOME",
+    "CODEX_SQLITE_HOME",
+    "CODEX_CA_CERTIFICATE",
+    "AZURE_OPENAI_API_KEY",
     "GEMINI_*",
     "GOOGLE_GEMINI_BASE_URL",
     "GOOGLE_VERTEX_BASE_URL",
-    "AIDER_*",
-    "LITELLM_*",
     "GOOGLE_API_KEY",
+    "GOOGLE_GENAI_*",
     "GOOGLE_CLOUD_PROJECT",
     "GOOGLE_CLOUD_LOCATION",
+    "GOOGLE_CLOUD_QUOTA_PROJECT",
     "GOOGLE_APPLICATION_CREDENTIALS",
-    "GOOGLE_GENAI_USE_VERTEXAI",
+    "AIDER_*",
+    "LITELLM_*",
+    "OPENROUTER_API_KEY",
+    "DEEPSEEK_API_KEY",
+    "GROQ_API_KEY",
+    "MISTRAL_API_KEY",
+    "XAI_API_KEY",
+    "COHERE_API_KEY",
+    "OLLAMA_API_BASE",
+    "AZURE_API_KEY",
+    "AZURE_API_BASE",
+    "AZURE_API_VERSION",
+    "VERTEXAI_PROJECT",
+    "VERTEXAI_LOCATION",
     "KIMI_API_KEY",
     "ZAI_API_KEY",
     "MINIMAX_API_KEY",
     "INCEPTION_API_KEY",
+    "HTTPS_PROXY",
+    "https_proxy",
+    "HTTP_PROXY",
+    "http_proxy",
+    "NO_PROXY",
+    "no_proxy",
+    "NODE_EXTRA_CA_CERTS",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "REQUESTS_CA_BUNDLE",
 ];
 
 /// AWS credentials reach an agent only when Claude Code is told to use Bedrock
