@@ -14,6 +14,10 @@ use crate::error::{Error, Result};
 use crate::git::{Identity, Repo};
 use crate::input;
 
+pub mod hooks;
+
+use hooks::HookDefinition;
+
 pub const SETTINGS_FILE: &str = "settings.toml";
 pub const RUN_FILE: &str = "run.toml";
 pub const AUTHOR_NAME_KEY: &str = "fabro.author.name";
@@ -58,6 +62,9 @@ pub struct Settings {
     pub agent: AgentSettings,
     #[serde(default)]
     pub env: EnvSettings,
+    /// Run hooks (see [`hooks`]).
+    #[serde(default)]
+    pub hooks: Vec<HookDefinition>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -122,19 +129,24 @@ pub struct AuthorSettings {
 impl Settings {
     /// Parses TOML text; `origin` names the file in error messages.
     pub fn parse(text: &str, origin: &Path) -> Result<Settings> {
-        toml::from_str(text).map_err(|err| {
+        let settings: Settings = toml::from_str(text).map_err(|err| {
             Error::Usage(format!(
                 "{}: {}",
                 origin.display(),
                 err.to_string().trim_end()
             ))
-        })
+        })?;
+        hooks::check(&settings.hooks)
+            .map_err(|problem| Error::Usage(format!("{}: {problem}", origin.display())))?;
+        Ok(settings)
     }
 
     /// What a `run.toml` recorded on a metadata branch may still decide here. That copy may
     /// come from another clone, so nothing that decides where files are written (`[runs] dir`),
     /// what checkpoints keep (`[checkpoint]`), where runs are sent (`[remote]`) or which
-    /// variables reach nodes (`[env]`) is taken from it; those come from this machine alone. The run's author is kept: it names who
+    /// variables reach nodes (`[env]`) is taken from it; those come from this machine alone. Nor are
+    /// its `[[hooks]]`: they are commands, and someone else's commands run here only from a
+    /// file this machine holds. The run's author is kept: it names who
     /// the run's commits are by and decides nothing about files.
     pub fn recorded(self) -> Settings {
         Settings {
@@ -184,6 +196,10 @@ pub struct Config {
     /// and settings.toml and `fabro.envPass`, all of them (a name allowed anywhere is
     /// allowed).
     pub env_pass: Vec<String>,
+    /// The run hooks: settings.toml's, with run.toml's added (a hook of run.toml replaces
+    /// the one of settings.toml with the same name, as Fabro's run hooks replace its
+    /// server's).
+    pub hooks: Vec<HookDefinition>,
 }
 
 impl Config {
@@ -262,6 +278,7 @@ impl Config {
                 .or_else(|| settings.agent.command.clone())
                 .filter(|c| !c.trim().is_empty()),
             env_pass,
+            hooks: hooks::merge(&settings.hooks, run.map_or(&[], |r| &r.hooks)),
         })
     }
 

@@ -74,6 +74,8 @@ mod restore_paths;
 mod restore_safety;
 mod resume;
 mod rewind;
+mod run_hooks;
+mod run_hooks_fabro;
 mod run_names;
 mod second_clone;
 mod shadow;

@@ -42,6 +42,7 @@ pub mod process;
 mod record;
 mod response;
 pub mod retry;
+mod run_hooks;
 mod side_effect;
 mod stage;
 mod start;

@@ -15,6 +15,7 @@
 //! otherwise; `first_success` succeeds when one branch did and fails otherwise. A parallel node
 //! that did not fail jumps to the node every branch leads to (normally the fan-in).
 
+use crate::config::hooks::HookEvent;
 use std::collections::BTreeMap;
 use std::time::Instant;
 
@@ -94,7 +95,7 @@ impl Engine<'_> {
                 "join_policy": if first_success { "first_success" } else { "wait_all" },
             }),
         );
-
+        self.parallel_hooks(id, workspace, node, HookEvent::ParallelStart);
         let mut results = self.run_pass(id, node, visit, &targets, context, max_parallel)?;
         if let Some(stop) = results.iter_mut().find_map(|r| r.stopped.take()) {
             return Ok(Step::Stopped(stop));
@@ -113,6 +114,7 @@ impl Engine<'_> {
                 "results": joined.listed,
             }),
         );
+        self.parallel_hooks(id, workspace, node, HookEvent::ParallelComplete);
         Ok(Step::Ran(joined.into_ran(self.graph, results)))
     }
 

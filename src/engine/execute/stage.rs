@@ -51,6 +51,8 @@ pub(super) struct Attempted {
     pub ran: Ran,
     pub attempt: u32,
     pub max_attempts: u32,
+    /// Set when a `stage_start` hook blocked the stage: the run fails with this reason.
+    pub blocked: Option<String>,
 }
 
 impl Engine<'_> {
@@ -71,6 +73,7 @@ impl Engine<'_> {
                 ran: Ran::outcome(Outcome::succeeded(notes)),
                 attempt: 1,
                 max_attempts: 1,
+                blocked: None,
             }));
         }
         if side_effect::is_side_effect(stage.node) {
@@ -80,6 +83,9 @@ impl Engine<'_> {
         // A node that Ctrl-C cut short is not recorded: it runs again on resume.
         if interrupt::requested() {
             return Ok(Err(Stop::Interrupted { stage: stage_id }));
+        }
+        if let Ok(attempted) = &attempted {
+            self.stage_end_hooks(id, workspace, stage, attempted);
         }
         Ok(attempted)
     }
@@ -99,6 +105,10 @@ impl Engine<'_> {
         let policy = retry::policy(node, self.graph);
         let mut attempt = 1;
         loop {
+            let attempts = (attempt, policy.max_attempts);
+            if let Some(gated) = self.stage_start_hooks(id, workspace, stage, attempts) {
+                return Ok(Ok(gated));
+            }
             self.stage_started(id, stage, attempt, policy.max_attempts);
             let clock = Instant::now();
             let mut ran = match self.run_handler(id, workspace, stage, context)? {
@@ -132,6 +142,7 @@ impl Engine<'_> {
                         "delay_ms": u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
                     }),
                 );
+                self.stage_retrying_hooks(id, workspace, stage, attempts);
                 interrupt::sleep(delay);
                 if interrupt::requested() {
                     return Ok(Err(Stop::Interrupted { stage: stage.id() }));
@@ -141,6 +152,7 @@ impl Engine<'_> {
                         ran,
                         attempt,
                         max_attempts: policy.max_attempts,
+                        blocked: None,
                     }));
                 }
                 attempt += 1;
@@ -157,6 +169,7 @@ impl Engine<'_> {
                 ran,
                 attempt,
                 max_attempts: policy.max_attempts,
+                blocked: None,
             }));
         }
     }

@@ -38,14 +38,14 @@ enum Ending {
 }
 
 /// A stage that ran, with where the walk goes from it.
-struct Routed<'g> {
+pub(super) struct Routed<'g> {
     outcome: Outcome,
     failure: Option<Failure>,
-    edge: Option<&'g Edge>,
-    next: Option<String>,
+    pub(super) edge: Option<&'g Edge>,
+    pub(super) next: Option<String>,
     /// A run error (Fabro's loop breaker, a blocked restart) that ends the run before the
     /// stage is recorded, as in Fabro.
-    breaks: Option<String>,
+    pub(super) breaks: Option<String>,
 }
 
 impl<'a> Engine<'a> {
@@ -69,7 +69,10 @@ impl<'a> Engine<'a> {
             watchdog::arm(self.graph);
         }
         let mut stages = Vec::new();
-        let ending = self.walk(id, &workspace, &mut walk, current, &mut stages)?;
+        let ending = match self.run_start_hooks(id, &workspace) {
+            Some(blocked) => Ending::Failed(blocked),
+            None => self.walk(id, &workspace, &mut walk, current, &mut stages)?,
+        };
         let mut executed = Executed {
             run_id: id.to_string(),
             status: Status::Failed,
@@ -88,6 +91,7 @@ impl<'a> Engine<'a> {
             Ending::Succeeded => None,
             Ending::Failed(reason) => Some(reason),
         };
+        self.run_end_hooks(id, &workspace, failure.as_deref());
         let state = RunState::load(self.repo, id)?;
         let request = FinishRequest {
             status: match failure {
@@ -148,7 +152,8 @@ impl<'a> Engine<'a> {
                 return Ok(Ending::Failed(self.stalled(id, node)));
             }
             let exit_code = attempted.ran.exit_code;
-            let ran = self.route(walk, node, &attempted);
+            let mut ran = self.route(walk, node, &attempted);
+            self.apply_edge_hooks(id, workspace, node, &mut ran);
             let report = StageReport {
                 node_id: node.id.clone(),
                 visit,
@@ -166,6 +171,7 @@ impl<'a> Engine<'a> {
             self.record(
                 id, workspace, walk, &stage, attempted, &ran, &report, &mut moves,
             )?;
+            self.checkpoint_hooks(id, workspace, node);
             self.observer.stage_finished(&report);
             stages.push(report);
             if let Some(edge) = ran.edge.filter(|e| loops::is_loop_restart(e)) {
@@ -281,6 +287,7 @@ impl<'a> Engine<'a> {
             .is_failure()
             .then(|| Failure::of(&node.id, &outcome.notes));
         let mut breaks = walk.breaker.after_node(failure.as_ref()).err();
+        breaks = attempted.blocked.clone().or(breaks);
         if attempted.attempt > 1 {
             walk.retries
                 .insert(node.id.clone(), u64::from(attempted.attempt - 1));
