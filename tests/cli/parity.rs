@@ -6,6 +6,7 @@
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
@@ -61,35 +62,45 @@ fn cases(dir: &Path) -> Vec<String> {
     names
 }
 
+/// Cases run on two threads: most of a case's time is spent waiting on its processes.
+const WORKERS: usize = 2;
+
 #[test]
 fn every_parity_case_agrees_with_fabro() {
     let dir = corpus();
     let names = cases(&dir);
+    let next = AtomicUsize::new(0);
+    let verdicts: Vec<(String, Verdict)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..WORKERS)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    while let Some(name) = names.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        done.push((name.clone(), judge(&dir, name)));
+                    }
+                    done
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().expect("a parity worker"))
+            .collect()
+    });
     let mut ran = 0;
     let mut disagreements = Vec::new();
-    for name in &names {
-        let text = std::fs::read_to_string(dir.join(format!("{name}.expected.json")))
-            .expect("expectation readable");
-        let expected: Value = match serde_json::from_str(&text) {
-            Ok(v) => v,
-            Err(e) => {
-                disagreements.push(format!("{name}: expectation is not JSON: {e}"));
-                continue;
+    for (name, verdict) in verdicts {
+        match verdict {
+            Verdict::Pending(why) => eprintln!("parity: {name} skipped, pending: {why}"),
+            Verdict::Ran(diffs) => {
+                ran += 1;
+                if !diffs.is_empty() {
+                    disagreements.push(format!("{name}:\n    {}", diffs.join("\n    ")));
+                }
             }
-        };
-        if let Some(why) = expected.get("pending") {
-            eprintln!(
-                "parity: {name} skipped, pending: {}",
-                why.as_str().unwrap_or("")
-            );
-            continue;
-        }
-        ran += 1;
-        let diffs = run_case(&dir, name, &expected);
-        if !diffs.is_empty() {
-            disagreements.push(format!("{name}:\n    {}", diffs.join("\n    ")));
         }
     }
+    disagreements.sort();
     assert!(ran >= 20, "only {ran} parity cases ran");
     assert!(
         disagreements.is_empty(),
@@ -97,6 +108,25 @@ fn every_parity_case_agrees_with_fabro() {
         disagreements.len(),
         disagreements.join("\n  ")
     );
+}
+
+enum Verdict {
+    Pending(String),
+    /// The disagreements found (none: the case agrees).
+    Ran(Vec<String>),
+}
+
+fn judge(dir: &Path, name: &str) -> Verdict {
+    let path = dir.join(format!("{name}.expected.json"));
+    let text = std::fs::read_to_string(path).expect("expectation readable");
+    let expected: Value = match serde_json::from_str(&text) {
+        Ok(v) => v,
+        Err(e) => return Verdict::Ran(vec![format!("expectation is not JSON: {e}")]),
+    };
+    match expected.get("pending") {
+        Some(why) => Verdict::Pending(text_of(why)),
+        None => Verdict::Ran(run_case(dir, name, &expected)),
+    }
 }
 
 /// What one run left: its `--json` summary, checkpoint and events.
