@@ -65,6 +65,7 @@ mod messages;
 mod model;
 mod node_processes;
 mod output_like_git;
+mod parity;
 mod progress;
 mod ps;
 mod ref_locks;
