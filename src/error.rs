@@ -28,6 +28,9 @@ pub enum Error {
     UnknownStatus(String),
     #[error("no run matches {0:?}")]
     RunNotFound(String),
+    /// No run matches, but one is a likely typo of what was typed.
+    #[error("no run matches {text:?}; did you mean {near}?")]
+    RunNotFoundNear { text: String, near: String },
     #[error("run prefix {prefix:?} is ambiguous; it matches {}", candidates.join(", "))]
     AmbiguousRun {
         prefix: String,
@@ -111,6 +114,7 @@ impl Error {
             | Error::InvalidNodeId { .. }
             | Error::UnknownStatus(_)
             | Error::RunNotFound(_)
+            | Error::RunNotFoundNear { .. }
             | Error::AmbiguousRun { .. }
             | Error::NoCurrentRun
             | Error::TargetNotFound { .. }
@@ -131,7 +135,7 @@ impl Error {
                 "a node id is 1 to 128 characters of A-Z a-z 0-9 _ - . starting with a letter, digit or _"
                     .into()
             }
-            Error::RunNotFound(_) | Error::AmbiguousRun { .. } => {
+            Error::RunNotFound(_) | Error::RunNotFoundNear { .. } | Error::AmbiguousRun { .. } => {
                 "list runs with `git fabro ps --all`".into()
             }
             Error::NoCurrentRun => {

@@ -6,13 +6,13 @@ use crate::git::ObjectId;
 use crate::ops::fork::parse_sha;
 use crate::run::RunState;
 use crate::run::target::Target;
-use crate::run::timeline::{Entry, find, timeline};
+use crate::run::timeline::{Entry, find};
 
 /// Show the changes between two checkpoints, or between a checkpoint and the worktree
 ///
-/// Without targets, compares the previous checkpoint (the base commit for the first one)
-/// with the latest. With FROM alone, compares FROM with the latest, or with the worktree's
-/// current files under --worktree. The patch is what `git diff` prints, in git's colours on a
+/// Without targets, shows the run's whole change: its base commit (for a fork, the base of the
+/// run its line of work started in) against its latest checkpoint. With FROM alone, compares
+/// FROM with the latest, or with the worktree's current files under --worktree. The patch is what `git diff` prints, in git's colours on a
 /// terminal, through a pager as git uses one.
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -86,19 +86,10 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         let (to, to_label) = checkpoint(to_text.as_deref())?;
         (from, to, format!("checkpoint {from_label} or {to_label}"))
     } else {
-        let entries = timeline(&ctx.repo, &state)?;
-        let latest = entries
-            .last()
-            .ok_or_else(|| Target::Latest.not_found(id.as_str(), false))?;
-        let (previous, previous_label) = match entries.len() {
-            1 => (state.changes(&ctx.repo)?.base, "the base commit".to_owned()),
-            n => (
-                parse_sha(&entries[n - 2].run_commit)?,
-                label(&entries[n - 2]),
-            ),
-        };
-        let place = format!("{previous_label} or checkpoint {}", label(latest));
-        (previous, parse_sha(&latest.run_commit)?, place)
+        // The whole run: what `land` would merge and `final.patch` holds.
+        let changes = state.changes(&ctx.repo)?;
+        let place = "the run's base commit or its latest checkpoint".to_owned();
+        (changes.base, changes.tip, place)
     };
     let at = |err: crate::git::Error| crate::error::Error::from(err).at(&place);
     let painted = colour::decide(&ctx.repo, args.color, "color.diff");

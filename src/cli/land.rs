@@ -16,7 +16,8 @@ use crate::run::{RUN_BRANCH_PREFIX, RunState};
 /// run's goal and stages and a `Fabro-Run: <id>` trailer. --squash (the default) makes one
 /// commit on the branch; --merge a merge commit whose second parent is the run branch's tip.
 /// When the branch is checked out (here or in another worktree), its index and files are
-/// brought to the new commit as `git merge` brings them. It refuses, changing nothing, on
+/// brought to the new commit as `git merge` brings them; for a run in place landing where it
+/// ran, whose files are already there, only the index is. It refuses, changing nothing, on
 /// conflicts, on staged changes, when a change or untracked file of yours is in the way, and
 /// on a run that has not finished (unless --force).
 #[derive(Debug, clap::Args)]

@@ -128,7 +128,35 @@ pub fn command() -> clap::Command {
 /// The command line, parsed against [`command`] (so that `--help` shows the groups).
 pub fn try_parse() -> Result<Cli, clap::Error> {
     use clap::FromArgMatches;
-    Cli::from_arg_matches(&command().try_get_matches()?)
+    let command = command();
+    let matches = command.clone().try_get_matches().map_err(|err| {
+        let mut err = err;
+        suggest_subcommand(&command, &mut err);
+        err
+    })?;
+    Cli::from_arg_matches(&matches)
+}
+
+/// clap's "a similar subcommand exists" for a mistyped command (`lgo`), measured as every
+/// other suggestion of git-fabro's is; hidden commands are never offered.
+fn suggest_subcommand(command: &clap::Command, err: &mut clap::Error) {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if err.kind() != ErrorKind::InvalidSubcommand
+        || err.get(ContextKind::SuggestedSubcommand).is_some()
+    {
+        return;
+    }
+    let Some(ContextValue::String(typed)) = err.get(ContextKind::InvalidSubcommand) else {
+        return;
+    };
+    let names = command
+        .get_subcommands()
+        .filter(|sub| !sub.is_hide_set())
+        .map(clap::Command::get_name);
+    if let Some(name) = crate::format::suggest::closest(typed, names) {
+        let suggestion = ContextValue::Strings(vec![name.to_owned()]);
+        err.insert(ContextKind::SuggestedSubcommand, suggestion);
+    }
 }
 
 pub fn run(cli: Cli) -> Result<()> {

@@ -156,7 +156,7 @@ fn standing(ctx: &Ctx, state: &RunState) -> Result<Standing> {
     Ok(Standing {
         run_id: id.to_string(),
         status: state.record.status.kind,
-        goal: state.record.spec.goal.clone(),
+        goal: state.record.spec.goal(),
         last_checkpoint: last,
         next_node_id: state
             .record

@@ -229,6 +229,9 @@ pub struct Graph {
     leaving: HashMap<String, Vec<usize>>,
     arriving: HashMap<String, Vec<usize>>,
     pub(crate) attrs: Attrs,
+    /// Ids that only edges name, which DOT creates as nodes of the defaults (agents, in
+    /// Fabro): kept for validation to point at, as they are most often typos.
+    pub(crate) undeclared: Vec<String>,
 }
 
 impl Graph {
@@ -267,6 +270,11 @@ impl Graph {
 
     pub fn attrs(&self) -> &Attrs {
         &self.attrs
+    }
+
+    /// The nodes no node statement declares, only edges name.
+    pub fn undeclared(&self) -> impl Iterator<Item = &Node> {
+        self.undeclared.iter().filter_map(|id| self.node(id))
     }
 
     pub fn node(&self, id: &str) -> Option<&Node> {

@@ -42,6 +42,21 @@ const TYPES: &[(&str, Handler)] = &[
     ("wait", Handler::Wait),
 ];
 
+/// Fabro's shapes and the handlers they stand for (`shape_to_handler_type`).
+const SHAPES: &[(&str, Handler)] = &[
+    ("Mdiamond", Handler::Start),
+    ("Msquare", Handler::Exit),
+    ("box", Handler::Agent),
+    ("tab", Handler::Prompt),
+    ("hexagon", Handler::Human),
+    ("diamond", Handler::Conditional),
+    ("component", Handler::Parallel),
+    ("tripleoctagon", Handler::FanIn),
+    ("parallelogram", Handler::Command),
+    ("house", Handler::ManagerLoop),
+    ("insulator", Handler::Wait),
+];
+
 impl Handler {
     /// As Fabro resolves it: the node's `type` when Fabro knows it, else its shape's (`box`
     /// when it has none), else an agent.
@@ -59,20 +74,12 @@ impl Handler {
 
     /// The handler a shape stands for (Fabro's `shape_to_handler_type`).
     pub fn for_shape(shape: &str) -> Option<Handler> {
-        Some(match shape {
-            "Mdiamond" => Handler::Start,
-            "Msquare" => Handler::Exit,
-            "box" => Handler::Agent,
-            "tab" => Handler::Prompt,
-            "hexagon" => Handler::Human,
-            "diamond" => Handler::Conditional,
-            "component" => Handler::Parallel,
-            "tripleoctagon" => Handler::FanIn,
-            "parallelogram" => Handler::Command,
-            "house" => Handler::ManagerLoop,
-            "insulator" => Handler::Wait,
-            _ => return None,
-        })
+        SHAPES.iter().find(|(s, _)| *s == shape).map(|(_, h)| *h)
+    }
+
+    /// Every shape Fabro gives a handler, for messages.
+    pub fn shape_names() -> impl Iterator<Item = &'static str> {
+        SHAPES.iter().map(|(shape, _)| *shape)
     }
 
     /// Every `type` value Fabro accepts, for messages.

@@ -9,7 +9,9 @@
 //!
 //! `RULES` lists them in that order; they live by what they look at: `structure` (start,
 //! exit, reachability, node ids), `attributes`, `edges` (conditions and routing), `texts` (the
-//! stylesheet, templates and scripts inside values) and `recordable` (git-fabro's own).
+//! stylesheet, templates and scripts inside values), `recordable` and `names` (git-fabro's
+//! own: shapes, node attributes and edge-only nodes Fabro does not diagnose, as warnings
+//! naming the closest known name).
 
 use serde::Serialize;
 
@@ -67,6 +69,7 @@ impl Diagnostic {
 
 mod attributes;
 mod edges;
+mod names;
 mod recordable;
 mod structure;
 mod texts;
@@ -102,6 +105,9 @@ const RULES: &[Rule] = &[
     recordable::node_id_recordable,
     recordable::parallel_branches_distinct,
     recordable::wait_duration_valid,
+    names::shape_known,
+    names::attribute_known,
+    names::edge_target_declared,
 ];
 
 pub fn validate(graph: &Graph) -> Vec<Diagnostic> {

@@ -11,6 +11,7 @@ pub mod record;
 pub mod run_id;
 pub mod stages;
 pub mod store;
+pub mod suggest;
 pub mod time;
 
 /// The first seven hex digits of a sha, as git abbreviates.

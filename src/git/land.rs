@@ -10,6 +10,7 @@
 //! uses git's own rules for it rather than a second implementation of them (ARCHITECTURE's
 //! "rewinding a populated worktree" case).
 
+use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -105,6 +106,45 @@ impl Repo {
                 workdir.display(),
                 in_the_way(&stderr)
             )));
+        }
+        Ok(())
+    }
+
+    /// Brings only the index of the work tree at `workdir` from tree `from` to tree `to`,
+    /// leaving every file as it is: for a checkout whose files already hold `to`'s changes (a
+    /// run that worked in place there). Only the entries that differ are written, so the
+    /// others keep their stat data; the caller has checked that nothing is staged.
+    pub fn move_index(&self, workdir: &Path, from: ObjectId, to: ObjectId) -> Result<()> {
+        let mut entries = Vec::new();
+        for (path, _, after) in self.changed_files(from, to)? {
+            let line = match after {
+                Some((id, kind)) => format!("{} {id}\t", kind.as_octal_str()),
+                // Mode 0 removes the entry.
+                None => format!("0 {}\t", self.repo.object_hash().null()),
+            };
+            entries.extend_from_slice(line.as_bytes());
+            entries.extend_from_slice(&path);
+            entries.push(0);
+        }
+        let mut git = git_in(
+            workdir,
+            &["update-index", "-z", "--replace", "--index-info"],
+        )
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|err| Error::Failed(format!("cannot run git: {err}")))?;
+        if let Some(mut stdin) = git.stdin.take() {
+            stdin
+                .write_all(&entries)
+                .map_err(|err| Error::Failed(format!("cannot write to git: {err}")))?;
+        }
+        let out = git
+            .wait_with_output()
+            .map_err(|err| Error::Failed(format!("cannot run git: {err}")))?;
+        if !out.status.success() {
+            return Err(failed("git update-index", &out.stderr));
         }
         Ok(())
     }

@@ -6,7 +6,7 @@
 //! since the run started are kept; a checkout that has the branch is brought along as
 //! `git merge` brings it, and a moved branch undoes that and exits 3.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
@@ -112,18 +112,31 @@ pub fn land(
         LandMode::Merge => vec![ours, state.run_tip],
     };
     let message = message(state, entries, mode);
+    // A run in place made its changes in this very checkout: its files already hold them, so
+    // only the index follows the branch (git's file update would take them for the user's).
+    let in_place_here = target
+        .checkout
+        .as_deref()
+        .is_some_and(|dir| worked_in_place(state, dir));
+    let move_checkout = |workdir: &Path, from: ObjectId, to: ObjectId| {
+        if in_place_here {
+            repo.move_index(workdir, from, to)
+        } else {
+            repo.move_checkout(workdir, from, to)
+        }
+    };
     // The checkout moves first (to the merged tree), so that a change of the user's in the
     // way refuses the landing before any commit is written.
     if let Some(workdir) = &target.checkout
         && !checkout_moved
     {
-        repo.move_checkout(workdir, ours_tree, merged)?;
+        move_checkout(workdir, ours_tree, merged)?;
     }
     let commit = match repo.write_commit(merged, &parents, &message, who) {
         Ok(commit) => commit,
         Err(err) => {
             if let Some(workdir) = &target.checkout {
-                let _ = repo.move_checkout(workdir, merged, ours_tree);
+                let _ = move_checkout(workdir, merged, ours_tree);
             }
             return Err(err.into());
         }
@@ -137,7 +150,7 @@ pub fn land(
     if let Err(err) = repo.update_refs(&[edit], &reflog, who) {
         // The branch moved under us: put the checkout back where its branch still is.
         if let Some(workdir) = &target.checkout {
-            let _ = repo.move_checkout(workdir, merged, ours_tree);
+            let _ = move_checkout(workdir, merged, ours_tree);
         }
         return Err(err.into());
     }
@@ -145,13 +158,26 @@ pub fn land(
     Ok(landed)
 }
 
+/// Whether `state` is a run that worked in place in the directory `dir`.
+fn worked_in_place(state: &RunState, dir: &Path) -> bool {
+    let start = &state.record.start.extra;
+    let ran_in = start
+        .get("workdir")
+        .and_then(|dir| dir.as_str())
+        .filter(|_| start.get("in_place").and_then(|v| v.as_bool()) == Some(true));
+    let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    };
+    ran_in.is_some_and(|ran_in| same(Path::new(ran_in), dir))
+}
+
 /// The commit message: the goal, the stages the run went through, and a `Fabro-Run` trailer.
 pub fn message(state: &RunState, entries: &[Entry], mode: LandMode) -> String {
     let id = &state.id;
-    let goal = state
-        .record
-        .spec
-        .goal
+    // The goal as `ps` shows it: given to `start`, else the workflow's or Fabro's settings'.
+    let goal = state.record.spec.goal();
+    let goal = goal
         .as_deref()
         .and_then(|g| g.lines().map(str::trim).find(|l| !l.is_empty()));
     let subject = match (mode, goal) {

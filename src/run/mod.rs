@@ -51,7 +51,7 @@ pub fn resolve(repo: &Repo, text: &str) -> Result<RunId> {
         if repo.ref_target(&meta_branch(&id))?.is_some() {
             return Ok(id);
         }
-        return Err(Error::RunNotFound(text.to_owned()));
+        return Err(not_found(repo, text));
     }
     let prefix = RunId::prefix(text)?;
     let mut matches: Vec<RunId> = list(repo)?
@@ -60,12 +60,34 @@ pub fn resolve(repo: &Repo, text: &str) -> Result<RunId> {
         .filter(|id| id.as_str().starts_with(&prefix))
         .collect();
     match matches.len() {
-        0 => Err(Error::RunNotFound(text.to_owned())),
+        0 => Err(not_found(repo, text)),
         1 => Ok(matches.remove(0)),
         _ => Err(Error::AmbiguousRun {
             prefix: text.to_owned(),
             candidates: matches.iter().map(ToString::to_string).collect(),
         }),
+    }
+}
+
+/// No run matches `text`: naming the run whose id starts most like it, when one is a likely
+/// typo of it (a prefix is compared with the ids' prefixes of its length).
+fn not_found(repo: &Repo, text: &str) -> Error {
+    let typed = text.to_ascii_uppercase();
+    let ids: Vec<RunId> = list(repo)
+        .map(|runs| runs.into_iter().map(|(id, _)| id).collect())
+        .unwrap_or_default();
+    let starts: Vec<&str> = ids
+        .iter()
+        .filter_map(|id| id.as_str().get(..typed.len()))
+        .collect();
+    let near = crate::format::suggest::closest(&typed, starts.iter().copied())
+        .and_then(|start| ids.iter().find(|id| id.as_str().starts_with(start)));
+    match near {
+        Some(id) => Error::RunNotFoundNear {
+            text: text.to_owned(),
+            near: id.to_string(),
+        },
+        None => Error::RunNotFound(text.to_owned()),
     }
 }
 

@@ -93,6 +93,33 @@ pub fn timeline_with(repo: &Repo, state: &RunState, snapshots: bool) -> Result<V
 /// end of the timeline. Only a sha prefix is checked against the whole timeline, because a
 /// prefix may match more than one checkpoint.
 pub fn find(repo: &Repo, state: &RunState, target: &Target) -> Result<Entry> {
+    match find_entry(repo, state, target) {
+        Err(Error::TargetNotFound { run, message }) => {
+            let message = message + &node_suggestion(repo, state, target);
+            Err(Error::TargetNotFound { run, message })
+        }
+        found => found,
+    }
+}
+
+/// ` (did you mean plan?)` when `target` names a node the run never checkpointed and one it
+/// did is a likely typo of it. Only a failed lookup pays for the walk.
+fn node_suggestion(repo: &Repo, state: &RunState, target: &Target) -> String {
+    let (Target::NodeOrSha(node) | Target::NodeVisit(node, _)) = target else {
+        return String::new();
+    };
+    let Ok(entries) = timeline(repo, state) else {
+        return String::new();
+    };
+    let mut nodes: Vec<&str> = entries.iter().map(|e| e.node_id.as_str()).collect();
+    nodes.dedup();
+    if nodes.contains(&node.as_str()) {
+        return String::new();
+    }
+    crate::format::suggest::did_you_mean(node, nodes)
+}
+
+fn find_entry(repo: &Repo, state: &RunState, target: &Target) -> Result<Entry> {
     if matches!(target, Target::NodeOrSha(text) if looks_like_sha(text)) {
         return target
             .resolve(&timeline(repo, state)?, state.id.as_str())

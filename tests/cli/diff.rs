@@ -12,9 +12,8 @@ fn diff_between_checkpoints_and_against_the_worktree() {
 
     assert_eq!(
         repo.ok(&["diff", &run.id]),
-        repo.git(&["diff", &first, &second])
+        repo.git(&["diff", "main", &second])
     );
-    let base = repo.git(&["rev-parse", "main"]);
     assert_eq!(
         repo.ok(&["diff", &run.id, "@1"]),
         repo.git(&["diff", &first, &second])
@@ -23,7 +22,6 @@ fn diff_between_checkpoints_and_against_the_worktree() {
         repo.ok(&["diff", &run.id, "@2", "@1"]),
         repo.git(&["diff", &second, &first])
     );
-    let _ = base;
 
     write_file(&run.worktree.join("c.txt"), "uncommitted\n");
     let worktree = repo.ok(&["diff", &run.id, "--worktree"]);
@@ -32,7 +30,7 @@ fn diff_between_checkpoints_and_against_the_worktree() {
         "{worktree}"
     );
     assert_eq!(
-        repo.ok(&["diff", &run.id, "--stat"]),
+        repo.ok(&["diff", &run.id, "@1", "--stat"]),
         repo.git(&["diff", "--stat", &first, &second])
     );
 }
@@ -109,9 +107,14 @@ fn the_stat_is_what_git_diff_stat_prints() {
     for (i, (what, change)) in steps.iter().enumerate() {
         change();
         let commit = repo.checkpoint(&run.id, &format!("step{i}"));
-        // Without targets, the latest checkpoint is compared with the one before (the base
-        // for the first); @N names the others.
-        let latest = repo.ok(&["diff", &run.id, "--stat"]);
+        // FROM alone is compared with the latest checkpoint; without targets the first one
+        // is compared with the base (the run's whole change, so far one checkpoint).
+        let from = format!("@{i}");
+        let mut args = vec!["diff", run.id.as_str(), "--stat"];
+        if i > 0 {
+            args.push(&from);
+        }
+        let latest = repo.ok(&args);
         let theirs = repo.git(&["diff", "--stat", &previous, &commit]);
         assert_eq!(latest, theirs, "{what}");
         if i > 0 {
@@ -126,11 +129,7 @@ fn the_stat_is_what_git_diff_stat_prints() {
         }
         // Git reads COLUMNS for the width before it asks a terminal; so do we.
         for columns in ["40", "132"] {
-            let ours = run_ok(
-                repo.fabro()
-                    .env("COLUMNS", columns)
-                    .args(["diff", &run.id, "--stat"]),
-            );
+            let ours = run_ok(repo.fabro().env("COLUMNS", columns).args(&args));
             let theirs = run_ok(
                 repo.command("git")
                     .env("COLUMNS", columns)
@@ -170,4 +169,52 @@ fn the_stat_follows_core_quote_path() {
         ours.contains(" caf\u{e9}.txt ") && ours.contains("\"tab\\there.txt\""),
         "{ours}"
     );
+}
+
+/// Without targets, `diff` shows the run's whole change, byte for byte what `git diff` prints
+/// between its base and its tip, however many checkpoints it took.
+#[test]
+fn without_targets_the_whole_run_is_compared_with_its_base() {
+    let repo = TestRepo::new();
+    let base = repo.git(&["rev-parse", "main"]).trim().to_owned();
+    let run = repo.start();
+    write_file(&run.worktree.join("a.txt"), "one\n");
+    repo.checkpoint(&run.id, "plan");
+    write_file(&run.worktree.join("a.txt"), "one\ntwo\n");
+    write_file(&run.worktree.join("b.txt"), "b\n");
+    repo.checkpoint(&run.id, "code");
+    write_file(&run.worktree.join("c.txt"), "c\n");
+    std::fs::remove_file(run.worktree.join("b.txt")).expect("remove");
+    let tip = repo.checkpoint(&run.id, "test");
+
+    for flags in [&[][..], &["--stat"], &["--name-only"], &["--name-status"]] {
+        let ours = repo.ok(&[&["diff", run.id.as_str()][..], flags].concat());
+        let theirs = repo.git(&[&["diff"][..], flags, &[&base, &tip]].concat());
+        assert_eq!(ours, theirs, "{flags:?}");
+    }
+    assert!(repo.ok(&["diff", &run.id]).contains("+two"));
+}
+
+/// A fork's whole change counts from the base its line of work started on, not its fork point.
+#[test]
+fn without_targets_a_fork_is_compared_with_its_origins_base() {
+    let repo = TestRepo::new();
+    let base = repo.git(&["rev-parse", "main"]).trim().to_owned();
+    let run = repo.start();
+    write_file(&run.worktree.join("a.txt"), "one\n");
+    repo.checkpoint(&run.id, "plan");
+    write_file(&run.worktree.join("b.txt"), "b\n");
+    repo.checkpoint(&run.id, "code");
+    let fork = repo.ok(&["fork", &run.id, "plan@1"]).trim().to_owned();
+    repo.ok(&["resume", &fork]);
+    let worktree = std::path::PathBuf::from(repo.ok(&["path", &fork]).trim());
+    write_file(&worktree.join("c.txt"), "c\n");
+    let tip = repo.checkpoint(&fork, "code");
+
+    for flags in [&[][..], &["--stat"], &["--name-only"]] {
+        let ours = repo.ok(&[&["diff", fork.as_str()][..], flags].concat());
+        let theirs = repo.git(&[&["diff"][..], flags, &[&base, &tip]].concat());
+        assert_eq!(ours, theirs, "{flags:?}");
+    }
+    assert_eq!(repo.ok(&["diff", &fork, "--name-only"]), "a.txt\nc.txt\n");
 }

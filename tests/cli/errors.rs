@@ -188,3 +188,47 @@ fn clap_usage_errors_exit_2() {
     let (code, _) = run_err(repo.fabro().args(["no-such-command"]));
     assert_eq!(code, 2);
 }
+
+/// A node in a target, a run id and a command that match nothing are refused (exit 2) with
+/// the closest name that exists, when one is a likely typo; nothing close, no guess.
+#[test]
+fn typos_are_answered_with_the_name_most_likely_meant() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    repo.checkpoint(&run.id, "plan");
+    repo.checkpoint(&run.id, "code");
+    let refused = |args: &[&str]| {
+        let (code, stderr) = run_err(repo.fabro().args(args));
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+        stderr
+    };
+
+    let stderr = refused(&["show", &run.id, "plann@1"]);
+    assert!(
+        stderr.contains("matches plann@1 (did you mean plan?)"),
+        "{stderr}"
+    );
+    let stderr = refused(&["show", &run.id, "cdoe"]);
+    assert!(stderr.contains("(did you mean code?)"), "{stderr}");
+    assert!(!refused(&["show", &run.id, "deploy"]).contains("did you mean"));
+
+    // The last character of the id's first eight, changed.
+    let mut typo = run.id[..8].to_owned();
+    let last = if typo.ends_with('0') { '1' } else { '0' };
+    typo.replace_range(7.., &last.to_string());
+    let stderr = refused(&["show", &typo]);
+    assert!(
+        stderr.contains(&format!(
+            "no run matches \"{typo}\"; did you mean {}?",
+            run.id
+        )),
+        "{stderr}"
+    );
+    assert!(!refused(&["show", "ZZZZZZZZ"]).contains("did you mean"));
+
+    let stderr = refused(&["lgo"]);
+    assert!(
+        stderr.contains("a similar subcommand exists: 'log'"),
+        "{stderr}"
+    );
+}

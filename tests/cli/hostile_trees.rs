@@ -242,7 +242,6 @@ impl Hostile {
         let must_refuse: &[&[&str]] = &[
             &["restore", "--run", id, "@1", "--dry-run"],
             &["restore", "--run", id, "@1"],
-            &["diff", id],
             &["diff", id, "@1", "@2"],
             &["diff", id, "@1", "--stat"],
             &["diff", id, "@1", "--json"],
@@ -265,6 +264,8 @@ impl Hostile {
         assert!(report.contains("@1 plan@1"), "{report}");
         let harmless: &[&[&str]] = &[
             &["show", id, "@1"],
+            // The whole run's change compares the base with the tip, neither holding the path.
+            &["diff", id],
             &["log", id],
             &["ps", "--all"],
             &["fork", id, "@1"],

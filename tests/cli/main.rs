@@ -57,6 +57,7 @@ mod imports;
 mod in_place;
 mod killed_fan_out;
 mod land;
+mod land_in_place;
 mod land_inherited;
 mod large_records;
 mod layers;

@@ -184,3 +184,37 @@ fn validate_reports_conditions_and_edges_as_fabro_does() {
         "{stderr}"
     );
 }
+
+/// Typos Fabro accepts silently (each makes the node an agent, or is ignored) are warnings
+/// naming the closest name Fabro knows; the workflow still validates, as under Fabro.
+#[test]
+fn typos_are_warnings_that_say_what_was_meant() {
+    let repo = TestRepo::new();
+    let path = repo.root.join("typo.fabro");
+    write_file(
+        &path,
+        r#"digraph typo {
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  ask [shape=hexagn, label="Go?"]
+  plan [shape=parallelogram, script="true", timout="5s", color=blue]
+  review [type=comand, script="true"]
+  start -> ask -> plann -> exit
+  ask -> plan -> review -> exit
+}"#,
+    );
+    let (code, _, stderr) = validate(&repo, &repo.path, &[path.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    for line in [
+        "Node 'ask' has shape 'hexagn', which Fabro does not know: it runs as an agent; did you mean hexagon? (shape_known)",
+        "Node 'plan' has attribute 'timout', which Fabro does not read; did you mean timeout? (attribute_known)",
+        "Node 'review' has unrecognized type 'comand'; did you mean command? (type_known)",
+        "Node 'plann' is named only by an edge, never declared: DOT creates it, and Fabro runs it as an agent; did you mean plan? (edge_target_declared)",
+    ] {
+        assert!(stderr.contains(line), "{line}\n{stderr}");
+    }
+    assert!(
+        !stderr.contains("'color'"),
+        "layout attributes are fine: {stderr}"
+    );
+}

@@ -9,6 +9,7 @@
 //! - graph attributes set inside a subgraph land on the graph itself (a Fabro quirk kept so
 //!   that a workflow means the same thing under both).
 
+use std::collections::HashSet;
 use std::time::Duration;
 
 use super::syntax::{AttrList, Document, Statement, Value};
@@ -19,9 +20,17 @@ pub fn build(doc: Document) -> Graph {
         graph: Graph::new(&doc.name),
         node_defaults: Attrs::new(),
         edge_defaults: Attrs::new(),
+        declared: HashSet::new(),
     };
     builder.statements(&doc.statements, None);
-    builder.graph
+    let mut graph = builder.graph;
+    graph.undeclared = graph
+        .nodes()
+        .iter()
+        .map(|node| node.id.clone())
+        .filter(|id| !builder.declared.contains(id))
+        .collect();
+    graph
 }
 
 fn typed(value: &Value) -> AttrValue {
@@ -82,6 +91,8 @@ struct Builder {
     graph: Graph,
     node_defaults: Attrs,
     edge_defaults: Attrs,
+    /// The ids a node statement named: the others exist only because an edge names them.
+    declared: HashSet<String>,
 }
 
 fn add_class(node: &mut Node, class: &str) {
@@ -135,6 +146,7 @@ impl Builder {
     }
 
     fn node(&mut self, id: &str, attrs: Option<&AttrList>, class: Option<&str>) {
+        self.declared.insert(id.to_owned());
         let node = self.ensure(id);
         if let Some(attrs) = attrs {
             node.attrs.extend(typed_attrs(attrs));

@@ -15,17 +15,26 @@ pub(super) fn type_known(g: &Graph, out: &mut Vec<Diagnostic>) {
             .str_attr("type")
             .filter(|t| Handler::named(t).is_none())
         {
+            // Fabro's message, and the type most likely meant after it.
+            let meant = crate::format::suggest::closest(t, Handler::type_names());
             out.push(
                 Diagnostic::new(
                     "type_known",
                     Severity::Warning,
-                    format!("Node '{}' has unrecognized type '{t}'", node.id),
+                    format!(
+                        "Node '{}' has unrecognized type '{t}'{}",
+                        node.id,
+                        super::names::meant_text(meant)
+                    ),
                 )
                 .node(&node.id)
-                .fix(format!(
-                    "Use one of: {}",
-                    Handler::type_names().collect::<Vec<_>>().join(", ")
-                )),
+                .fix(match meant {
+                    Some(name) => format!("Did you mean {name}?"),
+                    None => format!(
+                        "Use one of: {}",
+                        Handler::type_names().collect::<Vec<_>>().join(", ")
+                    ),
+                }),
             );
         }
     }

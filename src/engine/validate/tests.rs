@@ -42,6 +42,9 @@ fn structure_rules_run_in_fabros_order() {
             "prompt_on_llm_nodes: LLM node 'exit' has no prompt or label attribute",
             "prompt_on_llm_nodes: LLM node 'a' has no prompt or label attribute",
             "prompt_on_llm_nodes: LLM node 'end' has no prompt or label attribute",
+            // git-fabro's own, after Fabro's.
+            "edge_target_declared: Node 'exit' is named only by an edge, never declared: DOT creates it, and Fabro runs it as an agent",
+            "edge_target_declared: Node 'a' is named only by an edge, never declared: DOT creates it, and Fabro runs it as an agent",
         ]
     );
 }
@@ -130,6 +133,46 @@ fn reserved_ids_and_file_references() {
             "reserved_keyword_node_id: Node ID 'Node' is a DOT reserved keyword and may cause parsing failures",
             "unresolved_file_ref: Node 'Node' has unresolved file reference: @missing.md",
             "unresolved_file_ref: Graph goal has unresolved file reference: @goal.md",
+        ]
+    );
+}
+
+#[test]
+fn names_fabro_does_not_know_are_warnings_with_the_closest_known_one() {
+    let graph = parse(
+        &format!(
+            "digraph G {{ {FRAME} ask [shape=hexagn, label=\"Go?\"]; \
+             run [shape=parallelogram, script=\"true\", timout=\"5s\", color=red]; \
+             draw [shape=circle, type=command, script=\"true\"]; plan [prompt=\"p\"]; \
+             start -> ask -> run -> plann -> exit }}"
+        ),
+        "t.fabro",
+    )
+    .expect("parses");
+    let found: Vec<(String, Severity, Option<String>)> = validate(&graph)
+        .into_iter()
+        .filter(|d| d.rule.ends_with("_known") || d.rule == "edge_target_declared")
+        .map(|d| (d.rule, d.severity, d.fix))
+        .collect();
+    let fix = |s: &str| Some(s.to_owned());
+    assert_eq!(
+        found,
+        [
+            (
+                "shape_known".into(),
+                Severity::Warning,
+                fix("Did you mean hexagon?")
+            ),
+            (
+                "attribute_known".into(),
+                Severity::Warning,
+                fix("Did you mean timeout?")
+            ),
+            (
+                "edge_target_declared".into(),
+                Severity::Warning,
+                fix("Did you mean plan?")
+            ),
         ]
     );
 }

@@ -249,7 +249,7 @@ pub fn new_ids(world: &World, c: usize, before: &[String]) -> Vec<String> {
 }
 
 /// Land puts exactly the run's changes since its original base on `main`, or refuses a
-/// conflict and changes nothing.
+/// conflict and changes nothing; a run in place lands without touching the checkout's files.
 fn land(
     world: &mut World,
     model: &mut Model,
@@ -260,7 +260,13 @@ fn land(
     let here = &model.clones[c];
     let r = &here.runs[run];
     let expected = state::land(&r.base, &here.main, &r.tip).and_then(|merged| {
-        let checkout = state::land_checkout(&here.main, &merged, &here.checkout)?;
+        // A run in place made its changes in the checkout itself: landing there moves only
+        // the index, and every file stays as it is.
+        let checkout = if r.in_place {
+            here.checkout.clone()
+        } else {
+            state::land_checkout(&here.main, &merged, &here.checkout)?
+        };
         Ok((merged, checkout))
     });
     let outcome = world.fabro(c, &args(&["land", run]), step.kill.as_ref());
