@@ -39,6 +39,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show where a run stands: last checkpoint, next node, unrecorded changes, live process')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show one checkpoint in full: its record, commits and stage files')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Show the changes between two checkpoints, or between a checkpoint and the worktree')
+            [CompletionResult]::new('graph', 'graph', [CompletionResultType]::ParameterValue, 'Draw a workflow, or a run of one, as DOT, SVG or Mermaid')
             [CompletionResult]::new('land', 'land', [CompletionResultType]::ParameterValue, 'Land a finished run on your branch: its changes as one commit (or a merge commit)')
             [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the directory a run''s files are in: its worktree, or the directory it runs in place')
             [CompletionResult]::new('fork', 'fork', [CompletionResultType]::ParameterValue, 'Fork a run at a checkpoint into a new, independent run')
@@ -187,6 +188,17 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             [CompletionResult]::new('--name-only', '--name-only', [CompletionResultType]::ParameterName, 'Print only the names of changed files')
             [CompletionResult]::new('--name-status', '--name-status', [CompletionResultType]::ParameterName, 'Print the names and kinds (A, D, M, T) of changed files')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print a JSON object with the per-file counts and the patch')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
+            [CompletionResult]::new('-P', '-P ', [CompletionResultType]::ParameterName, 'Do not send the output of log, diff and show through a pager')
+            [CompletionResult]::new('--no-pager', '--no-pager', [CompletionResultType]::ParameterName, 'Do not send the output of log, diff and show through a pager')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'git-fabro;graph' {
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'The format of the picture')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
             [CompletionResult]::new('-P', '-P ', [CompletionResultType]::ParameterName, 'Do not send the output of log, diff and show through a pager')
@@ -520,6 +532,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show where a run stands: last checkpoint, next node, unrecorded changes, live process')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show one checkpoint in full: its record, commits and stage files')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Show the changes between two checkpoints, or between a checkpoint and the worktree')
+            [CompletionResult]::new('graph', 'graph', [CompletionResultType]::ParameterValue, 'Draw a workflow, or a run of one, as DOT, SVG or Mermaid')
             [CompletionResult]::new('land', 'land', [CompletionResultType]::ParameterValue, 'Land a finished run on your branch: its changes as one commit (or a merge commit)')
             [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the directory a run''s files are in: its worktree, or the directory it runs in place')
             [CompletionResult]::new('fork', 'fork', [CompletionResultType]::ParameterValue, 'Fork a run at a checkpoint into a new, independent run')
@@ -566,6 +579,9 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             break
         }
         'git-fabro;help;diff' {
+            break
+        }
+        'git-fabro;help;graph' {
             break
         }
         'git-fabro;help;land' {

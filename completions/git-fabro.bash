@@ -49,6 +49,9 @@ _git__fabro() {
             git__fabro,generate-docs)
                 cmd="git__fabro__subcmd__generate__subcmd__docs"
                 ;;
+            git__fabro,graph)
+                cmd="git__fabro__subcmd__graph"
+                ;;
             git__fabro,help)
                 cmd="git__fabro__subcmd__help"
                 ;;
@@ -132,6 +135,9 @@ _git__fabro() {
                 ;;
             git__fabro__subcmd__help,generate-docs)
                 cmd="git__fabro__subcmd__help__subcmd__generate__subcmd__docs"
+                ;;
+            git__fabro__subcmd__help,graph)
+                cmd="git__fabro__subcmd__help__subcmd__graph"
                 ;;
             git__fabro__subcmd__help,help)
                 cmd="git__fabro__subcmd__help__subcmd__help"
@@ -233,7 +239,7 @@ _git__fabro() {
 
     case "${cmd}" in
         git__fabro)
-            opts="-C -q -P -h -V --quiet --no-pager --help --version start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks validate run completions __complete generate-docs help"
+            opts="-C -q -P -h -V --quiet --no-pager --help --version start checkpoint snapshot finish log ps status show diff graph land path fork rewind resume restore archive unarchive gc fsck push fetch hooks validate run completions __complete generate-docs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -512,8 +518,30 @@ _git__fabro() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        git__fabro__subcmd__graph)
+            opts="-C -q -P -h --format --quiet --no-pager --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --format)
+                    COMPREPLY=($(compgen -W "dot svg mermaid" -- "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         git__fabro__subcmd__help)
-            opts="start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks validate run completions __complete generate-docs help"
+            opts="start checkpoint snapshot finish log ps status show diff graph land path fork rewind resume restore archive unarchive gc fsck push fetch hooks validate run completions __complete generate-docs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -667,6 +695,20 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__help__subcmd__generate__subcmd__docs)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__fabro__subcmd__help__subcmd__graph)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

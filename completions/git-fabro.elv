@@ -36,6 +36,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand status 'Show where a run stands: last checkpoint, next node, unrecorded changes, live process'
             cand show 'Show one checkpoint in full: its record, commits and stage files'
             cand diff 'Show the changes between two checkpoints, or between a checkpoint and the worktree'
+            cand graph 'Draw a workflow, or a run of one, as DOT, SVG or Mermaid'
             cand land 'Land a finished run on your branch: its changes as one commit (or a merge commit)'
             cand path 'Print the directory a run''s files are in: its worktree, or the directory it runs in place'
             cand fork 'Fork a run at a checkpoint into a new, independent run'
@@ -175,6 +176,16 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --name-only 'Print only the names of changed files'
             cand --name-status 'Print the names and kinds (A, D, M, T) of changed files'
             cand --json 'Print a JSON object with the per-file counts and the patch'
+            cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -P 'Do not send the output of log, diff and show through a pager'
+            cand --no-pager 'Do not send the output of log, diff and show through a pager'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'git-fabro;graph'= {
+            cand --format 'The format of the picture'
+            cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand -P 'Do not send the output of log, diff and show through a pager'
@@ -479,6 +490,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand status 'Show where a run stands: last checkpoint, next node, unrecorded changes, live process'
             cand show 'Show one checkpoint in full: its record, commits and stage files'
             cand diff 'Show the changes between two checkpoints, or between a checkpoint and the worktree'
+            cand graph 'Draw a workflow, or a run of one, as DOT, SVG or Mermaid'
             cand land 'Land a finished run on your branch: its changes as one commit (or a merge commit)'
             cand path 'Print the directory a run''s files are in: its worktree, or the directory it runs in place'
             cand fork 'Fork a run at a checkpoint into a new, independent run'
@@ -516,6 +528,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
         &'git-fabro;help;show'= {
         }
         &'git-fabro;help;diff'= {
+        }
+        &'git-fabro;help;graph'= {
         }
         &'git-fabro;help;land'= {
         }

@@ -6,6 +6,7 @@
 pub mod abbrev;
 pub mod changes;
 pub mod inspect;
+pub mod picture;
 pub mod target;
 pub mod timeline;
 pub mod workspace;
