@@ -26,8 +26,8 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
             [CompletionResult]::new('-P', '-P ', [CompletionResultType]::ParameterName, 'Do not send the output of log, diff and show through a pager')
             [CompletionResult]::new('--no-pager', '--no-pager', [CompletionResultType]::ParameterName, 'Do not send the output of log, diff and show through a pager')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('start', 'start', [CompletionResultType]::ParameterValue, 'Start a run: create its run and metadata branches, run directory and worktree')
@@ -56,8 +56,6 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Check a Fabro workflow as `fabro validate` does')
             [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Run a Fabro workflow: start a run, execute it node by node, checkpoint every node, finish')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print the completion script for a shell')
-            [CompletionResult]::new('__complete', '__complete', [CompletionResultType]::ParameterValue, 'Complete run ids and checkpoints for the shell scripts (not for people)')
-            [CompletionResult]::new('generate-docs', 'generate-docs', [CompletionResultType]::ParameterValue, 'Write man/ and completions/ under DIR, generated from the command line''s definition')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -502,26 +500,6 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
-        'git-fabro;__complete' {
-            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
-            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
-            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
-            [CompletionResult]::new('-P', '-P ', [CompletionResultType]::ParameterName, 'Do not send the output of log, diff and show through a pager')
-            [CompletionResult]::new('--no-pager', '--no-pager', [CompletionResultType]::ParameterName, 'Do not send the output of log, diff and show through a pager')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
-            break
-        }
-        'git-fabro;generate-docs' {
-            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
-            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
-            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
-            [CompletionResult]::new('-P', '-P ', [CompletionResultType]::ParameterName, 'Do not send the output of log, diff and show through a pager')
-            [CompletionResult]::new('--no-pager', '--no-pager', [CompletionResultType]::ParameterName, 'Do not send the output of log, diff and show through a pager')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
-            break
-        }
         'git-fabro;help' {
             [CompletionResult]::new('start', 'start', [CompletionResultType]::ParameterValue, 'Start a run: create its run and metadata branches, run directory and worktree')
             [CompletionResult]::new('checkpoint', 'checkpoint', [CompletionResultType]::ParameterValue, 'Record a completed node: a metadata commit and a run commit of the worktree')
@@ -549,8 +527,6 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Check a Fabro workflow as `fabro validate` does')
             [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Run a Fabro workflow: start a run, execute it node by node, checkpoint every node, finish')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print the completion script for a shell')
-            [CompletionResult]::new('__complete', '__complete', [CompletionResultType]::ParameterValue, 'Complete run ids and checkpoints for the shell scripts (not for people)')
-            [CompletionResult]::new('generate-docs', 'generate-docs', [CompletionResultType]::ParameterValue, 'Write man/ and completions/ under DIR, generated from the command line''s definition')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -646,12 +622,6 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             break
         }
         'git-fabro;help;completions' {
-            break
-        }
-        'git-fabro;help;__complete' {
-            break
-        }
-        'git-fabro;help;generate-docs' {
             break
         }
         'git-fabro;help;help' {

@@ -16,9 +16,6 @@ _git__fabro() {
             ",$1")
                 cmd="git__fabro"
                 ;;
-            git__fabro,__complete)
-                cmd="git__fabro__subcmd____complete"
-                ;;
             git__fabro,archive)
                 cmd="git__fabro__subcmd__archive"
                 ;;
@@ -45,9 +42,6 @@ _git__fabro() {
                 ;;
             git__fabro,gc)
                 cmd="git__fabro__subcmd__gc"
-                ;;
-            git__fabro,generate-docs)
-                cmd="git__fabro__subcmd__generate__subcmd__docs"
                 ;;
             git__fabro,graph)
                 cmd="git__fabro__subcmd__graph"
@@ -103,9 +97,6 @@ _git__fabro() {
             git__fabro,validate)
                 cmd="git__fabro__subcmd__validate"
                 ;;
-            git__fabro__subcmd__help,__complete)
-                cmd="git__fabro__subcmd__help__subcmd____complete"
-                ;;
             git__fabro__subcmd__help,archive)
                 cmd="git__fabro__subcmd__help__subcmd__archive"
                 ;;
@@ -132,9 +123,6 @@ _git__fabro() {
                 ;;
             git__fabro__subcmd__help,gc)
                 cmd="git__fabro__subcmd__help__subcmd__gc"
-                ;;
-            git__fabro__subcmd__help,generate-docs)
-                cmd="git__fabro__subcmd__help__subcmd__generate__subcmd__docs"
                 ;;
             git__fabro__subcmd__help,graph)
                 cmd="git__fabro__subcmd__help__subcmd__graph"
@@ -239,26 +227,8 @@ _git__fabro() {
 
     case "${cmd}" in
         git__fabro)
-            opts="-C -q -P -h -V --quiet --no-pager --help --version start checkpoint snapshot finish log ps status show diff graph land path fork rewind resume restore archive unarchive gc fsck push fetch hooks validate run completions __complete generate-docs help"
+            opts="-C -q -P -h -V --quiet --no-pager --help --version start checkpoint snapshot finish log ps status show diff graph land path fork rewind resume restore archive unarchive gc fsck push fetch hooks validate run completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                -C)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        git__fabro__subcmd____complete)
-            opts="-C -q -P -h --quiet --no-pager --help"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -500,24 +470,6 @@ _git__fabro() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__fabro__subcmd__generate__subcmd__docs)
-            opts="-C -q -P -h --quiet --no-pager --help"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                -C)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
         git__fabro__subcmd__graph)
             opts="-C -q -P -h --format --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -541,22 +493,8 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__help)
-            opts="start checkpoint snapshot finish log ps status show diff graph land path fork rewind resume restore archive unarchive gc fsck push fetch hooks validate run completions __complete generate-docs help"
+            opts="start checkpoint snapshot finish log ps status show diff graph land path fork rewind resume restore archive unarchive gc fsck push fetch hooks validate run completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        git__fabro__subcmd__help__subcmd____complete)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -681,20 +619,6 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__help__subcmd__gc)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        git__fabro__subcmd__help__subcmd__generate__subcmd__docs)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

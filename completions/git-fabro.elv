@@ -23,8 +23,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand -P 'Do not send the output of log, diff and show through a pager'
             cand --no-pager 'Do not send the output of log, diff and show through a pager'
-            cand -h 'Print help (see more with ''--help'')'
-            cand --help 'Print help (see more with ''--help'')'
+            cand -h 'Print help'
+            cand --help 'Print help'
             cand -V 'Print version'
             cand --version 'Print version'
             cand start 'Start a run: create its run and metadata branches, run directory and worktree'
@@ -53,8 +53,6 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand validate 'Check a Fabro workflow as `fabro validate` does'
             cand run 'Run a Fabro workflow: start a run, execute it node by node, checkpoint every node, finish'
             cand completions 'Print the completion script for a shell'
-            cand __complete 'Complete run ids and checkpoints for the shell scripts (not for people)'
-            cand generate-docs 'Write man/ and completions/ under DIR, generated from the command line''s definition'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'git-fabro;start'= {
@@ -462,24 +460,6 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
-        &'git-fabro;__complete'= {
-            cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
-            cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
-            cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
-            cand -P 'Do not send the output of log, diff and show through a pager'
-            cand --no-pager 'Do not send the output of log, diff and show through a pager'
-            cand -h 'Print help'
-            cand --help 'Print help'
-        }
-        &'git-fabro;generate-docs'= {
-            cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
-            cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
-            cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
-            cand -P 'Do not send the output of log, diff and show through a pager'
-            cand --no-pager 'Do not send the output of log, diff and show through a pager'
-            cand -h 'Print help (see more with ''--help'')'
-            cand --help 'Print help (see more with ''--help'')'
-        }
         &'git-fabro;help'= {
             cand start 'Start a run: create its run and metadata branches, run directory and worktree'
             cand checkpoint 'Record a completed node: a metadata commit and a run commit of the worktree'
@@ -507,8 +487,6 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand validate 'Check a Fabro workflow as `fabro validate` does'
             cand run 'Run a Fabro workflow: start a run, execute it node by node, checkpoint every node, finish'
             cand completions 'Print the completion script for a shell'
-            cand __complete 'Complete run ids and checkpoints for the shell scripts (not for people)'
-            cand generate-docs 'Write man/ and completions/ under DIR, generated from the command line''s definition'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'git-fabro;help;start'= {
@@ -574,10 +552,6 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
         &'git-fabro;help;run'= {
         }
         &'git-fabro;help;completions'= {
-        }
-        &'git-fabro;help;__complete'= {
-        }
-        &'git-fabro;help;generate-docs'= {
         }
         &'git-fabro;help;help'= {
         }
