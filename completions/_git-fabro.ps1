@@ -61,7 +61,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
         }
         'git-fabro;start' {
             [CompletionResult]::new('--goal', '--goal', [CompletionResultType]::ParameterName, 'What the run is for, recorded in run.json')
-            [CompletionResult]::new('--workflow', '--workflow', [CompletionResultType]::ParameterName, 'Workflow source to store as graph.fabro (its sha256 guards resumes)')
+            [CompletionResult]::new('--workflow', '--workflow', [CompletionResultType]::ParameterName, 'Workflow source to store as graph.fabro (its sha256 guards resumes); `-` reads stdin')
             [CompletionResult]::new('--label', '--label', [CompletionResultType]::ParameterName, 'A label recorded in run.json (repeatable)')
             [CompletionResult]::new('--base', '--base', [CompletionResultType]::ParameterName, 'Commit the run branch starts at')
             [CompletionResult]::new('--run-dir', '--run-dir', [CompletionResultType]::ParameterName, 'Run directory to use instead of <fabro home>/runs/<date>-<id>')

@@ -57,7 +57,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
         }
         &'git-fabro;start'= {
             cand --goal 'What the run is for, recorded in run.json'
-            cand --workflow 'Workflow source to store as graph.fabro (its sha256 guards resumes)'
+            cand --workflow 'Workflow source to store as graph.fabro (its sha256 guards resumes); `-` reads stdin'
             cand --label 'A label recorded in run.json (repeatable)'
             cand --base 'Commit the run branch starts at'
             cand --run-dir 'Run directory to use instead of <fabro home>/runs/<date>-<id>'

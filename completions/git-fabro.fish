@@ -57,7 +57,7 @@ complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "run" -d 'Run a 
 complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "completions" -d 'Print the completion script for a shell'
 complete -c git-fabro -n "__fish_git_fabro_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand start" -l goal -d 'What the run is for, recorded in run.json' -r
-complete -c git-fabro -n "__fish_git_fabro_using_subcommand start" -l workflow -d 'Workflow source to store as graph.fabro (its sha256 guards resumes)' -r -F
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand start" -l workflow -d 'Workflow source to store as graph.fabro (its sha256 guards resumes); `-` reads stdin' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand start" -l label -d 'A label recorded in run.json (repeatable)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand start" -l base -d 'Commit the run branch starts at' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand start" -l run-dir -d 'Run directory to use instead of <fabro home>/runs/<date>-<id>' -r -F

@@ -42,7 +42,7 @@ enum Format {
 pub fn run(ctx: impl FnOnce() -> Result<Ctx>, args: Args) -> Result<()> {
     let picture = match args.target.as_deref() {
         // A workflow is drawn from its file alone: no repository is opened.
-        Some(path) if Path::new(path).exists() => {
+        Some(path) if path == "-" || Path::new(path).exists() => {
             Picture::of_workflow(&workflow_file::check(Path::new(path))?.graph)
         }
         run => of_run(&ctx()?, run)?,
