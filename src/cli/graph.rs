@@ -4,9 +4,9 @@ use std::path::Path;
 use anyhow::Result;
 
 use super::{Ctx, workflow_file};
+use crate::engine::picture::{self, Picture};
 use crate::engine::workflow;
 use crate::error::Error;
-use crate::run::picture::{self, Picture};
 use crate::run::{GRAPH_FILE, RunState};
 
 /// Draw a workflow, or a run of one, as DOT, SVG or Mermaid

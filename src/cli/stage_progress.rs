@@ -96,5 +96,5 @@ fn clock() -> String {
 }
 
 pub fn duration(ms: u64) -> String {
-    crate::run::picture::duration(ms)
+    crate::engine::picture::duration(ms)
 }

@@ -6,7 +6,6 @@
 pub mod abbrev;
 pub mod changes;
 pub mod inspect;
-pub mod picture;
 pub mod target;
 pub mod timeline;
 pub mod workspace;
