@@ -16,9 +16,6 @@ _git__fabro() {
             ",$1")
                 cmd="git__fabro"
                 ;;
-            git__fabro,__complete)
-                cmd="git__fabro__subcmd____complete"
-                ;;
             git__fabro,agents)
                 cmd="git__fabro__subcmd__agents"
                 ;;
@@ -49,8 +46,8 @@ _git__fabro() {
             git__fabro,gc)
                 cmd="git__fabro__subcmd__gc"
                 ;;
-            git__fabro,generate-docs)
-                cmd="git__fabro__subcmd__generate__subcmd__docs"
+            git__fabro,graph)
+                cmd="git__fabro__subcmd__graph"
                 ;;
             git__fabro,help)
                 cmd="git__fabro__subcmd__help"
@@ -103,9 +100,6 @@ _git__fabro() {
             git__fabro,validate)
                 cmd="git__fabro__subcmd__validate"
                 ;;
-            git__fabro__subcmd__help,__complete)
-                cmd="git__fabro__subcmd__help__subcmd____complete"
-                ;;
             git__fabro__subcmd__help,agents)
                 cmd="git__fabro__subcmd__help__subcmd__agents"
                 ;;
@@ -136,8 +130,8 @@ _git__fabro() {
             git__fabro__subcmd__help,gc)
                 cmd="git__fabro__subcmd__help__subcmd__gc"
                 ;;
-            git__fabro__subcmd__help,generate-docs)
-                cmd="git__fabro__subcmd__help__subcmd__generate__subcmd__docs"
+            git__fabro__subcmd__help,graph)
+                cmd="git__fabro__subcmd__help__subcmd__graph"
                 ;;
             git__fabro__subcmd__help,help)
                 cmd="git__fabro__subcmd__help__subcmd__help"
@@ -239,26 +233,8 @@ _git__fabro() {
 
     case "${cmd}" in
         git__fabro)
-            opts="-C -q -P -h -V --quiet --no-pager --help --version start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks validate run agents completions __complete generate-docs help"
+            opts="-C -q -P -h -V --quiet --no-pager --help --version start checkpoint snapshot finish log ps status show diff graph land path fork rewind resume restore archive unarchive gc fsck push fetch hooks validate run agents completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                -C)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        git__fabro__subcmd____complete)
-            opts="-C -q -P -h --quiet --no-pager --help"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -518,13 +494,17 @@ _git__fabro() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__fabro__subcmd__generate__subcmd__docs)
-            opts="-C -q -P -h --quiet --no-pager --help"
+        git__fabro__subcmd__graph)
+            opts="-C -q -P -h --format --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --format)
+                    COMPREPLY=($(compgen -W "dot svg mermaid" -- "${cur}"))
+                    return 0
+                    ;;
                 -C)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -537,22 +517,8 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__help)
-            opts="start checkpoint snapshot finish log ps status show diff land path fork rewind resume restore archive unarchive gc fsck push fetch hooks validate run agents completions __complete generate-docs help"
+            opts="start checkpoint snapshot finish log ps status show diff graph land path fork rewind resume restore archive unarchive gc fsck push fetch hooks validate run agents completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        git__fabro__subcmd__help__subcmd____complete)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -704,7 +670,7 @@ _git__fabro() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__fabro__subcmd__help__subcmd__generate__subcmd__docs)
+        git__fabro__subcmd__help__subcmd__graph)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

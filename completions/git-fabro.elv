@@ -23,8 +23,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand -P 'Do not send the output of log, diff and show through a pager'
             cand --no-pager 'Do not send the output of log, diff and show through a pager'
-            cand -h 'Print help (see more with ''--help'')'
-            cand --help 'Print help (see more with ''--help'')'
+            cand -h 'Print help'
+            cand --help 'Print help'
             cand -V 'Print version'
             cand --version 'Print version'
             cand start 'Start a run: create its run and metadata branches, run directory and worktree'
@@ -36,6 +36,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand status 'Show where a run stands: last checkpoint, next node, unrecorded changes, live process'
             cand show 'Show one checkpoint in full: its record, commits and stage files'
             cand diff 'Show the changes between two checkpoints, or between a checkpoint and the worktree'
+            cand graph 'Draw a workflow, or a run of one, as DOT, SVG or Mermaid'
             cand land 'Land a finished run on your branch: its changes as one commit (or a merge commit)'
             cand path 'Print the directory a run''s files are in: its worktree, or the directory it runs in place'
             cand fork 'Fork a run at a checkpoint into a new, independent run'
@@ -53,13 +54,11 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand run 'Run a Fabro workflow: start a run, execute it node by node, checkpoint every node, finish'
             cand agents 'List the agent presets, whether each is installed, its version and its command line'
             cand completions 'Print the completion script for a shell'
-            cand __complete 'Complete run ids and checkpoints for the shell scripts (not for people)'
-            cand generate-docs 'Write man/ and completions/ under DIR, generated from the command line''s definition'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'git-fabro;start'= {
             cand --goal 'What the run is for, recorded in run.json'
-            cand --workflow 'Workflow source to store as graph.fabro (its sha256 guards resumes)'
+            cand --workflow 'Workflow source to store as graph.fabro (its sha256 guards resumes); `-` reads stdin'
             cand --label 'A label recorded in run.json (repeatable)'
             cand --base 'Commit the run branch starts at'
             cand --run-dir 'Run directory to use instead of <fabro home>/runs/<date>-<id>'
@@ -176,6 +175,16 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --name-only 'Print only the names of changed files'
             cand --name-status 'Print the names and kinds (A, D, M, T) of changed files'
             cand --json 'Print a JSON object with the per-file counts and the patch'
+            cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -P 'Do not send the output of log, diff and show through a pager'
+            cand --no-pager 'Do not send the output of log, diff and show through a pager'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'git-fabro;graph'= {
+            cand --format 'The format of the picture'
+            cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand -P 'Do not send the output of log, diff and show through a pager'
@@ -462,24 +471,6 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
-        &'git-fabro;__complete'= {
-            cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
-            cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
-            cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
-            cand -P 'Do not send the output of log, diff and show through a pager'
-            cand --no-pager 'Do not send the output of log, diff and show through a pager'
-            cand -h 'Print help'
-            cand --help 'Print help'
-        }
-        &'git-fabro;generate-docs'= {
-            cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
-            cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
-            cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
-            cand -P 'Do not send the output of log, diff and show through a pager'
-            cand --no-pager 'Do not send the output of log, diff and show through a pager'
-            cand -h 'Print help (see more with ''--help'')'
-            cand --help 'Print help (see more with ''--help'')'
-        }
         &'git-fabro;help'= {
             cand start 'Start a run: create its run and metadata branches, run directory and worktree'
             cand checkpoint 'Record a completed node: a metadata commit and a run commit of the worktree'
@@ -490,6 +481,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand status 'Show where a run stands: last checkpoint, next node, unrecorded changes, live process'
             cand show 'Show one checkpoint in full: its record, commits and stage files'
             cand diff 'Show the changes between two checkpoints, or between a checkpoint and the worktree'
+            cand graph 'Draw a workflow, or a run of one, as DOT, SVG or Mermaid'
             cand land 'Land a finished run on your branch: its changes as one commit (or a merge commit)'
             cand path 'Print the directory a run''s files are in: its worktree, or the directory it runs in place'
             cand fork 'Fork a run at a checkpoint into a new, independent run'
@@ -507,8 +499,6 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand run 'Run a Fabro workflow: start a run, execute it node by node, checkpoint every node, finish'
             cand agents 'List the agent presets, whether each is installed, its version and its command line'
             cand completions 'Print the completion script for a shell'
-            cand __complete 'Complete run ids and checkpoints for the shell scripts (not for people)'
-            cand generate-docs 'Write man/ and completions/ under DIR, generated from the command line''s definition'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'git-fabro;help;start'= {
@@ -528,6 +518,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
         &'git-fabro;help;show'= {
         }
         &'git-fabro;help;diff'= {
+        }
+        &'git-fabro;help;graph'= {
         }
         &'git-fabro;help;land'= {
         }
@@ -574,10 +566,6 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
         &'git-fabro;help;agents'= {
         }
         &'git-fabro;help;completions'= {
-        }
-        &'git-fabro;help;__complete'= {
-        }
-        &'git-fabro;help;generate-docs'= {
         }
         &'git-fabro;help;help'= {
         }

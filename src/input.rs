@@ -1,10 +1,12 @@
 //! Files a user names on the command line (`--attach`, `--workflow`, `--config`). Each is read
 //! whole into memory and stored in git, so only a regular file is taken, and only up to a size
 //! limit: a FIFO would block the command forever, and `/dev/zero` or a huge file would read
-//! until memory runs out.
+//! until memory runs out. What a user names as an argument (`--workflow`, `WORKFLOW`) may
+//! also be `-` or a pipe, as git takes them ([`read_named`]).
 
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use crate::error::{Error, Result};
 
@@ -37,6 +39,98 @@ pub fn read_file(path: &Path, what: &str, limit: u64) -> Result<Vec<u8>> {
         )));
     }
     Ok(data)
+}
+
+/// Reads what a user named on the command line: `-` is standard input, and a pipe (a shell's
+/// `<(...)`) is read as it streams, both up to `limit` bytes; anything else as [`read_file`].
+/// A stream can be read only once, while a command reads its workflow in more than one layer
+/// (checked, then recorded and hashed): the bytes of each stream are kept for the rest of the
+/// command, so every reader sees the same text.
+pub fn read_named(path: &Path, what: &str, limit: u64) -> Result<Vec<u8>> {
+    if !is_stream(path) {
+        return read_file(path, what, limit);
+    }
+    static READ: Mutex<Vec<(PathBuf, Vec<u8>)>> = Mutex::new(Vec::new());
+    let mut read = READ
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some((_, data)) = read.iter().find(|(p, _)| p == path) {
+        return Ok(data.clone());
+    }
+    let cannot = |err: std::io::Error| {
+        Error::Usage(format!("{what}: cannot read {}: {err}", path.display()))
+    };
+    let mut data = Vec::new();
+    if path == Path::new("-") {
+        std::io::stdin()
+            .lock()
+            .take(limit + 1)
+            .read_to_end(&mut data)
+            .map_err(cannot)?;
+    } else {
+        open_pipe(path)
+            .map_err(cannot)?
+            .take(limit + 1)
+            .read_to_end(&mut data)
+            .map_err(cannot)?;
+    }
+    if data.is_empty() {
+        return Err(Error::Usage(format!(
+            "{what}: {} gave nothing to read (a pipe nobody writes to?)",
+            path.display()
+        )));
+    }
+    if data.len() as u64 > limit {
+        return Err(Error::Usage(format!(
+            "{what}: {} is larger than {}, the most git-fabro takes",
+            path.display(),
+            human_size(limit)
+        )));
+    }
+    read.push((path.to_owned(), data.clone()));
+    Ok(data)
+}
+
+/// Opens a pipe for reading without waiting for a writer (opening a named FIFO nobody writes
+/// to would block forever; read, it ends at once), then reads it as any pipe.
+#[cfg(unix)]
+fn open_pipe(path: &Path) -> std::io::Result<std::fs::File> {
+    use rustix::fs::{OFlags, fcntl_getfl, fcntl_setfl};
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(OFlags::NONBLOCK.bits() as i32)
+        .open(path)?;
+    let flags = fcntl_getfl(&file)?;
+    fcntl_setfl(&file, flags - OFlags::NONBLOCK)?;
+    Ok(file)
+}
+
+#[cfg(not(unix))]
+fn open_pipe(path: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::File::open(path)
+}
+
+/// Whether `path`, named on the command line, is `-` or a pipe.
+pub fn is_stream(path: &Path) -> bool {
+    #[cfg(unix)]
+    use std::os::unix::fs::FileTypeExt;
+    if path == Path::new("-") {
+        return true;
+    }
+    #[cfg(unix)]
+    return std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo());
+    #[cfg(not(unix))]
+    false
+}
+
+/// The directory a named file's neighbours are read from: beside a file, the current one for
+/// a stream (a pipe's `/dev/fd` holds nothing of the user's).
+pub fn named_dir(path: &Path) -> &Path {
+    match path.parent() {
+        Some(dir) if !is_stream(path) => dir,
+        _ => Path::new(""),
+    }
 }
 
 fn refuse_special(path: &Path, what: &str, metadata: &std::fs::Metadata) -> Result<()> {

@@ -50,7 +50,12 @@ fn add_pages(cmd: &clap::Command, pages: &mut Vec<(PathBuf, Vec<u8>)>) {
 /// The completion script for `shell`; bash's also completes `git fabro` (see `GIT_BASH`).
 pub fn completion(shell: Shell) -> Vec<u8> {
     let mut script = Vec::new();
-    clap_complete::generate(shell, &mut super::command(), BIN, &mut script);
+    clap_complete::generate(
+        shell,
+        &mut without_hidden(super::command()),
+        BIN,
+        &mut script,
+    );
     match shell {
         Shell::Zsh => return with_zsh_dynamic(script),
         Shell::Fish => {
@@ -71,6 +76,23 @@ pub fn completion(shell: Shell) -> Vec<u8> {
     script.extend_from_slice(BASH_DYNAMIC.as_bytes());
     script.extend_from_slice(GIT_BASH.as_bytes());
     script
+}
+
+/// The command line as people see it. clap's scripts offer hidden commands (`__complete`,
+/// `generate-docs`) like any other, and clap cannot remove a command, so the scripts are
+/// generated from a copy of the root that never had them.
+fn without_hidden(full: clap::Command) -> clap::Command {
+    let mut visible = clap::Command::new(BIN)
+        .version(env!("CARGO_PKG_VERSION"))
+        .args(full.get_arguments().cloned())
+        .subcommands(full.get_subcommands().filter(|s| !s.is_hide_set()).cloned());
+    if let Some(about) = full.get_about() {
+        visible = visible.about(about.clone());
+    }
+    if let Some(about) = full.get_long_about() {
+        visible = visible.long_about(about.clone());
+    }
+    visible
 }
 
 /// clap's zsh function, renamed `_git-fabro_static`, behind one that first asks

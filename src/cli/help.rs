@@ -13,7 +13,9 @@ const GROUPS: &[(&str, &[&str], &str)] = &[
     ),
     (
         "Inspect runs",
-        &["log", "ps", "status", "show", "diff", "path", "validate"],
+        &[
+            "log", "ps", "status", "show", "diff", "graph", "path", "validate",
+        ],
         "git fabro diff RUN @1 @2 --stat",
     ),
     (

@@ -20,6 +20,7 @@ mod fork;
 mod fsck;
 mod gc;
 pub mod generate;
+mod graph;
 mod help;
 mod hooks;
 mod interview;
@@ -97,6 +98,7 @@ pub enum Command {
     Status(status::Args),
     Show(show::Args),
     Diff(diff::Args),
+    Graph(graph::Args),
     Land(land::Args),
     Path(path::Args),
     Fork(fork::Args),
@@ -181,6 +183,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Status(args) => status::run(&ctx()?, args),
         Command::Show(args) => show::run(&ctx()?, args),
         Command::Diff(args) => diff::run(&ctx()?, args),
+        Command::Graph(args) => graph::run(ctx, args),
         Command::Land(args) => land::run(&ctx()?, args),
         Command::Path(args) => path::run(&ctx()?, args),
         Command::Fork(args) => fork::run(&ctx()?, args),

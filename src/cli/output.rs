@@ -195,3 +195,12 @@ pub fn local_time(rfc3339: &str) -> String {
         Err(_) => rfc3339.to_owned(),
     }
 }
+
+/// `1 path`, `2 paths`: a number with its noun, singular for one.
+pub fn count(n: usize, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}

@@ -164,12 +164,12 @@ fn print(restored: &Restored) -> Result<()> {
     let target = &output::escape(&restored.target.label);
     match (&restored.recovery_commit, restored.dry_run) {
         (_, true) => output::note(format!(
-            "dry run: {} paths would change to match {target}",
-            restored.changes.len()
+            "dry run: {} would change to match {target}",
+            output::count(restored.changes.len(), "path", "paths")
         )),
         (Some(sha), false) => output::note(format!(
-            "restored {} paths to match {target}; the previous state is {}\nto get back: git fabro restore --run {} {}",
-            restored.changes.len(),
+            "restored {} to match {target}; the previous state is {}\nto get back: git fabro restore --run {} {}",
+            output::count(restored.changes.len(), "path", "paths"),
             restored.recovery_ref.as_deref().unwrap_or_default(),
             restored.run_id,
             crate::format::short_sha(sha)
@@ -178,8 +178,8 @@ fn print(restored: &Restored) -> Result<()> {
             output::note(format!("the worktree already matches {target}"));
         }
         (None, false) => output::note(format!(
-            "nothing restored: the worktree matches {target} but for the {} paths left alone",
-            restored.left_alone.len()
+            "nothing restored: the worktree matches {target} but for the {} left alone",
+            output::count(restored.left_alone.len(), "path", "paths")
         )),
     }
     Ok(())

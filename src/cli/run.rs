@@ -43,7 +43,7 @@ use crate::ops::start::{StartRequest, start};
 /// validation errors; a run that fails exits 1.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The workflow file (.fabro or .dot)
+    /// The workflow file (.fabro or .dot); `-` or a pipe (`<(...)`) is read as a file
     #[arg(value_name = "WORKFLOW")]
     workflow: PathBuf,
     /// Simulate every node instead of running it; nothing is written
@@ -165,7 +165,7 @@ fn run_for_real(args: Args) -> Result<()> {
     let agent =
         prepare::configured_agent(args.agent.as_deref(), repo.as_ref(), args.config.as_deref())?;
     prepare::require_agent(&checked.graph, &checked.shown, agent.as_deref())?;
-    let dir = args.workflow.parent().unwrap_or(std::path::Path::new(""));
+    let dir = crate::input::named_dir(&args.workflow);
     let nested = execute::nested_workflows(&checked.graph, dir);
     execute::check_answers(&checked.graph, &nested, &args.answers)?;
     if !args.json {

@@ -104,10 +104,8 @@ fn print(detail: &CheckpointDetail) -> Result<()> {
             output::line(format!("next node    {}", output::escape(next)))?;
         }
         if !record.context_values.is_empty() {
-            output::line(format!(
-                "context      {}",
-                serde_json::to_string(&record.context_values)?
-            ))?;
+            output::line("context")?;
+            print_context(&record.context_values)?;
         }
     }
     if let Some(stage) = &detail.stage {
@@ -119,6 +117,25 @@ fn print(detail: &CheckpointDetail) -> Result<()> {
                 file.size,
                 crate::format::short_sha(&file.blob)
             ))?;
+        }
+    }
+    Ok(())
+}
+
+/// One key a line, in key order, its value as pretty JSON indented under it: a context of
+/// many values reads as a list instead of one line thousands of characters wide.
+fn print_context(values: &std::collections::BTreeMap<String, serde_json::Value>) -> Result<()> {
+    for (key, value) in values {
+        let pretty = serde_json::to_string_pretty(value)?;
+        let mut lines = pretty.lines();
+        let first = lines.next().unwrap_or_default();
+        output::line(format!(
+            "  {} = {}",
+            output::escape(key),
+            output::escape(first)
+        ))?;
+        for line in lines {
+            output::line(format!("    {}", output::escape(line)))?;
         }
     }
     Ok(())

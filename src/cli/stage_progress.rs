@@ -96,9 +96,5 @@ fn clock() -> String {
 }
 
 pub fn duration(ms: u64) -> String {
-    if ms < 1000 {
-        format!("{ms}ms")
-    } else {
-        format!("{:.1}s", ms as f64 / 1000.0)
-    }
+    crate::engine::picture::duration(ms)
 }

@@ -19,7 +19,7 @@ pub struct Args {
     /// What the run is for, recorded in run.json
     #[arg(long, value_name = "TEXT")]
     goal: Option<String>,
-    /// Workflow source to store as graph.fabro (its sha256 guards resumes)
+    /// Workflow source to store as graph.fabro (its sha256 guards resumes); `-` reads stdin
     #[arg(long, value_name = "FILE")]
     workflow: Option<PathBuf>,
     /// A label recorded in run.json (repeatable)
@@ -58,7 +58,7 @@ fn parse_label(text: &str) -> Result<(String, String), String> {
 /// The workflow parsed into Fabro's graph, as the run's `spec.graph` records it. A file that is
 /// not a workflow is refused before anything is written.
 fn workflow_graph(path: &std::path::Path) -> crate::error::Result<serde_json::Value> {
-    let source = input::read_file(path, "--workflow", input::MAX_DEFINITION)?;
+    let source = input::read_named(path, "--workflow", input::MAX_DEFINITION)?;
     let source = String::from_utf8(source)
         .map_err(|_| Error::Usage(format!("--workflow: {} is not UTF-8 text", path.display())))?;
     let graph = workflow::parse(&source, &path.display().to_string())

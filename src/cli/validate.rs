@@ -14,7 +14,7 @@ use crate::error::{Error, exit};
 /// FILE:LINE:COLUMN), 2 when the file cannot be read. Needs no repository.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The workflow file (.fabro or .dot)
+    /// The workflow file (.fabro or .dot); `-` or a pipe (`<(...)`) is read as a file
     #[arg(value_name = "WORKFLOW")]
     workflow: PathBuf,
     /// Print Fabro's JSON report: workflow_name, nodes, edges, valid, diagnostics

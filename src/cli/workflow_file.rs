@@ -28,7 +28,7 @@ pub fn check(given: &Path) -> Result<Checked, Error> {
     let repo = std::env::current_dir()
         .ok()
         .and_then(|here| crate::git::Repo::discover(&here).ok());
-    let loaded = workflow::load(given, "WORKFLOW", repo.as_ref().and_then(|r| r.workdir()))?;
+    let loaded = workflow::load_named(given, "WORKFLOW", repo.as_ref().and_then(|r| r.workdir()))?;
     Ok(Checked {
         shown: given.display().to_string(),
         graph: loaded.graph,

@@ -14,6 +14,7 @@
 //! - `execute`: running a workflow for real (start, exit, conditional, wait, command, agent,
 //!   prompt, parallel and fan-in nodes, with retries and loop restarts), every node
 //!   checkpointed through `ops`, the run finished through `ops::finish`;
+//! - `picture`: a workflow or a run of it drawn as DOT, Mermaid or SVG (`graph`);
 //! - `workflow`: the entry points other layers call (`parse`, `Graph`);
 //! - `agents`: the agent presets (`--agent claude`) and the command lines they stand for.
 //!
@@ -29,6 +30,7 @@ pub mod graph;
 pub mod handler;
 mod import;
 pub mod outcome;
+pub mod picture;
 pub mod routing;
 mod script_template;
 pub mod stylesheet;

@@ -38,12 +38,21 @@ pub struct Loaded {
 /// Fabro's DOT.
 pub fn load(path: &Path, what: &str, repo: Option<&Path>) -> Result<Loaded> {
     let bytes = input::read_file(path, what, input::MAX_DEFINITION)?;
+    load_bytes(bytes, path, path.parent().unwrap_or(Path::new(".")), repo)
+}
+
+/// Like [`load`], for the workflow a user names on the command line, which may also be `-`
+/// (standard input) or a pipe (`<(...)`), as git takes its file arguments: read once, within
+/// the same size limit, its `@file` references read from the current directory.
+pub fn load_named(path: &Path, what: &str, repo: Option<&Path>) -> Result<Loaded> {
+    let bytes = input::read_named(path, what, input::MAX_DEFINITION)?;
+    load_bytes(bytes, path, input::named_dir(path), repo)
+}
+
+fn load_bytes(bytes: Vec<u8>, path: &Path, dir: &Path, repo: Option<&Path>) -> Result<Loaded> {
     let name = path.display().to_string();
     let source = utf8(bytes, &name)?;
-    let refs = FileRefs {
-        dir: path.parent().unwrap_or(Path::new(".")),
-        repo,
-    };
+    let refs = FileRefs { dir, repo };
     checked(source, &name, Some(&refs))
 }
 

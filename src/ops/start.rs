@@ -57,13 +57,27 @@ pub struct Started {
     pub in_place: bool,
 }
 
+/// The identifier after `digraph`, as a workflow names itself (the engine checks the rest).
+fn digraph_name(text: &str) -> String {
+    let after = text.split_once("digraph").map_or("", |(_, rest)| rest);
+    after
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect()
+}
+
 /// Reads a workflow file: its bytes, its name (the file stem) and their SHA-256.
 pub fn read_workflow(path: &Path) -> Result<(Vec<u8>, String, String)> {
-    let source = input::read_file(path, "--workflow", input::MAX_DEFINITION)?;
-    let name = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let source = input::read_named(path, "--workflow", input::MAX_DEFINITION)?;
+    // A stream (`-`, `<(...)`) has no file name worth showing: the workflow names itself.
+    let name = if input::is_stream(path) {
+        digraph_name(&String::from_utf8_lossy(&source))
+    } else {
+        path.file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
     let sha = sha256_hex(&source);
     Ok((source, name, sha))
 }
@@ -380,7 +394,7 @@ fn engine_keys(request: &StartRequest) -> BTreeMap<String, serde_json::Value> {
 pub const WORKFLOW_DIR: &str = "workflow_dir";
 
 fn workflow_dir(workflow: &Path) -> Option<PathBuf> {
-    let dir = workflow.parent().filter(|d| !d.as_os_str().is_empty());
+    let dir = Some(input::named_dir(workflow)).filter(|d| !d.as_os_str().is_empty());
     std::fs::canonicalize(dir.unwrap_or(Path::new("."))).ok()
 }
 

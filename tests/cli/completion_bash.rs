@@ -210,3 +210,29 @@ fn completion_bash_git_fabro_completes_run_ids_and_checkpoints() {
     let offered = complete_in(&repo, None, &["git-fabro", "fork", &run.id, "co"]);
     assert_eq!(offered.replies, ["code@1", "code"]);
 }
+
+#[test]
+fn completion_offers_no_hidden_command() {
+    for words in [&["git-fabro", ""][..], &["git-fabro", "help", ""]] {
+        let offered = complete(None, words);
+        assert!(
+            offered.replies.iter().any(|r| r == "graph"),
+            "{:?}",
+            offered.replies
+        );
+        for hidden in ["__complete", "generate-docs"] {
+            assert!(
+                !offered.replies.iter().any(|r| r == hidden),
+                "{:?}",
+                offered.replies
+            );
+        }
+    }
+    // Nor do the other shells' scripts, which only the shells themselves could run.
+    for shell in ["zsh", "fish", "elvish", "powershell"] {
+        let script = crate::common::run_ok(TestRepo::new().fabro().args(["completions", shell]));
+        assert!(!script.contains("generate-docs"), "{shell}");
+        assert!(!script.contains("'__complete"), "{shell}");
+        assert!(!script.contains("\"__complete\""), "{shell}");
+    }
+}

@@ -1,5 +1,6 @@
 //! Files named on the command line and sizes and paths in configuration: a FIFO, a directory
-//! or a device is refused rather than blocking or reading forever, a huge file is refused with
+//! or a device is refused rather than blocking or reading forever (a workflow may be `-` or a
+//! pipe, read within the size limit), a huge file is refused with
 //! the limit named, a size with a unit is understood, and a relative runs directory never
 //! lands in a worktree.
 
@@ -102,7 +103,12 @@ fn workflow_and_config_refuse_fifos_and_directories() {
     mkfifo(&repo, &fifo);
     let fifo = fifo.to_str().unwrap();
     let dir = repo.root.to_str().unwrap();
-    refused(&repo, &["start", "--workflow", fifo], "not a regular file");
+    // A workflow may come from a pipe, as git takes pipes: one nobody writes to ends at once.
+    refused(
+        &repo,
+        &["start", "--workflow", fifo],
+        "gave nothing to read",
+    );
     refused(&repo, &["start", "--config", fifo], "not a regular file");
     refused(&repo, &["start", "--workflow", dir], "is a directory");
     refused(
@@ -121,7 +127,7 @@ fn workflow_and_config_refuse_fifos_and_directories() {
     refused(
         &repo,
         &["resume", id.trim(), "--workflow", fifo],
-        "not a regular file",
+        "gave nothing to read",
     );
 }
 
@@ -197,4 +203,64 @@ fn a_settings_file_that_is_a_fifo_is_refused_rather_than_blocking() {
     std::fs::create_dir_all(&repo.home).unwrap();
     mkfifo(&repo, &repo.home.join("settings.toml"));
     refused(&repo, &["start"], "not a regular file");
+}
+
+/// `bash -c SCRIPT` in the repository with git-fabro on PATH as `git-fabro`.
+fn in_bash(repo: &TestRepo, script: &str) -> Output {
+    let bin = assert_cmd::cargo::cargo_bin("git-fabro");
+    let path = format!(
+        "{}:{}",
+        bin.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    within_deadline(repo.command("bash").arg("-c").arg(script).env("PATH", path))
+        .unwrap_or_else(|| panic!("{script} blocked"))
+}
+
+#[test]
+fn a_workflow_is_read_from_standard_input_or_a_pipe() {
+    let repo = TestRepo::new();
+    let flow = repo.root.join("piped.fabro");
+    write_file(
+        &flow,
+        "digraph piped {\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  start -> exit\n}\n",
+    );
+    let flow = flow.display();
+    for script in [
+        format!("git-fabro validate - < '{flow}'"),
+        format!("git-fabro validate <(cat '{flow}')"),
+        format!("git-fabro graph - < '{flow}'"),
+    ] {
+        let out = in_bash(&repo, &script);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{script}: {err}");
+    }
+    // Read once, recorded whole: the run's graph.fabro is the text that came down the pipe.
+    let out = in_bash(&repo, &format!("git-fabro run <(cat '{flow}') --json"));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let id = summary["run_id"].as_str().unwrap();
+    let recorded = repo.git(&["show", &format!("fabro/meta/{id}:graph.fabro")]);
+    assert!(recorded.starts_with("digraph piped {"), "{recorded}");
+    let ps: Value = serde_json::from_str(&repo.ok(&["ps", "--json"])).unwrap();
+    assert_eq!(ps[0]["workflow_name"], "piped", "{ps}");
+    let out = in_bash(&repo, &format!("git-fabro start --workflow - < '{flow}'"));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn a_piped_workflow_over_the_size_limit_is_refused() {
+    let repo = TestRepo::new();
+    let out = in_bash(&repo, "head -c 17000000 /dev/zero | git-fabro validate -");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("is larger than 16 MiB"), "{err}");
 }

@@ -43,6 +43,7 @@ mod gc_finished;
 mod generated;
 mod getting_started;
 mod git_agrees;
+mod graph;
 mod held_runs;
 mod hooks;
 mod hostile_environment;

@@ -153,3 +153,29 @@ fn restore_puts_back_file_names_that_are_not_utf8_byte_for_byte() {
     };
     assert_eq!(tree(&log[0]), tree(&log[2]));
 }
+
+#[test]
+fn restore_counts_one_path_in_the_singular() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    write_file(&run.worktree.join("a.txt"), "v1\n");
+    repo.checkpoint(&run.id, "one");
+    write_file(&run.worktree.join("a.txt"), "v2\n");
+    let out = repo
+        .fabro()
+        .args(["restore", "--run", &run.id, "one", "--dry-run"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("dry run: 1 path would change to match"),
+        "{err}"
+    );
+    let out = repo
+        .fabro()
+        .args(["restore", "--run", &run.id, "one"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("restored 1 path to match"), "{err}");
+}

@@ -90,3 +90,38 @@ fn a_target_matching_nothing_or_several_exits_2_with_the_timeline_hint() {
         assert!(err.contains("git fabro log"), "{target}: {err}");
     }
 }
+
+#[test]
+fn show_prints_the_context_one_value_a_line() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    repo.ok(&[
+        "checkpoint",
+        "--run",
+        &run.id,
+        "--node",
+        "plan",
+        "--context",
+        "n=1",
+        "--context",
+        "note=\"ready\"",
+        "--context",
+        "list=[1,2]",
+    ]);
+    let out = repo.ok(&["show", &run.id]);
+    let at = out.find("\ncontext\n").expect("a context heading") + 1;
+    let lines: Vec<&str> = out[at..].lines().take(7).collect();
+    assert_eq!(
+        lines,
+        [
+            "context",
+            "  list = [",
+            "      1,",
+            "      2",
+            "    ]",
+            "  n = 1",
+            "  note = \"ready\""
+        ],
+        "{out}"
+    );
+}
