@@ -28,6 +28,11 @@ fn isolate(cmd: &mut Command, root: &Path) {
             cmd.env_remove(key);
         }
     }
+    // Colour is decided from the terminal alone: a CI system's `CI` (which turns colour on
+    // for a terminal whatever its `TERM` says) or a user's CLICOLOR must not change it.
+    for key in ["CI", "CLICOLOR", "CLICOLOR_FORCE"] {
+        cmd.env_remove(key);
+    }
     cmd.env("HOME", root)
         .env("FABRO_HOME", root.join("fabro-home"))
         .env("GIT_CONFIG_NOSYSTEM", "1")
