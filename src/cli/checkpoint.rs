@@ -57,6 +57,14 @@ pub struct Args {
 /// How long `--wait` alone keeps trying: long enough for a few checkpoints of the same run
 /// to pass, short enough that a harness stuck behind a hung one hears of it.
 const DEFAULT_WAIT: &str = "10s";
+/// How often a checkpoint is tried again when an object it read vanished under it.
+const VANISHED_TRIES: u32 = 3;
+
+/// An object gix could not find: in a repository it just read, one that `git gc` moved.
+fn vanished_object(err: &crate::error::Error) -> bool {
+    matches!(err, crate::error::Error::Git(crate::git::Error::Gix(err)) if err.is_not_found())
+}
+
 /// The first pause after a lost race, and the longest one.
 const FIRST_PAUSE: Duration = Duration::from_millis(50);
 const LONGEST_PAUSE: Duration = Duration::from_secs(2);
@@ -71,6 +79,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         None => None,
     };
     let mut pause = FIRST_PAUSE;
+    let mut vanished = 0;
     let done = loop {
         // Each try reads the run afresh: the race was lost to a checkpoint that moved it.
         let run = ctx.open_run(args.run.as_deref())?;
@@ -83,6 +92,12 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
             run.run_dir.as_ref(),
         );
         match tried {
+            // `git gc` beside it can move an object from a loose file into a new pack while
+            // this checkpoint reads it; nothing was recorded, and the next try finds it.
+            Err(err) if vanished_object(&err) && vanished < VANISHED_TRIES => {
+                vanished += 1;
+                std::thread::sleep(jittered(FIRST_PAUSE));
+            }
             Err(err) if err.exit_code() == exit::CONFLICT => {
                 let left = deadline.map_or(Duration::ZERO, |d| {
                     d.saturating_duration_since(Instant::now())

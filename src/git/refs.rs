@@ -103,6 +103,20 @@ impl Repo {
                 let _ = self.repo.refs.force_refresh_packed_buffer();
                 attempt()?
             }
+            // `git pack-refs --prune` (run by git gc) removes a ref's emptied directory, and
+            // can do so between the creation of that directory and of the lock file in it:
+            // the lock then fails with "not found". Git tries again in that case; so does
+            // this, a few times.
+            Err(err) if lost_its_directory(&err) => {
+                let mut result = attempt()?;
+                for _ in 0..DIRECTORY_RETRIES {
+                    match &result {
+                        Err(err) if lost_its_directory(err) => result = attempt()?,
+                        _ => break,
+                    }
+                }
+                result
+            }
             other => other,
         };
         writer.release();
@@ -338,6 +352,15 @@ const FOREIGN_LOCK_WAIT_MS: i64 = 3_000;
 /// How old a lock on one of git-fabro's refs must be to count as left behind by a crash:
 /// git-fabro holds one for microseconds.
 pub const STALE_LOCK: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// How many more times a lock is tried when its directory vanished under it.
+const DIRECTORY_RETRIES: usize = 8;
+
+/// Whether the error is a file that was not found: a directory removed while the lock file
+/// was being made in it.
+fn lost_its_directory(err: &gix::Error) -> bool {
+    err.is_not_found()
+}
 
 fn to_gix(edits: &[RefEdit], reflog: &str) -> gix::Result<Vec<gix::refs::transaction::RefEdit>> {
     let mut out = Vec::with_capacity(edits.len());
