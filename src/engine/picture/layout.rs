@@ -4,7 +4,7 @@
 //! that go down one layer or more are straight; the others (loops back to an earlier node,
 //! edges within a layer) curve around the right-hand side, as a retry loop reads best.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 use super::Picture;
 
@@ -73,12 +73,7 @@ pub fn layout(picture: &Picture, widest_text: impl Fn(usize) -> usize) -> Layout
 /// Each node's layer: breadth-first distance from the start node (or the first node), then
 /// from each node not yet reached, in declaration order.
 fn layers(picture: &Picture) -> Vec<usize> {
-    let index: HashMap<&str, usize> = picture
-        .nodes
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (n.id.as_str(), i))
-        .collect();
+    let index = picture.positions();
     let mut next: Vec<Vec<usize>> = vec![Vec::new(); picture.nodes.len()];
     for edge in &picture.edges {
         if let (Some(&from), Some(&to)) =

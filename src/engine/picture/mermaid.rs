@@ -2,7 +2,6 @@
 //! by position (`n0`, `n1`, ...) so that any node id is safe, their labels escaped as Mermaid
 //! entities, a class per status and the path taken as thick blue links.
 
-use std::collections::HashMap;
 use std::fmt::Write;
 
 use super::{NOT_TAKEN, Picture, TAKEN, colours};
@@ -10,12 +9,7 @@ use crate::format::node::StageStatus;
 
 pub fn mermaid(picture: &Picture) -> String {
     let mut out = String::from("flowchart TD\n");
-    let index: HashMap<&str, usize> = picture
-        .nodes
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (n.id.as_str(), i))
-        .collect();
+    let index = picture.positions();
     for (i, node) in picture.nodes.iter().enumerate() {
         let mut label = escape(&node.label);
         if let Some(summary) = node.summary() {

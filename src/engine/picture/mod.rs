@@ -59,6 +59,15 @@ pub struct PictureEdge {
 }
 
 impl Picture {
+    /// Each node's position in `nodes`, by id.
+    pub fn positions(&self) -> HashMap<&str, usize> {
+        self.nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.id.as_str(), i))
+            .collect()
+    }
+
     /// The workflow alone: nothing visited, nothing taken.
     pub fn of_workflow(graph: &Graph) -> Picture {
         Picture::new(graph, &[])
