@@ -225,14 +225,8 @@ fn an_answer_that_names_nothing_is_refused_before_anything_is_written() {
 
 /// `git fabro run WORKFLOW` on a pseudo-terminal whose keyboard types `typed`.
 fn on_terminal_typing(repo: &TestRepo, path: &Path, typed: &str) -> (i32, String) {
-    let bin = assert_cmd::cargo::cargo_bin("git-fabro");
     let mut child = repo
-        .command("script")
-        .args([
-            "-qec",
-            &format!("{} run {}", bin.display(), path.display()),
-            "/dev/null",
-        ])
+        .fabro_on_terminal(&format!("run {}", path.display()))
         .env("TERM", "dumb")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

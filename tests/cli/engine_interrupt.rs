@@ -163,14 +163,8 @@ fn sigint_and_sigterm_stop_the_node_and_leave_the_run_resumable() {
 fn ctrl_c_on_a_terminal_stops_the_run() {
     let repo = TestRepo::new();
     let path = slow_workflow(&repo);
-    let bin = assert_cmd::cargo::cargo_bin("git-fabro");
     let mut child = repo
-        .command("script")
-        .args([
-            "-qec",
-            &format!("{} run {}", bin.display(), path.display()),
-            "/dev/null",
-        ])
+        .fabro_on_terminal(&format!("run {}", path.display()))
         .env("TERM", "dumb")
         .stdin(Stdio::piped())
         .stdout(Stdio::null())

@@ -258,16 +258,8 @@ fn ctrl_c_reaches_the_resumed_command_and_git_fabro_ends_with_it() {
     let repo = TestRepo::new();
     let run = repo.start();
     let script = signalled_command(&repo, "INT");
-    let bin = assert_cmd::cargo::cargo_bin("git-fabro");
-    let line = format!(
-        "{} resume {} -- sh {}",
-        bin.display(),
-        run.id,
-        script.display()
-    );
     let mut terminal = repo
-        .command("script")
-        .args(["-qec", &line, "/dev/null"])
+        .fabro_on_terminal(&format!("resume {} -- sh {}", run.id, script.display()))
         .env("TERM", "dumb")
         .stdin(Stdio::piped())
         .stdout(Stdio::null())

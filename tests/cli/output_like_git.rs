@@ -168,10 +168,8 @@ fn ctrl_c_while_paging_is_the_pagers() {
              while [ ! -e {root}/quit ]; do sleep 0.05; done\necho quit > {root}/quitted\n"
         ),
     );
-    let bin = assert_cmd::cargo::cargo_bin("git-fabro");
     let mut terminal = repo
-        .command("script")
-        .args(["-qec", &format!("{} log {id}", bin.display()), "/dev/null"])
+        .fabro_on_terminal(&format!("log {id}"))
         .env("TERM", "dumb")
         .env("GIT_PAGER", format!("sh {}", pager.display()))
         .stdin(std::process::Stdio::piped())

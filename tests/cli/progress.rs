@@ -29,10 +29,8 @@ fn held_on_terminal(repo: &TestRepo, args: &str, shown: &str) -> Screen {
     let fifo = repo.root.join("trace.fifo");
     let made = repo.command("mkfifo").arg(&fifo).status().expect("mkfifo");
     assert!(made.success());
-    let bin = assert_cmd::cargo::cargo_bin("git-fabro");
     let mut child = repo
-        .command("script")
-        .args(["-qec", &format!("{} {args}", bin.display()), "/dev/null"])
+        .fabro_on_terminal(args)
         .env("TERM", "xterm-256color")
         .env("FABRO_FAILPOINT_TRACE", &fifo)
         .stdin(Stdio::null())

@@ -130,6 +130,18 @@ impl TestRepo {
         cmd
     }
 
+    /// `git-fabro ARGS` (shell words) on a pseudo-terminal of util-linux `script`, as a person
+    /// types it at a shell prompt: git-fabro itself leads the terminal's foreground. `exec`
+    /// keeps the shell `script` starts out of the way whichever shell it is (dash, unlike
+    /// bash, stays as git-fabro's parent and would die of the Ctrl-C meant for git-fabro).
+    pub fn fabro_on_terminal(&self, args: &str) -> Command {
+        let bin = assert_cmd::cargo::cargo_bin("git-fabro");
+        let mut cmd = self.command("script");
+        cmd.args(["-qec", &format!("exec {} {args}", bin.display()), "/dev/null"])
+            .env("SHELL", "/bin/sh");
+        cmd
+    }
+
     /// The git-fabro binary, in the repository, with the isolated environment.
     pub fn fabro(&self) -> Command {
         self.fabro_in(&self.path)
@@ -307,10 +319,8 @@ impl TestRepo {
         use std::io::Read;
         use std::os::unix::process::CommandExt;
 
-        let bin = assert_cmd::cargo::cargo_bin("git-fabro");
-        let mut cmd = self.command("script");
-        cmd.args(["-qec", &format!("{} {args}", bin.display()), "/dev/null"])
-            .current_dir(dir)
+        let mut cmd = self.fabro_on_terminal(args);
+        cmd.current_dir(dir)
             .env_remove("NO_COLOR")
             .env("TERM", "xterm-256color")
             .envs(env.iter().copied())
