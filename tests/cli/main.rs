@@ -18,6 +18,8 @@ mod config;
 mod conventions;
 mod crash;
 mod diff;
+mod docs_commands;
+mod docs_links;
 mod dry_run;
 mod engine_agent;
 mod engine_human;
