@@ -137,8 +137,12 @@ impl TestRepo {
     pub fn fabro_on_terminal(&self, args: &str) -> Command {
         let bin = assert_cmd::cargo::cargo_bin("git-fabro");
         let mut cmd = self.command("script");
-        cmd.args(["-qec", &format!("exec {} {args}", bin.display()), "/dev/null"])
-            .env("SHELL", "/bin/sh");
+        cmd.args([
+            "-qec",
+            &format!("exec {} {args}", bin.display()),
+            "/dev/null",
+        ])
+        .env("SHELL", "/bin/sh");
         cmd
     }
 
