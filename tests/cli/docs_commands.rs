@@ -310,8 +310,15 @@ fn the_quick_start_runs_as_shown() {
         .lines()
         .map(masked)
         .collect();
-    assert_eq!(got, shown, "the Quick start printed something else");
-    assert!(out.status.success());
+    let printed = String::from_utf8_lossy(&out.stdout);
+    for (n, (got, shown)) in got.iter().zip(&shown).enumerate() {
+        assert_eq!(
+            got, shown,
+            "line {n} of the Quick start's output differs from README.md's:\n{printed}"
+        );
+    }
+    assert_eq!(got.len(), shown.len(), "{printed}");
+    assert!(out.status.success(), "{printed}");
 }
 
 /// A line with what differs from run to run masked: run ids (and their prefixes), hashes,
