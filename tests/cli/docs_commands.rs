@@ -257,33 +257,28 @@ fn the_words_of_a_command_line_are_read_as_the_shell_reads_them() {
     );
 }
 
-/// The README's Quick start, run as a reader runs it: from a clone of git-fabro (here, a
-/// repository holding `examples/`), each `$ ` line in one shell with stderr on stdout.
-#[test]
-fn the_quick_start_runs_as_shown() {
+/// The first `console` block of the README's section `heading`.
+fn readme_block(heading: &str) -> Block {
     let readme = read_doc(Path::new("README.md"));
-    let section = readme
-        .split("\n## Quick start\n")
-        .nth(1)
-        .expect("a Quick start section");
-    let block = blocks(section)
+    let at = readme
+        .find(&format!("\n## {heading}\n"))
+        .unwrap_or_else(|| panic!("a section {heading} in README.md"));
+    let mut block = blocks(&readme[at + 1..])
         .into_iter()
         .find(|b| b.lang == "console")
-        .expect("a console block in the Quick start");
-    let repo = TestRepo::new();
-    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
-    std::fs::create_dir(repo.path.join("examples")).unwrap();
-    for entry in std::fs::read_dir(examples).unwrap().flatten() {
-        std::fs::copy(
-            entry.path(),
-            repo.path.join("examples").join(entry.file_name()),
-        )
-        .unwrap();
-    }
+        .unwrap_or_else(|| panic!("a console block in {heading}"));
+    block.line += readme[..=at].lines().count();
+    block
+}
+
+/// Runs a console block's `$ ` lines in one shell in `dir`, stderr on stdout, with the
+/// binary on `PATH` as `git fabro` and a git identity, and compares what it prints with the
+/// block, line by line, what differs from run to run masked.
+fn runs_as_shown(repo: &TestRepo, dir: &Path, block: &Block) {
     let config = repo.root.join("gitconfig");
     std::fs::write(&config, "[user]\n\tname = You\n\temail = you@example.com\n").unwrap();
     let mut script = String::from("exec 2>&1\nset -e\n");
-    for line in command_lines(&block) {
+    for line in command_lines(block) {
         script.push_str(&format!(
             "printf '%s\\n' '$ {}'\n",
             line.replace('\'', r"'\''")
@@ -291,43 +286,82 @@ fn the_quick_start_runs_as_shown() {
         script.push_str(&line);
         script.push('\n');
     }
-    let bin_dir = assert_cmd::cargo::cargo_bin("git-fabro");
+    let bin = assert_cmd::cargo::cargo_bin("git-fabro");
     let path = format!(
         "{}:{}",
-        bin_dir.parent().unwrap().display(),
+        bin.parent().unwrap().display(),
         std::env::var("PATH").unwrap_or_default()
     );
     let out = repo
         .command("bash")
         .args(["-c", &script])
+        .current_dir(dir)
         .env("PATH", path)
         .env("GIT_CONFIG_GLOBAL", &config)
         .stdin(Stdio::null())
         .output()
         .unwrap();
     let shown: Vec<String> = block.lines.iter().map(|l| masked(l)).collect();
-    let got: Vec<String> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(masked)
-        .collect();
     let printed = String::from_utf8_lossy(&out.stdout);
+    let got: Vec<String> = printed.lines().map(masked).collect();
     for (n, (got, shown)) in got.iter().zip(&shown).enumerate() {
         assert_eq!(
             got, shown,
-            "line {n} of the Quick start's output differs from README.md's:\n{printed}"
+            "line {n} of the block at README.md:{} differs:\n{printed}",
+            block.line
         );
     }
     assert_eq!(got.len(), shown.len(), "{printed}");
     assert!(out.status.success(), "{printed}");
 }
 
-/// A line with what differs from run to run masked: run ids (and their prefixes), hashes,
-/// times, dates, offsets and durations; runs of spaces count as one.
+/// The Quick start, run as a reader runs it: from a clone of git-fabro (here, a repository
+/// holding `examples/`).
+#[test]
+fn the_quick_start_runs_as_shown() {
+    let repo = TestRepo::new();
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    std::fs::create_dir(repo.path.join("examples")).unwrap();
+    for entry in std::fs::read_dir(examples).unwrap().flatten() {
+        let copy = repo.path.join("examples").join(entry.file_name());
+        std::fs::copy(entry.path(), copy).unwrap();
+    }
+    runs_as_shown(&repo, &repo.path, &readme_block("Quick start"));
+}
+
+/// The agent's run of the README, in the repository `~/app` it names.
+#[test]
+fn recording_an_agents_run_runs_as_shown() {
+    let repo = TestRepo::new();
+    let app = repo.root.join("app");
+    std::fs::create_dir(&app).unwrap();
+    crate::common::write_file(&app.join("main.rs"), "fn main() {}\n");
+    repo.git_in(&app, &["init", "-q", "-b", "main"]);
+    repo.git_in(&app, &["add", "-A"]);
+    repo.git_in(
+        &app,
+        &[
+            "-c",
+            "user.name=You",
+            "-c",
+            "user.email=you@example.com",
+            "commit",
+            "-qm",
+            "init",
+        ],
+    );
+    runs_as_shown(&repo, &app, &readme_block("Record an agent's run"));
+}
+
+/// A line with what differs from run to run masked: absolute paths, run ids (and their
+/// prefixes), hashes, times, dates, offsets and durations; runs of spaces count as one.
 fn masked(line: &str) -> String {
     line.split_whitespace()
         .map(|word| {
             let core = word.trim_matches(|c: char| "()`',;".contains(c));
-            let mask = if is_time(core) {
+            let mask = if core.starts_with('/') {
+                "<path>"
+            } else if is_time(core) {
                 "<time>"
             } else if is_date(core) {
                 "<date>"
