@@ -217,3 +217,36 @@ fn seeding_by_default_clones_or_says_why_it_did_not() {
         assert!(worktree.join("target/debug/deps/libapp.rlib").exists());
     }
 }
+
+const WARM: &str = r#"digraph warm {
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  check [shape=parallelogram, script="cat target/seed.txt > run_saw.txt"]
+  fork [shape=component]
+  a [shape=parallelogram, script="cat target/seed.txt > branch_saw.txt"]
+  merge [shape=tripleoctagon]
+  start -> check -> fork
+  fork -> a
+  a -> merge
+  merge -> exit
+}"#;
+
+#[test]
+fn a_workflow_run_and_its_parallel_branches_start_warm() {
+    let repo = repo_ignoring("/target\n");
+    write_file(&repo.path.join("target/seed.txt"), "warm\n");
+    repo.git(&["config", "fabro.seedBuild", "copy"]);
+    let ran = crate::engine_run::run(
+        &repo,
+        &crate::engine_run::workflow(&repo, "warm", WARM),
+        &["--json"],
+    );
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let branch = format!("fabro/run/{}", ran.id);
+    for saw in ["run_saw.txt", "branch_saw.txt"] {
+        assert_eq!(repo.git(&["show", &format!("{branch}:{saw}")]), "warm\n");
+    }
+    // The seeded folder is never committed, nor does it keep the finished run's worktree.
+    let tree = repo.git(&["ls-tree", "-r", "--name-only", &branch]);
+    assert!(!tree.contains("target/"), "{tree}");
+}
