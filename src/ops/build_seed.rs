@@ -81,10 +81,10 @@ fn note(seeded: &[&str], total: Copied, problem: Option<String>) -> Option<Strin
     let done = (!seeded.is_empty()).then(|| {
         let how = if total.all_cloned { "cloned" } else { "copied" };
         format!(
-            "seeded the build folders {} from your checkout ({} files, {} MiB {how})",
+            "seeded the build folders {} from your checkout ({} files, {:.1} MiB {how})",
             seeded.join(", "),
             total.files,
-            total.bytes >> 20
+            total.bytes as f64 / f64::from(1 << 20)
         )
     });
     match (done, problem) {

@@ -194,6 +194,12 @@ fn a_new_run_starts_with_copies_of_the_ignored_build_folders() {
         "compiled\n"
     );
 
+    // A mode git-fabro does not know is refused before anything is made.
+    repo.git(&["config", "fabro.seedBuild", "sometimes"]);
+    let (code, stderr) = crate::common::run_err(repo.fabro().args(["start"]));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("use auto, copy or never"), "{stderr}");
+
     // Seeding off: the next run starts cold.
     repo.git(&["config", "fabro.seedBuild", "never"]);
     let cold = repo.start();
