@@ -256,3 +256,21 @@ fn a_workflow_run_and_its_parallel_branches_start_warm() {
     let tree = repo.git(&["ls-tree", "-r", "--name-only", &branch]);
     assert!(!tree.contains("target/"), "{tree}");
 }
+
+#[test]
+fn a_fork_resumed_into_a_new_worktree_starts_warm() {
+    let repo = repo_ignoring("/target\n");
+    let run = repo.start();
+    repo.checkpoint(&run.id, "plan");
+    repo.ok(&["finish", "--run", &run.id]);
+    write_file(&repo.path.join("target/debug/app"), "built\n");
+    repo.git(&["config", "fabro.seedBuild", "copy"]);
+    let fork = repo.ok(&["fork", &run.id, "plan"]);
+    let state: Value = serde_json::from_str(&repo.ok(&["resume", fork.trim()])).unwrap();
+    let worktree = Path::new(state["worktree"].as_str().unwrap());
+    assert_eq!(
+        std::fs::read_to_string(worktree.join("target/debug/app")).unwrap(),
+        "built\n"
+    );
+    assert_eq!(repo.git_in(worktree, &["status", "--porcelain"]), "");
+}
