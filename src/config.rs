@@ -15,8 +15,10 @@ use crate::git::{Identity, Repo};
 use crate::input;
 
 pub mod hooks;
+pub mod worktrees;
 
 use hooks::HookDefinition;
+use worktrees::{SeedBuild, WorktreeSettings};
 
 pub const SETTINGS_FILE: &str = "settings.toml";
 pub const RUN_FILE: &str = "run.toml";
@@ -62,6 +64,9 @@ pub struct Settings {
     pub agent: AgentSettings,
     #[serde(default)]
     pub env: EnvSettings,
+    /// Build output in run worktrees (see [`worktrees`]).
+    #[serde(default)]
+    pub worktrees: WorktreeSettings,
     /// Run hooks (see [`hooks`]).
     #[serde(default)]
     pub hooks: Vec<HookDefinition>,
@@ -143,7 +148,8 @@ impl Settings {
 
     /// What a `run.toml` recorded on a metadata branch may still decide here. That copy may
     /// come from another clone, so nothing that decides where files are written (`[runs] dir`),
-    /// what checkpoints keep (`[checkpoint]`), where runs are sent (`[remote]`) or which
+    /// what checkpoints keep (`[checkpoint]`), what a worktree's removal may discard or a new
+    /// worktree is seeded with (`[worktrees]`), where runs are sent (`[remote]`) or which
     /// variables reach nodes (`[env]`) is taken from it; those come from this machine alone. Nor are
     /// its `[[hooks]]`: they are commands, and someone else's commands run here only from a
     /// file this machine holds. The run's author is kept: it names who
@@ -200,6 +206,11 @@ pub struct Config {
     /// the one of settings.toml with the same name, as Fabro's run hooks replace its
     /// server's).
     pub hooks: Vec<HookDefinition>,
+    /// The names of the folders that hold only build output when git ignores them (see
+    /// [`worktrees`]).
+    pub build_dirs: Vec<String>,
+    /// How a new run's worktree gets the build folders of the checkout it started from.
+    pub seed_build: SeedBuild,
 }
 
 impl Config {
@@ -263,6 +274,7 @@ impl Config {
             },
         };
         let env_pass = env_pass(repo, &layers)?;
+        let worktree_layers = layers.map(|layer| layer.map(|s| &s.worktrees));
         Ok(Config {
             identity: Identity { name, email },
             exclude_globs,
@@ -279,6 +291,8 @@ impl Config {
                 .filter(|c| !c.trim().is_empty()),
             env_pass,
             hooks: hooks::merge(&settings.hooks, run.map_or(&[], |r| &r.hooks)),
+            build_dirs: worktrees::build_dirs(repo, &worktree_layers)?,
+            seed_build: worktrees::seed_build(repo, &worktree_layers)?,
         })
     }
 

@@ -126,6 +126,9 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     let progress = Spinner::start("preparing the run's worktree");
     let resumed = resume(&ctx.repo, &state, &config, &request)?;
     progress.done();
+    if let Some(note) = &resumed.seed_note {
+        output::note(note);
+    }
     if resumed.dirty {
         output::warn(format!(
             "the worktree {} has changes that no checkpoint holds",

@@ -204,7 +204,12 @@ fn run_for_real(args: Args) -> Result<()> {
             crate::ops::trust::approve(&ctx.home, &bytes)?;
         }
     }
+    let progress = super::progress::Spinner::start("checking out the run's worktree");
     let started = start(&ctx.repo, &ctx.home, &request)?;
+    progress.stop();
+    if let Some(note) = &started.seed_note {
+        output::note(note);
+    }
     let id = RunId::parse(&started.run_id)?;
     super::execute::execute(
         &ctx,

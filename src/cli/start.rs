@@ -84,6 +84,9 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     let progress = Spinner::start("checking out the run's worktree");
     let started = start(&ctx.repo, &ctx.home, &request)?;
     progress.done();
+    if let Some(note) = &started.seed_note {
+        output::note(note);
+    }
     if args.json {
         output::json(&started)
     } else {

@@ -2,6 +2,7 @@
 //! config goes through `Repo`, which wraps gix; the domain modules never see gix types beyond
 //! `ObjectId`. Keeping gix behind this door confines its frequent API changes to one folder.
 
+mod build_output;
 mod diff;
 mod error;
 mod excludes;

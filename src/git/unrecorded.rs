@@ -57,14 +57,16 @@ pub struct UnrecordedFile {
 
 impl Repo {
     /// Every path of this work tree that is not byte-identical in `commit`, checked against
-    /// `index` (a private index of a run in place) or the work tree's own. Empty means the work
-    /// tree can be removed without losing anything.
+    /// `index` (a private index of a run in place) or the work tree's own, except ignored
+    /// `build_folders` (see `build_output.rs`). Empty means the work tree can be removed
+    /// without losing anything a build cannot make again.
     pub fn unrecorded(
         &self,
         commit: ObjectId,
         index: Option<&Path>,
         excludes: &Excludes,
         max_file_size: u64,
+        build_folders: &[String],
     ) -> Result<Vec<UnrecordedFile>> {
         let tree = self.commit_tree(commit)?;
         let index = self.index_for(index, tree)?;
@@ -130,6 +132,11 @@ impl Repo {
                 Observed::Ignored { path, is_dir } => {
                     if is_dir && !holds_files(&on_disk(&path)) {
                         continue; // an empty directory holds nothing to lose
+                    }
+                    // Build output git ignores is made again by the next build: losing it
+                    // loses nothing.
+                    if self.is_build_output(path.as_ref(), build_folders)? {
+                        continue;
                     }
                     let why = if excludes.is_excluded_entry(path.as_ref(), is_dir) {
                         Unrecorded::Excluded

@@ -5,6 +5,7 @@
 pub mod agent_hooks;
 pub mod agent_sessions;
 pub mod branch_guard;
+pub mod build_seed;
 pub mod checkpoint;
 pub mod codex_worktrees;
 pub mod finish;

@@ -36,6 +36,9 @@ pub struct ResumeState {
     pub fidelity_downgrade: bool,
     /// The worktree holds changes that no checkpoint recorded (a node interrupted mid-way).
     pub dirty: bool,
+    /// What seeding a recreated worktree's build folders did (see `build_seed`).
+    #[serde(skip)]
+    pub seed_note: Option<String>,
 }
 
 pub struct ResumeRequest<'a> {
@@ -78,9 +81,13 @@ pub fn resume(
     }
     let run_dir = rebuild_run_dir(repo, &config.runs_dir, state)?;
     failpoint::reach("resume:run-dir-written");
-    let workspace = match Workspace::find(repo, &state.id)? {
-        Some(ws) => ws,
-        None => rebuild_worktree(repo, state, &run_dir, config)?,
+    let (workspace, seed_note) = match Workspace::find(repo, &state.id)? {
+        Some(ws) => (ws, None),
+        None => {
+            let ws = rebuild_worktree(repo, state, &run_dir, config)?;
+            let note = crate::ops::build_seed::seed(repo, &ws.path, config);
+            (ws, note)
+        }
     };
     let state = match lifecycle::reopen(repo, state, config)? {
         Some(_) => {
@@ -92,13 +99,10 @@ pub fn resume(
     let dirty = workspace.is_dirty(state.run_tip, config)?;
     let worktree = workspace.path;
     let checkpoint = state.linked_checkpoint(repo)?.unwrap_or_default();
-    Ok(resume_state(
-        &state,
-        checkpoint,
-        worktree,
-        run_dir.path,
-        dirty,
-    ))
+    Ok(ResumeState {
+        seed_note,
+        ..resume_state(&state, checkpoint, worktree, run_dir.path, dirty)
+    })
 }
 
 fn resume_state(
@@ -125,6 +129,7 @@ fn resume_state(
         context_values: c.context_values,
         fidelity_downgrade,
         dirty,
+        seed_note: None,
     }
 }
 

@@ -55,6 +55,9 @@ pub struct Started {
     /// Where the run's files are: its linked worktree, or the directory it runs in place.
     pub worktree: PathBuf,
     pub in_place: bool,
+    /// What seeding the worktree's build folders did, for the user (see `build_seed`).
+    #[serde(skip)]
+    pub seed_note: Option<String>,
 }
 
 /// The identifier after `digraph`, as a workflow names itself (the engine checks the rest).
@@ -255,6 +258,9 @@ pub fn start(repo: &Repo, home: &Path, request: &StartRequest) -> Result<Started
             return Err(err);
         }
     };
+    let seed_note = (!in_place)
+        .then(|| crate::ops::build_seed::seed(repo, &worktree, &config))
+        .flatten();
     Ok(Started {
         run_id: id.to_string(),
         run_branch: short_branch(&run::run_branch(&id)),
@@ -263,6 +269,7 @@ pub fn start(repo: &Repo, home: &Path, request: &StartRequest) -> Result<Started
         worktree,
         run_dir: run_dir.path,
         in_place,
+        seed_note,
     })
 }
 

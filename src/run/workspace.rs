@@ -92,9 +92,13 @@ impl Workspace {
     /// excluded and oversized files included: what removing the workspace would lose.
     pub fn unrecorded(&self, tip: ObjectId, config: &Config) -> Result<Vec<UnrecordedFile>> {
         let excludes = config.excludes(&self.path);
-        Ok(self
-            .repo
-            .unrecorded(tip, self.index.as_deref(), &excludes, config.max_file_size)?)
+        Ok(self.repo.unrecorded(
+            tip,
+            self.index.as_deref(),
+            &excludes,
+            config.max_file_size,
+            &config.build_dirs,
+        )?)
     }
 
     /// Whether the workspace holds changes that the run's tip does not.

@@ -9,6 +9,7 @@ mod agent_sessions;
 mod archive;
 mod auto_gc;
 mod branch_guard;
+mod build_output;
 mod checkpoint;
 mod checkpoint_wait;
 mod completion_bash;

@@ -227,6 +227,10 @@ impl<'a> Engine<'a> {
             })?;
         }
         self.repo.add_worktree(&branch.path, &branch.branch, who)?;
+        // Warm like the run's own worktree, from the same checkout; a branch's build output
+        // goes with its worktree after the pass. Whether it was seeded is not worth a line per
+        // branch.
+        let _ = crate::ops::build_seed::seed(self.repo, &branch.path, self.config);
         Ok(())
     }
 

@@ -1,0 +1,276 @@
+//! Build output neither pins a run's worktree nor has to be rebuilt in a new one: `finish` and
+//! `gc` remove a worktree whose only unrecorded content is ignored build folders (and name
+//! anything else they keep), and a new run's worktree is seeded with the ignored build folders
+//! of the checkout it started from, as copies that share nothing with it.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::common::{TestRepo, tree_digest, write_file};
+
+/// A repository whose `.gitignore` ignores the usual build folders and a `.env`.
+fn repo_ignoring(patterns: &str) -> TestRepo {
+    let repo = TestRepo::new();
+    repo.write(".gitignore", patterns);
+    repo.git(&["add", ".gitignore"]);
+    repo.git(&["commit", "-q", "-m", "ignore build output"]);
+    repo
+}
+
+fn fill_build_folders(root: &Path) {
+    write_file(&root.join("target/debug/deps/libapp.rlib"), "compiled\n");
+    write_file(&root.join("target/debug/.fingerprint/app/lib"), "1234\n");
+    write_file(
+        &root.join("node_modules/left-pad/index.js"),
+        "module.exports = 1\n",
+    );
+}
+
+fn finish_stderr(repo: &TestRepo, id: &str) -> String {
+    let out = repo.fabro().args(["finish", "--run", id]).output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn registered(repo: &TestRepo, worktree: &Path) -> bool {
+    repo.git(&["worktree", "list", "--porcelain"])
+        .contains(worktree.to_str().unwrap())
+}
+
+#[test]
+fn finish_removes_a_worktree_whose_only_unrecorded_files_are_build_output() {
+    let repo = repo_ignoring("target/\nnode_modules/\n");
+    let run = repo.start();
+    fill_build_folders(&run.worktree);
+    // A workspace member's own target, at any depth.
+    write_file(&run.worktree.join("src/target/debug/app"), "binary\n");
+    let stderr = finish_stderr(&repo, &run.id);
+    assert!(!stderr.contains("kept the worktree"), "{stderr}");
+    assert!(!run.worktree.exists());
+    assert!(!registered(&repo, &run.worktree));
+}
+
+#[test]
+fn gc_collects_a_finished_run_whose_worktree_holds_only_build_output() {
+    let repo = repo_ignoring("target/\n");
+    let run = repo.start();
+    repo.checkpoint(&run.id, "build");
+    repo.ok(&["finish", &run.id, "--keep-worktree"]);
+    write_file(&run.worktree.join("crates/a/target/debug/liba.rlib"), "a\n");
+    write_file(&run.worktree.join("target/release/app"), "app\n");
+    let out: Value =
+        serde_json::from_str(&repo.ok(&["gc", "--finished-older-than", "0", "--json"])).unwrap();
+    let collected: Vec<&str> = out["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["run_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(collected, [run.id.as_str()], "{out}");
+    assert!(!run.worktree.exists());
+    assert!(!registered(&repo, &run.worktree));
+    assert!(repo.git(&["branch", "--list", "fabro/*"]).trim().is_empty());
+}
+
+#[test]
+fn anything_else_unrecorded_keeps_the_worktree_and_is_named_without_the_build_output() {
+    let repo = repo_ignoring("/target\nnode_modules/\n.env\nbuild.log\n");
+    let run = repo.start();
+    fill_build_folders(&run.worktree);
+    write_file(&run.worktree.join(".env"), "TOKEN=secret\n");
+    write_file(
+        &run.worktree.join("build.log"),
+        "ignored, but no build folder\n",
+    );
+    write_file(&run.worktree.join("notes.txt"), "untracked\n");
+    let stderr = finish_stderr(&repo, &run.id);
+    assert!(stderr.contains("kept the worktree"), "{stderr}");
+    assert!(
+        stderr.contains("3 paths there are not in the run's final commit"),
+        "{stderr}"
+    );
+    for named in [
+        ".env (ignored)",
+        "build.log (ignored)",
+        "notes.txt (untracked)",
+    ] {
+        assert!(stderr.contains(named), "{named}: {stderr}");
+    }
+    assert!(
+        !stderr.contains("target") && !stderr.contains("node_modules"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(run.worktree.join(".env")).unwrap(),
+        "TOKEN=secret\n"
+    );
+    assert!(run.worktree.join("target/debug/deps/libapp.rlib").exists());
+}
+
+#[test]
+fn a_build_folder_git_does_not_ignore_keeps_the_worktree() {
+    let repo = repo_ignoring("node_modules/\n");
+    let run = repo.start();
+    write_file(&run.worktree.join("target/app"), "not ignored\n");
+    let stderr = finish_stderr(&repo, &run.id);
+    assert!(stderr.contains("kept the worktree"), "{stderr}");
+    // Never staged (FORMAT.md), yet not ignored by git: git-fabro does not call it build output.
+    assert!(stderr.contains("target/ (excluded)"), "{stderr}");
+    assert!(run.worktree.join("target/app").exists());
+}
+
+#[test]
+fn settings_extend_and_replace_the_build_folders() {
+    let repo = repo_ignoring("/out\n/target\n");
+    repo.git(&["config", "fabro.buildDir", "out"]);
+    let extended = repo.start();
+    write_file(&extended.worktree.join("out/bundle.js"), "bundled\n");
+    write_file(&extended.worktree.join("target/app"), "app\n");
+    finish_stderr(&repo, &extended.id);
+    assert!(!extended.worktree.exists());
+
+    // An empty entry drops the folders before it: here the defaults and git config's `out`.
+    write_file(
+        &repo.home.join("settings.toml"),
+        "[worktrees]\nbuild_dirs = [\"\", \"out\"]\n",
+    );
+    let replaced = repo.start();
+    write_file(&replaced.worktree.join("out/bundle.js"), "bundled\n");
+    write_file(&replaced.worktree.join("target/app"), "app\n");
+    let stderr = finish_stderr(&repo, &replaced.id);
+    assert!(stderr.contains("1 path there is not"), "{stderr}");
+    assert!(stderr.contains("target/ ("), "{stderr}");
+    assert!(!stderr.contains("out/"), "{stderr}");
+    assert!(replaced.worktree.join("target/app").exists());
+}
+
+#[test]
+fn removing_a_symlinked_build_folder_leaves_what_it_points_to() {
+    let repo = repo_ignoring("/target\n");
+    let outside = repo.root.join("shared-target");
+    write_file(&outside.join("debug/app"), "shared build\n");
+    let before = tree_digest(&outside);
+    let run = repo.start();
+    std::os::unix::fs::symlink(&outside, run.worktree.join("target")).unwrap();
+    let stderr = finish_stderr(&repo, &run.id);
+    assert!(!stderr.contains("kept the worktree"), "{stderr}");
+    assert!(!run.worktree.exists());
+    assert_eq!(tree_digest(&outside), before);
+}
+
+#[test]
+fn a_new_run_starts_with_copies_of_the_ignored_build_folders() {
+    let repo = repo_ignoring("/target\n.env\n");
+    fill_build_folders(&repo.path); // node_modules/ is not ignored here: never seeded
+    std::os::unix::fs::symlink("deps/libapp.rlib", repo.path.join("target/debug/latest")).unwrap();
+    write_file(&repo.path.join(".env"), "TOKEN=secret\n");
+    repo.git(&["config", "fabro.seedBuild", "copy"]);
+    let out = repo.fabro().args(["start", "--json"]).output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("seeded the build folders target"),
+        "{stderr}"
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let worktree = Path::new(v["worktree"].as_str().unwrap()).to_owned();
+
+    assert_eq!(
+        tree_digest(&worktree.join("target")),
+        tree_digest(&repo.path.join("target"))
+    );
+    let link = worktree.join("target/debug/latest");
+    assert!(link.symlink_metadata().unwrap().file_type().is_symlink());
+    assert!(!worktree.join("node_modules").exists());
+    assert!(!worktree.join(".env").exists());
+    // Git sees the worktree clean: the seeded folder is ignored there too.
+    assert_eq!(repo.git_in(&worktree, &["status", "--porcelain"]), "");
+
+    // A build in the run rewrites its copy; the checkout's file stays as it was.
+    write_file(&worktree.join("target/debug/deps/libapp.rlib"), "rebuilt\n");
+    assert_eq!(
+        std::fs::read_to_string(repo.path.join("target/debug/deps/libapp.rlib")).unwrap(),
+        "compiled\n"
+    );
+
+    // A mode git-fabro does not know is refused before anything is made.
+    repo.git(&["config", "fabro.seedBuild", "sometimes"]);
+    let (code, stderr) = crate::common::run_err(repo.fabro().args(["start"]));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("use auto, copy or never"), "{stderr}");
+
+    // Seeding off: the next run starts cold.
+    repo.git(&["config", "fabro.seedBuild", "never"]);
+    let cold = repo.start();
+    assert!(!cold.worktree.join("target").exists());
+}
+
+#[test]
+fn seeding_by_default_clones_or_says_why_it_did_not() {
+    let repo = repo_ignoring("/target\n");
+    fill_build_folders(&repo.path);
+    let out = repo.fabro().args(["start", "--json"]).output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let worktree = Path::new(v["worktree"].as_str().unwrap()).to_owned();
+    // Without clones (ext4, tmpfs), `auto` copies nothing and says so; with them, it clones.
+    if stderr.contains("makes no copy-on-write clones") {
+        assert!(!worktree.join("target").exists());
+    } else {
+        assert!(stderr.contains("MiB cloned)"), "{stderr}");
+        assert!(worktree.join("target/debug/deps/libapp.rlib").exists());
+    }
+}
+
+const WARM: &str = r#"digraph warm {
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  check [shape=parallelogram, script="cat target/seed.txt > run_saw.txt"]
+  fork [shape=component]
+  a [shape=parallelogram, script="cat target/seed.txt > branch_saw.txt"]
+  merge [shape=tripleoctagon]
+  start -> check -> fork
+  fork -> a
+  a -> merge
+  merge -> exit
+}"#;
+
+#[test]
+fn a_workflow_run_and_its_parallel_branches_start_warm() {
+    let repo = repo_ignoring("/target\n");
+    write_file(&repo.path.join("target/seed.txt"), "warm\n");
+    repo.git(&["config", "fabro.seedBuild", "copy"]);
+    let ran = crate::engine_run::run(
+        &repo,
+        &crate::engine_run::workflow(&repo, "warm", WARM),
+        &["--json"],
+    );
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let branch = format!("fabro/run/{}", ran.id);
+    for saw in ["run_saw.txt", "branch_saw.txt"] {
+        assert_eq!(repo.git(&["show", &format!("{branch}:{saw}")]), "warm\n");
+    }
+    // The seeded folder is never committed, nor does it keep the finished run's worktree.
+    let tree = repo.git(&["ls-tree", "-r", "--name-only", &branch]);
+    assert!(!tree.contains("target/"), "{tree}");
+}
+
+#[test]
+fn a_fork_resumed_into_a_new_worktree_starts_warm() {
+    let repo = repo_ignoring("/target\n");
+    let run = repo.start();
+    repo.checkpoint(&run.id, "plan");
+    repo.ok(&["finish", "--run", &run.id]);
+    write_file(&repo.path.join("target/debug/app"), "built\n");
+    repo.git(&["config", "fabro.seedBuild", "copy"]);
+    let fork = repo.ok(&["fork", &run.id, "plan"]);
+    let state: Value = serde_json::from_str(&repo.ok(&["resume", fork.trim()])).unwrap();
+    let worktree = Path::new(state["worktree"].as_str().unwrap());
+    assert_eq!(
+        std::fs::read_to_string(worktree.join("target/debug/app")).unwrap(),
+        "built\n"
+    );
+    assert_eq!(repo.git_in(worktree, &["status", "--porcelain"]), "");
+}
