@@ -295,8 +295,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand -P 'Do not send the output of log, diff and show through a pager'
             cand --no-pager 'Do not send the output of log, diff and show through a pager'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
         }
         &'git-fabro;gc'= {
             cand --older-than 'Only runs archived at least this long ago (0, 45s, 90m, 12h, 30d, 2w)'
@@ -369,8 +369,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand -P 'Do not send the output of log, diff and show through a pager'
             cand --no-pager 'Do not send the output of log, diff and show through a pager'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
         }
         &'git-fabro;hooks;uninstall'= {
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
@@ -383,8 +383,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand -P 'Do not send the output of log, diff and show through a pager'
             cand --no-pager 'Do not send the output of log, diff and show through a pager'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
         }
         &'git-fabro;hooks;status'= {
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
@@ -393,8 +393,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand -P 'Do not send the output of log, diff and show through a pager'
             cand --no-pager 'Do not send the output of log, diff and show through a pager'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
         }
         &'git-fabro;hooks;run'= {
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
