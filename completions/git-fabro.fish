@@ -306,7 +306,7 @@ complete -c git-fabro -n "__fish_git_fabro_using_subcommand run" -s C -d 'Run as
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand run" -l dry-run -d 'Simulate every node instead of running it; nothing is written'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand run" -l auto-approve -d 'Answer every human gate with its first choice'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand run" -l in-place -d 'Work in this directory itself instead of a linked worktree'
-complete -c git-fabro -n "__fish_git_fabro_using_subcommand run" -l json -d 'Print the result as one JSON document, the only thing on stdout: run_id, status, stages [{node_id, visit, status, duration_ms}], duration_ms, failure; a run that blocked or was interrupted: status blocked or paused and stop (a dry run: status, stages)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand run" -l json -d 'Print the result as one JSON document, the only thing on stdout: run_id, status, stages [{node_id, visit, status, duration_ms}], duration_ms, active_ms (less the time it stood blocked or paused), failure; a run that blocked or was interrupted: status blocked or paused and stop (a dry run: status, stages)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand run" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand run" -s P -l no-pager -d 'Do not send the output of log, diff and show through a pager'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand run" -s h -l help -d 'Print help (see more with \'--help\')'
