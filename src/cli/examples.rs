@@ -252,7 +252,7 @@ const EXAMPLES: &[(&str, &[Example])] = &[
             ),
             ex(
                 "git fabro restore plan -- src/lib.rs",
-                "Only src/lib.rs, as node plan left it",
+                "Only src/lib.rs, as node plan's latest visit left it",
             ),
         ],
     ),
@@ -282,7 +282,7 @@ const EXAMPLES: &[(&str, &[Example])] = &[
             ),
             ex(
                 "git fabro gc --older-than 2d --finished-older-than 30d",
-                "Delete runs archived 2 days ago, and runs finished 30 days ago",
+                "Delete runs archived 2 days ago or more, and runs finished 30 days ago or more",
             ),
         ],
     ),
@@ -319,7 +319,7 @@ const EXAMPLES: &[(&str, &[Example])] = &[
             ),
             ex(
                 "git fabro hooks install --claude",
-                "Checkpoint Claude Code's sessions",
+                "Checkpoint each turn of Claude Code's sessions",
             ),
             ex(
                 "git fabro hooks status",

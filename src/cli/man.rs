@@ -26,11 +26,7 @@ pub fn page(cmd: &Command, path: &str) -> Vec<u8> {
     if cmd.get_arguments().any(|arg| !arg.is_hide_set()) {
         page.add(|w| man.render_options_section(w));
     }
-    if path.is_empty() {
-        page.add(|w| grouped_commands(cmd).to_writer(w));
-    } else if cmd.get_subcommands().any(|sub| !sub.is_hide_set()) {
-        page.add(|w| man.render_subcommands_section(w));
-    }
+    page.add(|w| commands_section(cmd, path.is_empty()).to_writer(w));
     page.add(|w| examples_section(path).to_writer(w));
     if cmd.get_version().is_some() {
         page.add(|w| man.render_version_section(w));
@@ -87,7 +83,11 @@ fn synopsis(cmd: &Command) -> Roff {
 /// The order of the OPTIONS section (clap_mangen's): display order, then the flag's letters.
 fn sort_key(arg: &Arg) -> (usize, String) {
     let name = match (arg.get_short(), arg.get_long()) {
-        (Some(short), _) => format!("{}{}", short.to_ascii_lowercase(), short.is_uppercase()),
+        (Some(short), _) => format!(
+            "{}{}",
+            short.to_ascii_lowercase(),
+            u8::from(short.is_uppercase())
+        ),
         (None, Some(long)) => long.to_owned(),
         (None, None) => arg.get_id().to_string(),
     };
@@ -179,27 +179,39 @@ fn repeats(arg: &Arg) -> bool {
         || arg.get_num_args().is_some_and(|r| r.max_values() > named)
 }
 
-/// COMMANDS: each group of `git fabro --help` as a subsection, its commands' pages with their
-/// one-line help, and the group's example.
-fn grouped_commands(root: &Command) -> Roff {
+/// COMMANDS: the commands' pages with their one-line help; on the root's page, in the groups
+/// of `git fabro --help`, each with its example.
+fn commands_section(cmd: &Command, grouped: bool) -> Roff {
     let mut roff = Roff::new();
+    let visible: Vec<&Command> = cmd.get_subcommands().filter(|s| !s.is_hide_set()).collect();
+    if visible.is_empty() {
+        return roff;
+    }
     roff.control("SH", ["COMMANDS"]);
+    if !grouped {
+        for sub in visible {
+            command_entry(&mut roff, sub);
+        }
+        return roff;
+    }
     for (title, names, example) in GROUPS {
         roff.control("SS", [*title]);
-        for name in *names {
-            let about = root
-                .find_subcommand(name)
-                .and_then(|c| c.get_about())
-                .map(ToString::to_string)
-                .unwrap_or_default();
-            roff.control("TP", [])
-                .text([bold(format!("git-fabro-{name}")), roman("(1)")])
-                .text([roman(about)]);
+        for sub in names.iter().filter_map(|name| cmd.find_subcommand(name)) {
+            command_entry(&mut roff, sub);
         }
         roff.control("PP", [])
             .text([roman("e.g. "), bold(*example)]);
     }
     roff
+}
+
+/// `git-fabro-start(1)` and, under it, what the command does.
+fn command_entry(roff: &mut Roff, sub: &Command) {
+    let page = sub.get_display_name().unwrap_or_else(|| sub.get_name());
+    let about = sub.get_about().map(ToString::to_string).unwrap_or_default();
+    roff.control("TP", [])
+        .text([bold(page), roman("(1)")])
+        .text([roman(about)]);
 }
 
 /// EXAMPLES: each command line in bold, what it does under it.
