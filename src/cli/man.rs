@@ -1,7 +1,7 @@
 //! One man page, put together from clap_mangen's sections and three of our own: a synopsis that
 //! keeps the value names (`--node <NODE>`, as `--help` and the OPTIONS section write them, where
-//! clap_mangen's synopsis drops them), the root's commands in the groups `git fabro --help` shows,
-//! and an EXAMPLES section from the examples `--help` prints.
+//! clap_mangen's synopsis drops them), a COMMANDS list (on the top page, in the groups
+//! `git fabro --help` shows), and an EXAMPLES section from the examples `--help` prints.
 
 use clap::{Arg, ArgAction, Command};
 use clap_mangen::Man;
