@@ -295,8 +295,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand -P 'Do not send the output of log, diff and show through a pager'
             cand --no-pager 'Do not send the output of log, diff and show through a pager'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
         }
         &'git-fabro;gc'= {
             cand --older-than 'Only runs archived at least this long ago (0, 45s, 90m, 12h, 30d, 2w)'
@@ -369,8 +369,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand -P 'Do not send the output of log, diff and show through a pager'
             cand --no-pager 'Do not send the output of log, diff and show through a pager'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
         }
         &'git-fabro;hooks;uninstall'= {
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
@@ -383,8 +383,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand -P 'Do not send the output of log, diff and show through a pager'
             cand --no-pager 'Do not send the output of log, diff and show through a pager'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
         }
         &'git-fabro;hooks;status'= {
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
@@ -393,8 +393,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand -P 'Do not send the output of log, diff and show through a pager'
             cand --no-pager 'Do not send the output of log, diff and show through a pager'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
         }
         &'git-fabro;hooks;run'= {
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
@@ -444,7 +444,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --dry-run 'Simulate every node instead of running it; nothing is written'
             cand --auto-approve 'Answer every human gate with its first choice'
             cand --in-place 'Work in this directory itself instead of a linked worktree'
-            cand --json 'Print the result as one JSON document, the only thing on stdout: run_id, status, stages [{node_id, visit, status, duration_ms}], duration_ms, failure; a run that blocked or was interrupted: status blocked or paused and stop (a dry run: status, stages)'
+            cand --json 'Print the result as one JSON document, the only thing on stdout: run_id, status, stages [{node_id, visit, status, duration_ms}], duration_ms, active_ms (less the time it stood blocked or paused), failure; a run that blocked or was interrupted: status blocked or paused and stop (a dry run: status, stages)'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand -P 'Do not send the output of log, diff and show through a pager'

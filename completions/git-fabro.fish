@@ -222,7 +222,7 @@ complete -c git-fabro -n "__fish_git_fabro_using_subcommand unarchive" -l run -d
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand unarchive" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand unarchive" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand unarchive" -s P -l no-pager -d 'Do not send the output of log, diff and show through a pager'
-complete -c git-fabro -n "__fish_git_fabro_using_subcommand unarchive" -s h -l help -d 'Print help'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand unarchive" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand gc" -l older-than -d 'Only runs archived at least this long ago (0, 45s, 90m, 12h, 30d, 2w)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand gc" -l finished-older-than -d 'Also finished runs (succeeded, failed, dead) that finished at least this long ago' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand gc" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
@@ -266,7 +266,7 @@ complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_se
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from install" -l gemini -d 'Gemini CLI\'s hooks (.gemini/settings.json)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from install" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from install" -s P -l no-pager -d 'Do not send the output of log, diff and show through a pager'
-complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from install" -s h -l help -d 'Print help'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from install" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -l pre-push -d 'The pre-push hook'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -l post-rewrite -d 'The post-rewrite hook'
@@ -275,12 +275,12 @@ complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_se
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -l gemini -d 'Gemini CLI\'s hooks (.gemini/settings.json)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -s P -l no-pager -d 'Do not send the output of log, diff and show through a pager'
-complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -s h -l help -d 'Print help'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from status" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from status" -l json -d 'Print JSON'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from status" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from status" -s P -l no-pager -d 'Do not send the output of log, diff and show through a pager'
-complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from run" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from run" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand hooks; and __fish_seen_subcommand_from run" -s P -l no-pager -d 'Do not send the output of log, diff and show through a pager'
@@ -306,7 +306,7 @@ complete -c git-fabro -n "__fish_git_fabro_using_subcommand run" -s C -d 'Run as
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand run" -l dry-run -d 'Simulate every node instead of running it; nothing is written'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand run" -l auto-approve -d 'Answer every human gate with its first choice'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand run" -l in-place -d 'Work in this directory itself instead of a linked worktree'
-complete -c git-fabro -n "__fish_git_fabro_using_subcommand run" -l json -d 'Print the result as one JSON document, the only thing on stdout: run_id, status, stages [{node_id, visit, status, duration_ms}], duration_ms, failure; a run that blocked or was interrupted: status blocked or paused and stop (a dry run: status, stages)'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand run" -l json -d 'Print the result as one JSON document, the only thing on stdout: run_id, status, stages [{node_id, visit, status, duration_ms}], duration_ms, active_ms (less the time it stood blocked or paused), failure; a run that blocked or was interrupted: status blocked or paused and stop (a dry run: status, stages)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand run" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand run" -s P -l no-pager -d 'Do not send the output of log, diff and show through a pager'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand run" -s h -l help -d 'Print help (see more with \'--help\')'

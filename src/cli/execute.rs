@@ -9,15 +9,17 @@ use std::io::Write;
 use anyhow::Result;
 use serde::Serialize;
 
-use super::stage_progress::{StageProgress, duration};
+use super::stage_progress::StageProgress;
 use super::{Ctx, ExitWith, output};
 use crate::engine::execute::{Directions, Engine, Executed, StageReport, Stop, interrupt};
 use crate::engine::outcome::Status;
 use crate::engine::workflow::Graph;
 use crate::error::{Error, exit};
 use crate::format::run_id::RunId;
+use crate::run::active_time;
 
-/// The `--json` document, one shape for every ending: `duration_ms` when the run finished,
+/// The `--json` document, one shape for every ending: `duration_ms` (wall time) and
+/// `active_ms` (less the time it stood blocked or paused) when the run finished,
 /// `failure` when it failed, `stop` when it stopped before its end (status `blocked` or
 /// `paused`) and stays resumable.
 #[derive(Serialize)]
@@ -29,6 +31,8 @@ struct Summary<'a> {
     failed_stages: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     duration_ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    active_ms: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     failure: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -49,6 +53,7 @@ impl<'a> Summary<'a> {
             stages: &executed.stages,
             failed_stages: failed_stages(executed),
             duration_ms: finished.then_some(executed.duration_ms),
+            active_ms: finished.then_some(executed.active_ms),
             failure: executed.failure.as_deref(),
             stop: executed.stopped.as_ref(),
         }
@@ -123,7 +128,7 @@ pub fn execute(
     };
     match executed.status {
         Status::Succeeded => {
-            let took = duration(executed.duration_ms);
+            let took = active_time::shown(executed.active_ms, executed.duration_ms);
             match failed.is_empty() {
                 true => output::note(format!("run {id} succeeded in {took}")),
                 false => output::warn(format!(

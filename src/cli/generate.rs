@@ -25,25 +25,18 @@ pub fn man_pages() -> Vec<(PathBuf, Vec<u8>)> {
     let mut root = super::command().disable_help_subcommand(true);
     root.build();
     let mut pages = Vec::new();
-    add_pages(&root, &mut pages);
+    add_pages(&root, "", &mut pages);
     pages
 }
 
-/// The page of `cmd` and of its visible commands, recursively. After `build()`, clap names a
-/// command's page `<parent>-<name>` and writes its synopsis as `git fabro <name> ...`.
-fn add_pages(cmd: &clap::Command, pages: &mut Vec<(PathBuf, Vec<u8>)>) {
-    let man = clap_mangen::Man::new(cmd.clone())
-        // roff drops an empty argument, which would shift the source into the date's place;
-        // `""` is roff's empty argument. No date keeps the pages reproducible.
-        .date(r#""""#)
-        .source(format!("git-fabro {}", env!("CARGO_PKG_VERSION")))
-        .manual("git-fabro manual");
-    let mut page = Vec::new();
-    man.render(&mut page)
-        .expect("rendering into memory does not fail");
-    pages.push((PathBuf::from(man.get_filename()), page));
+/// The page of `cmd`, the command at `path`, and of its visible commands, recursively. After
+/// `build()`, clap names a command `<parent>-<name>` and writes its synopsis as `git fabro <name>`.
+fn add_pages(cmd: &clap::Command, path: &str, pages: &mut Vec<(PathBuf, Vec<u8>)>) {
+    let file = format!("{}.1", cmd.get_display_name().unwrap_or(BIN));
+    pages.push((PathBuf::from(file), super::man::page(cmd, path)));
     for sub in cmd.get_subcommands().filter(|sub| !sub.is_hide_set()) {
-        add_pages(sub, pages);
+        let sub_path = format!("{path} {}", sub.get_name());
+        add_pages(sub, sub_path.trim_start(), pages);
     }
 }
 

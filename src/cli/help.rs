@@ -1,11 +1,12 @@
 //! `git fabro --help` as a map: the commands in five groups, in the order a run meets them,
 //! each group with one example. The text is built from the clap definition, so a command's
-//! one-line help is written once; a unit test checks that every command is in a group.
+//! one-line help is written once; the man page `git-fabro.1` shows the same groups (see
+//! `man.rs`), and a unit test checks that every command is in a group.
 
 use clap::Command;
 
 /// The groups, their commands, and one example each.
-const GROUPS: &[(&str, &[&str], &str)] = &[
+pub(super) const GROUPS: &[(&str, &[&str], &str)] = &[
     (
         "Record a run",
         &["start", "checkpoint", "snapshot", "finish", "run", "agents"],
@@ -35,14 +36,15 @@ const GROUPS: &[(&str, &[&str], &str)] = &[
     ),
 ];
 
-/// The root command with its commands listed by group, in `--help` and in the man page.
+/// The root command with its commands listed by group in `-h` and `--help`.
 pub fn with_groups(root: Command) -> Command {
     let groups = grouped(&root);
     let template = format!(
         "{{about-with-newline}}\n{{usage-heading}} {{usage}}\n\n{groups}Options:\n{{options}}\n\n\
-         See `git fabro COMMAND --help` (or `git help fabro-COMMAND`) for each command."
+         See `git fabro COMMAND --help` (or `git help fabro-COMMAND`) for each command.\
+         {{after-help}}"
     );
-    root.help_template(template).after_long_help(groups)
+    root.help_template(template)
 }
 
 /// `Record a run:` and the commands with their one-line help, then the example.

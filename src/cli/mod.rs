@@ -13,6 +13,7 @@ mod complete;
 mod completions;
 mod diff;
 mod diff_stat;
+mod examples;
 mod execute;
 mod fetch;
 mod finish;
@@ -26,6 +27,7 @@ mod hooks;
 mod interview;
 mod land;
 mod log;
+mod man;
 mod open_run;
 pub mod output;
 mod pager;
@@ -124,7 +126,7 @@ pub enum Command {
 
 /// The clap definition, the one source of help, man pages and completions.
 pub fn command() -> clap::Command {
-    help::with_groups(Cli::command())
+    examples::attach(help::with_groups(Cli::command()))
 }
 
 /// The command line, parsed against [`command`] (so that `--help` shows the groups).

@@ -81,7 +81,8 @@ pub struct Args {
     #[arg(long, value_name = "COMMAND")]
     agent: Option<String>,
     /// Print the result as one JSON document, the only thing on stdout: run_id, status,
-    /// stages [{node_id, visit, status, duration_ms}], duration_ms, failure; a run that
+    /// stages [{node_id, visit, status, duration_ms}], duration_ms, active_ms (less the time
+    /// it stood blocked or paused), failure; a run that
     /// blocked or was interrupted: status blocked or paused and stop (a dry run: status,
     /// stages)
     #[arg(long)]

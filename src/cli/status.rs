@@ -15,6 +15,7 @@ use crate::format::record::StatusKind;
 use crate::format::run_id::RunId;
 use crate::ops::hook_failures::{self, HookFailure};
 use crate::run::RunState;
+use crate::run::active_time;
 use crate::run::timeline::timeline;
 use crate::run::workspace::Workspace;
 
@@ -92,6 +93,11 @@ pub struct Standing {
     /// What a blocked run waits for: the human gate's question and choices.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub question: Option<serde_json::Value>,
+    /// A finished run's wall time, and that less the time it stood blocked or paused.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub active_ms: Option<u64>,
 }
 
 #[derive(Debug, Serialize)]
@@ -149,6 +155,7 @@ fn standing(ctx: &Ctx, state: &RunState) -> Result<Standing> {
     };
     let worktree = workspace.as_ref().map(|ws| ws.path.as_path());
     let process = Process::of(ctx, id, worktree);
+    let conclusion = state.record.conclusion.as_ref();
     let mut failures = ctx
         .run_dir(id, worktree)
         .map(|dir| hook_failures::read(&dir))
@@ -174,6 +181,8 @@ fn standing(ctx: &Ctx, state: &RunState) -> Result<Standing> {
             .extra
             .get(crate::ops::lifecycle::PENDING_INTERVIEWS)
             .and_then(|p| p.as_object()?.values().next()?.get("question").cloned()),
+        duration_ms: conclusion.map(|c| c.duration_ms),
+        active_ms: conclusion.map(active_time::of),
     })
 }
 
@@ -242,6 +251,9 @@ fn print_one(ctx: &Ctx, s: &Standing) -> Result<()> {
         None => field("last", "no checkpoint yet")?,
     }
     field("next", s.next_node_id.as_deref().unwrap_or("-"))?;
+    if let (Some(active), Some(total)) = (s.active_ms, s.duration_ms) {
+        field("took", &active_time::shown(active, total))?;
+    }
     if let Some(question) = &s.question {
         let node = question["stage"].as_str().unwrap_or("-");
         let text = question["text"].as_str().unwrap_or("");

@@ -16,6 +16,7 @@ use crate::format::store::RunDir;
 use crate::format::time::Timestamp;
 use crate::git::Repo;
 use crate::ops::worktree_removal::{self, Kept, Removal};
+use crate::run::active_time;
 use crate::run::workspace::{self, Place, Workspace};
 use crate::run::{RUN_JSON, RunState};
 
@@ -39,7 +40,10 @@ pub struct StageSummaries {
 pub struct Finished {
     pub run_id: String,
     pub status: StatusKind,
+    /// Wall time from start to finish.
     pub duration_ms: u64,
+    /// `duration_ms` less the time the run stood blocked or paused.
+    pub active_ms: u64,
     pub meta_commit: String,
     pub final_git_commit_sha: String,
     pub worktree_removed: bool,
@@ -85,6 +89,7 @@ pub fn finish(
         run_id: state.id.to_string(),
         status: request.status,
         duration_ms: conclusion.duration_ms,
+        active_ms: active_time::of(&conclusion),
         meta_commit: meta_commit.to_string(),
         final_git_commit_sha: state.run_tip.to_string(),
         worktree_removed: false,
@@ -128,10 +133,12 @@ fn finalize(
 ) -> Result<(Conclusion, crate::git::ObjectId)> {
     let now = Timestamp::now();
     let started = Timestamp::parse_rfc3339(&state.record.start.start_time).unwrap_or(now);
+    let duration_ms = u64::try_from(now.millis() - started.millis()).unwrap_or(0);
+    let stopped_ms = active_time::stopped_ms(repo, state.meta_tip, started.millis(), now.millis())?;
     let mut conclusion = Conclusion {
         timestamp: now.rfc3339(),
         status: fabro::conclusion_outcome(request.status),
-        duration_ms: u64::try_from(now.millis() - started.millis()).unwrap_or(0),
+        duration_ms,
         failure_reason: request
             .reason
             .clone()
@@ -139,6 +146,10 @@ fn finalize(
         final_git_commit_sha: Some(state.run_tip.to_string()),
         extra: Default::default(),
     };
+    conclusion.extra.insert(
+        active_time::ACTIVE_MS.into(),
+        json!(duration_ms.saturating_sub(stopped_ms)),
+    );
     if let Some(summaries) = &request.stages {
         conclusion
             .extra

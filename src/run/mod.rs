@@ -4,6 +4,7 @@
 //! live, and the summaries that listings show.
 
 pub mod abbrev;
+pub mod active_time;
 pub mod changes;
 pub mod inspect;
 pub mod target;

@@ -8,7 +8,7 @@ use std::process::{Output, Stdio};
 
 use serde_json::Value;
 
-use crate::common::{TestRepo, write_file};
+use crate::common::{TestRepo, run_ok, write_file};
 use crate::engine_run::{committed_nodes, run_dir, run_json};
 use crate::format_contract::assert_fabro_shapes;
 
@@ -299,4 +299,42 @@ fn a_blocked_run_finished_by_hand_waits_for_nothing() {
     assert_eq!(record["status"]["kind"], "failed");
     assert!(record.get("pending_interviews").is_none());
     assert_fabro_shapes(&repo);
+}
+
+/// The line `run ID succeeded in ...` on stderr.
+fn succeeded_line(stderr: &str) -> &str {
+    stderr
+        .lines()
+        .find(|line| line.contains(" succeeded in "))
+        .unwrap_or_else(|| panic!("no `succeeded in` line:\n{stderr}"))
+}
+
+#[test]
+fn a_run_held_at_a_gate_says_its_active_time_and_its_time_in_all() {
+    let repo = TestRepo::new();
+    let path = gate_workflow(&repo);
+    let (id, code, _) = fabro(&repo, &["run"], Some(&path));
+    assert_eq!(code, 4);
+    // Held at the gate: a wait the run's commit times (whole seconds) cannot miss.
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    let (_, code, stderr) = fabro(&repo, &["resume", &id, "--answer", "approve=A"], None);
+    assert_eq!(code, 0, "{stderr}");
+    let line = succeeded_line(&stderr);
+    assert!(
+        line.contains(" active, ") && line.ends_with(" in all"),
+        "{line}"
+    );
+    let conclusion = &run_json(&repo, &id)["conclusion"];
+    let (active, total) = (&conclusion["active_ms"], &conclusion["duration_ms"]);
+    assert!(active.as_u64() < total.as_u64(), "{conclusion}");
+    let shown = run_ok(repo.fabro().args(["status", &id]));
+    assert!(shown.contains(" active, "), "{shown}");
+    assert_fabro_shapes(&repo);
+
+    // Never held: one time, the same in the record.
+    let (id, code, stderr) = fabro(&repo, &["run", "--answer", "approve=A"], Some(&path));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!succeeded_line(&stderr).contains("active"), "{stderr}");
+    let conclusion = &run_json(&repo, &id)["conclusion"];
+    assert_eq!(conclusion["active_ms"], conclusion["duration_ms"]);
 }

@@ -133,7 +133,10 @@ fn man_pages_name_themselves_and_skip_hidden_commands() {
         );
     }
     let root = String::from_utf8_lossy(&pages[0].1);
-    assert!(root.contains("git\\-fabro\\-checkpoint(1)"), "{root}");
+    assert!(
+        root.contains("\\fBgit\\-fabro\\-checkpoint\\fR(1)"),
+        "{root}"
+    );
     assert!(root.contains("\\fBgit fabro\\fR"), "synopsis: {root}");
     assert!(
         !root.contains("generate\\-docs"),
@@ -154,7 +157,7 @@ fn visible_pages(cmd: &clap::Command, prefix: &str, pages: &mut Vec<String>) {
 
 /// Whether man can run here. CI installs man-db and groff; elsewhere a missing man fails the
 /// test with how to install it, unless FABRO_SKIP_MAN_TESTS=1 skips it out loud.
-fn have_man() -> bool {
+pub fn have_man() -> bool {
     let found = Command::new("man")
         .arg("--version")
         .output()
@@ -173,7 +176,7 @@ fn have_man() -> bool {
 }
 
 /// A command with the environment man and git need and nothing of the user's.
-fn isolated(program: &str, home: &Path) -> Command {
+pub fn isolated(program: &str, home: &Path) -> Command {
     let mut cmd = Command::new(program);
     cmd.env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())

@@ -39,7 +39,7 @@ fn help_groups_the_commands_with_one_example_each() {
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("man/git-fabro.1"))
             .unwrap();
     assert!(
-        page.contains("Travel in time:"),
+        page.contains(".SS \"Travel in time\""),
         "the man page has the groups too"
     );
 }

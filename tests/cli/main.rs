@@ -66,6 +66,7 @@ mod land_inherited;
 mod large_records;
 mod layers;
 mod log;
+mod man_pages;
 mod messages;
 mod model;
 mod node_processes;

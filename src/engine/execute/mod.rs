@@ -114,7 +114,10 @@ pub struct Executed {
     pub run_id: String,
     pub status: Status,
     pub stages: Vec<StageReport>,
+    /// Wall time from the run's start to its finish.
     pub duration_ms: u64,
+    /// `duration_ms` less the time the run stood blocked or paused.
+    pub active_ms: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failure: Option<String>,
     #[serde(skip)]

@@ -22,6 +22,7 @@ use crate::format::time::Timestamp;
 use crate::ops::checkpoint::live;
 use crate::ops::lifecycle::{PENDING_INTERVIEWS, commit_record};
 use crate::run::RunState;
+use crate::run::active_time::{BLOCKED_SUBJECT, PAUSED_SUBJECT};
 
 /// Why the walk stopped early.
 #[derive(Clone, Debug, Serialize)]
@@ -46,13 +47,13 @@ impl Engine<'_> {
                     "question": question, "started_at": Timestamp::now().rfc3339(),
                 }});
                 record.extra.insert(PENDING_INTERVIEWS.into(), pending);
-                (status, format!("block run at {}", question.stage))
+                (status, format!("{BLOCKED_SUBJECT} {}", question.stage))
             }
             Stop::Interrupted { stage } => {
                 let mut status = Status::new(StatusKind::Paused);
                 status.extra.insert("prior_block".into(), Value::Null);
                 status.extra.insert("interrupted_at".into(), json!(stage));
-                (status, format!("pause run: interrupted at {stage}"))
+                (status, format!("{PAUSED_SUBJECT} interrupted at {stage}"))
             }
         };
         record.status = status;

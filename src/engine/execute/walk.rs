@@ -78,6 +78,7 @@ impl<'a> Engine<'a> {
             status: Status::Failed,
             stages,
             duration_ms: 0,
+            active_ms: 0,
             failure: None,
             warnings: Vec::new(),
             stopped: None,
@@ -116,6 +117,7 @@ impl<'a> Engine<'a> {
         };
         executed.failure = failure;
         executed.duration_ms = finished.duration_ms;
+        executed.active_ms = finished.active_ms;
         executed.warnings = finished.warnings;
         Ok(executed)
     }

@@ -144,13 +144,9 @@ impl PictureNode {
     }
 }
 
-/// A duration as the run's progress lines show one: milliseconds under a second, else seconds.
+/// A duration as the run's progress lines show one (`850ms`, `4.2s`, `2m13s`, `14h12m`).
 pub fn duration(ms: u64) -> String {
-    if ms < 1000 {
-        format!("{ms}ms")
-    } else {
-        format!("{:.1}s", ms as f64 / 1000.0)
-    }
+    crate::run::active_time::duration(ms)
 }
 
 /// The fill and line colours of a node, the terminal's marks as colours: green succeeded,
