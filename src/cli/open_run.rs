@@ -156,8 +156,8 @@ impl Ctx {
 
     /// The run's directory on this machine, next to its workspace or in the runs directory.
     fn local_run_dir(&self, id: &crate::format::run_id::RunId) -> Option<RunDir> {
-        match Workspace::find(&self.repo, id) {
-            Ok(Some(workspace)) => self.run_dir_of(id, &workspace),
+        match Workspace::locate(&self.repo, id) {
+            Ok(Some((path, Place::Worktree))) => self.run_dir(id, Some(&path)),
             _ => self.run_dir(id, None),
         }
     }
