@@ -586,6 +586,13 @@ class Bench:
         branch, run directory) against `git branch NEW fabro/run/RUN`."""
         r = self.r
         say(f"[{label}] fork")
+        if not r.gitout("log", "--format=%H", "--grep=^Fabro-Checkpoint:", f"fabro/run/{run_id}", cwd=repo):
+            # Measured alone (`--bench fork`), the run has no checkpoint to fork at yet.
+            blocks = r.gitout("worktree", "list", "--porcelain", cwd=repo).split("\n\n")
+            wt = next(Path(b.splitlines()[0].removeprefix("worktree "))
+                      for b in blocks if f"branch refs/heads/fabro/run/{run_id}" in b)
+            (wt / "fork-base.txt").write_text("fork\n")
+            r.fab("checkpoint", "--run", run_id, "--node", "plan", cwd=wt)
         res = Result("fork", label)
         for seq, rep in enumerate(self.reps()):
             def fabro_fork(rss):
@@ -629,6 +636,25 @@ class Bench:
         listed = json.loads(r.fab("ps", "--json", cwd=repo).out)
         if len(listed) != nruns:
             raise CommandFailed(f"git fabro ps listed {len(listed)} runs, expected {nruns}")
+        self.add(res)
+
+        # Every field of every run (JSON, archived included) against git printing each ref's
+        # commit subject and trailers, which reads the object behind every ref as `ps` must.
+        say(f"[{nruns:,} runs] ps --all --json")
+        res = Result("ps --all --json", f"{nruns:,} runs")
+
+        def fabro_ps_json(rss):
+            p = r.fab("ps", "--all", "--json", cwd=repo, discard_stdout=True, rss=rss)
+            self.note_stderr("git fabro ps --all --json", p)
+            return p.ms, p.rss_kb
+
+        def git_refs_trailers(rss):
+            p = r.git("for-each-ref", "--format=%(refname) %(objectname) %(subject) %(trailers)",
+                      "refs/heads/fabro/", cwd=repo, discard_stdout=True, rss=rss)
+            return p.ms, p.rss_kb
+
+        for rep in self.reps():
+            self.paired(res, rep, fabro_ps_json, git_refs_trailers, racy=False)
         self.add(res)
 
     def bench_start(self, repo: Path, label: str) -> None:

@@ -9,7 +9,7 @@ use anyhow::Result;
 use super::Ctx;
 use crate::config::{Config, RUN_FILE, Settings};
 use crate::error::Error;
-use crate::format::store::RunDir;
+use crate::format::store::{RunDir, RunsListing};
 use crate::run::RunState;
 use crate::run::workspace::{Place, Workspace};
 
@@ -74,6 +74,26 @@ impl Ctx {
         )
     }
 
+    /// The runs directory listed once, for looking up many runs' directories.
+    pub fn runs_listing(&self) -> Option<RunsListing> {
+        Some(RunsListing::read(&self.base_config().ok()?.runs_dir))
+    }
+
+    /// The run's local directory, looked for in `listing`, when it may hold a file `name`.
+    pub fn run_dir_holding(
+        &self,
+        listing: &RunsListing,
+        id: &crate::format::run_id::RunId,
+        worktree: Option<&Path>,
+        name: &str,
+    ) -> Option<RunDir> {
+        let named = self.env.run_dir.as_deref();
+        if !RunDir::may_hold(listing, id, named, worktree, name) {
+            return None;
+        }
+        RunDir::locate_listed(listing, id, named, worktree, &self.repo.main_path())
+    }
+
     /// The configuration in force for a run: its `run.toml` over the other layers. Without
     /// `run_dir`, the run's directory on this machine is looked for.
     pub fn config(&self, state: &RunState, run_dir: Option<&RunDir>) -> Result<Config> {
@@ -136,8 +156,8 @@ impl Ctx {
 
     /// The run's directory on this machine, next to its workspace or in the runs directory.
     fn local_run_dir(&self, id: &crate::format::run_id::RunId) -> Option<RunDir> {
-        match Workspace::find(&self.repo, id) {
-            Ok(Some(workspace)) => self.run_dir_of(id, &workspace),
+        match Workspace::locate(&self.repo, id) {
+            Ok(Some((path, Place::Worktree))) => self.run_dir(id, Some(&path)),
             _ => self.run_dir(id, None),
         }
     }

@@ -7,6 +7,8 @@ use super::status::{Process, shown_status};
 use super::{Ctx, output};
 use crate::error::Error;
 use crate::format::run_id::RunId;
+use crate::run;
+use crate::run::abbrev::Abbreviations;
 use crate::run::inspect::{RunSummary, list_runs};
 
 /// List the runs of this repository, found from their refs
@@ -52,7 +54,9 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         })
         .collect::<Result<Vec<_>, _>>()?;
     let archived_asked = args.statuses.iter().any(|s| s == "archived");
-    let (runs, unreadable) = list_runs(&ctx.repo, args.all || archived_asked)?;
+    let known = run::list(&ctx.repo)?;
+    ctx.abbreviations_of(|| Abbreviations::new(known.iter().map(|(id, _)| id.to_string())));
+    let (runs, unreadable) = list_runs(&ctx.repo, known, args.all || archived_asked)?;
     output::warn_unreadable(&unreadable);
     let runs: Vec<RunSummary> = runs
         .into_iter()
@@ -65,11 +69,14 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
                 .all(|(k, v)| r.labels.get(*k).map(String::as_str) == Some(*v))
         })
         .collect();
+    let listing = ctx.runs_listing();
     let processes: Vec<Process> = runs
         .iter()
-        .map(|r| match RunId::parse(&r.run_id) {
-            Ok(id) => Process::of(ctx, &id, r.worktree.as_deref().map(Path::new)),
-            Err(_) => Process::default(),
+        .map(|r| match (RunId::parse(&r.run_id), &listing) {
+            (Ok(id), Some(listing)) => {
+                Process::of_listed(ctx, listing, &id, r.worktree.as_deref().map(Path::new))
+            }
+            _ => Process::default(),
         })
         .collect();
     if args.json {

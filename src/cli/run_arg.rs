@@ -106,8 +106,13 @@ impl Ctx {
     /// The shortest prefix of `id` that no other run of the repository shares (at least eight
     /// characters), which the commands accept back.
     pub fn short<'a>(&self, id: &'a str) -> &'a str {
-        self.abbreviations
-            .get_or_init(|| Abbreviations::of(&self.repo).unwrap_or_default())
+        self.abbreviations_of(|| Abbreviations::of(&self.repo).unwrap_or_default())
             .short(id)
+    }
+
+    /// The abbreviations, made by `make` from every run id when no command made them yet (a
+    /// listing that has read every run's ref already gives them, instead of a second read).
+    pub fn abbreviations_of(&self, make: impl FnOnce() -> Abbreviations) -> &Abbreviations {
+        self.abbreviations.get_or_init(make)
     }
 }

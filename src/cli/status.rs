@@ -13,7 +13,9 @@ use super::{Ctx, output};
 use crate::error::Error;
 use crate::format::record::StatusKind;
 use crate::format::run_id::RunId;
+use crate::format::store::RunsListing;
 use crate::ops::hook_failures::{self, HookFailure};
+use crate::ops::run_pid::RUN_PID;
 use crate::run::RunState;
 use crate::run::active_time;
 use crate::run::timeline::timeline;
@@ -56,6 +58,23 @@ impl Process {
         let pid = dir.recorded_holder();
         Process {
             pid,
+            alive: dir.live_holder().is_some(),
+        }
+    }
+
+    /// [`Process::of`] for one run of many, its directory looked for in `listing`: a run
+    /// whose directories have no run.pid costs no more than looking for that file.
+    pub fn of_listed(
+        ctx: &Ctx,
+        listing: &RunsListing,
+        id: &RunId,
+        worktree: Option<&Path>,
+    ) -> Process {
+        let Some(dir) = ctx.run_dir_holding(listing, id, worktree, RUN_PID) else {
+            return Process::default();
+        };
+        Process {
+            pid: dir.recorded_holder(),
             alive: dir.live_holder().is_some(),
         }
     }

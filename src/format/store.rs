@@ -3,6 +3,7 @@
 //! here can be rebuilt from the run's refs, so writes here are atomic but best-effort once the
 //! refs have moved.
 
+use std::collections::HashMap;
 use std::fs::{self, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -101,6 +102,23 @@ impl RunDir {
         worktree: Option<&Path>,
         repository: &Path,
     ) -> Option<RunDir> {
+        Self::locate_listed(
+            &RunsListing::read(runs_dir),
+            id,
+            named,
+            worktree,
+            repository,
+        )
+    }
+
+    /// [`RunDir::locate`] in a runs directory listed already.
+    pub fn locate_listed(
+        listing: &RunsListing,
+        id: &RunId,
+        named: Option<&Path>,
+        worktree: Option<&Path>,
+        repository: &Path,
+    ) -> Option<RunDir> {
         let ours = |dir: &Path| {
             read_manifest(dir).is_some_and(|m| {
                 m.run_id == id.as_str() && Path::new(&m.host_repo_path) == repository
@@ -118,13 +136,27 @@ impl RunDir {
                 path: parent.to_owned(),
             });
         }
-        fs::read_dir(runs_dir)
-            .ok()?
-            .flatten()
-            .filter(|entry| names_run(&entry.file_name().to_string_lossy(), id))
-            .map(|entry| entry.path())
-            .find(|path| ours(path))
-            .map(|path| RunDir { path })
+        listing.of(id).find(|path| ours(path)).map(|path| RunDir {
+            path: path.to_owned(),
+        })
+    }
+
+    /// Whether some directory [`RunDir::locate_listed`] may find for run `id` holds a file
+    /// `name`. When none does, neither does the one it finds, and a listing of many runs
+    /// learns that without reading a manifest.
+    pub fn may_hold(
+        listing: &RunsListing,
+        id: &RunId,
+        named: Option<&Path>,
+        worktree: Option<&Path>,
+        name: &str,
+    ) -> bool {
+        let beside_worktree = worktree.and_then(Path::parent);
+        named
+            .into_iter()
+            .chain(beside_worktree)
+            .chain(listing.of(id).filter(|dir| Some(*dir) != beside_worktree))
+            .any(|dir| dir.join(name).exists())
     }
 
     /// Where this clone rebuilds run `id`'s directory: the default path, or when that holds
@@ -248,6 +280,57 @@ impl RunDir {
 
 fn read_manifest(dir: &Path) -> Option<Manifest> {
     serde_json::from_slice(&fs::read(dir.join(MANIFEST)).ok()?).ok()
+}
+
+/// The entries of the runs directory, read once for commands that look for the directories
+/// of many runs (reading it again per run costs a listing of every run for each), indexed by
+/// the run id their names end with.
+pub struct RunsListing {
+    entries: Vec<(String, PathBuf)>,
+    by_id: HashMap<String, Vec<usize>>,
+}
+
+impl RunsListing {
+    pub fn read(runs_dir: &Path) -> RunsListing {
+        let entries: Vec<(String, PathBuf)> = fs::read_dir(runs_dir)
+            .map(|dir| {
+                dir.flatten()
+                    .map(|entry| {
+                        (
+                            entry.file_name().to_string_lossy().into_owned(),
+                            entry.path(),
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut by_id: HashMap<String, Vec<usize>> = HashMap::new();
+        for (index, (name, _)) in entries.iter().enumerate() {
+            // `<date>-<id>` or `<date>-<id>-<n>`: the id is the last part or the one before.
+            let mut parts = name.rsplit('-');
+            let last = parts.next().unwrap_or_default();
+            let mut keys = vec![last];
+            if !last.is_empty() && last.bytes().all(|b| b.is_ascii_digit()) {
+                keys.extend(parts.next());
+            }
+            keys.dedup();
+            for key in keys {
+                by_id.entry(key.to_owned()).or_default().push(index);
+            }
+        }
+        RunsListing { entries, by_id }
+    }
+
+    /// The directories whose names say they hold run `id`, in the order the listing gave.
+    fn of<'a>(&'a self, id: &'a RunId) -> impl Iterator<Item = &'a Path> + 'a {
+        self.by_id
+            .get(id.as_str())
+            .into_iter()
+            .flatten()
+            .map(|&index| &self.entries[index])
+            .filter(move |(name, _)| names_run(name, id))
+            .map(|(_, path)| path.as_path())
+    }
 }
 
 /// Whether a directory name is `<date>-<id>` or `<date>-<id>-<n>`, as [`RunDir::free_path`] names them.

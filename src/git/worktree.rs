@@ -127,6 +127,22 @@ impl Repo {
         Ok(out)
     }
 
+    /// The path and checked-out branch of every linked worktree that exists: what a listing of
+    /// runs shows, without reading what [`Repo::worktrees`] reads to tell unfinished ones.
+    pub fn worktree_branches(&self) -> Result<Vec<(String, PathBuf)>> {
+        let mut out = Vec::new();
+        for proxy in self.repo.worktrees()? {
+            let Ok(path) = proxy.base() else { continue };
+            let head = std::fs::read_to_string(proxy.git_dir().join("HEAD")).unwrap_or_default();
+            if let Some(branch) = head.strip_prefix("ref: ")
+                && path.is_dir()
+            {
+                out.push((branch.trim().to_owned(), path));
+            }
+        }
+        Ok(out)
+    }
+
     /// The linked worktree that has `branch` checked out.
     pub fn worktree_on(&self, branch: &str) -> Result<Option<Worktree>> {
         Ok(self

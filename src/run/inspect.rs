@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::{Error, Result};
@@ -12,11 +12,12 @@ use crate::format::record::{Checkpoint, StatusKind};
 use crate::format::run_id::RunId;
 use crate::format::stages;
 use crate::git::{ObjectId, Repo};
+use crate::run::summary_cache::SummaryCache;
 use crate::run::timeline::Entry;
 use crate::run::{self, Unreadable, read_record};
 
 /// One row of `ps`.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RunSummary {
     pub run_id: String,
     pub status: StatusKind,
@@ -32,45 +33,63 @@ pub struct RunSummary {
     pub worktree: Option<String>,
 }
 
-/// Every run, newest first (archived runs only when `all`), and the runs whose record cannot be
-/// read, which the listing leaves out.
-pub fn list_runs(repo: &Repo, all: bool) -> Result<(Vec<RunSummary>, Vec<Unreadable>)> {
+/// The `runs` ([`run::list`]), newest first (archived ones only when `all`), and the runs
+/// whose record cannot be read, which the listing leaves out. A run whose tips have not moved since the last listing
+/// is not read again (see [`SummaryCache`]).
+pub fn list_runs(
+    repo: &Repo,
+    runs: Vec<(RunId, ObjectId)>,
+    all: bool,
+) -> Result<(Vec<RunSummary>, Vec<Unreadable>)> {
     let worktrees: HashMap<String, String> = repo
-        .worktrees()?
+        .worktree_branches()?
         .into_iter()
-        .filter(|w| w.exists)
-        .filter_map(|w| Some((w.branch?, w.path.display().to_string())))
+        .map(|(branch, path)| (branch, path.display().to_string()))
         .collect();
+    let run_tips: HashMap<String, ObjectId> = repo
+        .refs_under(run::RUN_BRANCH_PREFIX)?
+        .into_iter()
+        .collect();
+    let mut cache = SummaryCache::open(&repo.common_dir());
     let mut out = Vec::new();
     let mut unreadable = Vec::new();
-    for (id, meta_tip) in run::list(repo)?.into_iter().rev() {
-        match summarize(repo, &id, meta_tip, &worktrees) {
+    for (id, meta_tip) in runs.into_iter().rev() {
+        let summary = run_tip(repo, &id, &run_tips)
+            .and_then(|tip| cache.row(meta_tip, tip, || summarize(repo, &id, meta_tip, tip)));
+        match summary {
             Ok(summary) if summary.status == StatusKind::Archived && !all => {}
-            Ok(summary) => out.push(summary),
+            Ok(mut summary) => {
+                summary.worktree = worktrees.get(&run::run_branch(&id)).cloned();
+                out.push(summary);
+            }
             Err(err) => unreadable.push(Unreadable::new(&id, &err)),
         }
     }
+    cache.save();
     Ok((out, unreadable))
 }
 
-fn summarize(
-    repo: &Repo,
-    id: &RunId,
-    meta_tip: ObjectId,
-    worktrees: &HashMap<String, String>,
-) -> Result<RunSummary> {
+/// The tip of `id`'s run branch, from the branches listed at once when it is there.
+fn run_tip(repo: &Repo, id: &RunId, listed: &HashMap<String, ObjectId>) -> Result<ObjectId> {
+    if let Some(tip) = listed.get(id.as_str()) {
+        return Ok(*tip);
+    }
+    repo.ref_target(&run::run_branch(id))?.ok_or_else(|| {
+        Error::Corrupt(format!(
+            "run {id} has a metadata branch but no run branch {}",
+            run::run_branch(id)
+        ))
+    })
+}
+
+/// A run's row as git has it (no worktree: that is this machine's).
+fn summarize(repo: &Repo, id: &RunId, meta_tip: ObjectId, tip: ObjectId) -> Result<RunSummary> {
     let unreadable = |err: Error| Error::Corrupt(format!("run {id} cannot be read: {err}"));
     let tree = repo
         .commit_tree(meta_tip)
         .map_err(|err| unreadable(err.into()))?;
     let record = read_record(repo, tree, &meta_tip.to_string()).map_err(unreadable)?;
     // The run branch's newest trailer is the truth about completed nodes.
-    let tip = repo.ref_target(&run::run_branch(id))?.ok_or_else(|| {
-        Error::Corrupt(format!(
-            "run {id} has a metadata branch but no run branch {}",
-            run::run_branch(id)
-        ))
-    })?;
     let completed = Trailers::parse(
         &repo
             .commit_info(tip)
@@ -90,7 +109,7 @@ fn summarize(
         start_time: record.start.start_time,
         run_branch: record.start.run_branch,
         meta_branch: record.start.meta_branch,
-        worktree: worktrees.get(&run::run_branch(id)).cloned(),
+        worktree: None,
     })
 }
 

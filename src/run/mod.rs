@@ -7,6 +7,7 @@ pub mod abbrev;
 pub mod active_time;
 pub mod changes;
 pub mod inspect;
+pub mod summary_cache;
 pub mod target;
 pub mod timeline;
 pub mod workspace;

@@ -41,34 +41,43 @@ pub struct Registration {
 impl Workspace {
     /// The run's workspace on this machine, if it has one.
     pub fn find(repo: &Repo, id: &RunId) -> Result<Option<Workspace>> {
-        if let Some(registration) = registration(repo, id)? {
-            // A shadow repository's work tree is the user's directory, which has no `.git`.
-            let repo = match repo.workdir() {
-                Some(dir) if same_dir(dir, &registration.workdir) => repo.clone(),
-                _ => Repo::open(&registration.workdir)?,
-            };
-            let index = Some(private_index(&repo, id));
+        let Some((path, place)) = Workspace::locate(repo, id)? else {
+            return Ok(None);
+        };
+        if place == Place::Worktree {
             return Ok(Some(Workspace {
-                path: registration.workdir,
-                repo,
-                place: Place::InPlace,
-                index,
+                repo: Repo::open(&path)?,
+                path,
+                place,
+                index: None,
             }));
+        }
+        // A shadow repository's work tree is the user's directory, which has no `.git`.
+        let repo = match repo.workdir() {
+            Some(dir) if same_dir(dir, &path) => repo.clone(),
+            _ => Repo::open(&path)?,
+        };
+        let index = Some(private_index(&repo, id));
+        Ok(Some(Workspace {
+            path,
+            repo,
+            place,
+            index,
+        }))
+    }
+
+    /// Where the run's workspace is on this machine, if it has one, without opening it: what
+    /// a command that only looks for the run's directory beside it needs.
+    pub fn locate(repo: &Repo, id: &RunId) -> Result<Option<(PathBuf, Place)>> {
+        if let Some(registration) = registration(repo, id)? {
+            return Ok(Some((registration.workdir, Place::InPlace)));
         }
         // An unfinished checkout is not the run's files: adopting it would record its missing
         // files as deleted.
-        let Some(worktree) = repo
+        Ok(repo
             .worktree_on(&run::run_branch(id))?
             .filter(|w| w.exists && w.unfinished.is_none())
-        else {
-            return Ok(None);
-        };
-        Ok(Some(Workspace {
-            repo: Repo::open(&worktree.path)?,
-            path: worktree.path,
-            place: Place::Worktree,
-            index: None,
-        }))
+            .map(|worktree| (worktree.path, Place::Worktree)))
     }
 
     /// Snapshots the workspace's files on top of `base`.

@@ -62,3 +62,54 @@ fn ps_in_a_repository_without_runs_prints_an_empty_list() {
     let repo = TestRepo::new();
     assert_eq!(repo.ok(&["ps", "--json"]).trim(), "[]");
 }
+
+/// The path of the loose object `id` in the test repository.
+fn loose_object(repo: &TestRepo, id: &str) -> std::path::PathBuf {
+    repo.path.join(".git/objects").join(&id[..2]).join(&id[2..])
+}
+
+#[test]
+fn ps_reads_a_run_again_only_when_its_tips_moved() {
+    let repo = TestRepo::new();
+    let run = repo.ok(&["start", "--goal", "cached"]).trim().to_owned();
+    repo.checkpoint(&run, "one");
+    let first = repo.ok(&["ps", "--json"]);
+    let record = repo.git(&["rev-parse", &format!("fabro/meta/{run}:run.json")]);
+    let object = loose_object(&repo, record.trim());
+    let bytes = std::fs::read(&object).unwrap();
+
+    // Neither tip moved: the row comes from the last listing, without reading run.json.
+    std::fs::remove_file(&object).unwrap();
+    assert_eq!(repo.ok(&["ps", "--json"]), first);
+    std::fs::write(&object, bytes).unwrap();
+
+    // A checkpoint moves both tips: the row is read from git again.
+    repo.checkpoint(&run, "two");
+    let runs: Vec<Value> = serde_json::from_str(&repo.ok(&["ps", "--json"])).unwrap();
+    assert_eq!(runs[0]["goal"], "cached");
+    assert_eq!(runs[0]["completed"], 2);
+}
+
+#[test]
+fn ps_ignores_a_damaged_or_foreign_summary_file() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    repo.checkpoint(&run.id, "one");
+    let expected = repo.ok(&["ps", "--json"]);
+    let cache = repo.path.join(".git/fabro/summaries");
+    let written = std::fs::read_to_string(&cache).unwrap();
+    let (header, rows) = written.split_once('\n').unwrap();
+    let damaged = [
+        format!("{header}\n{}\n", &rows[..rows.len() / 2]),
+        format!(
+            "{header}\nnot a row\n{}",
+            rows.replace("\"running\"", "\"bogus\"")
+        ),
+        format!("another version\n{rows}").replace("\"completed\":1", "\"completed\":9"),
+        "\0\u{1}binary".to_owned(),
+    ];
+    for text in damaged {
+        std::fs::write(&cache, &text).unwrap();
+        assert_eq!(repo.ok(&["ps", "--json"]), expected, "with {text:?}");
+    }
+}
