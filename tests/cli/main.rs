@@ -66,6 +66,7 @@ mod log;
 mod messages;
 mod model;
 mod node_processes;
+mod nothing_changed;
 mod output_like_git;
 mod parity;
 mod progress;
