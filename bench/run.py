@@ -37,9 +37,10 @@ WARMUP, RSS_RUN = -1, -2  # repetition markers
 NODES = ["plan", "implement", "test", "review", "fix"]
 BENCH_NAMES = [
     "checkpoint-10", "snapshot-10", "checkpoint-touch-all", "restore", "fork", "start",
-    "ps", "checkpoint-growth", "fork-growth", "log", "disk", "engine",
+    "ps", "checkpoint-growth", "fork-growth", "log", "disk", "engine", "checkpoint-unchanged",
 ]
-PER_SIZE = {"checkpoint-10", "snapshot-10", "checkpoint-touch-all", "restore", "fork", "start", "engine"}
+PER_SIZE = {"checkpoint-10", "snapshot-10", "checkpoint-touch-all", "restore", "fork", "start", "engine",
+            "checkpoint-unchanged"}
 ENGINE_NODES = 200  # command nodes in the engine benchmark's linear workflow
 PS_FILES = 10  # files in the repository that holds the runs `ps` lists
 
@@ -532,6 +533,8 @@ class Bench:
                 self.paired(after, 0, fabro_ckpt, git_commit("--allow-empty"))
                 res.extra["next_unchanged_ms"] = {"fabro": after.fabro_ms[0], "git": after.git_ms[0]}
                 self.add(res)
+            if "checkpoint-unchanged" in wanted:
+                self.bench_unchanged(label, fabro_ckpt, git_commit("--allow-empty"))
             if "restore" in wanted:
                 self.bench_restore(label, run_id, fwt, gwt, tree)
             if "fork" in wanted:
@@ -545,6 +548,19 @@ class Bench:
         if "engine" in wanted:
             say(f"[{label}] engine: {ENGINE_NODES} command nodes")
             self.bench_engine(repo, label)
+
+    def bench_unchanged(self, label: str, fabro_ckpt, git_commit) -> None:
+        """A checkpoint with nothing changed since the last one (a node that only read files)
+        against `git add -A && git commit --allow-empty` with nothing to add: both sides find
+        every file unchanged through the index's stat data and write one commit; git-fabro also
+        its metadata commit."""
+        say(f"[{label}] checkpoint-unchanged")
+        res = Result("checkpoint-unchanged", label)
+        # Both sides start from a recorded, settled state.
+        self.paired(Result("before-unchanged", label), 0, fabro_ckpt, git_commit)
+        for rep in self.reps():
+            self.paired(res, rep, fabro_ckpt, git_commit)
+        self.add(res)
 
     def bench_restore(self, label: str, run_id: str, fwt: Path, gwt: Path, tree: "Tree") -> None:
         """Throw away a 10-file change, keeping it somewhere first: `git fabro restore` (recovery

@@ -45,8 +45,8 @@ impl Repo {
         Ok(id.detach())
     }
 
-    /// Writes the file at `path` as a blob, streamed: a node's output of any size is stored
-    /// with a few buffers of memory, never read whole.
+    /// Writes the file at `path` as a blob, streamed past a megabyte: a node's output of any
+    /// size is stored with a few buffers of memory.
     pub fn write_blob_from_file(&self, path: &Path) -> Result<ObjectId> {
         write_file_blob(&self.repo, path)
     }
@@ -142,6 +142,10 @@ impl Repo {
     }
 }
 
+/// Files up to this size are read whole, so that a blob the repository already has (an empty
+/// log, an unchanged file) is not written again: each loose object is a new file on disk.
+const READ_WHOLE: u64 = 1 << 20;
+
 /// Streams the file at `path` into the object database as a blob. The blob's size goes in its
 /// header before its bytes, so a file that shrinks while it is read fails the write (the object
 /// is never finalized) instead of storing a blob that disagrees with its header; bytes appended
@@ -155,6 +159,13 @@ pub(super) fn write_file_blob(repo: &gix::Repository, path: &Path) -> Result<Obj
             inner: file.take(size),
             left: size,
         };
+        if size <= READ_WHOLE {
+            let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+            reader
+                .read_to_end(&mut bytes)
+                .map_err(Error::io(context()))?;
+            return Ok(repo.write_blob(&bytes)?.detach());
+        }
         let id = repo
             .objects
             .write_stream(gix::objs::Kind::Blob, size, &mut reader)?;

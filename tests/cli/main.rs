@@ -70,6 +70,7 @@ mod man_pages;
 mod messages;
 mod model;
 mod node_processes;
+mod nothing_changed;
 mod output_like_git;
 mod parity;
 mod progress;

@@ -39,6 +39,22 @@ pub(super) fn index_matches(index: &gix::index::File, tree: ObjectId) -> bool {
     stamp.trim_end() == format!("{tree} {checksum}")
 }
 
+/// Whether a file may have changed within the same timestamp tick as the index was written, so
+/// that its stat data cannot vouch for it and status hashes it. Git rewrites such an index
+/// even when nothing changed (its new timestamp settles those entries); so does a snapshot,
+/// or every later snapshot would hash those files again. Otherwise an index that already
+/// matches the tree is left as it is: rewriting it is most of an unchanged snapshot's cost.
+pub(super) fn has_racy_entries(
+    index: &gix::index::File,
+    options: gix::index::entry::stat::Options,
+) -> bool {
+    let timestamp = index.timestamp();
+    index
+        .entries()
+        .iter()
+        .any(|entry| entry.stat.is_racy(timestamp, options))
+}
+
 pub(super) enum IndexChange {
     Content {
         entry: usize,

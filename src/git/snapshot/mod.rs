@@ -18,7 +18,9 @@ use super::{Excludes, ObjectId, Repo};
 use crate::git::error::{Error, Result};
 
 mod index;
-use index::{IndexChange, apply, index_matches, mode_of, stamp_path, stat_of, write_stamp};
+use index::{
+    IndexChange, apply, has_racy_entries, index_matches, mode_of, stamp_path, stat_of, write_stamp,
+};
 
 /// What to snapshot and how.
 pub struct SnapshotSpec<'a> {
@@ -52,12 +54,18 @@ pub struct Snapshot {
     /// some paths, or one that left out a staged change under an excluded path. Only then may
     /// the stamp vouch for it, or the next snapshot would skip what the index still holds.
     index_is_tree: bool,
+    /// Whether the index on disk already is what writing it would leave there: the one
+    /// git-fabro wrote for this very tree, with nothing to record and no racy entry.
+    index_current: bool,
 }
 
 impl Snapshot {
     /// Writes the index so that it matches the snapshot's tree. Call it only after the commit
     /// holding the tree is on the branch, so that the index never runs ahead of it.
     pub fn write_index(mut self) -> Result<()> {
+        if self.index_current {
+            return Ok(());
+        }
         if let Some(parent) = self.index.path().parent() {
             std::fs::create_dir_all(parent)
                 .map_err(Error::io(format!("cannot create {}", parent.display())))?;
@@ -93,7 +101,8 @@ impl Repo {
             None => self.empty_tree(),
         };
         let mut index = self.index_for(spec.index, base_tree)?;
-        let (mut edits, left_out_staged) = if index_matches(&index, base_tree) {
+        let stamped = index_matches(&index, base_tree);
+        let (mut edits, left_out_staged) = if stamped {
             (Vec::new(), false)
         } else {
             self.staged_edits(base_tree, &index, spec)?
@@ -211,13 +220,20 @@ impl Repo {
         let edits = last_edit_per_path(edits);
         let changed_paths = edits.len();
         let tree = self.apply_edits(base_tree, &edits)?;
+        let index_is_tree = spec.paths.is_empty() && !left_out_staged;
+        let index_current = stamped
+            && index_is_tree
+            && changes.is_empty()
+            && tree == base_tree
+            && !has_racy_entries(&index, self.repo.stat_options()?);
         apply(&mut index, changes);
         Ok(Snapshot {
             tree,
             changed_paths,
             skipped,
             index,
-            index_is_tree: spec.paths.is_empty() && !left_out_staged,
+            index_is_tree,
+            index_current,
         })
     }
 
