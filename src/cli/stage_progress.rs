@@ -12,6 +12,7 @@ use crate::engine::execute::{Observer, StageReport};
 use crate::engine::graph::Node;
 use crate::engine::handler::Handler;
 use crate::engine::outcome::Status;
+use crate::run::active_time;
 
 /// How many lines of a failure's reason are shown (the stage files hold all of it).
 const REASON_LINES: usize = 20;
@@ -56,7 +57,7 @@ impl Observer for StageProgress {
             stage.node_id,
             stage.visit,
             stage.status.as_str(),
-            duration(stage.duration_ms)
+            active_time::duration(stage.duration_ms)
         );
         if let Some(code) = stage.exit_code {
             line.push_str(&format!("  (exit {code})"));
@@ -93,8 +94,4 @@ fn mark(status: Status) -> String {
 /// The local time of day, as a log line's stamp.
 fn clock() -> String {
     jiff::Zoned::now().strftime("%H:%M:%S").to_string()
-}
-
-pub fn duration(ms: u64) -> String {
-    crate::engine::picture::duration(ms)
 }

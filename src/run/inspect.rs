@@ -34,8 +34,8 @@ pub struct RunSummary {
 }
 
 /// The `runs` ([`run::list`]), newest first (archived ones only when `all`), and the runs
-/// whose record cannot be read, which the listing leaves out. A run whose tips have not moved since the last listing
-/// is not read again (see [`SummaryCache`]).
+/// whose record cannot be read, which the listing leaves out. A run whose tips have not moved
+/// since the last listing is not read again (see [`SummaryCache`]).
 pub fn list_runs(
     repo: &Repo,
     runs: Vec<(RunId, ObjectId)>,

@@ -17,7 +17,7 @@ use crate::format::node::StageStatus;
 use crate::format::record::StageRecord;
 use crate::format::stages::STAGES_DIR;
 use crate::git::Repo;
-use crate::run::RunState;
+use crate::run::{RunState, active_time};
 
 pub use dot::dot;
 pub use mermaid::mermaid;
@@ -139,14 +139,9 @@ impl PictureNode {
         Some(format!(
             "{} · {visits} · {}",
             v.status.as_str(),
-            duration(v.duration_ms)
+            active_time::duration(v.duration_ms)
         ))
     }
-}
-
-/// A duration as the run's progress lines show one (`850ms`, `4.2s`, `2m13s`, `14h12m`).
-pub fn duration(ms: u64) -> String {
-    crate::run::active_time::duration(ms)
 }
 
 /// The fill and line colours of a node, the terminal's marks as colours: green succeeded,
