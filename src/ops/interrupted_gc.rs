@@ -44,8 +44,13 @@ pub fn unmark(dir: &Path) {
 }
 
 /// Removes a collected run's directory with its manifest and mark last, so that a removal cut
-/// short leaves a directory the next `gc` still recognises and removes.
+/// short leaves a directory the next `gc` still recognises and removes. Those last files go
+/// with the directory after one rename to a tombstone name: a directory left holding only
+/// some of them could not be told from another run's being created.
 pub fn remove_run_dir(dir: &Path) -> std::io::Result<()> {
+    if is_tombstone(dir) {
+        return std::fs::remove_dir_all(dir);
+    }
     for entry in std::fs::read_dir(dir)?.flatten() {
         let name = entry.file_name();
         if name == MANIFEST || name == MARKER {
@@ -56,9 +61,19 @@ pub fn remove_run_dir(dir: &Path) -> std::io::Result<()> {
             _ => std::fs::remove_file(entry.path())?,
         }
     }
-    let _ = std::fs::remove_file(dir.join(MARKER));
-    let _ = std::fs::remove_file(dir.join(MANIFEST));
-    std::fs::remove_dir(dir)
+    let name = dir.file_name().unwrap_or_default().to_string_lossy();
+    let tombstone = dir.with_file_name(format!("{TOMBSTONE}{name}"));
+    std::fs::rename(dir, &tombstone)?;
+    crate::failpoint::reach("gc:run-dir-tombstoned");
+    std::fs::remove_dir_all(tombstone)
+}
+
+/// What a run directory is renamed to for the last steps of its removal.
+const TOMBSTONE: &str = ".collected-";
+
+fn is_tombstone(dir: &Path) -> bool {
+    dir.file_name()
+        .is_some_and(|name| name.to_string_lossy().starts_with(TOMBSTONE))
 }
 
 /// Whether the run branch of `id` at `tip` is what a `gc` killed amid its ref deletions left:
@@ -120,6 +135,9 @@ pub fn leftover_run_dirs(repo: &Repo, runs_dir: &Path) -> Vec<std::path::PathBuf
         .flatten()
         .map(|entry| entry.path())
         .filter(|dir| {
+            if is_tombstone(dir) {
+                return dir.is_dir();
+            }
             let read = |name: &str| std::fs::read(dir.join(name)).ok();
             let Some(manifest) = read(MANIFEST)
                 .and_then(|b| serde_json::from_slice::<Manifest>(&b).ok())

@@ -52,6 +52,7 @@ const GC: &[&str] = &[
     "gc:run-dir-written",
     "gc:refs-moved",
     "gc:worktree-removed",
+    "gc:run-dir-tombstoned",
     "gc:run-dir-removed",
 ];
 
@@ -354,6 +355,17 @@ fn gcs_killed_at_each_boundary_lose_no_work_and_a_rerun_collects() {
         assert!(
             !run.worktree.exists() && !run.run_dir.exists(),
             "{point}: its worktree and run directory are gone"
+        );
+        let runs_dir = run.run_dir.parent().unwrap();
+        let left: Vec<_> = std::fs::read_dir(runs_dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|name| name.starts_with('.'))
+            .collect();
+        assert!(
+            left.is_empty(),
+            "{point}: nothing half-removed is left: {left:?}"
         );
         assert_eq!(repo.log_json(&live.id).len(), 1, "{point}");
     }
