@@ -74,8 +74,9 @@ def main() -> int:
         chain, empty = Path(tmp, "chain.fabro"), Path(tmp, "empty.fabro")
         chain.write_text(workflow(args.nodes))
         empty.write_text(workflow(0))
-        with_nodes = profile(args.binary, args.repo, chain, Path(tmp, "chain.data"))
-        without = profile(args.binary, args.repo, empty, Path(tmp, "empty.data"))
+        binary = str(Path(args.binary).resolve())  # the run starts in REPO
+        with_nodes = profile(binary, args.repo, chain, Path(tmp, "chain.data"))
+        without = profile(binary, args.repo, empty, Path(tmp, "empty.data"))
     print(f"| part | CPU ms per node | samples ({args.nodes} nodes / none) |")
     print("|---|---|---|")
     for name in [p[0] for p in PARTS] + ["other", "total"]:

@@ -89,6 +89,10 @@ pub struct Checkpointed {
     pub meta_commit: String,
     #[serde(skip)]
     pub warnings: Vec<String>,
+    /// The run as this checkpoint left it: what the next one builds on, unless something
+    /// moved a branch since ([`RunState::is_current`]).
+    #[serde(skip)]
+    pub state: RunState,
 }
 
 /// Parses `KEY=JSON` from `--context`.
@@ -181,7 +185,7 @@ pub fn checkpoint(
     }
     let record = next_record(&previous, request, visit, now, tree.to_string());
     let mut run_json = state.record.clone();
-    run_json.checkpoint = Some(record.clone());
+    run_json.checkpoint = Some(record);
     let stage_record = StageRecord {
         node_id: node.to_owned(),
         visit,
@@ -262,6 +266,13 @@ pub fn checkpoint(
                 )
             })
             .collect(),
+        state: RunState {
+            id: state.id.clone(),
+            run_tip: run_commit,
+            meta_tip: meta_commit,
+            meta_tree,
+            record: run_json,
+        },
     };
     if let Some(Err(err)) = snapshot.map(|s| s.write_index()) {
         outcome.warnings.push(format!(
@@ -270,14 +281,7 @@ pub fn checkpoint(
     }
     failpoint::reach("checkpoint:index-written");
     if let Some(dir) = run_dir
-        && let Err(err) = record_locally(
-            dir,
-            &run_json,
-            &record,
-            &stage_record,
-            &attachments,
-            &outcome,
-        )
+        && let Err(err) = record_locally(dir, &stage_record, &attachments, &outcome)
     {
         outcome
             .warnings
@@ -330,8 +334,6 @@ fn next_record(
 
 fn record_locally(
     dir: &RunDir,
-    run_json: &RunRecord,
-    record: &Checkpoint,
     stage: &StageRecord,
     attachments: &[(&str, &Attachment)],
     outcome: &Checkpointed,
@@ -347,6 +349,7 @@ fn record_locally(
             Attachment::File(path) => dir.copy(&name, path)?,
         }
     }
+    let record = outcome.state.record.checkpoint.as_ref();
     let mut latest = serde_json::to_value(record).unwrap_or(Value::Null);
     if let Value::Object(map) = &mut latest {
         map.insert("git_commit_sha".into(), outcome.run_commit.clone().into());
@@ -355,7 +358,7 @@ fn record_locally(
     dir.write_json("checkpoint.json", &latest)?;
     dir.append_event(&json!({
         "event": "checkpoint.completed",
-        "timestamp": record.timestamp,
+        "timestamp": stage.timestamp,
         "run_id": outcome.run_id,
         "node_id": outcome.node_id,
         "visit": outcome.visit,
@@ -364,7 +367,7 @@ fn record_locally(
         "run_commit": outcome.run_commit,
         "meta_commit": outcome.meta_commit,
     }))?;
-    dir.write_json("live.json", &live(run_json, Some(outcome)))
+    dir.write_json("live.json", &live(&outcome.state.record, Some(outcome)))
 }
 
 /// `live.json`: the run's state at its latest event.

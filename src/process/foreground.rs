@@ -18,10 +18,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use rustix::process::{Pid, Signal};
+
+use super::exit_wait::ExitWait;
 use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM};
 
-/// How often the wait looks for the command's end and for a SIGTERM to pass on, once the
-/// command has run a while; quick commands are looked at sooner.
+/// The longest the wait goes without looking for a SIGTERM to pass on; the command's end
+/// and a signal end it at once.
 const POLL: Duration = Duration::from_millis(20);
 
 /// Runs `command` to its end on git-fabro's terminal, passing SIGTERM on to it.
@@ -30,7 +32,7 @@ pub fn run_in_foreground(command: &mut Command) -> io::Result<ExitStatus> {
     let term = Arc::new(AtomicBool::new(false));
     outlive(SIGTERM, &term);
     let pid = i32::try_from(child.id()).ok().and_then(Pid::from_raw);
-    let mut poll = Duration::from_millis(1);
+    let mut exit = ExitWait::new(&child);
     loop {
         if let Some(status) = child.try_wait()? {
             return Ok(status);
@@ -40,8 +42,7 @@ pub fn run_in_foreground(command: &mut Command) -> io::Result<ExitStatus> {
         {
             let _ = rustix::process::kill_process(pid, Signal::TERM);
         }
-        std::thread::sleep(poll);
-        poll = (poll * 2).min(POLL);
+        exit.wait(POLL);
     }
 }
 

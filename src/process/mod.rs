@@ -12,6 +12,7 @@
 //!   they would reach them started from the shell, and git-fabro waits for them rather than
 //!   go first.
 
+mod exit_wait;
 mod foreground;
 mod group;
 mod liveness;

@@ -15,7 +15,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use super::exit_wait::ExitWait;
 use super::group::{own_group, stop_group};
+
+/// How long a wait for the shell goes without looking at the clock and the stall watchdog;
+/// its exit and Ctrl-C end a wait at once.
+const LOOK_AGAIN: Duration = Duration::from_millis(10);
 
 /// How a node's shell ended.
 pub enum Ending {
@@ -79,6 +84,7 @@ fn wait(
     interrupted: impl Fn() -> bool,
 ) -> std::io::Result<Ending> {
     let deadline = timeout.map(|t| Instant::now() + t);
+    let mut exit = ExitWait::new(child);
     loop {
         if let Some(status) = child.try_wait()? {
             return Ok(Ending::Exited(status.code()));
@@ -87,16 +93,11 @@ fn wait(
         if interrupted() {
             return Ok(Ending::TimedOut);
         }
-        match deadline {
+        let left = match deadline {
             Some(deadline) if Instant::now() >= deadline => return Ok(Ending::TimedOut),
-            Some(deadline) => std::thread::sleep(poll_interval(deadline)),
-            None => std::thread::sleep(Duration::from_millis(10)),
-        }
+            Some(deadline) => deadline.saturating_duration_since(Instant::now()),
+            None => LOOK_AGAIN,
+        };
+        exit.wait(left.min(LOOK_AGAIN));
     }
-}
-
-/// Short polls at first, so quick commands end quickly; longer ones later.
-fn poll_interval(deadline: Instant) -> Duration {
-    let left = deadline.saturating_duration_since(Instant::now());
-    left.min(Duration::from_millis(10))
 }

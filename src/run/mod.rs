@@ -128,6 +128,15 @@ impl RunState {
         })
     }
 
+    /// Whether both branches are still where this state has them, so that [`RunState::load`]
+    /// would read it again as it is.
+    pub fn is_current(&self, repo: &Repo) -> Result<bool> {
+        Ok(
+            repo.ref_target(&meta_branch(&self.id))? == Some(self.meta_tip)
+                && repo.ref_target(&run_branch(&self.id))? == Some(self.run_tip),
+        )
+    }
+
     /// Moves both branches from the tips this state was read at, in one transaction: the
     /// metadata branch first, so a crash between the two leaves a metadata commit that no run
     /// commit names (never counted), not a run commit naming a missing one.

@@ -26,6 +26,9 @@ pub(super) struct Walk {
     pub restarted: bool,
     pub breaker: loops::Breaker,
     pub threading: Threading,
+    /// The run as the walk's last checkpoint left it, so that the next one need not read
+    /// run.json back from the metadata branch while nothing else moved the run.
+    pub last_state: Option<RunState>,
 }
 
 impl Engine<'_> {
@@ -44,6 +47,7 @@ impl Engine<'_> {
             restarted: false,
             breaker: loops::Breaker::new(self.graph, None),
             threading: Threading::default(),
+            last_state: None,
         };
         Ok((walk, start.id.clone()))
     }
@@ -110,6 +114,7 @@ impl Engine<'_> {
                 previous: Some(checkpoint.current_node.clone()),
                 degrade: true,
             },
+            last_state: None,
         };
         let restarting = checkpoint.next_node_id.as_ref().is_some_and(|next| {
             self.graph

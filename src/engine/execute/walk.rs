@@ -405,7 +405,10 @@ impl<'a> Engine<'a> {
         self.repo
             .ensure_moved_only_by_allowed(moves)
             .map_err(|err| Error::from(err).in_run(id))?;
-        let state = RunState::load(self.repo, id)?;
+        let state = match walk.last_state.take() {
+            Some(state) if state.is_current(self.repo)? => state,
+            _ => RunState::load(self.repo, id)?,
+        };
         let done = checkpoint(
             self.repo,
             workspace,
@@ -430,6 +433,7 @@ impl<'a> Engine<'a> {
             );
         }
         walk.recorded = walk.context.clone();
+        walk.last_state = Some(done.state);
         Ok(())
     }
 }
