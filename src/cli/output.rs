@@ -189,11 +189,38 @@ pub fn counted(n: usize, one: &str, many: &str) -> String {
 pub fn local_time(rfc3339: &str) -> String {
     match rfc3339.parse::<jiff::Timestamp>() {
         Ok(time) => time
-            .to_zoned(jiff::tz::TimeZone::system())
+            .to_zoned(local_zone().clone())
             .strftime("%Y-%m-%d %H:%M:%S %z")
             .to_string(),
         Err(_) => rfc3339.to_owned(),
     }
+}
+
+/// The local time zone, read once. jiff's `TimeZone::system()` first indexes the whole
+/// zoneinfo directory to look the zone's name up (about a millisecond of every command that
+/// shows a time), so the file the C library would read is read directly when there is one.
+fn local_zone() -> &'static jiff::tz::TimeZone {
+    static ZONE: std::sync::OnceLock<jiff::tz::TimeZone> = std::sync::OnceLock::new();
+    ZONE.get_or_init(|| zone_file().unwrap_or_else(jiff::tz::TimeZone::system))
+}
+
+/// The zone in `/etc/localtime`, or in the file `TZ` names (`Europe/Paris` under the zoneinfo
+/// directory, or `:/a/path`); none for anything else, such as a POSIX rule, which jiff reads.
+fn zone_file() -> Option<jiff::tz::TimeZone> {
+    let path = match std::env::var_os("TZ") {
+        None => std::path::PathBuf::from("/etc/localtime"),
+        Some(tz) => {
+            let name = tz.to_str()?.trim_start_matches(':');
+            let named = !name.is_empty() && !name.split('/').any(|part| part == "..");
+            match named.then_some(name)? {
+                path if path.starts_with('/') => path.into(),
+                name => std::env::var_os("TZDIR")
+                    .map_or_else(|| "/usr/share/zoneinfo".into(), std::path::PathBuf::from)
+                    .join(name),
+            }
+        }
+    };
+    jiff::tz::TimeZone::tzif("Local", &std::fs::read(path).ok()?).ok()
 }
 
 /// `1 path`, `2 paths`: a number with its noun, singular for one.

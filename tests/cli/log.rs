@@ -138,3 +138,43 @@ fn a_closed_pipe_ends_quietly() {
     assert!(status.success(), "exit {status}: {err}");
     assert_eq!(err, "");
 }
+
+#[test]
+fn times_are_local_as_git_shows_them_whatever_tz_says() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    repo.checkpoint(&run.id, "plan");
+    let branch = format!("fabro/run/{}", run.id);
+    // An IANA name, a path, a POSIX rule, and no TZ at all (the machine's /etc/localtime).
+    for tz in [
+        Some("Asia/Tokyo"),
+        Some(":/usr/share/zoneinfo/America/New_York"),
+        Some("CET-1CEST,M3.5.0,M10.5.0/3"),
+        Some("UTC"),
+        None,
+    ] {
+        let with_tz = |mut cmd: std::process::Command| {
+            match tz {
+                Some(tz) => cmd.env("TZ", tz),
+                None => cmd.env_remove("TZ"),
+            };
+            String::from_utf8(cmd.output().unwrap().stdout).unwrap()
+        };
+        let mut git = std::process::Command::new("git");
+        git.current_dir(&repo.path).args([
+            "log",
+            "-1",
+            "--date=iso-local",
+            "--format=%cd",
+            &branch,
+        ]);
+        let git_time = with_tz(git);
+        let mut log = repo.fabro();
+        log.args(["log", &run.id]);
+        let fabro = with_tz(log);
+        assert!(
+            !git_time.trim().is_empty() && fabro.contains(git_time.trim()),
+            "TZ={tz:?}: git says {git_time:?}, log says:\n{fabro}"
+        );
+    }
+}
