@@ -222,12 +222,3 @@ fn zone_file() -> Option<jiff::tz::TimeZone> {
     };
     jiff::tz::TimeZone::tzif("Local", &std::fs::read(path).ok()?).ok()
 }
-
-/// `1 path`, `2 paths`: a number with its noun, singular for one.
-pub fn count(n: usize, one: &str, many: &str) -> String {
-    if n == 1 {
-        format!("1 {one}")
-    } else {
-        format!("{n} {many}")
-    }
-}

@@ -165,11 +165,11 @@ fn print(restored: &Restored) -> Result<()> {
     match (&restored.recovery_commit, restored.dry_run) {
         (_, true) => output::note(format!(
             "dry run: {} would change to match {target}",
-            output::count(restored.changes.len(), "path", "paths")
+            output::counted(restored.changes.len(), "path", "paths")
         )),
         (Some(sha), false) => output::note(format!(
             "restored {} to match {target}; the previous state is {}\nto get back: git fabro restore --run {} {}",
-            output::count(restored.changes.len(), "path", "paths"),
+            output::counted(restored.changes.len(), "path", "paths"),
             restored.recovery_ref.as_deref().unwrap_or_default(),
             restored.run_id,
             crate::format::short_sha(sha)
@@ -179,7 +179,7 @@ fn print(restored: &Restored) -> Result<()> {
         }
         (None, false) => output::note(format!(
             "nothing restored: the worktree matches {target} but for the {} left alone",
-            output::count(restored.left_alone.len(), "path", "paths")
+            output::counted(restored.left_alone.len(), "path", "paths")
         )),
     }
     Ok(())
