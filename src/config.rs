@@ -34,6 +34,7 @@ pub const MAX_FILE_SIZE_KEY: &str = "fabro.maxFileSize";
 pub const DEFAULT_MAX_FILE_SIZE: u64 = 50 << 20;
 pub const AGENT_COMMAND_KEY: &str = "fabro.agentCommand";
 pub const ENV_PASS_KEY: &str = "fabro.envPass";
+pub const WATCH_WORKTREE_KEY: &str = "fabro.watchWorktree";
 
 /// The fabro home: `$FABRO_HOME`, else `~/.fabro`.
 pub fn fabro_home() -> PathBuf {
@@ -116,6 +117,9 @@ pub struct CheckpointSettings {
     /// Files larger than this are left out of snapshots (default 50 MiB): a number of bytes
     /// or a size with a unit, as `fabro.maxFileSize` takes it.
     pub max_file_size: Option<Size>,
+    /// Whether the engine watches a run's files for changes instead of scanning them all at
+    /// each checkpoint (default true; see docs/decisions.md).
+    pub watch_worktree: Option<bool>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -211,6 +215,9 @@ pub struct Config {
     pub build_dirs: Vec<String>,
     /// How a new run's worktree gets the build folders of the checkout it started from.
     pub seed_build: SeedBuild,
+    /// Whether the engine watches a run's files rather than scanning them all at each
+    /// checkpoint: `[checkpoint] watch_worktree`, else `fabro.watchWorktree`, else true.
+    pub watch_worktree: bool,
 }
 
 impl Config {
@@ -273,6 +280,14 @@ impl Config {
                 None => DEFAULT_MAX_FILE_SIZE,
             },
         };
+        let watch_worktree = match layers
+            .iter()
+            .flatten()
+            .find_map(|s| s.checkpoint.watch_worktree)
+        {
+            Some(watch) => watch,
+            None => repo.config_bool(WATCH_WORKTREE_KEY)?.unwrap_or(true),
+        };
         let env_pass = env_pass(repo, &layers)?;
         let worktree_layers = layers.map(|layer| layer.map(|s| &s.worktrees));
         Ok(Config {
@@ -293,6 +308,7 @@ impl Config {
             hooks: hooks::merge(&settings.hooks, run.map_or(&[], |r| &r.hooks)),
             build_dirs: worktrees::build_dirs(repo, &worktree_layers)?,
             seed_build: worktrees::seed_build(repo, &worktree_layers)?,
+            watch_worktree,
         })
     }
 

@@ -68,3 +68,24 @@ impl Excludes {
             || matches(path, is_dir)
     }
 }
+
+impl super::Repo {
+    /// The exclude and attribute files outside the work tree that decide what a snapshot
+    /// takes: `info/exclude`, `info/attributes`, and `core.excludesFile` and
+    /// `core.attributesFile` (else their defaults under the XDG config directory).
+    pub fn rule_files(&self) -> Vec<std::path::PathBuf> {
+        let info = self.common_dir().join("info");
+        let mut files = vec![info.join("exclude"), info.join("attributes")];
+        let config = self.repo.config_snapshot();
+        for (key, default) in [
+            ("core.excludesFile", "ignore"),
+            ("core.attributesFile", "attributes"),
+        ] {
+            let configured = config.trusted_path(key).ok().flatten();
+            files.extend(configured.or_else(|| {
+                gix::path::env::xdg_config(default, &mut |name| std::env::var_os(name))
+            }));
+        }
+        files
+    }
+}

@@ -35,7 +35,7 @@ use std::path::{Path, PathBuf};
 
 pub use diff::{FileStat, text_patch};
 pub use error::{Error, Result, describe};
-pub use excludes::Excludes;
+pub use excludes::{DEFAULT_EXCLUDED_DIRS, Excludes};
 pub use gix::ObjectId;
 pub use history::{CommitInfo, FirstParentWalk, trailers};
 pub use land::Merged;
@@ -145,6 +145,15 @@ impl Repo {
             .config_snapshot()
             .string(key)
             .map(|v| v.to_string())
+    }
+
+    /// A boolean as git reads one (`true`, `yes`, `on`, `1`, a key with no value, ...).
+    pub fn config_bool(&self, key: &str) -> Result<Option<bool>> {
+        self.repo.config_snapshot().try_boolean(key).map_err(|_| {
+            Error::Usage(format!(
+                "{key} in git config is not a boolean: use true or false"
+            ))
+        })
     }
 
     /// Every value of a multi-valued key, in the order git reads them.

@@ -48,6 +48,28 @@ pub(super) enum Walk {
 }
 
 impl Repo {
+    /// [`Repo::observe_worktree`] of exactly `paths` (each a file or a directory, taken
+    /// literally), the only ones a watch of the work tree saw change.
+    pub(super) fn observe_paths(
+        &self,
+        index: &gix::index::State,
+        excludes: &Excludes,
+        paths: &[Vec<u8>],
+    ) -> Result<Vec<Observed>> {
+        if paths.is_empty() {
+            return Ok(Vec::new());
+        }
+        let patterns = paths.iter().map(|path| {
+            gix::pathspec::Pattern::from_literal(path, gix::pathspec::MagicSignature::empty())
+        });
+        let root = self
+            .workdir()
+            .ok_or_else(|| Error::Failed("the run has no work tree".into()))?;
+        let pathspec = gix::pathspec::Search::from_specs(patterns, None, root)?;
+        // A handful of paths: threads would cost more than they save.
+        self.observe(index, excludes, pathspec, Walk::Snapshot, Some(1))
+    }
+
     /// Compares the index with the files on disk, reporting tracked changes, stat refreshes,
     /// nested repositories and untracked files that are neither ignored nor excluded (and, with
     /// [`Walk::Everything`], the ignored and excluded ones too).
@@ -57,6 +79,18 @@ impl Repo {
         excludes: &Excludes,
         paths: &[Vec<u8>],
         walk: Walk,
+    ) -> Result<Vec<Observed>> {
+        let pathspec = self.pathspec_search(paths)?;
+        self.observe(index, excludes, pathspec, walk, None)
+    }
+
+    fn observe(
+        &self,
+        index: &gix::index::State,
+        excludes: &Excludes,
+        pathspec: gix::pathspec::Search,
+        walk: Walk,
+        thread_limit: Option<usize>,
     ) -> Result<Vec<Observed>> {
         use gix::worktree::stack::state::{attributes, ignore};
         let repo = &self.repo;
@@ -71,7 +105,6 @@ impl Repo {
                 Some(excludes.search().clone()),
             )?
             .detach();
-        let pathspec = self.pathspec_search(paths)?;
         let cwd = repo.current_dir();
         let git_dir =
             gix::path::realpath_opts(repo.git_dir(), cwd, gix::path::realpath::MAX_SYMLINKS)
@@ -121,7 +154,7 @@ impl Repo {
                 sorting: None,
                 tracked_file_modifications: gix::status::plumbing::index_as_worktree::Options {
                     fs,
-                    thread_limit: None,
+                    thread_limit,
                     stat: repo.stat_options()?,
                     fscache: false,
                 },

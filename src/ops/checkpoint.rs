@@ -274,7 +274,7 @@ pub fn checkpoint(
             record: run_json,
         },
     };
-    if let Some(Err(err)) = snapshot.map(|s| s.write_index()) {
+    if let Some(Err(err)) = snapshot.map(|s| workspace.write_index(s)) {
         outcome.warnings.push(format!(
             "{err}; `git status` in the worktree may show stale entries"
         ));

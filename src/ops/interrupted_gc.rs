@@ -15,7 +15,7 @@ use crate::format::store::{MANIFEST, Manifest, RunDir, WORKTREE_DIR};
 use crate::git::{ObjectId, Repo};
 use crate::ops::worktree_removal::{self, Removal};
 use crate::run;
-use crate::run::workspace::{Place, Workspace};
+use crate::run::workspace::Workspace;
 
 pub const MARKER: &str = "gc.json";
 
@@ -165,12 +165,10 @@ pub fn is_clean(worktree: &Path, run_tip: ObjectId, config: &Config) -> bool {
 }
 
 fn workspace(worktree: &Path) -> Result<Workspace> {
-    Ok(Workspace {
-        repo: Repo::open(worktree)?,
-        path: worktree.to_owned(),
-        place: Place::Worktree,
-        index: None,
-    })
+    Ok(Workspace::linked(
+        Repo::open(worktree)?,
+        worktree.to_owned(),
+    ))
 }
 
 /// Finishes what an interrupted `gc` began for the worktree at `worktree` of run `id`: removes

@@ -17,7 +17,7 @@ use crate::format::time::Timestamp;
 use crate::git::Repo;
 use crate::ops::lifecycle;
 use crate::ops::start::read_workflow;
-use crate::run::workspace::{Place, Workspace};
+use crate::run::workspace::Workspace;
 use crate::run::{self, GRAPH_FILE, RunState};
 
 /// What an engine needs to continue a run, printed by `resume` without a command.
@@ -190,10 +190,5 @@ fn rebuild_worktree(
     }
     repo.add_worktree(&path, &branch, &config.identity)?;
     failpoint::reach("resume:worktree-written");
-    Ok(Workspace {
-        repo: Repo::open(&path)?,
-        path,
-        place: Place::Worktree,
-        index: None,
-    })
+    Ok(Workspace::linked(Repo::open(&path)?, path))
 }

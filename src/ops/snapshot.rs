@@ -82,6 +82,6 @@ pub fn snapshot(
         done.created = true;
     }
     // Keeps the stat cache warm; a failure only makes the next snapshot slower.
-    let _ = snap.write_index();
+    let _ = workspace.write_index(snap);
     Ok(done)
 }

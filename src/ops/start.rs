@@ -335,6 +335,7 @@ fn capture(repo: &Repo, id: &RunId, config: &Config) -> Result<(ObjectId, Snapsh
         index: Some(&private),
         max_file_size: config.max_file_size,
         paths: &[],
+        changed: None,
     });
     let snapshot = match snapshot {
         Ok(snapshot) => snapshot,

@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 use crate::format::run_id::RunId;
 use crate::git::{ObjectId, Repo, UnrecordedFile};
 use crate::run;
-use crate::run::workspace::{Place, Workspace};
+use crate::run::workspace::Workspace;
 
 /// How many unrecorded paths a message or a JSON answer names; the count says how many more.
 pub const SHOWN: usize = 10;
@@ -144,12 +144,7 @@ pub fn branch_work(repo: &Repo, id: &RunId, config: &Config) -> Result<Vec<(Path
 
 /// A linked worktree as a workspace, unless it vanished (another command removed it).
 pub fn linked(path: &Path) -> Option<Workspace> {
-    Some(Workspace {
-        repo: Repo::open(path).ok()?,
-        path: path.to_owned(),
-        place: Place::Worktree,
-        index: None,
-    })
+    Some(Workspace::linked(Repo::open(path).ok()?, path.to_owned()))
 }
 
 /// Removes a worktree, tolerating one that a concurrent command removed first or is removing

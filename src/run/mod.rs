@@ -10,6 +10,7 @@ pub mod inspect;
 pub mod summary_cache;
 pub mod target;
 pub mod timeline;
+pub mod watch;
 pub mod workspace;
 
 use crate::error::{Error, Result};

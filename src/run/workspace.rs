@@ -4,6 +4,7 @@
 //! index, so the user's index, HEAD and files stay exactly as they are. In-place runs are
 //! registered under `<git common dir>/fabro/in-place/`, which is local to this clone.
 
+use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -13,6 +14,7 @@ use crate::error::{Error, Result};
 use crate::format::run_id::RunId;
 use crate::git::{ObjectId, Repo, Snapshot, SnapshotSpec, UnrecordedFile};
 use crate::run;
+use crate::run::watch::WorktreeWatch;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -29,6 +31,8 @@ pub struct Workspace {
     pub place: Place,
     /// The private index of an in-place run.
     pub index: Option<PathBuf>,
+    /// Where files changed since the last snapshot, once the engine asks to be told.
+    watch: Option<RefCell<WorktreeWatch>>,
 }
 
 /// The record of an in-place run on this clone.
@@ -45,12 +49,7 @@ impl Workspace {
             return Ok(None);
         };
         if place == Place::Worktree {
-            return Ok(Some(Workspace {
-                repo: Repo::open(&path)?,
-                path,
-                place,
-                index: None,
-            }));
+            return Ok(Some(Workspace::linked(Repo::open(&path)?, path)));
         }
         // A shadow repository's work tree is the user's directory, which has no `.git`.
         let repo = match repo.workdir() {
@@ -63,7 +62,27 @@ impl Workspace {
             repo,
             place,
             index,
+            watch: None,
         }))
+    }
+
+    /// A linked worktree at `path`, opened as `repo`.
+    pub fn linked(repo: Repo, path: PathBuf) -> Workspace {
+        Workspace {
+            repo,
+            path,
+            place: Place::Worktree,
+            index: None,
+            watch: None,
+        }
+    }
+
+    /// Watches the files from now on, so that each later snapshot looks only at the paths
+    /// that changed since the one before (see [`crate::run::watch`]). For a process that
+    /// snapshots the workspace again and again: the engine.
+    pub fn watch(&mut self) {
+        let rule_files = self.repo.rule_files();
+        self.watch = Some(RefCell::new(WorktreeWatch::start(&self.path, rule_files)));
     }
 
     /// Where the run's workspace is on this machine, if it has one, without opening it: what
@@ -88,13 +107,36 @@ impl Workspace {
         paths: &[Vec<u8>],
     ) -> Result<Snapshot> {
         let excludes = config.excludes(&self.path);
-        Ok(self.repo.snapshot(&SnapshotSpec {
+        let look = match &self.watch {
+            Some(watch) if paths.is_empty() => Some(watch.borrow_mut().look()),
+            _ => None,
+        };
+        let mut snapshot = self.repo.snapshot(&SnapshotSpec {
             base,
             excludes: &excludes,
             index: self.index.as_deref(),
             max_file_size: config.max_file_size,
             paths,
-        })?)
+            changed: look.as_ref().and_then(|look| look.changed.as_deref()),
+        })?;
+        snapshot.watch_look = look.map(|look| look.number);
+        Ok(snapshot)
+    }
+
+    /// Writes the index a snapshot of this workspace leaves (see [`Snapshot::write_index`]);
+    /// the watch then forgets what that snapshot looked at.
+    pub fn write_index(&self, snapshot: Snapshot) -> Result<()> {
+        let look = snapshot.watch_look;
+        let left_out: Vec<Vec<u8>> = snapshot
+            .skipped
+            .iter()
+            .map(|file| file.path.as_bytes().to_vec())
+            .collect();
+        snapshot.write_index()?;
+        if let (Some(watch), Some(look)) = (&self.watch, look) {
+            watch.borrow_mut().settled(look, left_out);
+        }
+        Ok(())
     }
 
     /// Every path of the workspace whose content `tip` does not hold byte for byte, ignored,

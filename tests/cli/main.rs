@@ -100,3 +100,4 @@ mod type_changes;
 mod unfinished_worktrees;
 mod validate;
 mod work_kept;
+mod worktree_watch;

@@ -34,6 +34,10 @@ pub struct SnapshotSpec<'a> {
     pub max_file_size: u64,
     /// Only these paths (pathspecs relative to the work tree's root, as bytes); all when empty.
     pub paths: &'a [Vec<u8>],
+    /// What a watch of the work tree saw: the only paths (relative to its root) that may
+    /// differ from the index since a snapshot last wrote it. Trusted only while the index is
+    /// the one that snapshot wrote; `None` when nothing is known.
+    pub changed: Option<&'a [Vec<u8>]>,
 }
 
 /// A file a snapshot left out because of its size.
@@ -49,6 +53,9 @@ pub struct Snapshot {
     /// Paths whose content went into the tree anew (added, modified or removed).
     pub changed_paths: usize,
     pub skipped: Vec<SkippedFile>,
+    /// Which look of a work tree watch this snapshot was taken on, for the watch's owner to
+    /// settle once the index is written; set by that owner.
+    pub watch_look: Option<u64>,
     index: gix::index::File,
     /// Whether the index, once written, holds exactly the tree: not so after a snapshot of
     /// some paths, or one that left out a staged change under an excluded path. Only then may
@@ -128,7 +135,13 @@ impl Repo {
             }
             big
         };
-        let observed = self.observe_worktree(&index, spec.excludes, spec.paths, Walk::Snapshot)?;
+        let observed = match spec.changed {
+            // Nothing moved on disk and the index is the one the last snapshot wrote.
+            Some(changed) if stamped && spec.paths.is_empty() => {
+                self.observe_paths(&index, spec.excludes, changed)?
+            }
+            _ => self.observe_worktree(&index, spec.excludes, spec.paths, Walk::Snapshot)?,
+        };
         if !spec.paths.is_empty() {
             self.refuse_unmatched(spec.paths, &index, &observed, &edits)?;
         }
@@ -231,6 +244,7 @@ impl Repo {
             tree,
             changed_paths,
             skipped,
+            watch_look: None,
             index,
             index_is_tree,
             index_current,

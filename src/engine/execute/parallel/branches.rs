@@ -21,7 +21,7 @@ use crate::format::run_id::RunId;
 use crate::git::{ObjectId, RefEdit, Repo, Worktree};
 use crate::ops::checkpoint::Attachment;
 use crate::ops::worktree_removal::{Kept, Removal, linked, remove_if_clean};
-use crate::run::workspace::{Place, Workspace};
+use crate::run::workspace::Workspace;
 use crate::run::{self, RunState};
 
 /// One branch to run: its target node, where it works and on which branch.
@@ -390,12 +390,7 @@ impl<'a> Engine<'a> {
         context: &BTreeMap<String, Value>,
     ) -> Result<BranchResult> {
         let repo = self.repo;
-        let workspace = Workspace {
-            repo: repo.clone(),
-            path: branch.path.clone(),
-            place: Place::Worktree,
-            index: None,
-        };
+        let workspace = Workspace::linked(repo.clone(), branch.path.clone());
         let mut context = context.clone();
         context.insert("current_node".into(), json!(branch.node.id));
         let stage = Stage {
