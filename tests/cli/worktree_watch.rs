@@ -114,8 +114,8 @@ fn paths_at(repo: &TestRepo, tree: &str) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn a_watched_run_records_what_a_run_that_scans_everything_records() {
+/// Runs the steps with the watch off, then on, and compares what the two runs recorded.
+fn compare_watched_with_scanned(args: &[&str]) {
     let repo = TestRepo::new();
     repo.write(".gitignore", "ignored.log\nbuild/\n");
     repo.git(&["add", ".gitignore"]);
@@ -126,10 +126,13 @@ fn a_watched_run_records_what_a_run_that_scans_everything_records() {
     repo.git(&["config", "fabro.maxFileSize", "100k"]);
 
     repo.git(&["config", "fabro.watchWorktree", "false"]);
-    let scanned = run(&repo, &flow, &[]);
+    let scanned = run(&repo, &flow, args);
     assert_eq!(scanned.code, 0, "{}", scanned.stderr);
     repo.git(&["config", "--unset", "fabro.watchWorktree"]);
-    let watched = run(&repo, &flow, &[]);
+    // A run in place leaves its files behind: the second starts from the same clean checkout.
+    repo.git(&["reset", "-q", "--hard"]);
+    repo.git(&["clean", "-q", "-ffdx"]);
+    let watched = run(&repo, &flow, args);
     assert_eq!(watched.code, 0, "{}", watched.stderr);
 
     // Each checkpoint reports the file it leaves out, watched or not.
@@ -167,6 +170,16 @@ fn a_watched_run_records_what_a_run_that_scans_everything_records() {
         repo.git(&["show", &format!("{}:src/lib.rs", watched[22])]),
         "last\n"
     );
+}
+
+#[test]
+fn a_watched_run_records_what_a_run_that_scans_everything_records() {
+    compare_watched_with_scanned(&[]);
+}
+
+#[test]
+fn a_watched_run_in_place_records_what_a_run_that_scans_everything_records() {
+    compare_watched_with_scanned(&["--in-place"]);
 }
 
 #[test]
