@@ -136,7 +136,8 @@ impl Repo {
             big
         };
         let observed = match spec.changed {
-            // Nothing moved on disk and the index is the one the last snapshot wrote.
+            // Every path that moved on disk is named, and the index is one a snapshot wrote
+            // (the stamp holds), so every other path is as the index says.
             Some(changed) if stamped && spec.paths.is_empty() => {
                 self.observe_paths(&index, spec.excludes, changed)?
             }
