@@ -2,7 +2,7 @@
 //! something changed. Whatever nodes do to the files, a watched run must record exactly what
 //! the same run records when every checkpoint scans everything (`fabro.watchWorktree=false`).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::common::{TestRepo, run_err, write_file};
 use crate::engine_run::{run, workflow};
@@ -41,7 +41,7 @@ const STEPS: &[&str] = &[
     "echo last > src/lib.rs",
 ];
 
-fn steps_workflow(repo: &TestRepo, out: &Path) -> std::path::PathBuf {
+fn steps_workflow(repo: &TestRepo, out: &Path) -> PathBuf {
     let mut script = String::from("set -e\ncase \"$1\" in\n");
     for (i, step) in STEPS.iter().enumerate() {
         script.push_str(&format!("{i}) {step} ;;\n"));
@@ -49,24 +49,42 @@ fn steps_workflow(repo: &TestRepo, out: &Path) -> std::path::PathBuf {
     script.push_str("esac\n");
     let ops = repo.root.join("steps.sh");
     write_file(&ops, &script);
-    let nodes: String = (0..STEPS.len())
-        .map(|i| {
-            format!(
-                "  n{i:02} [shape=parallelogram, script=\"OUT={} sh {} {i}\"]\n",
-                out.display(),
-                ops.display()
-            )
-        })
+    let commands = (0..STEPS.len())
+        .map(|i| format!("OUT={} sh {} {i}", out.display(), ops.display()))
+        .collect::<Vec<_>>();
+    chain(repo, "steps", &commands)
+}
+
+/// A workflow that runs `commands` one after the other, a command node each.
+fn chain(repo: &TestRepo, name: &str, commands: &[String]) -> PathBuf {
+    let nodes: String = commands
+        .iter()
+        .enumerate()
+        .map(|(i, command)| format!("  n{i:02} [shape=parallelogram, script=\"{command}\"]\n"))
         .collect();
-    let chain: Vec<String> = (0..STEPS.len()).map(|i| format!("n{i:02}")).collect();
+    let names: Vec<String> = (0..commands.len()).map(|i| format!("n{i:02}")).collect();
     workflow(
         repo,
-        "steps",
+        name,
         &format!(
-            "digraph steps {{\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n{nodes}  start -> {} -> exit\n}}\n",
-            chain.join(" -> ")
+            "digraph {name} {{\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n{nodes}  start -> {} -> exit\n}}\n",
+            names.join(" -> ")
         ),
     )
+}
+
+/// Runs `flow` with the watch off, then on, from the same clean checkout (a run in place
+/// leaves its files behind); returns the two runs' ids.
+fn run_scanned_then_watched(repo: &TestRepo, flow: &Path, args: &[&str]) -> (String, String) {
+    repo.git(&["config", "fabro.watchWorktree", "false"]);
+    let scanned = run(repo, flow, args);
+    assert_eq!(scanned.code, 0, "{}", scanned.stderr);
+    repo.git(&["config", "--unset", "fabro.watchWorktree"]);
+    repo.git(&["reset", "-q", "--hard"]);
+    repo.git(&["clean", "-q", "-ffdx"]);
+    let watched = run(repo, flow, args);
+    assert_eq!(watched.code, 0, "{}", watched.stderr);
+    (scanned.id, watched.id)
 }
 
 /// The tree of each run commit of `id`, oldest first.
@@ -125,19 +143,11 @@ fn compare_watched_with_scanned(args: &[&str]) {
     let flow = steps_workflow(&repo, &out);
     repo.git(&["config", "fabro.maxFileSize", "100k"]);
 
-    repo.git(&["config", "fabro.watchWorktree", "false"]);
-    let scanned = run(&repo, &flow, args);
-    assert_eq!(scanned.code, 0, "{}", scanned.stderr);
-    repo.git(&["config", "--unset", "fabro.watchWorktree"]);
-    // A run in place leaves its files behind: the second starts from the same clean checkout.
-    repo.git(&["reset", "-q", "--hard"]);
-    repo.git(&["clean", "-q", "-ffdx"]);
-    let watched = run(&repo, &flow, args);
-    assert_eq!(watched.code, 0, "{}", watched.stderr);
+    let (scanned, watched) = run_scanned_then_watched(&repo, &flow, args);
 
     // Each checkpoint reports the file it leaves out, watched or not.
     let (scanned_left_out, watched_left_out) =
-        (left_out(&repo, &scanned.id), left_out(&repo, &watched.id));
+        (left_out(&repo, &scanned), left_out(&repo, &watched));
     assert_eq!(scanned_left_out.len(), STEPS.len());
     assert!(
         scanned_left_out.iter().all(|files| files == &["big.bin"]),
@@ -145,7 +155,7 @@ fn compare_watched_with_scanned(args: &[&str]) {
     );
     assert_eq!(watched_left_out, scanned_left_out);
 
-    let (scanned, watched) = (trees(&repo, &scanned.id), trees(&repo, &watched.id));
+    let (scanned, watched) = (trees(&repo, &scanned), trees(&repo, &watched));
     assert_eq!(scanned.len(), STEPS.len());
     for (i, (scan, watch)) in scanned.iter().zip(&watched).enumerate() {
         assert_eq!(
@@ -180,6 +190,38 @@ fn a_watched_run_records_what_a_run_that_scans_everything_records() {
 #[test]
 fn a_watched_run_in_place_records_what_a_run_that_scans_everything_records() {
     compare_watched_with_scanned(&["--in-place"]);
+}
+
+/// Nodes that each take up to eight random steps (`random_steps.py`): `FABRO_WATCH_CASES` seeds
+/// (default 4) from `FABRO_WATCH_FIRST_SEED` (default 1), so that a soak can play thousands.
+#[test]
+fn random_steps_are_recorded_alike_watched_or_not() {
+    let number = |name: &str, default: u64| {
+        std::env::var(name)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    };
+    let (cases, first) = (
+        number("FABRO_WATCH_CASES", 4),
+        number("FABRO_WATCH_FIRST_SEED", 1),
+    );
+    let script =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cli/worktree_watch/random_steps.py");
+    for seed in first..first + cases {
+        let repo = TestRepo::new();
+        let commands: Vec<String> = (0..12)
+            .map(|node| format!("python3 {} {seed} {node}", script.display()))
+            .collect();
+        let flow = chain(&repo, "random", &commands);
+        let (scanned, watched) = run_scanned_then_watched(&repo, &flow, &[]);
+        assert_eq!(
+            trees(&repo, &scanned),
+            trees(&repo, &watched),
+            "seed {seed}: the watched run recorded other trees; replay with \
+             FABRO_WATCH_FIRST_SEED={seed} FABRO_WATCH_CASES=1"
+        );
+    }
 }
 
 #[test]
