@@ -1,8 +1,9 @@
 //! First-parent history walks over run branches, decoding only what a timeline needs: the
 //! commit's parents, message and committer time.
 
+use std::path::{Path, PathBuf};
+
 use gix::bstr::ByteSlice;
-use gix::odb::loose;
 
 use super::{ObjectId, Repo};
 use crate::git::error::Result;
@@ -38,11 +39,11 @@ impl Repo {
 
     /// Walks `tip` and its first parents, newest first.
     pub fn first_parents(&self, tip: ObjectId) -> FirstParentWalk<'_> {
-        let objects_dir = self.repo.objects.store_ref().path().to_owned();
         FirstParentWalk {
             repo: self,
             next: Some(tip),
-            loose: Some(loose::Store::at(objects_dir, self.repo.object_hash())),
+            loose: Some(self.repo.objects.store_ref().path().to_owned()),
+            compressed: Vec::new(),
             buf: Vec::new(),
         }
     }
@@ -56,25 +57,66 @@ impl Repo {
 pub struct FirstParentWalk<'repo> {
     repo: &'repo Repo,
     next: Option<ObjectId>,
-    loose: Option<loose::Store>,
+    /// The loose objects' directory, until the first commit that is not loose.
+    loose: Option<PathBuf>,
+    compressed: Vec<u8>,
     buf: Vec<u8>,
 }
 
 impl FirstParentWalk<'_> {
     fn read_loose(&mut self, id: ObjectId) -> Option<CommitInfo> {
-        let store = self.loose.as_ref()?;
-        let found = store
-            .try_find(&id, &mut self.buf)
-            .ok()
-            .flatten()
-            .filter(|data| data.kind == gix::objs::Kind::Commit)
-            .and_then(|data| gix::objs::CommitRef::from_bytes(data.data, id.kind()).ok())
-            .and_then(|commit| CommitInfo::decode(id, &commit).ok());
-        if found.is_none() {
+        let dir = self.loose.as_ref()?;
+        let hex = id.to_hex().to_string();
+        if read_into(&dir.join(&hex[..2]).join(&hex[2..]), &mut self.compressed).is_none() {
+            // Not loose: packed history starts here.
             self.loose = None;
+            return None;
         }
-        found
+        // Anything that does not decode here is left to the store, which says what is wrong.
+        inflate_loose(&self.compressed, &mut self.buf)
+            .filter(|(kind, _)| *kind == gix::objs::Kind::Commit)
+            .and_then(|(_, data)| gix::objs::CommitRef::from_bytes(data, id.kind()).ok())
+            .and_then(|commit| CommitInfo::decode(id, &commit).ok())
     }
+}
+
+/// The whole file at `path` into `buf`: one `read` for a loose commit, where the object store
+/// maps each loose object into memory and unmaps it again, which costs more for a few hundred
+/// bytes.
+fn read_into(path: &Path, buf: &mut Vec<u8>) -> Option<()> {
+    use std::io::Read;
+    buf.clear();
+    std::fs::File::open(path).ok()?.read_to_end(buf).ok()?;
+    Some(())
+}
+
+/// Larger loose objects than this are left to the store and its allocation limit.
+const MOST_INFLATED: usize = 64 << 20;
+
+/// A loose object's kind and content: the header inflated first, then the rest into a buffer
+/// of the size the header gives.
+fn inflate_loose<'a>(
+    compressed: &[u8],
+    out: &'a mut Vec<u8>,
+) -> Option<(gix::objs::Kind, &'a [u8])> {
+    let mut header = [0; 64];
+    let mut inflate = gix::zlib::Inflate::default();
+    let (status, consumed, written) = inflate.prefix(compressed, &mut header).ok()?;
+    let (kind, size, header_len) = gix::objs::decode::loose_header(header.get(..written)?).ok()?;
+    let size = usize::try_from(size)
+        .ok()
+        .filter(|size| *size <= MOST_INFLATED)?;
+    let inflated = if status == gix::zlib::Status::StreamEnd {
+        out.clear();
+        out.extend_from_slice(header.get(header_len..written)?);
+        out.len()
+    } else {
+        let rest = compressed.get(consumed..)?;
+        inflate
+            .rest(rest, &header[..written], header_len, out, size)
+            .ok()?
+    };
+    (inflated == size).then_some((kind, out.as_slice()))
 }
 
 impl Iterator for FirstParentWalk<'_> {
