@@ -424,28 +424,25 @@ pub fn of(path: &str) -> &'static [Example] {
 }
 
 /// `cmd` and its commands with their examples after their long help (`--help`, not `-h`).
-pub fn attach(cmd: Command) -> Command {
-    attach_at(cmd, "")
+pub fn attach(mut cmd: Command) -> Command {
+    attach_at(&mut cmd, "");
+    cmd
 }
 
-fn attach_at(mut cmd: Command, path: &str) -> Command {
-    let names: Vec<String> = cmd
-        .get_subcommands()
-        .map(|sub| sub.get_name().to_owned())
-        .collect();
-    for name in names {
+/// In place: every command is built on each run, so the tree is not moved through by value.
+fn attach_at(cmd: &mut Command, path: &str) {
+    for sub in cmd.get_subcommands_mut() {
         let sub_path = if path.is_empty() {
-            name.clone()
+            sub.get_name().to_owned()
         } else {
-            format!("{path} {name}")
+            format!("{path} {}", sub.get_name())
         };
-        cmd = cmd.mut_subcommand(&name, |sub| attach_at(sub, &sub_path));
+        attach_at(sub, &sub_path);
     }
     let examples = of(path);
-    if examples.is_empty() {
-        return cmd;
+    if !examples.is_empty() {
+        *cmd = std::mem::take(cmd).after_long_help(help_text(examples));
     }
-    cmd.after_long_help(help_text(examples))
 }
 
 /// `Examples:` and each line with what it does under it, as git's man pages show them.

@@ -129,16 +129,30 @@ pub fn command() -> clap::Command {
     examples::attach(help::with_groups(Cli::command()))
 }
 
-/// The command line, parsed against [`command`] (so that `--help` shows the groups).
+/// The command line. The groups and examples are help text, so they are built only when help is
+/// shown: every other invocation parses against the plain definition, which starts sooner.
 pub fn try_parse() -> Result<Cli, clap::Error> {
     use clap::FromArgMatches;
-    let command = command();
-    let matches = command.clone().try_get_matches().map_err(|err| {
-        let mut err = err;
-        suggest_subcommand(&command, &mut err);
-        err
-    })?;
-    Cli::from_arg_matches(&matches)
+    use clap::error::ErrorKind;
+    let mut plain = Cli::command();
+    match plain.try_get_matches_from_mut(std::env::args_os()) {
+        Ok(matches) => Cli::from_arg_matches(&matches),
+        Err(err)
+            if matches!(
+                err.kind(),
+                ErrorKind::DisplayHelp | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            ) =>
+        {
+            Err(command()
+                .try_get_matches_from(std::env::args_os())
+                .err()
+                .unwrap_or(err))
+        }
+        Err(mut err) => {
+            suggest_subcommand(&plain, &mut err);
+            Err(err)
+        }
+    }
 }
 
 /// clap's "a similar subcommand exists" for a mistyped command (`lgo`), measured as every
