@@ -415,8 +415,8 @@ fn is_run_id(word: &str) -> bool {
             .all(|c| c.is_ascii_digit() || (c.is_ascii_uppercase() && !"ILOU".contains(c)))
 }
 
+/// An object id, whole or abbreviated. No digit is asked for: about one short id in a thousand
+/// is letters only (`dcfabfa`), and no word the docs show is seven or more of `a` to `f`.
 fn is_hash(word: &str) -> bool {
-    (7..=40).contains(&word.len())
-        && word.chars().any(|c| c.is_ascii_digit())
-        && word.chars().all(|c| matches!(c, '0'..='9' | 'a'..='f'))
+    (7..=40).contains(&word.len()) && word.chars().all(|c| matches!(c, '0'..='9' | 'a'..='f'))
 }
