@@ -95,6 +95,48 @@ fn a_timeline_reads_the_same_across_loose_and_packed_history() {
     assert_eq!(&log[..2], &before[..]);
 }
 
+/// `log` reads loose run commits itself, not through the object store: one that is damaged
+/// fails the log (exit 1) with its file named, as git's own log fails, and never shortens the
+/// timeline or panics. Packed history after it is not reached.
+#[test]
+fn a_damaged_loose_commit_fails_the_log_and_is_named() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    repo.checkpoint(&run.id, "plan");
+    repo.checkpoint(&run.id, "code");
+    let commit = repo.git(&["rev-parse", &format!("fabro/run/{}~1", run.id)]);
+    let commit = commit.trim();
+    let file = repo
+        .path
+        .join(".git/objects")
+        .join(&commit[..2])
+        .join(&commit[2..]);
+    let intact = std::fs::read(&file).unwrap();
+    // A loose blob: a well-formed object of the wrong kind.
+    let blob = repo.git(&["hash-object", "-w", "--stdin"]);
+    let blob = std::fs::read(
+        repo.path
+            .join(".git/objects")
+            .join(&blob.trim()[..2])
+            .join(&blob.trim()[2..]),
+    )
+    .unwrap();
+    let mut garbled = intact.clone();
+    garbled[intact.len() / 2] ^= 0xff;
+    for damaged in [garbled, intact[..1].to_vec(), Vec::new(), blob] {
+        std::fs::remove_file(&file).unwrap();
+        std::fs::write(&file, &damaged).unwrap();
+        let out = repo.fabro().args(["log", &run.id]).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(stderr.contains(&commit[2..]), "{stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+    std::fs::remove_file(&file).unwrap();
+    std::fs::write(&file, &intact).unwrap();
+    assert_eq!(repo.log_json(&run.id).len(), 2);
+}
+
 #[test]
 fn commits_made_inside_the_worktree_do_not_break_the_timeline() {
     let repo = TestRepo::new();
