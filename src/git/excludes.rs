@@ -24,25 +24,33 @@ pub const DEFAULT_EXCLUDED_DIRS: &[&str] = &[
 /// configured `exclude_globs`, both in gitignore syntax.
 #[derive(Clone, Debug)]
 pub struct Excludes {
+    /// The patterns the search was built from: two sets with the same leave out the same.
+    patterns: Vec<String>,
     search: gix::ignore::Search,
+}
+
+impl PartialEq for Excludes {
+    fn eq(&self, other: &Excludes) -> bool {
+        self.patterns == other.patterns
+    }
 }
 
 impl Excludes {
     /// The default directories, `globs`, and `extra_dirs`: workdir-relative directories that
     /// must never be captured (a fabro home or run directory inside the work tree).
     pub fn new(globs: &[String]) -> Excludes {
-        let patterns = DEFAULT_EXCLUDED_DIRS
+        let patterns: Vec<String> = DEFAULT_EXCLUDED_DIRS
             .iter()
             .map(|dir| format!("{dir}/"))
-            .chain(globs.iter().cloned());
-        Excludes {
-            search: gix::ignore::Search::from_overrides(
-                patterns,
-                gix::ignore::search::Ignore {
-                    support_precious: false,
-                },
-            ),
-        }
+            .chain(globs.iter().cloned())
+            .collect();
+        let search = gix::ignore::Search::from_overrides(
+            patterns.iter().cloned(),
+            gix::ignore::search::Ignore {
+                support_precious: false,
+            },
+        );
+        Excludes { patterns, search }
     }
 
     pub(super) fn search(&self) -> &gix::ignore::Search {

@@ -16,6 +16,8 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+use crate::git::Excludes;
+
 /// More changed paths than this are cheaper to find by scanning everything.
 const MOST_PATHS: usize = 4096;
 
@@ -24,7 +26,11 @@ const RULE_FILES: [&[u8]; 2] = [b".gitignore", b".gitattributes"];
 
 pub struct WorktreeWatch {
     #[cfg(target_os = "linux")]
+    root: PathBuf,
+    #[cfg(target_os = "linux")]
     watcher: Option<inotify::Watcher>,
+    /// What snapshots leave out, which decides the directories watched.
+    excludes: Excludes,
     /// Paths (relative to the root, `/`-separated) with events since the last settled snapshot.
     pending: BTreeSet<Vec<u8>>,
     /// Whether the next snapshot must scan everything.
@@ -42,12 +48,16 @@ pub struct Look {
 }
 
 impl WorktreeWatch {
-    /// Starts watching `root`; `rule_files` are the exclude and attribute files outside it.
-    /// The first snapshot after this scans everything: what changed before it is not known.
-    pub fn start(root: &Path, rule_files: Vec<PathBuf>) -> WorktreeWatch {
+    /// Starts watching `root` for snapshots that leave out `excludes`; `rule_files` are the
+    /// exclude and attribute files outside it. The first snapshot after this scans everything:
+    /// what changed before it is not known.
+    pub fn start(root: &Path, rule_files: Vec<PathBuf>, excludes: Excludes) -> WorktreeWatch {
         WorktreeWatch {
             #[cfg(target_os = "linux")]
-            watcher: inotify::Watcher::start(root),
+            root: root.to_owned(),
+            #[cfg(target_os = "linux")]
+            watcher: inotify::Watcher::start(root, excludes.clone()),
+            excludes,
             pending: BTreeSet::new(),
             full_scan_owed: true,
             rules: rule_files
@@ -61,11 +71,19 @@ impl WorktreeWatch {
         }
     }
 
-    /// Takes in the events so far and says where the next snapshot must look.
-    pub fn look(&mut self) -> Look {
+    /// Takes in the events so far and says where the next snapshot, which leaves out
+    /// `excludes`, must look. Excludes other than the watch's (an agent's settings file that
+    /// gained or lost git-fabro's hooks) change what a snapshot takes: it scans everything,
+    /// and the watch starts afresh on the new ones.
+    pub fn look(&mut self, excludes: &Excludes) -> Look {
         self.looks += 1;
         let number = self.looks;
         if !self.take_events() {
+            self.full_scan_owed = true;
+        }
+        if *excludes != self.excludes {
+            self.excludes = excludes.clone();
+            self.restart();
             self.full_scan_owed = true;
         }
         for (path, stamp) in &mut self.rules {
@@ -106,14 +124,22 @@ impl WorktreeWatch {
         }
         // Lost track (an overflow, a moved directory): watch afresh; what changed meanwhile
         // is found by the full scan this owes.
-        self.watcher = inotify::Watcher::start(watcher.root());
+        self.restart();
         false
+    }
+
+    #[cfg(target_os = "linux")]
+    fn restart(&mut self) {
+        self.watcher = inotify::Watcher::start(&self.root, self.excludes.clone());
     }
 
     #[cfg(not(target_os = "linux"))]
     fn take_events(&mut self) -> bool {
         false
     }
+
+    #[cfg(not(target_os = "linux"))]
+    fn restart(&mut self) {}
 }
 
 /// What a file looked like: a change of any of these means it may say something else.

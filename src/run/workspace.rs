@@ -80,9 +80,12 @@ impl Workspace {
     /// Watches the files from now on, so that each later snapshot looks only at the paths
     /// that changed since the one before (see [`crate::run::watch`]). For a process that
     /// snapshots the workspace again and again: the engine.
-    pub fn watch(&mut self) {
+    pub fn watch(&mut self, config: &Config) {
         let rule_files = self.repo.rule_files();
-        self.watch = Some(RefCell::new(WorktreeWatch::start(&self.path, rule_files)));
+        let excludes = config.excludes(&self.path);
+        self.watch = Some(RefCell::new(WorktreeWatch::start(
+            &self.path, rule_files, excludes,
+        )));
     }
 
     /// Where the run's workspace is on this machine, if it has one, without opening it: what
@@ -108,7 +111,7 @@ impl Workspace {
     ) -> Result<Snapshot> {
         let excludes = config.excludes(&self.path);
         let look = match &self.watch {
-            Some(watch) if paths.is_empty() => Some(watch.borrow_mut().look()),
+            Some(watch) if paths.is_empty() => Some(watch.borrow_mut().look(&excludes)),
             _ => None,
         };
         let mut snapshot = self.repo.snapshot(&SnapshotSpec {

@@ -58,7 +58,7 @@ impl<'a> Engine<'a> {
             ))
         })?;
         if self.config.watch_worktree {
-            workspace.watch();
+            workspace.watch(self.config);
         }
         let previous = state.linked_checkpoint(self.repo)?;
         let (mut walk, current) = match &previous {

@@ -11,7 +11,9 @@ use rustix::fd::OwnedFd;
 use rustix::fs::inotify::{self, CreateFlags, ReadFlags, WatchFlags};
 use rustix::io::Errno;
 
-use crate::git::DEFAULT_EXCLUDED_DIRS;
+use gix::bstr::ByteSlice;
+
+use crate::git::Excludes;
 
 /// Everything that changes a directory's entries or a file's content, mode or times.
 const EVENTS: WatchFlags = WatchFlags::MODIFY
@@ -32,25 +34,31 @@ pub(super) struct Watcher {
     root: PathBuf,
     /// Each watched directory by its watch descriptor: its path relative to the root.
     dirs: HashMap<i32, Vec<u8>>,
+    /// What snapshots leave out: a directory they never take is not watched.
+    excludes: Excludes,
     /// At most this many watches, so that one run leaves the user's other tools some.
     most_dirs: usize,
 }
 
 impl Watcher {
-    /// Watches every directory under `root`; `None` when that is not possible.
-    pub(super) fn start(root: &Path) -> Option<Watcher> {
+    /// Watches every directory under `root` that a snapshot with `excludes` may take; `None`
+    /// when that is not possible.
+    pub(super) fn start(root: &Path, excludes: Excludes) -> Option<Watcher> {
         let fd = inotify::init(CreateFlags::CLOEXEC | CreateFlags::NONBLOCK).ok()?;
         let mut watcher = Watcher {
             fd,
             root: root.to_owned(),
             dirs: HashMap::new(),
+            excludes,
             most_dirs: most_dirs(),
         };
         watcher.watch_tree(Vec::new()).then_some(watcher)
     }
 
-    pub(super) fn root(&self) -> &Path {
-        &self.root
+    /// Whether the directory at `dir` (relative to the root) holds nothing a snapshot takes.
+    fn is_skipped(&self, dir: &[u8]) -> bool {
+        let name = dir.rsplit(|b| *b == b'/').next().unwrap_or(dir);
+        name == b".git" || self.excludes.is_excluded_entry(dir.as_bstr(), true)
     }
 
     /// Adds the events so far to `pending`; false when they no longer tell everything (the
@@ -97,7 +105,9 @@ impl Watcher {
                     // The watches below it now name paths it no longer has.
                     return false;
                 }
-                if flags.intersects(ReadFlags::CREATE | ReadFlags::MOVED_TO) {
+                if flags.intersects(ReadFlags::CREATE | ReadFlags::MOVED_TO)
+                    && !self.is_skipped(&path)
+                {
                     new_dirs.push(path.clone());
                 }
             }
@@ -134,13 +144,9 @@ impl Watcher {
                 let Ok(entry) = entry else {
                     return false;
                 };
-                let name = entry.file_name();
-                let skipped = name == ".git"
-                    || DEFAULT_EXCLUDED_DIRS
-                        .iter()
-                        .any(|excluded| name == *excluded);
-                if !skipped && entry.file_type().is_ok_and(|kind| kind.is_dir()) {
-                    todo.push(join(&dir, name.as_bytes()));
+                let path = join(&dir, entry.file_name().as_bytes());
+                if entry.file_type().is_ok_and(|kind| kind.is_dir()) && !self.is_skipped(&path) {
+                    todo.push(path);
                 }
             }
         }

@@ -210,6 +210,10 @@ fn random_steps_are_recorded_alike_watched_or_not() {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cli/worktree_watch/random_steps.py");
     for seed in first..first + cases {
         let repo = TestRepo::new();
+        write_file(
+            &repo.home.join("settings.toml"),
+            "[checkpoint]\nexclude_globs = [\"!dist/\", \"c/\"]\n",
+        );
         let commands: Vec<String> = (0..12)
             .map(|node| format!("python3 {} {seed} {node}", script.display()))
             .collect();
@@ -222,6 +226,61 @@ fn random_steps_are_recorded_alike_watched_or_not() {
              FABRO_WATCH_FIRST_SEED={seed} FABRO_WATCH_CASES=1"
         );
     }
+}
+
+/// What the snapshot takes decides what the watch watches: a directory FORMAT.md leaves out
+/// by default (`dist`) that `exclude_globs` takes back in is watched like any other, and one
+/// the globs add (`generated/`) is neither taken nor watched.
+#[test]
+fn the_directories_a_snapshot_takes_are_the_ones_watched() {
+    let repo = TestRepo::new();
+    write_file(
+        &repo.home.join("settings.toml"),
+        "[checkpoint]\nexclude_globs = [\"!dist/\", \"generated/\"]\n",
+    );
+    let steps = [
+        "mkdir -p dist/js generated && echo 1 > dist/app.js && echo 1 > generated/g.txt",
+        "echo 2 > dist/app.js && echo 2 > dist/js/deep.js && echo 2 > generated/g.txt",
+        "mkdir -p lib/dist && echo 3 > lib/dist/x.js && rm dist/js/deep.js",
+        "echo 4 > lib/dist/x.js && echo 4 > generated/h.txt",
+    ]
+    .map(str::to_owned);
+    let flow = chain(&repo, "dist", &steps);
+    let (scanned, watched) = run_scanned_then_watched(&repo, &flow, &[]);
+    let (scanned, watched) = (trees(&repo, &scanned), trees(&repo, &watched));
+    assert_eq!(watched, scanned);
+    let at = |i: usize| paths_at(&repo, &watched[i]);
+    assert_eq!(
+        repo.git(&["show", &format!("{}:dist/app.js", watched[1])]),
+        "2\n"
+    );
+    assert!(at(1).contains(&"dist/js/deep.js".to_owned()));
+    assert!(!at(2).contains(&"dist/js/deep.js".to_owned()));
+    assert_eq!(
+        repo.git(&["show", &format!("{}:lib/dist/x.js", watched[3])]),
+        "4\n"
+    );
+    assert!(at(3).iter().all(|p| !p.starts_with("generated/")));
+}
+
+/// An agent's settings file is left out while it holds git-fabro's hooks, and so is the file
+/// it links to. When it stops holding them, the file it linked to is taken again although
+/// nothing wrote to that file: the watched run must not wait for an event that never comes.
+#[test]
+fn a_settings_file_that_lets_go_of_its_hooks_gives_back_what_it_kept_out() {
+    let repo = TestRepo::new();
+    let steps = [
+        "mkdir -p .gemini conf && echo '{\\\"hooks\\\": \\\"git fabro hooks run agent-stop gemini\\\"}' > conf/g.json && ln -s ../conf/g.json .gemini/settings.json",
+        "echo '{}' > conf/plain.json && ln -sfn ../conf/plain.json .gemini/settings.json",
+        "echo done > done.txt",
+    ]
+    .map(str::to_owned);
+    let flow = chain(&repo, "settings", &steps);
+    let (scanned, watched) = run_scanned_then_watched(&repo, &flow, &[]);
+    let (scanned, watched) = (trees(&repo, &scanned), trees(&repo, &watched));
+    assert_eq!(watched, scanned);
+    assert!(!paths_at(&repo, &watched[0]).contains(&"conf/g.json".to_owned()));
+    assert!(paths_at(&repo, &watched[1]).contains(&"conf/g.json".to_owned()));
 }
 
 #[test]

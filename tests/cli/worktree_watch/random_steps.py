@@ -12,7 +12,9 @@ import sys
 
 seed, node = int(sys.argv[1]), int(sys.argv[2])
 rnd = random.Random(seed * 1000 + node)
-NAMES = ["a", "b", "c", "d e", "x*y", "q[1]", ".hid"]
+# `dist` and `target` are left out by default; the test's settings take `dist` back in and
+# leave `c` out.
+NAMES = ["a", "b", "c", "d e", "x*y", "q[1]", ".hid", "dist", "target"]
 IGNORE_RULES = ["", "*.rs\n", "a/\n", "*.txt\n!keep.txt\n", "b\n"]
 
 
