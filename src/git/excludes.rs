@@ -75,6 +75,11 @@ impl Excludes {
             .any(|(start, _, _)| matches(path[..start].as_bstr(), true))
             || matches(path, is_dir)
     }
+
+    /// Whether the directory at `dir`, relative to the work tree, is left out with all it holds.
+    pub fn is_excluded_dir(&self, dir: &[u8]) -> bool {
+        self.is_excluded_entry(dir.as_bstr(), true)
+    }
 }
 
 impl super::Repo {

@@ -11,8 +11,6 @@ use rustix::fd::OwnedFd;
 use rustix::fs::inotify::{self, CreateFlags, ReadFlags, WatchFlags};
 use rustix::io::Errno;
 
-use gix::bstr::ByteSlice;
-
 use crate::git::Excludes;
 
 /// Everything that changes a directory's entries or a file's content, mode or times.
@@ -58,7 +56,7 @@ impl Watcher {
     /// Whether the directory at `dir` (relative to the root) holds nothing a snapshot takes.
     fn is_skipped(&self, dir: &[u8]) -> bool {
         let name = dir.rsplit(|b| *b == b'/').next().unwrap_or(dir);
-        name == b".git" || self.excludes.is_excluded_entry(dir.as_bstr(), true)
+        name == b".git" || self.excludes.is_excluded_dir(dir)
     }
 
     /// Adds the events so far to `pending`; false when they no longer tell everything (the
