@@ -5,7 +5,7 @@ use std::io::Read;
 use std::path::Path;
 
 use gix::bstr::ByteSlice;
-use gix::objs::Write as _;
+use gix::objs::{Write as _, WriteTo as _};
 
 use super::{ObjectId, Repo};
 use crate::git::error::{Error, Result};
@@ -41,14 +41,13 @@ pub struct TreeEntry {
 
 impl Repo {
     pub fn write_blob(&self, data: &[u8]) -> Result<ObjectId> {
-        let id = super::maintenance::retry_write(|| self.repo.write_blob(data))?;
-        Ok(id.detach())
+        self.write_loose(gix::objs::Kind::Blob, data)
     }
 
     /// Writes the file at `path` as a blob, streamed past a megabyte: a node's output of any
     /// size is stored with a few buffers of memory.
     pub fn write_blob_from_file(&self, path: &Path) -> Result<ObjectId> {
-        write_file_blob(&self.repo, path)
+        write_file_blob(self, path)
     }
 
     pub fn write_commit(
@@ -68,7 +67,11 @@ impl Repo {
             message: message.into(),
             extra_headers: Vec::new(),
         };
-        let id = super::maintenance::retry_write(|| self.repo.write_object(&commit))?.detach();
+        let mut buf = Vec::new();
+        commit
+            .write_to(&mut buf)
+            .map_err(|err| Error::Failed(format!("cannot write a commit: {err}")))?;
+        let id = self.write_loose(gix::objs::Kind::Commit, &buf)?;
         super::maintenance::note_written();
         Ok(id)
     }
@@ -150,7 +153,7 @@ const READ_WHOLE: u64 = 1 << 20;
 /// header before its bytes, so a file that shrinks while it is read fails the write (the object
 /// is never finalized) instead of storing a blob that disagrees with its header; bytes appended
 /// meanwhile are left out.
-pub(super) fn write_file_blob(repo: &gix::Repository, path: &Path) -> Result<ObjectId> {
+pub(super) fn write_file_blob(repo: &Repo, path: &Path) -> Result<ObjectId> {
     super::maintenance::retry_write(|| {
         let context = || format!("cannot store {}", path.display());
         let file = std::fs::File::open(path).map_err(Error::io(context()))?;
@@ -164,9 +167,10 @@ pub(super) fn write_file_blob(repo: &gix::Repository, path: &Path) -> Result<Obj
             reader
                 .read_to_end(&mut bytes)
                 .map_err(Error::io(context()))?;
-            return Ok(repo.write_blob(&bytes)?.detach());
+            return repo.write_blob(&bytes);
         }
         let id = repo
+            .repo
             .objects
             .write_stream(gix::objs::Kind::Blob, size, &mut reader)?;
         Ok(id)

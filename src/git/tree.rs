@@ -8,13 +8,14 @@
 //! a work tree).
 
 use gix::bstr::BStr;
+use gix::objs::WriteTo as _;
 use gix::objs::tree::EntryKind;
 
 use super::{ObjectId, Repo};
 use crate::git::error::{Error, Result};
 
 pub struct TreeEdit<'repo> {
-    repo: &'repo gix::Repository,
+    repo: &'repo Repo,
     editor: gix::objs::tree::Editor<'repo>,
 }
 
@@ -22,7 +23,7 @@ impl Repo {
     /// Starts editing `base` (use [`Repo::empty_tree`] for a new tree).
     pub fn edit_tree(&self, base: ObjectId) -> Result<TreeEdit<'_>> {
         Ok(TreeEdit {
-            repo: &self.repo,
+            repo: self,
             editor: self.repo.edit_tree(base)?.detach(),
         })
     }
@@ -31,7 +32,7 @@ impl Repo {
 impl TreeEdit<'_> {
     /// Puts a regular file with `data` at `path`.
     pub fn put_file(&mut self, path: &str, data: &[u8]) -> Result<()> {
-        let id = super::maintenance::retry_write(|| self.repo.write_blob(data))?.detach();
+        let id = self.repo.write_blob(data)?;
         self.put_entry(path, EntryKind::Blob, id)
     }
 
@@ -70,11 +71,13 @@ impl TreeEdit<'_> {
     /// Writes the changed trees and returns the new root.
     pub fn write(mut self) -> Result<ObjectId> {
         let repo = self.repo;
-        self.editor
-            .write(|tree| {
-                super::maintenance::retry_write(|| repo.write_object(tree)).map(gix::Id::detach)
-            })
-            .map_err(Error::from)
+        let mut buf = Vec::new();
+        self.editor.write(|tree| {
+            buf.clear();
+            tree.write_to(&mut buf)
+                .map_err(|err| Error::Failed(format!("cannot write a tree: {err}")))?;
+            repo.write_loose(gix::objs::Kind::Tree, &buf)
+        })
     }
 }
 

@@ -134,3 +134,44 @@ fn identity_comes_from_git_config_fabro_author() {
         "Agent Smith <agent@example.com>|Agent Smith <agent@example.com>"
     );
 }
+
+#[test]
+fn loose_objects_are_compressed_as_git_config_says_and_read_only() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    let content = "the same line again\n".repeat(2000);
+    let len = content.len();
+    // The files are named in their lines, so that each is a new blob.
+    let loose_size = |file: &str, node: &str| {
+        let written = content.replace("same", file);
+        write_file(&run.worktree.join(file), &written);
+        repo.checkpoint(&run.id, node);
+        let blob = repo.git(&["rev-parse", &format!("fabro/run/{}:{file}", run.id)]);
+        let blob = blob.trim();
+        let path = repo
+            .path
+            .join(".git/objects")
+            .join(&blob[..2])
+            .join(&blob[2..]);
+        let meta = std::fs::metadata(&path).expect("the blob is a loose object");
+        assert_eq!(
+            std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o777,
+            0o444
+        );
+        assert_eq!(repo.git(&["cat-file", "-p", blob]), written);
+        meta.len() as usize
+    };
+    // Unset, git's level 1: a repetitive file shrinks to a small fraction.
+    assert!(loose_size("default.txt", "a") < len / 10);
+    // `core.compression 0` applies to loose objects too, and `core.looseCompression` wins.
+    repo.git(&["config", "core.compression", "0"]);
+    assert!(loose_size("stored.txt", "b") > len);
+    repo.git(&["config", "core.looseCompression", "9"]);
+    assert!(loose_size("best.txt", "c") < len / 10);
+    let fsck = repo.git_output(&repo.path, &["fsck", "--strict"]);
+    assert!(
+        fsck.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fsck.stderr)
+    );
+}
