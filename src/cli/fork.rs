@@ -69,7 +69,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     let Some((state, entry)) = args.source.resolve(ctx)? else {
         return Ok(());
     };
-    let forked = fork(&ctx.repo, &state.id, &entry, &ctx.config(&state, None)?)?;
+    let forked = fork(&ctx.repo, &state, &entry, &ctx.config(&state, None)?)?;
     if args.source.json {
         return output::json(&forked);
     }

@@ -329,6 +329,14 @@ impl RunRecord {
     /// Reads `run.json` as found on a metadata branch, refusing formats this version does not
     /// know. A record without `format` is Fabro's and is read as `fabro::adopt` says.
     pub fn from_json(bytes: &[u8], origin: &str) -> Result<RunRecord> {
+        // git-fabro's own records parse straight into the types; anything else (Fabro's
+        // records, an unknown format, a record that does not parse) takes the way through
+        // a JSON value, which tells an absent `format` from another one and says what is wrong.
+        if let Ok(record) = serde_json::from_slice::<RunRecord>(bytes)
+            && matches!(record.format, 1..=FORMAT)
+        {
+            return Ok(record);
+        }
         let value: Value = serde_json::from_slice(bytes).map_err(|err| {
             Error::Corrupt(format!("run.json at {origin} is not valid JSON: {err}"))
         })?;
@@ -359,13 +367,17 @@ impl RunRecord {
     /// One that every reader would refuse as too large is refused here, before anything is
     /// written: a run whose newest record cannot be read could no longer go on or be finished.
     pub fn to_json(&self) -> Result<Vec<u8>> {
-        let mut record = self.clone();
-        fabro::complete(&mut record);
-        let json = pretty(&record);
+        self.clone().into_json()
+    }
+
+    /// Like [`RunRecord::to_json`], for a record written once: it is completed in place.
+    pub fn into_json(mut self) -> Result<Vec<u8>> {
+        fabro::complete(&mut self);
+        let json = pretty(&self);
         let size = json.len() as u64;
         if size > MAX_RUN_JSON {
             return Err(Error::RecordTooLarge {
-                run: self.run_id.clone(),
+                run: self.run_id,
                 size,
                 limit: MAX_RUN_JSON,
             });

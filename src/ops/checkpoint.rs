@@ -183,7 +183,7 @@ pub fn checkpoint(
     if !matches!(&patch, Attachment::Bytes(bytes) if bytes.is_empty()) {
         attachments.push(("diff.patch", &patch));
     }
-    let record = next_record(&previous, request, visit, now, tree.to_string());
+    let record = next_record(previous, request, visit, now, tree.to_string());
     let mut run_json = state.record.clone();
     run_json.checkpoint = Some(record);
     let stage_record = StageRecord {
@@ -292,14 +292,14 @@ pub fn checkpoint(
 }
 
 fn next_record(
-    previous: &Checkpoint,
+    previous: Checkpoint,
     request: &CheckpointRequest,
     visit: u64,
     now: Timestamp,
     tree: String,
 ) -> Checkpoint {
     let node = request.node.to_string();
-    let mut record = previous.clone();
+    let mut record = previous;
     if request.walk.restarted {
         record.completed_nodes.clear();
         record.node_outcomes.clear();

@@ -3,6 +3,7 @@
 //! replaced, so the stages are shared, not copied, and the cost does not depend on how long
 //! the source's history is.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
@@ -17,7 +18,7 @@ use crate::format::time::Timestamp;
 use crate::git::{ObjectId, RefEdit, Repo};
 use crate::ops::start::short_branch;
 use crate::run::timeline::Entry;
-use crate::run::{self, RUN_JSON, read_record};
+use crate::run::{self, RUN_JSON, RunState, read_record};
 
 #[derive(Clone, Debug, Serialize)]
 pub struct Forked {
@@ -40,17 +41,27 @@ pub fn source_of(source: &RunId, entry: &Entry) -> ForkSource {
     }
 }
 
-/// Writes the objects of a fork named `id` and returns the refs that bring it to life.
+/// Writes the objects of a fork named `id` of `source` and returns the refs that bring it to
+/// life.
 pub fn prepare(
     repo: &Repo,
     id: &RunId,
+    source: &RunState,
     from: &ForkSource,
     config: &Config,
 ) -> Result<Vec<RefEdit>> {
     let meta_commit = parse_sha(&from.meta_commit)?;
     let run_commit = parse_sha(&from.run_commit)?;
-    let source_tree = repo.commit_tree(meta_commit)?;
-    let source = read_record(repo, source_tree, &from.meta_commit)?;
+    // The source's record as it was at `from`: the one already read when that is its tip.
+    let (source_tree, source) = if meta_commit == source.meta_tip {
+        (source.meta_tree, Cow::Borrowed(&source.record))
+    } else {
+        let tree = repo.commit_tree(meta_commit)?;
+        (
+            tree,
+            Cow::Owned(read_record(repo, tree, &from.meta_commit)?),
+        )
+    };
     let mut spec = source.spec.clone();
     spec.fork_source = Some(from.clone());
     spec.fork_source_ref = Some(ForkSourceRef {
@@ -61,7 +72,7 @@ pub fn prepare(
         format: crate::format::record::FORMAT,
         run_id: id.to_string(),
         spec,
-        graph_source: source.graph_source,
+        graph_source: source.graph_source.clone(),
         start: Start {
             run_id: id.to_string(),
             start_time: Timestamp::now().rfc3339(),
@@ -71,13 +82,13 @@ pub fn prepare(
             extra: BTreeMap::new(),
         },
         status: Status::new(StatusKind::Running),
-        checkpoint: source.checkpoint,
+        checkpoint: source.checkpoint.clone(),
         conclusion: None,
         superseded_by: None,
         extra: BTreeMap::new(),
     };
     let mut tree = repo.edit_tree(source_tree)?;
-    tree.put_file(RUN_JSON, &record.to_json()?)?;
+    tree.put_file(RUN_JSON, &record.into_json()?)?;
     let tree = tree.write()?;
     let subject = format!("init run (fork of {} at @{})", from.run_id, from.ordinal);
     let root = repo.write_commit(
@@ -101,10 +112,10 @@ pub fn prepare(
 }
 
 /// Forks `source` at `entry` into a new run.
-pub fn fork(repo: &Repo, source: &RunId, entry: &Entry, config: &Config) -> Result<Forked> {
+pub fn fork(repo: &Repo, source: &RunState, entry: &Entry, config: &Config) -> Result<Forked> {
     let id = RunId::mint();
-    let from = source_of(source, entry);
-    let edits = prepare(repo, &id, &from, config)?;
+    let from = source_of(&source.id, entry);
+    let edits = prepare(repo, &id, source, &from, config)?;
     // Both branches are created in one ref transaction, the run branch first: git-fabro has
     // no boundary between the two refs.
     failpoint::reach("fork:objects-written");

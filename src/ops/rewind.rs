@@ -50,7 +50,7 @@ pub fn rewind(
         )));
     }
     let id = RunId::mint();
-    let edits = fork::prepare(repo, &id, &from, config)?;
+    let edits = fork::prepare(repo, &id, state, &from, config)?;
     failpoint::reach("rewind:objects-written");
     let mut record = archived(
         state,
@@ -109,7 +109,7 @@ fn finish_earlier(
     let exists = repo.ref_target(&run::meta_branch(&id))?.is_some();
     if !exists {
         repo.update_refs(
-            &fork::prepare(repo, &id, &earlier, config)?,
+            &fork::prepare(repo, &id, state, &earlier, config)?,
             "fabro: rewind run",
             &config.identity,
         )?;
