@@ -175,3 +175,35 @@ fn loose_objects_are_compressed_as_git_config_says_and_read_only() {
         String::from_utf8_lossy(&fsck.stderr)
     );
 }
+
+#[test]
+fn files_are_stored_through_the_filters_git_add_applies() {
+    let repo = TestRepo::new();
+    // Attributes committed at the top and in a subdirectory, and one file's attributes only
+    // in the run's work tree, as a node would write them.
+    repo.write(".gitattributes", "*.txt text eol=lf\n");
+    repo.write("docs/.gitattributes", "*.md text\n");
+    repo.git(&["add", "."]);
+    repo.git(&["commit", "-qm", "attributes"]);
+    repo.git(&["config", "core.autocrlf", "true"]);
+    let run = repo.start();
+    let files = [
+        ("a.txt", "one\r\ntwo\r\n"),
+        ("docs/b.md", "three\r\nfour\r\n"),
+        ("raw.bin", "five\r\nsix\r\n"),
+        ("late/c.cfg", "seven\r\n"),
+    ];
+    write_file(&run.worktree.join("late/.gitattributes"), "*.cfg -text\n");
+    for (path, content) in files {
+        write_file(&run.worktree.join(path), content);
+    }
+    repo.checkpoint(&run.id, "a");
+    for (path, _) in files {
+        let stored = repo.git(&["rev-parse", &format!("fabro/run/{}:{path}", run.id)]);
+        let git_would = repo.git_in(&run.worktree, &["hash-object", "--path", path, path]);
+        assert_eq!(stored.trim(), git_would.trim(), "{path}");
+    }
+    let stored = |path: &str| repo.git(&["show", &format!("fabro/run/{}:{path}", run.id)]);
+    assert_eq!(stored("a.txt"), "one\ntwo\n");
+    assert_eq!(stored("late/c.cfg"), "seven\r\n");
+}

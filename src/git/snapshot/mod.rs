@@ -102,7 +102,6 @@ pub(super) type Edit = (BString, Option<(EntryKind, ObjectId)>);
 impl Repo {
     /// Snapshots this repository's work tree on top of `spec.base`.
     pub fn snapshot(&self, spec: &SnapshotSpec) -> Result<Snapshot> {
-        let repo = &self.repo;
         let base_tree = match spec.base {
             Some(commit) => self.commit_tree(commit)?,
             None => self.empty_tree(),
@@ -114,7 +113,7 @@ impl Repo {
         } else {
             self.staged_edits(base_tree, &index, spec)?
         };
-        let (mut pipeline, _) = repo.filter_pipeline(Some(base_tree))?;
+        let mut pipeline = self.filter_pipeline(&index, base_tree)?;
         let mut changes = Vec::new();
         let mut skipped = Vec::new();
         let workdir = self
@@ -254,6 +253,23 @@ impl Repo {
 
     /// The index to compare with: the private one when given (created from the base tree the
     /// first time), else the work tree's own.
+    /// The filters (`.gitattributes`, `core.autocrlf`) that turn work tree files into blobs.
+    /// gix's own pipeline would read and verify the repository's index once more for the
+    /// attributes it holds; the snapshot's index is already in hand.
+    fn filter_pipeline(
+        &self,
+        index: &gix::index::File,
+        base_tree: ObjectId,
+    ) -> Result<gix::filter::Pipeline<'_>> {
+        let repo = &self.repo;
+        if repo.is_bare() {
+            return Ok(repo.filter_pipeline(Some(base_tree))?.0);
+        }
+        let source = gix::worktree::stack::state::attributes::Source::WorktreeThenIdMapping;
+        let attributes = repo.attributes_only(index, source)?;
+        Ok(gix::filter::Pipeline::new(repo, attributes.detach())?)
+    }
+
     pub(super) fn index_for(
         &self,
         private: Option<&Path>,
