@@ -54,6 +54,9 @@ pub use unrecorded::{Unrecorded, UnrecordedFile};
 pub use unsafe_paths::UnsafeEntry;
 pub use worktree::Worktree;
 
+/// The most memory the cache of decoded objects takes, per thread.
+const OBJECT_CACHE: usize = 1 << 20;
+
 #[derive(Clone)]
 pub struct Repo {
     repo: gix::Repository,
@@ -72,7 +75,10 @@ impl Repo {
         Repo::checked(repo)
     }
 
-    fn checked(repo: gix::Repository) -> Result<Repo> {
+    fn checked(mut repo: gix::Repository) -> Result<Repo> {
+        // A command reads the same few objects (a run's metadata tree, its newest commits)
+        // several times over; without a cache each read of a loose one opens and inflates it.
+        repo.object_cache_size_if_unset(OBJECT_CACHE);
         let storage = repo.config_snapshot().string("extensions.refStorage");
         if storage.is_some_and(|s| s != "files") {
             return Err(Error::Failed(
