@@ -11,6 +11,7 @@ mod checkpoint;
 mod colour;
 mod complete;
 mod completions;
+mod deferred;
 mod diff;
 mod diff_stat;
 mod examples;
@@ -55,6 +56,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::{CommandFactory, Parser, Subcommand};
 
+use self::deferred::Deferred;
 use crate::config::{Config, Settings, fabro_home};
 use crate::error::Error;
 use crate::format::run_id::RunId;
@@ -91,42 +93,42 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    Start(start::Args),
-    Checkpoint(checkpoint::Args),
-    Snapshot(snapshot::Args),
-    Finish(finish::Args),
-    Log(log::Args),
-    Ps(ps::Args),
-    Status(status::Args),
-    Show(show::Args),
-    Diff(diff::Args),
-    Graph(graph::Args),
-    Land(land::Args),
-    Path(path::Args),
-    Fork(fork::Args),
-    Rewind(rewind::Args),
-    Resume(resume::Args),
-    Restore(restore::Args),
-    Archive(archive::ArchiveArgs),
-    Unarchive(archive::UnarchiveArgs),
-    Gc(gc::Args),
-    Fsck(fsck::Args),
-    Push(push::Args),
-    Fetch(fetch::Args),
-    Hooks(hooks::Args),
-    Validate(validate::Args),
-    Run(run::Args),
-    Agents(agents::Args),
-    Completions(completions::CompletionsArgs),
+    Start(Deferred<start::Args>),
+    Checkpoint(Deferred<checkpoint::Args>),
+    Snapshot(Deferred<snapshot::Args>),
+    Finish(Deferred<finish::Args>),
+    Log(Deferred<log::Args>),
+    Ps(Deferred<ps::Args>),
+    Status(Deferred<status::Args>),
+    Show(Deferred<show::Args>),
+    Diff(Deferred<diff::Args>),
+    Graph(Deferred<graph::Args>),
+    Land(Deferred<land::Args>),
+    Path(Deferred<path::Args>),
+    Fork(Deferred<fork::Args>),
+    Rewind(Deferred<rewind::Args>),
+    Resume(Deferred<resume::Args>),
+    Restore(Deferred<restore::Args>),
+    Archive(Deferred<archive::ArchiveArgs>),
+    Unarchive(Deferred<archive::UnarchiveArgs>),
+    Gc(Deferred<gc::Args>),
+    Fsck(Deferred<fsck::Args>),
+    Push(Deferred<push::Args>),
+    Fetch(Deferred<fetch::Args>),
+    Hooks(Deferred<hooks::Args>),
+    Validate(Deferred<validate::Args>),
+    Run(Deferred<run::Args>),
+    Agents(Deferred<agents::Args>),
+    Completions(Deferred<completions::CompletionsArgs>),
     #[command(hide = true, name = "__complete")]
-    Complete(complete::Args),
+    Complete(Deferred<complete::Args>),
     #[command(hide = true)]
-    GenerateDocs(completions::GenerateDocsArgs),
+    GenerateDocs(Deferred<completions::GenerateDocsArgs>),
 }
 
 /// The clap definition, the one source of help, man pages and completions.
 pub fn command() -> clap::Command {
-    examples::attach(help::with_groups(Cli::command()))
+    examples::attach(help::with_groups(deferred::whole(Cli::command)))
 }
 
 /// The command line. The groups and examples are help text, so they are built only when help is
@@ -190,36 +192,36 @@ pub fn run(cli: Cli) -> Result<()> {
     }
     let ctx = || Ctx::open(false);
     match cli.command {
-        Command::Start(args) => start::run(&Ctx::open(true)?, args),
-        Command::Checkpoint(args) => checkpoint::run(&ctx()?, args),
-        Command::Snapshot(args) => snapshot::run(&ctx()?, args),
-        Command::Finish(args) => finish::run(&ctx()?, args),
-        Command::Log(args) => log::run(&ctx()?, args),
-        Command::Ps(args) => ps::run(&ctx()?, args),
-        Command::Status(args) => status::run(&ctx()?, args),
-        Command::Show(args) => show::run(&ctx()?, args),
-        Command::Diff(args) => diff::run(&ctx()?, args),
-        Command::Graph(args) => graph::run(ctx, args),
-        Command::Land(args) => land::run(&ctx()?, args),
-        Command::Path(args) => path::run(&ctx()?, args),
-        Command::Fork(args) => fork::run(&ctx()?, args),
-        Command::Rewind(args) => rewind::run(&ctx()?, args),
-        Command::Resume(args) => resume::run(&ctx()?, args),
-        Command::Restore(args) => restore::run(&ctx()?, args),
-        Command::Archive(args) => archive::archive(&ctx()?, args),
-        Command::Unarchive(args) => archive::unarchive(&ctx()?, args),
-        Command::Gc(args) => gc::run(&ctx()?, args),
-        Command::Fsck(args) => fsck::run(&ctx()?, args),
-        Command::Push(args) => push::run(&ctx()?, args),
-        Command::Fetch(args) => fetch::run(&ctx()?, args),
-        Command::Hooks(args) => hooks::run(ctx, args),
+        Command::Start(Deferred(args)) => start::run(&Ctx::open(true)?, args),
+        Command::Checkpoint(Deferred(args)) => checkpoint::run(&ctx()?, args),
+        Command::Snapshot(Deferred(args)) => snapshot::run(&ctx()?, args),
+        Command::Finish(Deferred(args)) => finish::run(&ctx()?, args),
+        Command::Log(Deferred(args)) => log::run(&ctx()?, args),
+        Command::Ps(Deferred(args)) => ps::run(&ctx()?, args),
+        Command::Status(Deferred(args)) => status::run(&ctx()?, args),
+        Command::Show(Deferred(args)) => show::run(&ctx()?, args),
+        Command::Diff(Deferred(args)) => diff::run(&ctx()?, args),
+        Command::Graph(Deferred(args)) => graph::run(ctx, args),
+        Command::Land(Deferred(args)) => land::run(&ctx()?, args),
+        Command::Path(Deferred(args)) => path::run(&ctx()?, args),
+        Command::Fork(Deferred(args)) => fork::run(&ctx()?, args),
+        Command::Rewind(Deferred(args)) => rewind::run(&ctx()?, args),
+        Command::Resume(Deferred(args)) => resume::run(&ctx()?, args),
+        Command::Restore(Deferred(args)) => restore::run(&ctx()?, args),
+        Command::Archive(Deferred(args)) => archive::archive(&ctx()?, args),
+        Command::Unarchive(Deferred(args)) => archive::unarchive(&ctx()?, args),
+        Command::Gc(Deferred(args)) => gc::run(&ctx()?, args),
+        Command::Fsck(Deferred(args)) => fsck::run(&ctx()?, args),
+        Command::Push(Deferred(args)) => push::run(&ctx()?, args),
+        Command::Fetch(Deferred(args)) => fetch::run(&ctx()?, args),
+        Command::Hooks(Deferred(args)) => hooks::run(ctx, args),
         // A workflow is checked or simulated from its file alone: no repository is opened.
-        Command::Validate(args) => validate::run(args),
-        Command::Run(args) => run::run(args),
-        Command::Agents(args) => agents::run(args),
-        Command::Completions(args) => completions::completions(args),
-        Command::Complete(args) => complete::run(ctx, args),
-        Command::GenerateDocs(args) => completions::generate_docs(args),
+        Command::Validate(Deferred(args)) => validate::run(args),
+        Command::Run(Deferred(args)) => run::run(args),
+        Command::Agents(Deferred(args)) => agents::run(args),
+        Command::Completions(Deferred(args)) => completions::completions(args),
+        Command::Complete(Deferred(args)) => complete::run(ctx, args),
+        Command::GenerateDocs(Deferred(args)) => completions::generate_docs(args),
     }
 }
 
