@@ -108,6 +108,11 @@ pub enum Error {
 }
 
 impl Error {
+    /// See [`crate::git::Error::is_vanished_object`].
+    pub fn is_vanished_object(&self) -> bool {
+        matches!(self, Error::Git(err) if err.is_vanished_object())
+    }
+
     pub fn exit_code(&self) -> u8 {
         match self {
             Error::Usage(_)

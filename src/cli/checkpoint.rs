@@ -60,9 +60,12 @@ const DEFAULT_WAIT: &str = "10s";
 /// How often a checkpoint is tried again when an object it read vanished under it.
 const VANISHED_TRIES: u32 = 3;
 
-/// An object gix could not find: in a repository it just read, one that `git gc` moved.
-fn vanished_object(err: &crate::error::Error) -> bool {
-    matches!(err, crate::error::Error::Git(crate::git::Error::Gix(err)) if err.is_not_found())
+/// Whether a try failed on an object `git gc` moved under it.
+fn vanished(err: &anyhow::Error) -> bool {
+    err.downcast_ref().is_some_and(Error::is_vanished_object)
+        || err
+            .downcast_ref()
+            .is_some_and(crate::git::Error::is_vanished_object)
 }
 
 /// The first pause after a lost race, and the longest one.
@@ -79,31 +82,36 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         None => None,
     };
     let mut pause = FIRST_PAUSE;
-    let mut vanished = 0;
+    let mut vanished_tries = 0;
     let done = loop {
         // Each try reads the run afresh: the race was lost to a checkpoint that moved it.
-        let run = ctx.open_run(args.run.as_deref())?;
-        let tried = checkpoint(
-            &ctx.repo,
-            run.workspace()?,
-            &run.state,
-            &run.config,
-            &request,
-            run.run_dir.as_ref(),
-        );
+        let tried = ctx.open_run(args.run.as_deref()).and_then(|run| {
+            Ok(checkpoint(
+                &ctx.repo,
+                run.workspace()?,
+                &run.state,
+                &run.config,
+                &request,
+                run.run_dir.as_ref(),
+            )?)
+        });
         match tried {
             // `git gc` beside it can move an object from a loose file into a new pack while
             // this checkpoint reads it; nothing was recorded, and the next try finds it.
-            Err(err) if vanished_object(&err) && vanished < VANISHED_TRIES => {
-                vanished += 1;
+            Err(err) if vanished(&err) && vanished_tries < VANISHED_TRIES => {
+                vanished_tries += 1;
                 std::thread::sleep(jittered(FIRST_PAUSE));
             }
-            Err(err) if err.exit_code() == exit::CONFLICT => {
+            Err(err)
+                if err
+                    .downcast_ref()
+                    .is_some_and(|e: &Error| e.exit_code() == exit::CONFLICT) =>
+            {
                 let left = deadline.map_or(Duration::ZERO, |d| {
                     d.saturating_duration_since(Instant::now())
                 });
                 if left.is_zero() {
-                    return Err(err.into());
+                    return Err(err);
                 }
                 std::thread::sleep(jittered(pause).min(left));
                 pause = (pause * 2).min(LONGEST_PAUSE);

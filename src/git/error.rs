@@ -39,6 +39,14 @@ pub enum Error {
 }
 
 impl Error {
+    /// An object gix could not find. In a repository just read, it is one that `git gc`
+    /// moved from a loose file into a new pack in between: gix checks that a loose object
+    /// exists before it opens it, and does not look at the packs again when the file is gone
+    /// by then. Reading again finds it.
+    pub fn is_vanished_object(&self) -> bool {
+        matches!(self, Error::Gix(err) if err.is_not_found())
+    }
+
     pub fn io(context: impl Into<String>) -> impl FnOnce(std::io::Error) -> Error {
         let context = context.into();
         move |source| Error::Io { context, source }

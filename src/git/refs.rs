@@ -309,10 +309,13 @@ impl Repo {
     /// Whether `ancestor` is `tip` or one of its nearest first parents.
     fn builds_on(&self, tip: ObjectId, ancestor: ObjectId) -> bool {
         const NEAR: usize = 64;
-        self.first_parents(tip)
-            .take(NEAR)
-            .map_while(|commit| commit.ok())
-            .any(|commit| commit.id == ancestor)
+        // The usual answer needs no commit read: nothing moved the ref since this write.
+        tip == ancestor
+            || self
+                .first_parents(tip)
+                .take(NEAR)
+                .map_while(|commit| commit.ok())
+                .any(|commit| commit.id == ancestor)
     }
 }
 
@@ -356,10 +359,19 @@ pub const STALE_LOCK: std::time::Duration = std::time::Duration::from_secs(5);
 /// How many more times a lock is tried when its directory vanished under it.
 const DIRECTORY_RETRIES: usize = 8;
 
-/// Whether the error is a file that was not found: a directory removed while the lock file
-/// was being made in it.
+/// Whether the error is a directory removed while the lock file was being made in it: the
+/// file was not found, or creating the directory again met one that exists (another process
+/// made it in between) and gix gave up on it. A lock file another process holds is neither.
 fn lost_its_directory(err: &gix::Error) -> bool {
-    err.is_not_found()
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(err);
+    let mut exists = false;
+    while let Some(err) = cause {
+        exists |= err
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|err| err.kind() == std::io::ErrorKind::AlreadyExists);
+        cause = err.source();
+    }
+    err.is_not_found() || (exists && !err.is_retryable())
 }
 
 fn to_gix(edits: &[RefEdit], reflog: &str) -> gix::Result<Vec<gix::refs::transaction::RefEdit>> {

@@ -85,6 +85,11 @@ fn components(path: &[u8]) -> impl Iterator<Item = &BStr> {
     path.split(|byte| *byte == b'/').map(BStr::new)
 }
 
-fn edit_error(err: impl std::fmt::Display) -> Error {
-    Error::Failed(format!("cannot edit a tree: {err}"))
+fn edit_error(err: impl Into<gix::Error>) -> Error {
+    let err: gix::Error = err.into();
+    // A subtree that vanished under a `git gc` stays recognisable, so the edit can be retried.
+    match err.is_not_found() {
+        true => Error::Gix(err),
+        false => Error::Failed(format!("cannot edit a tree: {}", super::describe(&err))),
+    }
 }

@@ -115,7 +115,11 @@ impl RunState {
                 run_branch(id)
             ))
         })?;
-        let unreadable = |err: Error| Error::Corrupt(format!("run {id} cannot be read: {err}"));
+        // A vanished object stays what it is, so that a caller can read the run again.
+        let unreadable = |err: Error| match err.is_vanished_object() {
+            true => err,
+            false => Error::Corrupt(format!("run {id} cannot be read: {err}")),
+        };
         let meta_tree = repo
             .commit_tree(meta_tip)
             .map_err(|err| unreadable(err.into()))?;
