@@ -70,7 +70,7 @@ impl Ctx {
             id,
             self.env.run_dir.as_deref(),
             worktree,
-            &self.repo.main_path(),
+            || self.repo.main_path(),
         )
     }
 
@@ -91,7 +91,7 @@ impl Ctx {
         if !RunDir::may_hold(listing, id, named, worktree, name) {
             return None;
         }
-        RunDir::locate_listed(listing, id, named, worktree, &self.repo.main_path())
+        RunDir::locate_listed(listing, id, named, worktree, || self.repo.main_path())
     }
 
     /// The configuration in force for a run: its `run.toml` over the other layers. Without

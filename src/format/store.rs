@@ -3,9 +3,11 @@
 //! here can be rebuilt from the run's refs, so writes here are atomic but best-effort once the
 //! refs have moved.
 
+use std::cell::LazyCell;
 use std::collections::HashMap;
 use std::fs::{self, OpenOptions};
 use std::io::Write;
+use std::ops::Deref;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -100,15 +102,11 @@ impl RunDir {
         id: &RunId,
         named: Option<&Path>,
         worktree: Option<&Path>,
-        repository: &Path,
+        repository: impl FnOnce() -> PathBuf,
     ) -> Option<RunDir> {
-        Self::locate_listed(
-            &RunsListing::read(runs_dir),
-            id,
-            named,
-            worktree,
-            repository,
-        )
+        // Most lookups end beside the worktree: the runs directory is listed only when not.
+        let listing = LazyCell::new(|| RunsListing::read(runs_dir));
+        Self::find(&listing, id, named, worktree, repository)
     }
 
     /// [`RunDir::locate`] in a runs directory listed already.
@@ -117,11 +115,24 @@ impl RunDir {
         id: &RunId,
         named: Option<&Path>,
         worktree: Option<&Path>,
-        repository: &Path,
+        repository: impl FnOnce() -> PathBuf,
     ) -> Option<RunDir> {
+        Self::find(&listing, id, named, worktree, repository)
+    }
+
+    /// `repository` is asked for at most once, and only when a manifest must be checked
+    /// against it: finding a repository's main path can mean opening it a second time.
+    fn find(
+        listing: &impl Deref<Target = RunsListing>,
+        id: &RunId,
+        named: Option<&Path>,
+        worktree: Option<&Path>,
+        repository: impl FnOnce() -> PathBuf,
+    ) -> Option<RunDir> {
+        let repository = LazyCell::new(repository);
         let ours = |dir: &Path| {
             read_manifest(dir).is_some_and(|m| {
-                m.run_id == id.as_str() && Path::new(&m.host_repo_path) == repository
+                m.run_id == id.as_str() && Path::new(&m.host_repo_path) == *repository
             })
         };
         if let Some(dir) = named.filter(|dir| ours(dir)) {
@@ -232,7 +243,8 @@ impl RunDir {
     /// Fills a temporary file beside `name`, then renames it over `name`.
     fn replace(&self, name: &str, fill: impl FnOnce(&Path) -> std::io::Result<()>) -> Result<()> {
         let target = self.path.join(name);
-        if let Some(parent) = target.parent() {
+        // The run directory itself exists; a stage folder may not yet.
+        if let Some(parent) = target.parent().filter(|parent| *parent != self.path) {
             fs::create_dir_all(parent)
                 .map_err(Error::io(format!("cannot create {}", parent.display())))?;
         }

@@ -99,13 +99,24 @@ fn persist(objects: &Path, id: ObjectId, compressed: &[u8]) -> Result<()> {
     file.write_all(compressed).map_err(Error::io(context()))?;
     let hex = id.to_hex().to_string();
     let fanout = objects.join(&hex[..2]);
+    let target = fanout.join(&hex[2..]);
+    // Most fan-out directories exist already: create one only when the rename says it is
+    // missing, as git does.
+    let file = match file.persist(&target) {
+        Err(err) if err.error.kind() == std::io::ErrorKind::NotFound => err.file,
+        done => {
+            return done
+                .map(drop)
+                .map_err(|err| Error::io(context())(err.error));
+        }
+    };
     match std::fs::create_dir(&fanout) {
         Err(err) if err.kind() != std::io::ErrorKind::AlreadyExists => {
             return Err(Error::io(context())(err));
         }
         _ => {}
     }
-    file.persist(fanout.join(&hex[2..]))
+    file.persist(&target)
         .map_err(|err| Error::io(context())(err.error))?;
     Ok(())
 }

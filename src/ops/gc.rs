@@ -258,7 +258,7 @@ fn collect_run(
         return Ok(());
     }
     let edits = ref_deletions(repo, state)?;
-    let run_dir = RunDir::locate(&config.runs_dir, id, None, own_path, &repo.main_path());
+    let run_dir = RunDir::locate(&config.runs_dir, id, None, own_path, || repo.main_path());
     let mut entry = CollectedRun {
         run_id: id.to_string(),
         status: state.record.status.kind,

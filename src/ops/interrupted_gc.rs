@@ -84,7 +84,7 @@ pub fn is_leftover_branch(repo: &Repo, runs_dir: &Path, id: &RunId, tip: ObjectI
     if !matches!(repo.ref_target(&run::meta_branch(id)), Ok(None)) {
         return false;
     }
-    RunDir::locate(runs_dir, id, None, None, &repo.main_path())
+    RunDir::locate(runs_dir, id, None, None, || repo.main_path())
         .and_then(|dir| std::fs::read(dir.path.join(MARKER)).ok())
         .and_then(|bytes| serde_json::from_slice::<Marker>(&bytes).ok())
         .is_some_and(|marker| {

@@ -143,7 +143,7 @@ pub fn rebuild_run_dir(repo: &Repo, runs_dir: &Path, state: &RunState) -> Result
         &state.id,
         None,
         worktree.as_ref().map(|w| w.path.as_path()),
-        &repo.main_path(),
+        || repo.main_path(),
     ) && dir.path.join(MANIFEST).is_file()
     {
         return Ok(dir);

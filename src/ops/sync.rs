@@ -135,8 +135,8 @@ pub fn fetch(
                 behind.push(name);
             }
         }
-        let holder =
-            RunDir::locate(runs_dir, id, None, None, &main_path).and_then(|dir| dir.live_holder());
+        let holder = RunDir::locate(runs_dir, id, None, None, || main_path.clone())
+            .and_then(|dir| dir.live_holder());
         if let Some(pid) = holder.filter(|_| !behind.is_empty()) {
             synced.held.push(HeldRun {
                 run_id: id.to_string(),

@@ -48,15 +48,13 @@ impl Workspace {
         let Some((path, place)) = Workspace::locate(repo, id)? else {
             return Ok(None);
         };
-        if place == Place::Worktree {
-            return Ok(Some(Workspace::linked(Repo::open(&path)?, path)));
-        }
-        // A shadow repository's work tree is the user's directory, which has no `.git`.
+        // A command run inside the workspace has opened its repository already (and a
+        // shadow repository's work tree is the user's directory, which has no `.git`).
         let repo = match repo.workdir() {
             Some(dir) if same_dir(dir, &path) => repo.clone(),
             _ => Repo::open(&path)?,
         };
-        let index = Some(private_index(&repo, id));
+        let index = (place == Place::InPlace).then(|| private_index(&repo, id));
         Ok(Some(Workspace {
             path,
             repo,

@@ -208,14 +208,11 @@ fn check_local(
         return Ok(());
     };
     let worktree = (ws.place == workspace::Place::Worktree).then_some(ws.path.as_path());
-    let has_dir = crate::format::store::RunDir::locate(
-        &config.runs_dir,
-        &state.id,
-        None,
-        worktree,
-        &repo.main_path(),
-    )
-    .is_some_and(|d| d.path.join(MANIFEST).is_file());
+    let has_dir =
+        crate::format::store::RunDir::locate(&config.runs_dir, &state.id, None, worktree, || {
+            repo.main_path()
+        })
+        .is_some_and(|d| d.path.join(MANIFEST).is_file());
     if !has_dir {
         let repaired =
             repair && crate::ops::resume::rebuild_run_dir(repo, &config.runs_dir, state).is_ok();

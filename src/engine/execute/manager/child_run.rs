@@ -184,8 +184,9 @@ fn complete_finish(engine: &Engine, state: &RunState, reason: Option<&str>) -> R
 }
 
 fn child_run_dir(engine: &Engine, child: &RunId) -> Option<RunDir> {
-    let main = engine.repo.main_path();
-    RunDir::locate(&engine.config.runs_dir, child, None, None, &main)
+    RunDir::locate(&engine.config.runs_dir, child, None, None, || {
+        engine.repo.main_path()
+    })
 }
 
 /// Runs the child from where it is to its end (or its stop) under its own run.pid, with the
