@@ -8,7 +8,7 @@ use crate::error::{Error, exit};
 use crate::format::node::{NodeId, StageStatus};
 use crate::input;
 use crate::ops::checkpoint::{
-    Attachment, CheckpointRequest, check_attachment_name, checkpoint, parse_context,
+    Attachment, CheckpointRequest, VANISHED_TRIES, check_attachment_name, checkpoint, parse_context,
 };
 use crate::ops::gc::parse_duration;
 
@@ -57,9 +57,6 @@ pub struct Args {
 /// How long `--wait` alone keeps trying: long enough for a few checkpoints of the same run
 /// to pass, short enough that a harness stuck behind a hung one hears of it.
 const DEFAULT_WAIT: &str = "10s";
-/// How often a checkpoint is tried again when an object it read vanished under it.
-const VANISHED_TRIES: u32 = 3;
-
 /// Whether a try failed on an object `git gc` moved under it.
 fn vanished(err: &anyhow::Error) -> bool {
     err.downcast_ref().is_some_and(Error::is_vanished_object)

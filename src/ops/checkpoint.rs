@@ -22,6 +22,22 @@ use crate::git::Repo;
 use crate::run::workspace::Workspace;
 use crate::run::{RUN_JSON, RunState};
 
+/// How often a checkpoint is tried again when an object it read vanished under it.
+pub const VANISHED_TRIES: u32 = 3;
+
+/// Makes `try_once` again, up to [`VANISHED_TRIES`] times, while it fails on an object that
+/// `git gc` moved under it ([`crate::git::Error::is_vanished_object`]): a checkpoint that
+/// failed before moving its branches recorded nothing, and reading the run again finds it.
+pub fn retrying_vanished<T>(mut try_once: impl FnMut() -> Result<T>) -> Result<T> {
+    let mut tries = 0;
+    loop {
+        match try_once() {
+            Err(err) if err.is_vanished_object() && tries < VANISHED_TRIES => tries += 1,
+            done => return done,
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct CheckpointRequest {
     pub node: NodeId,
@@ -386,4 +402,55 @@ pub fn live(record: &RunRecord, last: Option<&Checkpointed>) -> Value {
     live.insert("run_commit", json!(last.map(|l| &l.run_commit)));
     live.insert("meta_commit", json!(last.map(|l| &l.meta_commit)));
     json!(live)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::git::{ObjectId, Repo};
+
+    /// The error gix gives for an object that is not there, from a real repository.
+    fn vanished() -> Error {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let init = std::process::Command::new("git")
+            .args(["init", "-q"])
+            .arg(dir.path())
+            .status()
+            .expect("git runs");
+        assert!(init.success());
+        let repo = Repo::open(dir.path()).expect("a repository");
+        let missing = ObjectId::from_hex(b"0123456789abcdef0123456789abcdef01234567").unwrap();
+        Error::from(repo.read_blob(missing).unwrap_err())
+    }
+
+    #[test]
+    fn a_checkpoint_that_met_a_vanished_object_is_tried_again_a_bounded_number_of_times() {
+        assert!(vanished().is_vanished_object());
+        let mut tries = 0;
+        let done = retrying_vanished(|| {
+            tries += 1;
+            if tries < 3 {
+                Err(vanished())
+            } else {
+                Ok(tries)
+            }
+        });
+        assert_eq!(done.unwrap(), 3);
+
+        let mut tries = 0;
+        let done: Result<()> = retrying_vanished(|| {
+            tries += 1;
+            Err(vanished())
+        });
+        assert!(done.unwrap_err().is_vanished_object());
+        assert_eq!(tries, VANISHED_TRIES + 1);
+
+        let mut tries = 0;
+        let done: Result<()> = retrying_vanished(|| {
+            tries += 1;
+            Err(Error::Conflict("moved".into()))
+        });
+        assert!(done.is_err());
+        assert_eq!(tries, 1, "only a vanished object is tried again");
+    }
 }

@@ -23,7 +23,7 @@ use crate::format::node::NodeId;
 use crate::format::record::StatusKind;
 use crate::format::run_id::RunId;
 use crate::git::{Movers, ReflogMarks};
-use crate::ops::checkpoint::{CheckpointRequest, WalkUpdate, checkpoint};
+use crate::ops::checkpoint::{CheckpointRequest, WalkUpdate, checkpoint, retrying_vanished};
 use crate::ops::finish::{FinishRequest, finish};
 use crate::run::workspace::Workspace;
 use crate::run::{RunState, meta_branch, run_branch};
@@ -408,18 +408,21 @@ impl<'a> Engine<'a> {
         self.repo
             .ensure_moved_only_by_allowed(moves)
             .map_err(|err| Error::from(err).in_run(id))?;
-        let state = match walk.last_state.take() {
-            Some(state) if state.is_current(self.repo)? => state,
-            _ => RunState::load(self.repo, id)?,
-        };
-        let done = checkpoint(
-            self.repo,
-            workspace,
-            &state,
-            self.config,
-            &request,
-            Some(self.run_dir),
-        )?;
+        let mut last_state = walk.last_state.take();
+        let done = retrying_vanished(|| {
+            let state = match last_state.take() {
+                Some(state) if state.is_current(self.repo)? => state,
+                _ => RunState::load(self.repo, id)?,
+            };
+            checkpoint(
+                self.repo,
+                workspace,
+                &state,
+                self.config,
+                &request,
+                Some(self.run_dir),
+            )
+        })?;
         crate::failpoint::reach(&format!("engine:checkpointed:{}", stage.id()));
         if side_effect::is_side_effect(node) {
             self.resolve_intent(id, &node.id, stage.visit)?;
