@@ -62,20 +62,19 @@ pub struct FirstParentWalk<'repo> {
     loose: Option<PathBuf>,
     /// The store without its object cache, for packed history: a walk reads each commit once,
     /// and copying every one into the cache cost a packed `log` 5%.
-    uncached: Option<gix::Repository>,
+    uncached: Option<Repo>,
     compressed: Vec<u8>,
     buf: Vec<u8>,
 }
 
 impl FirstParentWalk<'_> {
     fn read_stored(&mut self, id: ObjectId) -> Result<CommitInfo> {
-        let repo = self.uncached.get_or_insert_with(|| {
+        let uncached = self.uncached.get_or_insert_with(|| {
             let mut repo = self.repo.repo.clone();
             repo.object_cache_size(0);
-            repo
+            Repo { repo }
         });
-        let commit = repo.find_commit(id)?;
-        CommitInfo::decode(id, &commit.decode()?)
+        uncached.commit_info(id)
     }
 
     fn read_loose(&mut self, id: ObjectId) -> Option<CommitInfo> {

@@ -33,6 +33,20 @@ impl Repo {
         Ok(id)
     }
 
+    /// Encodes `object` into `buf` (emptied first, so one buffer serves many objects) and
+    /// writes it.
+    pub(super) fn write_encoded(
+        &self,
+        object: &impl gix::objs::WriteTo,
+        buf: &mut Vec<u8>,
+    ) -> Result<ObjectId> {
+        buf.clear();
+        object
+            .write_to(buf)
+            .map_err(|err| Error::Failed(format!("cannot write a {}: {err}", object.kind())))?;
+        self.write_loose(object.kind(), buf)
+    }
+
     /// The level of `core.looseCompression`, else `core.compression` (-1 is zlib's default),
     /// else git's 1.
     fn loose_compression(&self) -> Compression {

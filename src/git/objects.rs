@@ -5,7 +5,7 @@ use std::io::Read;
 use std::path::Path;
 
 use gix::bstr::ByteSlice;
-use gix::objs::{Write as _, WriteTo as _};
+use gix::objs::Write as _;
 
 use super::{ObjectId, Repo};
 use crate::git::error::{Error, Result};
@@ -67,11 +67,7 @@ impl Repo {
             message: message.into(),
             extra_headers: Vec::new(),
         };
-        let mut buf = Vec::new();
-        commit
-            .write_to(&mut buf)
-            .map_err(|err| Error::Failed(format!("cannot write a commit: {err}")))?;
-        let id = self.write_loose(gix::objs::Kind::Commit, &buf)?;
+        let id = self.write_encoded(&commit, &mut Vec::new())?;
         super::maintenance::note_written();
         Ok(id)
     }

@@ -8,7 +8,6 @@
 //! a work tree).
 
 use gix::bstr::BStr;
-use gix::objs::WriteTo as _;
 use gix::objs::tree::EntryKind;
 
 use super::{ObjectId, Repo};
@@ -72,12 +71,7 @@ impl TreeEdit<'_> {
     pub fn write(mut self) -> Result<ObjectId> {
         let repo = self.repo;
         let mut buf = Vec::new();
-        self.editor.write(|tree| {
-            buf.clear();
-            tree.write_to(&mut buf)
-                .map_err(|err| Error::Failed(format!("cannot write a tree: {err}")))?;
-            repo.write_loose(gix::objs::Kind::Tree, &buf)
-        })
+        self.editor.write(|tree| repo.write_encoded(tree, &mut buf))
     }
 }
 
