@@ -19,7 +19,7 @@ use crate::error::{Error, exit};
 use crate::format::node::{NodeId, StageStatus};
 use crate::format::record::StatusKind;
 use crate::input;
-use crate::ops::checkpoint::{Attachment, CheckpointRequest, checkpoint};
+use crate::ops::checkpoint::{Attachment, CheckpointRequest, checkpoint, retrying_vanished};
 use crate::ops::finish::{FinishRequest, finish};
 use crate::ops::hook_failures::{self, HookFailure};
 use crate::ops::snapshot::snapshot;
@@ -157,14 +157,17 @@ fn turn(ctx: &Ctx, run: &OpenRun, input: &Value) -> Result<Vec<String>> {
             fresh = ctx.open_run(Some(&run.state.id.to_string()))?;
             &fresh
         };
-        let done = checkpoint(
-            &ctx.repo,
-            run.workspace()?,
-            &run.state,
-            &run.config,
-            &request,
-            run.run_dir.as_ref(),
-        );
+        let workspace = run.workspace()?;
+        let done = retrying_vanished(|| {
+            checkpoint(
+                &ctx.repo,
+                workspace,
+                &run.state,
+                &run.config,
+                &request,
+                run.run_dir.as_ref(),
+            )
+        });
         match done {
             Err(err) if err.exit_code() == exit::CONFLICT && tried < TRIES => {
                 std::thread::sleep(pause);
