@@ -826,16 +826,20 @@ class Bench:
             res.extra["checkpoints"] = [first + 2, count]
             return res
 
-        def bench_log(n: int, packed: bool = False) -> None:
+        def bench_log(n: int, packed: bool = False, cold: bool = False) -> None:
             """`log` of the run at exactly `n` checkpoints; `packed` after `git gc` has packed
-            its objects (they are loose until then, as checkpoints write them)."""
+            its objects (they are loose until then, as checkpoints write them); `cold` with
+            the run's commit cache removed before each one, as for the first log of a run."""
             build_to(n)
-            name = f"log-{n}" + (" packed" if packed else "")
+            name = f"log-{n}" + (" packed" if packed else "") + (" no cache" if cold else "")
             say(f"[{n:,} checkpoints] {name}")
             res = Result(name, f"{n:,} ckpts")
             branch = f"fabro/run/{run_id}"
+            cache = repo / ".git" / "fabro" / "commits" / run_id
 
             def fabro_log(rss):
+                if cold:
+                    cache.unlink(missing_ok=True)
                 p = r.fab("log", run_id, cwd=repo, discard_stdout=True, rss=rss)
                 self.note_stderr("git fabro log", p)
                 return p.ms, p.rss_kb
@@ -911,6 +915,7 @@ class Bench:
             say(f"[{count:,} checkpoints] git gc")
             r.git("gc", "-q", cwd=repo)
             bench_log(count, packed=True)
+            bench_log(count, packed=True, cold=True)
         if build_ms:
             self.build_stats = {
                 "checkpoints": len(build_ms),

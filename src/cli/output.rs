@@ -27,39 +27,64 @@ pub fn line(line: impl std::fmt::Display) -> Result<()> {
 /// `status_column` are coloured by status on a terminal.
 pub fn table(header: &[&str], rows: &[Vec<String>], status_column: Option<usize>) -> Result<()> {
     // Cells hold node ids, goals and messages from the repository: never raw control bytes.
-    let rows: Vec<Vec<String>> = rows
-        .iter()
-        .map(|row| row.iter().map(|cell| escape(cell).into_owned()).collect())
-        .collect();
+    // They are escaped as they are measured and again as they are written, which copies none
+    // of a long timeline's thousands of cells that need no escaping.
     let mut widths: Vec<usize> = header.iter().map(|h| h.len()).collect();
-    for row in &rows {
+    for row in rows {
         for (width, cell) in widths.iter_mut().zip(row) {
-            *width = (*width).max(cell.chars().count());
+            *width = (*width).max(escape(cell).chars().count());
         }
     }
-    // One write for the whole table rather than one per line: a long timeline is thousands.
+    // One write for many lines rather than one per line: a long timeline is thousands.
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    let header: Vec<String> = header.iter().map(|h| (*h).to_owned()).collect();
     let colour = stdout_colour();
-    for (r, row) in std::iter::once(&header).chain(&rows).enumerate() {
-        let mut text = String::new();
-        for (i, cell) in row.iter().enumerate() {
-            let padded = if i + 1 == row.len() {
-                cell.clone()
-            } else {
-                format!("{cell:<width$}  ", width = widths[i])
-            };
-            match (r, status_column) {
-                (0, _) if colour => text.push_str(&paint(&padded, BOLD)),
-                (1.., Some(c)) if c == i && colour => {
-                    text.push_str(&paint(&padded, status_style(cell)));
-                }
-                _ => text.push_str(&padded),
-            }
-        }
-        writeln!(out, "{}", text.trim_end())?;
+    let mut line = String::new();
+    let header = header.iter().map(|h| std::borrow::Cow::Borrowed(*h));
+    write_row(&mut out, &mut line, header, &widths, |_, _| {
+        colour.then_some(BOLD)
+    })?;
+    for row in rows {
+        let style =
+            |i, cell: &str| (colour && status_column == Some(i)).then(|| status_style(cell));
+        write_row(
+            &mut out,
+            &mut line,
+            row.iter().map(|c| escape(c)),
+            &widths,
+            style,
+        )?;
     }
     out.flush()?;
+    Ok(())
+}
+
+/// One line of a table: each cell padded to its column's width and two spaces, but the last,
+/// painted in the style `style` gives it; trailing spaces trimmed.
+fn write_row<'a>(
+    out: &mut impl Write,
+    line: &mut String,
+    cells: impl ExactSizeIterator<Item = std::borrow::Cow<'a, str>>,
+    widths: &[usize],
+    style: impl Fn(usize, &str) -> Option<Style>,
+) -> Result<()> {
+    use std::fmt::Write as _;
+    line.clear();
+    let last = cells.len().saturating_sub(1);
+    for (i, cell) in cells.enumerate() {
+        let style = style(i, &cell);
+        if let Some(style) = style {
+            write!(line, "{style}")?;
+        }
+        if i == last {
+            line.push_str(&cell);
+        } else {
+            write!(line, "{cell:<width$}  ", width = widths[i])?;
+        }
+        if let Some(style) = style {
+            write!(line, "{style:#}")?;
+        }
+    }
+    writeln!(out, "{}", line.trim_end())?;
     Ok(())
 }
 

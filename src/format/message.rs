@@ -92,16 +92,20 @@ impl Trailers {
 
     fn parse_last_block(message: &[u8]) -> Trailers {
         let mut trailers = Trailers::default();
-        for (token, value) in crate::git::trailers(message) {
-            match token.to_ascii_lowercase().as_str() {
-                "fabro-run" => trailers.run = Some(value),
-                "fabro-completed" => trailers.completed = value.parse().ok(),
-                "fabro-checkpoint" => trailers.checkpoint = Some(value),
-                "fabro-stage" => trailers.stage = Some(value),
-                "fabro-snapshot" => trailers.snapshot = Some(value),
-                _ => {}
+        crate::git::for_each_trailer(message, |token, value| {
+            let named = |name: &str| token.eq_ignore_ascii_case(name);
+            if named("fabro-run") {
+                trailers.run = Some(value.to_owned());
+            } else if named("fabro-completed") {
+                trailers.completed = value.parse().ok();
+            } else if named("fabro-checkpoint") {
+                trailers.checkpoint = Some(value.to_owned());
+            } else if named("fabro-stage") {
+                trailers.stage = Some(value.to_owned());
+            } else if named("fabro-snapshot") {
+                trailers.snapshot = Some(value.to_owned());
             }
-        }
+        });
         trailers
     }
 }

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use gix::bstr::ByteSlice;
 
+use super::commit_cache::CommitCache;
 use super::{ObjectId, Repo};
 use crate::git::error::Result;
 
@@ -44,6 +45,7 @@ impl Repo {
             next: Some(tip),
             loose: Some(self.repo.objects.store_ref().path().to_owned()),
             uncached: None,
+            cache: None,
             compressed: Vec::new(),
             buf: Vec::new(),
         }
@@ -55,29 +57,66 @@ impl Repo {
 /// loose commits straight from the loose store saves that stat on every commit of a recent
 /// run. Walking newest first, the first commit that is not loose marks where packed history
 /// begins, and from there on the walk goes through the store.
-pub struct FirstParentWalk<'repo> {
-    repo: &'repo Repo,
+pub struct FirstParentWalk<'a> {
+    repo: &'a Repo,
     next: Option<ObjectId>,
     /// The loose objects' directory, until the first commit that is not loose.
     loose: Option<PathBuf>,
     /// The store without its object cache, for packed history: a walk reads each commit once,
     /// and copying every one into the cache cost a packed `log` 5%.
     uncached: Option<Repo>,
+    /// Commits read by an earlier walk, and where this one keeps those it reads.
+    cache: Option<&'a mut CommitCache>,
     compressed: Vec<u8>,
     buf: Vec<u8>,
 }
 
-impl FirstParentWalk<'_> {
+impl<'a> FirstParentWalk<'a> {
+    /// The same walk, reading the commits `cache` holds from it and keeping there those it
+    /// reads from the object store.
+    pub fn cached_in(self, cache: &'a mut CommitCache) -> FirstParentWalk<'a> {
+        FirstParentWalk {
+            cache: Some(cache),
+            ..self
+        }
+    }
+
+    fn read(&mut self, id: ObjectId) -> Result<CommitInfo> {
+        if let Some(info) = self
+            .cache
+            .as_deref_mut()
+            .and_then(|cache| cache.get(id))
+            .and_then(|content| decode(id, content))
+        {
+            return Ok(info);
+        }
+        let info = match self.read_loose(id).and_then(|()| decode(id, &self.buf)) {
+            Some(info) => info,
+            None => self.read_stored(id)?,
+        };
+        if let Some(cache) = self.cache.as_deref_mut() {
+            cache.learn(id, &self.buf);
+        }
+        Ok(info)
+    }
+
+    /// Commit `id` through the object store, its content into `buf`.
     fn read_stored(&mut self, id: ObjectId) -> Result<CommitInfo> {
         let uncached = self.uncached.get_or_insert_with(|| {
             let mut repo = self.repo.repo.clone();
             repo.object_cache_size(0);
             Repo { repo }
         });
-        uncached.commit_info(id)
+        let commit = uncached.repo.find_commit(id)?;
+        let info = CommitInfo::decode(id, &commit.decode()?)?;
+        self.buf.clear();
+        self.buf.extend_from_slice(&commit.data);
+        Ok(info)
     }
 
-    fn read_loose(&mut self, id: ObjectId) -> Option<CommitInfo> {
+    /// Commit `id`'s content into `buf`, straight from its loose file; `None` when it is not
+    /// loose or does not inflate to a commit (the store then says what is wrong).
+    fn read_loose(&mut self, id: ObjectId) -> Option<()> {
         let dir = self.loose.as_ref()?;
         let hex = id.to_hex().to_string();
         if read_into(&dir.join(&hex[..2]).join(&hex[2..]), &mut self.compressed).is_none() {
@@ -85,12 +124,15 @@ impl FirstParentWalk<'_> {
             self.loose = None;
             return None;
         }
-        // Anything that does not decode here is left to the store, which says what is wrong.
-        inflate_loose(&self.compressed, &mut self.buf)
-            .filter(|(kind, _)| *kind == gix::objs::Kind::Commit)
-            .and_then(|(_, data)| gix::objs::CommitRef::from_bytes(data, id.kind()).ok())
-            .and_then(|commit| CommitInfo::decode(id, &commit).ok())
+        let kind = inflate_loose(&self.compressed, &mut self.buf)?;
+        (kind == gix::objs::Kind::Commit).then_some(())
     }
+}
+
+/// What a timeline reads from commit `id`, whose content is `content`.
+fn decode(id: ObjectId, content: &[u8]) -> Option<CommitInfo> {
+    let commit = gix::objs::CommitRef::from_bytes(content, id.kind()).ok()?;
+    CommitInfo::decode(id, &commit).ok()
 }
 
 /// The whole file at `path` into `buf`: one `read` for a loose commit, where the object store
@@ -106,12 +148,9 @@ fn read_into(path: &Path, buf: &mut Vec<u8>) -> Option<()> {
 /// Larger loose objects than this are left to the store and its allocation limit.
 const MOST_INFLATED: usize = 64 << 20;
 
-/// A loose object's kind and content: the header inflated first, then the rest into a buffer
-/// of the size the header gives.
-fn inflate_loose<'a>(
-    compressed: &[u8],
-    out: &'a mut Vec<u8>,
-) -> Option<(gix::objs::Kind, &'a [u8])> {
+/// A loose object's kind, its content inflated into `out`: the header first, then the rest
+/// into a buffer of the size the header gives.
+fn inflate_loose(compressed: &[u8], out: &mut Vec<u8>) -> Option<gix::objs::Kind> {
     let mut header = [0; 64];
     let mut inflate = gix::zlib::Inflate::default();
     let (status, consumed, written) = inflate.prefix(compressed, &mut header).ok()?;
@@ -129,7 +168,7 @@ fn inflate_loose<'a>(
             .rest(rest, &header[..written], header_len, out, size)
             .ok()?
     };
-    (inflated == size).then_some((kind, out.as_slice()))
+    (inflated == size).then_some(kind)
 }
 
 impl Iterator for FirstParentWalk<'_> {
@@ -137,10 +176,7 @@ impl Iterator for FirstParentWalk<'_> {
 
     fn next(&mut self) -> Option<Self::Item> {
         let id = self.next.take()?;
-        let info = match self.read_loose(id) {
-            Some(info) => Ok(info),
-            None => self.read_stored(id),
-        };
+        let info = self.read(id);
         if let Ok(info) = &info {
             self.next = info.first_parent;
         }
@@ -178,21 +214,17 @@ impl Repo {
     }
 }
 
-/// The trailers of a commit message as `git interpret-trailers --parse` reads them: the last
-/// paragraph of the body when git takes it for a trailer block, folded values unfolded.
-pub fn trailers(message: &[u8]) -> Vec<(String, String)> {
+/// Each trailer of a commit message, token and value, as `git interpret-trailers --parse`
+/// reads them: the last paragraph of the body when git takes it for a trailer block, folded
+/// values unfolded.
+pub fn for_each_trailer(message: &[u8], mut each: impl FnMut(&str, &str)) {
     use gix::bstr::ByteSlice;
     let Some(body) = gix::objs::commit::MessageRef::from_bytes(message).body() else {
-        return Vec::new();
+        return;
     };
-    body.trailers()
-        .map(|t| {
-            (
-                t.token.to_str_lossy().into_owned(),
-                t.value.to_str_lossy().into_owned(),
-            )
-        })
-        .collect()
+    for trailer in body.trailers() {
+        each(&trailer.token.to_str_lossy(), &trailer.value.to_str_lossy());
+    }
 }
 
 impl Repo {

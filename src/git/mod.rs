@@ -3,6 +3,7 @@
 //! `ObjectId`. Keeping gix behind this door confines its frequent API changes to one folder.
 
 mod build_output;
+mod commit_cache;
 mod diff;
 mod error;
 mod excludes;
@@ -34,11 +35,12 @@ mod worktree;
 
 use std::path::{Path, PathBuf};
 
+pub use commit_cache::CommitCache;
 pub use diff::{FileStat, text_patch};
 pub use error::{Error, Result, describe};
 pub use excludes::{DEFAULT_EXCLUDED_DIRS, Excludes};
 pub use gix::ObjectId;
-pub use history::{CommitInfo, FirstParentWalk, trailers};
+pub use history::{CommitInfo, FirstParentWalk, for_each_trailer};
 pub use land::Merged;
 use object_format::not_a_repository;
 pub use objects::{Identity, TreeEntry};

@@ -162,6 +162,9 @@ pub fn gc(
         }
         collected.left_behind_run_dirs.push(dir);
     }
+    if !dry_run {
+        crate::run::timeline::forget_gone_runs(repo);
+    }
     Ok(collected)
 }
 

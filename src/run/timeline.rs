@@ -19,8 +19,9 @@ use serde::Serialize;
 use crate::error::{Error, Result};
 use crate::format::message::{self, Trailers};
 use crate::format::record::{LINKS_DIR, Link};
+use crate::format::run_id::RunId;
 use crate::format::time::Timestamp;
-use crate::git::{CommitInfo, ObjectId, Repo};
+use crate::git::{CommitCache, CommitInfo, ObjectId, Repo};
 use crate::run::RunState;
 use crate::run::target::Target;
 
@@ -64,12 +65,54 @@ pub fn timeline(repo: &Repo, state: &RunState) -> Result<Vec<Entry>> {
 
 /// The timeline, with the snapshots taken between checkpoints when `snapshots`.
 pub fn timeline_with(repo: &Repo, state: &RunState, snapshots: bool) -> Result<Vec<Entry>> {
-    let newest_first = Walk::new(repo, state, snapshots)?.collect::<Result<Vec<_>>>()?;
+    let mut cache = commit_cache(repo, state);
+    let walked: Result<Vec<_>> = Walk::new(repo, state, snapshots, Some(&mut cache))?.collect();
+    cache.save();
+    Ok(numbered(walked?))
+}
+
+/// The timeline read from the object store alone, never from the commit cache: what `fsck`
+/// checks, since a commit the cache still holds may be gone from the repository.
+pub fn timeline_from_objects(repo: &Repo, state: &RunState) -> Result<Vec<Entry>> {
+    Ok(numbered(
+        Walk::new(repo, state, false, None)?.collect::<Result<_>>()?,
+    ))
+}
+
+/// The commits of the run's timeline that earlier walks read (`.git/fabro/commits/<run>`).
+fn commit_cache(repo: &Repo, state: &RunState) -> CommitCache {
+    CommitCache::open(commit_caches(repo).join(state.id.as_str()))
+}
+
+fn commit_caches(repo: &Repo) -> std::path::PathBuf {
+    repo.common_dir().join("fabro").join("commits")
+}
+
+/// Removes the commit caches of runs whose metadata branch is gone (`gc` calls it), and any
+/// file there that is not a run's cache. Best effort: a cache left behind only takes space.
+pub fn forget_gone_runs(repo: &Repo) {
+    let Ok(files) = std::fs::read_dir(commit_caches(repo)) else {
+        return;
+    };
+    for file in files.flatten() {
+        let name = file.file_name();
+        let kept = name
+            .to_str()
+            .and_then(|name| RunId::parse(name).ok())
+            .is_some_and(|id| !matches!(repo.ref_target(&crate::run::meta_branch(&id)), Ok(None)));
+        if !kept {
+            let _ = std::fs::remove_file(file.path());
+        }
+    }
+}
+
+/// Entries found newest first, oldest first with their ordinals and visits.
+fn numbered(mut found: Vec<(Option<String>, Entry)>) -> Vec<Entry> {
+    found.reverse(); // in place: a long timeline's entries are copied once, into the result
     let mut visits: HashMap<String, u64> = HashMap::new();
     let (mut ordinal, mut completed) = (0, 0);
-    Ok(newest_first
+    found
         .into_iter()
-        .rev()
         .map(|(stage, mut entry)| {
             if entry.snapshot.is_some() {
                 entry.completed = completed;
@@ -83,7 +126,7 @@ pub fn timeline_with(repo: &Repo, state: &RunState, snapshots: bool) -> Result<V
             completed = entry.completed;
             entry
         })
-        .collect())
+        .collect()
 }
 
 /// The one checkpoint `target` names, walking no further back than needed.
@@ -132,7 +175,9 @@ fn find_entry(repo: &Repo, state: &RunState, target: &Target) -> Result<Entry> {
     let offset = state.record.spec.completed_offset;
     let mut seen: HashMap<String, u64> = HashMap::new();
     let mut newest = true;
-    for item in Walk::new(repo, state, false)? {
+    // Without the commit cache: a target is mostly a step or two back, and the cache of a
+    // long run is a larger read than those steps.
+    for item in Walk::new(repo, state, false, None)? {
         let (stage, mut entry) = item?;
         let later = seen.entry(entry.node_id.clone()).or_insert(0);
         let visit = stage_visit(stage.as_deref(), &entry.node_id)
@@ -180,9 +225,18 @@ struct Walk<'a> {
 }
 
 impl<'a> Walk<'a> {
-    fn new(repo: &'a Repo, state: &RunState, snapshots: bool) -> Result<Walk<'a>> {
+    fn new(
+        repo: &'a Repo,
+        state: &RunState,
+        snapshots: bool,
+        cache: Option<&'a mut CommitCache>,
+    ) -> Result<Walk<'a>> {
+        let commits = repo.first_parents(state.run_tip);
         Ok(Walk {
-            commits: repo.first_parents(state.run_tip),
+            commits: match cache {
+                Some(cache) => commits.cached_in(cache),
+                None => commits,
+            },
             links: load_links(repo, state.meta_tree)?,
             base: state.record.start.base_sha.clone(),
             forked: state.record.spec.is_fork(),

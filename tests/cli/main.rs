@@ -12,6 +12,7 @@ mod branch_guard;
 mod build_output;
 mod checkpoint;
 mod checkpoint_wait;
+mod commit_cache;
 mod completion_bash;
 mod completion_shells;
 mod concurrency;

@@ -15,7 +15,7 @@ use crate::format::run_id::RunId;
 use crate::format::store::{MANIFEST, Manifest};
 use crate::git::{ObjectId, RefEdit, Repo};
 use crate::ops::interrupted_gc;
-use crate::run::timeline::timeline;
+use crate::run::timeline::timeline_from_objects;
 use crate::run::workspace;
 use crate::run::{self, RUN_BRANCH_PREFIX, RunState, read_record};
 
@@ -141,7 +141,7 @@ fn check_run(
             checkpoints.push(commit.id.to_string());
         }
     }
-    let entries = match timeline(repo, &state) {
+    let entries = match timeline_from_objects(repo, &state) {
         Ok(entries) => entries,
         Err(err) => {
             report.problem(Some(id), "unreadable-timeline", err.to_string());
