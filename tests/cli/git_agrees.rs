@@ -168,6 +168,26 @@ fn loose_objects_are_compressed_as_git_config_says_and_read_only() {
     assert!(loose_size("stored.txt", "b") > len);
     repo.git(&["config", "core.looseCompression", "9"]);
     assert!(loose_size("best.txt", "c") < len / 10);
+    // An object that fits in one filesystem block uncompressed is stored: compressing could
+    // not make its file smaller on disk. Its file is the object's header and content, and 11
+    // bytes of zlib framing.
+    let commit = repo.git(&["rev-parse", &format!("fabro/run/{}", run.id)]);
+    let commit = commit.trim();
+    let size: usize = repo
+        .git(&["cat-file", "-s", commit])
+        .trim()
+        .parse()
+        .unwrap();
+    let file = repo
+        .path
+        .join(".git/objects")
+        .join(&commit[..2])
+        .join(&commit[2..]);
+    let header = format!("commit {size}\0").len();
+    assert_eq!(
+        std::fs::metadata(file).expect("a loose commit").len() as usize,
+        header + size + 11
+    );
     let fsck = repo.git_output(&repo.path, &["fsck", "--strict"]);
     assert!(
         fsck.status.success(),
