@@ -17,6 +17,7 @@ use super::observe::{Observed, Walk};
 use super::{Excludes, ObjectId, Repo};
 use crate::git::error::{Error, Result};
 
+mod blob;
 mod index;
 use index::{
     IndexChange, apply, has_racy_entries, index_matches, mode_of, stamp_path, stat_of, write_stamp,
@@ -181,7 +182,13 @@ impl Repo {
                             continue;
                         }
                         let written = super::maintenance::retry_write(|| {
-                            pipeline.worktree_file_to_object(path.as_ref(), &index)
+                            blob::file_to_object(
+                                self,
+                                &mut pipeline,
+                                &workdir,
+                                path.as_ref(),
+                                &index,
+                            )
                         });
                         match written? {
                             Some((id, kind, metadata)) => {
@@ -206,7 +213,7 @@ impl Repo {
                         continue;
                     }
                     let written = super::maintenance::retry_write(|| {
-                        pipeline.worktree_file_to_object(path.as_ref(), &index)
+                        blob::file_to_object(self, &mut pipeline, &workdir, path.as_ref(), &index)
                     });
                     let Some((id, kind, metadata)) = written? else {
                         continue;
