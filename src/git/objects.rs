@@ -151,26 +151,36 @@ const READ_WHOLE: u64 = 1 << 20;
 /// meanwhile are left out.
 pub(super) fn write_file_blob(repo: &Repo, path: &Path) -> Result<ObjectId> {
     super::maintenance::retry_write(|| {
-        let context = || format!("cannot store {}", path.display());
-        let file = std::fs::File::open(path).map_err(Error::io(context()))?;
-        let size = file.metadata().map_err(Error::io(context()))?.len();
-        let mut reader = Exactly {
-            inner: file.take(size),
-            left: size,
-        };
-        if size <= READ_WHOLE {
-            let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
-            reader
-                .read_to_end(&mut bytes)
-                .map_err(Error::io(context()))?;
-            return repo.write_blob(&bytes);
-        }
-        let id = repo
-            .repo
-            .objects
-            .write_stream(gix::objs::Kind::Blob, size, &mut reader)?;
-        Ok(id)
+        let file = std::fs::File::open(path)
+            .map_err(Error::io(format!("cannot store {}", path.display())))?;
+        write_opened_file_blob(repo, file, path)
     })
+}
+
+/// [`write_file_blob`] for `file`, already open at `path`.
+pub(super) fn write_opened_file_blob(
+    repo: &Repo,
+    file: std::fs::File,
+    path: &Path,
+) -> Result<ObjectId> {
+    let context = || format!("cannot store {}", path.display());
+    let size = file.metadata().map_err(Error::io(context()))?.len();
+    let mut reader = Exactly {
+        inner: file.take(size),
+        left: size,
+    };
+    if size <= READ_WHOLE {
+        let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+        reader
+            .read_to_end(&mut bytes)
+            .map_err(Error::io(context()))?;
+        return repo.write_blob(&bytes);
+    }
+    let id = repo
+        .repo
+        .objects
+        .write_stream(gix::objs::Kind::Blob, size, &mut reader)?;
+    Ok(id)
 }
 
 /// A reader that ends in an error, not early, when its file holds fewer bytes than announced.

@@ -11,7 +11,7 @@ use gix::filter::plumbing::pipeline::convert::ToGitOutcome;
 use gix::objs::tree::EntryKind;
 
 use crate::git::error::{Error, Result};
-use crate::git::objects::write_file_blob;
+use crate::git::objects::write_opened_file_blob;
 use crate::git::{ObjectId, Repo};
 
 /// The object for the file at `rela_path` under `workdir` with its kind and metadata, `None`
@@ -53,9 +53,9 @@ pub(super) fn file_to_object(
     };
     let file = std::fs::File::open(&path).map_err(Error::io(context()))?;
     let id = match pipeline.convert_to_git(file, &relative, index)? {
-        // Read again by path, so that a file that changes size meanwhile is an error, not a
-        // blob that disagrees with its header.
-        ToGitOutcome::Unchanged(_) => write_file_blob(repo, &path)?,
+        // The file as opened, unread: one that changes size meanwhile is an error, not a blob
+        // that disagrees with its header, and the snapshot's retry opens it again.
+        ToGitOutcome::Unchanged(file) => write_opened_file_blob(repo, file, &path)?,
         ToGitOutcome::Buffer(converted) => repo.write_blob(converted)?,
         ToGitOutcome::Process(mut converted) => {
             let mut bytes = Vec::new();
