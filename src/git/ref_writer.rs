@@ -23,6 +23,7 @@
 //!   the dead writer's when it was created after the record and is still there, the same
 //!   file, after git's own lock timeout: a live git lets go well within it.
 
+use std::cell::Cell;
 use std::fs::File;
 use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -44,6 +45,8 @@ const UNCERTAIN_WAIT: Duration = Duration::from_secs(1);
 pub(super) struct RefWriter {
     lock: Flock,
     common: PathBuf,
+    /// Whether the record holds anything: emptying an empty file is a needless write to it.
+    written: Cell<bool>,
 }
 
 /// A lock file left by a git-fabro writer that died in its ref transaction.
@@ -65,7 +68,11 @@ impl Repo {
         let path = common.join(WRITER);
         let lock = open_writer_lock(&path, WRITER_WAIT)?
             .ok_or_else(|| Error::Busy(describe_live_writer(&path)))?;
-        let writer = RefWriter { lock, common };
+        let writer = RefWriter {
+            lock,
+            common,
+            written: Cell::new(true),
+        };
         for abandoned in writer.abandoned() {
             abandoned.remove()?;
         }
@@ -86,6 +93,7 @@ impl Repo {
         let writer = RefWriter {
             lock,
             common: self.common_dir(),
+            written: Cell::new(true),
         };
         let found = writer.abandoned();
         if repair {
@@ -162,6 +170,7 @@ impl RefWriter {
 
     fn write(&self, text: &str) -> Result<()> {
         let mut file = self.file();
+        self.written.set(true);
         file.seek(SeekFrom::End(0))
             .and_then(|_| file.write_all(text.as_bytes()))
             .map_err(Error::io("cannot write the ref writer's record"))
@@ -176,9 +185,14 @@ impl RefWriter {
 
     /// Empties the record: nothing this process holds is left to clear.
     fn clear(&self) -> Result<()> {
+        if !self.written.get() {
+            return Ok(());
+        }
         self.file()
             .set_len(0)
-            .map_err(Error::io("cannot clear the ref writer's record"))
+            .map_err(Error::io("cannot clear the ref writer's record"))?;
+        self.written.set(false);
+        Ok(())
     }
 
     fn relative(&self, lock: &Path) -> String {
@@ -191,7 +205,9 @@ impl RefWriter {
     /// The lock files the record left by a dead writer names and that are still there.
     fn abandoned(&self) -> Vec<AbandonedLock> {
         let mut text = String::new();
-        let _ = std::io::Read::read_to_string(&mut self.file(), &mut text);
+        let read = std::io::Read::read_to_string(&mut self.file(), &mut text);
+        // A record that could not be read is emptied all the same.
+        self.written.set(read.is_err() || !text.is_empty());
         let record = Record::parse(&text);
         record
             .intended

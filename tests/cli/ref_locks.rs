@@ -91,6 +91,34 @@ fn a_checkpoint_killed_holding_its_ref_locks_blocks_nothing() {
     assert_consistent(&repo, "after a finish killed holding its locks");
 }
 
+/// The writer's record is emptied after each transaction, so that it names only the locks of
+/// one that was killed, whatever came before it; the next writer clears them and empties it.
+#[test]
+fn the_writer_record_names_only_a_killed_transactions_locks() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    let record = repo.path.join(".git/fabro/ref-writer");
+    let read = || std::fs::read_to_string(&record).unwrap();
+    write_file(&run.worktree.join("a.txt"), "a\n");
+    repo.checkpoint(&run.id, "one");
+    assert_eq!(read(), "", "a finished transaction left its record");
+    write_file(&run.worktree.join("b.txt"), "b\n");
+    die_at(
+        repo.fabro()
+            .args(["checkpoint", "--run", &run.id, "--node", "two"]),
+        "refs:locked",
+    );
+    let left = read();
+    assert_eq!(left.matches("pid ").count(), 1, "{left}");
+    let meta = format!("refs/heads/fabro/meta/{}.lock", run.id);
+    assert!(left.contains(&format!("intent {meta}\n")), "{left}");
+    assert!(left.contains(&format!("held {meta} ")), "{left}");
+    repo.checkpoint(&run.id, "two");
+    assert!(!meta_lock(&repo, &run.id).exists());
+    assert_eq!(read(), "");
+    assert_eq!(repo.log_json(&run.id).len(), 2);
+}
+
 /// With a packed-refs file (every clone has one), gix takes packed-refs.lock for any edit: a
 /// writer killed holding it blocks nothing either.
 #[test]
