@@ -68,12 +68,8 @@ impl Repo {
         let path = common.join(WRITER);
         let lock = open_writer_lock(&path, WRITER_WAIT)?
             .ok_or_else(|| Error::Busy(describe_live_writer(&path)))?;
-        let writer = RefWriter {
-            lock,
-            common,
-            written: Cell::new(true),
-        };
-        for abandoned in writer.abandoned() {
+        let (writer, abandoned) = RefWriter::holding(lock, common);
+        for abandoned in abandoned {
             abandoned.remove()?;
         }
         writer.clear()?;
@@ -90,12 +86,7 @@ impl Repo {
         let Some(lock) = open_writer_lock(&path, Duration::ZERO)? else {
             return Ok(Vec::new());
         };
-        let writer = RefWriter {
-            lock,
-            common: self.common_dir(),
-            written: Cell::new(true),
-        };
-        let found = writer.abandoned();
+        let (writer, found) = RefWriter::holding(lock, self.common_dir());
         if repair {
             for abandoned in &found {
                 abandoned.remove()?;
@@ -135,6 +126,21 @@ fn describe_live_writer(path: &Path) -> String {
 }
 
 impl RefWriter {
+    /// The writer that holds `lock`, and the lock files that the record a dead writer left in
+    /// it names and that are still there.
+    fn holding(lock: Flock, common: PathBuf) -> (RefWriter, Vec<AbandonedLock>) {
+        let mut text = String::new();
+        let read = std::io::Read::read_to_string(&mut lock.file(), &mut text);
+        let writer = RefWriter {
+            lock,
+            common,
+            // A record that could not be read is emptied all the same.
+            written: Cell::new(read.is_err() || !text.is_empty()),
+        };
+        let abandoned = writer.abandoned(&Record::parse(&text));
+        (writer, abandoned)
+    }
+
     fn file(&self) -> &File {
         self.lock.file()
     }
@@ -202,13 +208,8 @@ impl RefWriter {
             .into_owned()
     }
 
-    /// The lock files the record left by a dead writer names and that are still there.
-    fn abandoned(&self) -> Vec<AbandonedLock> {
-        let mut text = String::new();
-        let read = std::io::Read::read_to_string(&mut self.file(), &mut text);
-        // A record that could not be read is emptied all the same.
-        self.written.set(read.is_err() || !text.is_empty());
-        let record = Record::parse(&text);
+    /// The lock files `record` names that are still there.
+    fn abandoned(&self, record: &Record) -> Vec<AbandonedLock> {
         record
             .intended
             .iter()
