@@ -4,6 +4,7 @@
 
 mod build_output;
 mod commit_cache;
+pub mod delta;
 mod diff;
 mod error;
 mod excludes;
@@ -15,6 +16,7 @@ mod maintenance;
 mod object_format;
 mod objects;
 mod observe;
+mod pack_reader;
 mod pathspec;
 mod reach;
 pub mod redirects;

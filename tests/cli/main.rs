@@ -73,6 +73,7 @@ mod model;
 mod node_processes;
 mod nothing_changed;
 mod output_like_git;
+mod packed_history;
 mod parity;
 mod progress;
 mod ps;
