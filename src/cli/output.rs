@@ -187,7 +187,9 @@ pub fn warn_unreadable(runs: &[crate::run::Unreadable]) {
 pub fn escape(text: &str) -> std::borrow::Cow<'_, str> {
     let steers =
         |c: char| c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
-    if !text.chars().any(steers) {
+    // Printable ASCII, nearly all text, is settled without decoding characters.
+    let printable_ascii = text.bytes().all(|b| (b' '..=b'~').contains(&b));
+    if printable_ascii || !text.chars().any(steers) {
         return std::borrow::Cow::Borrowed(text);
     }
     let mut shown = String::with_capacity(text.len() + 8);
