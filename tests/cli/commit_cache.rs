@@ -30,21 +30,10 @@ fn records(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
 /// A walk of fewer commits makes no cache file.
 const WORTH_A_FILE: usize = 16;
 
-/// A run with `count` checkpoints, of the nodes plan, code and review in turn.
-fn run_with_checkpoints(repo: &TestRepo, count: usize) -> String {
-    let run = repo.start();
-    for n in 0..count {
-        let node = ["plan", "code", "review"][n % 3];
-        write_file(&run.worktree.join(format!("{node}.txt")), &n.to_string());
-        repo.checkpoint(&run.id, node);
-    }
-    run.id
-}
-
 #[test]
 fn log_keeps_the_run_commits_as_git_stores_them_and_appends_only_new_ones() {
     let repo = TestRepo::new();
-    let id = run_with_checkpoints(&repo, WORTH_A_FILE);
+    let id = repo.run_with_checkpoints(WORTH_A_FILE);
     let first = repo.log_json(&id);
     let written = std::fs::read(cache_path(&repo, &id)).unwrap();
     let stored = records(&written);
@@ -78,7 +67,7 @@ fn log_keeps_the_run_commits_as_git_stores_them_and_appends_only_new_ones() {
 #[test]
 fn a_damaged_or_forged_commit_cache_changes_no_output_and_is_written_again() {
     let repo = TestRepo::new();
-    let id = run_with_checkpoints(&repo, WORTH_A_FILE);
+    let id = repo.run_with_checkpoints(WORTH_A_FILE);
     let expected = repo.log_json(&id);
     let expected_show = repo.ok(&["show", &id, "@1", "--json"]);
     let path = cache_path(&repo, &id);
@@ -120,7 +109,7 @@ fn a_damaged_or_forged_commit_cache_changes_no_output_and_is_written_again() {
 #[test]
 fn fsck_reads_the_timeline_from_the_objects_not_the_cache() {
     let repo = TestRepo::new();
-    let id = run_with_checkpoints(&repo, WORTH_A_FILE);
+    let id = repo.run_with_checkpoints(WORTH_A_FILE);
     repo.log_json(&id);
     // A checkpoint commit is lost from the object store (a damaged disk); the
     // cache still holds it, so the timeline still lists it, but fsck must not be told so.
@@ -141,9 +130,9 @@ fn fsck_reads_the_timeline_from_the_objects_not_the_cache() {
 #[test]
 fn gc_takes_the_cache_of_every_run_that_is_gone() {
     let repo = TestRepo::new();
-    let kept = run_with_checkpoints(&repo, WORTH_A_FILE);
-    let archived = run_with_checkpoints(&repo, WORTH_A_FILE);
-    let deleted = run_with_checkpoints(&repo, WORTH_A_FILE);
+    let kept = repo.run_with_checkpoints(WORTH_A_FILE);
+    let archived = repo.run_with_checkpoints(WORTH_A_FILE);
+    let deleted = repo.run_with_checkpoints(WORTH_A_FILE);
     for id in [&kept, &archived, &deleted] {
         repo.log_json(id);
         assert!(cache_path(&repo, id).exists());
@@ -186,7 +175,7 @@ fn longer_first_record(written: &[u8]) -> Vec<u8> {
 #[test]
 fn a_short_walk_makes_no_cache_file_but_extends_one_there_is() {
     let repo = TestRepo::new();
-    let id = run_with_checkpoints(&repo, WORTH_A_FILE - 1);
+    let id = repo.run_with_checkpoints(WORTH_A_FILE - 1);
     let short = repo.log_json(&id);
     assert_eq!(short.len(), WORTH_A_FILE - 1);
     assert!(!cache_path(&repo, &id).exists());

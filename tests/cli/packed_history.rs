@@ -9,16 +9,6 @@ fn commit_cache(repo: &TestRepo, id: &str) -> std::path::PathBuf {
     repo.path.join(".git/fabro/commits").join(id)
 }
 
-fn run_with_checkpoints(repo: &TestRepo, count: usize) -> String {
-    let run = repo.start();
-    for n in 0..count {
-        let node = ["plan", "code", "review"][n % 3];
-        write_file(&run.worktree.join(format!("{node}.txt")), &n.to_string());
-        repo.checkpoint(&run.id, node);
-    }
-    run.id
-}
-
 /// The commits `log` kept in its cache, each as `git cat-file commit` gives it.
 fn assert_cache_holds_what_git_stores(repo: &TestRepo, id: &str) {
     let cache = std::fs::read(commit_cache(repo, id)).unwrap();
@@ -42,7 +32,7 @@ fn assert_cache_holds_what_git_stores(repo: &TestRepo, id: &str) {
 #[test]
 fn every_way_git_packs_a_run_gives_the_timeline_it_had_loose() {
     let repo = TestRepo::new();
-    let id = run_with_checkpoints(&repo, 45);
+    let id = repo.run_with_checkpoints(45);
     let loose = repo.log_json(&id);
     assert_eq!(loose.len(), 45);
     let packings: [&[&str]; 4] = [
@@ -108,7 +98,7 @@ fn a_timeline_across_two_packs_and_loose_commits_reads_whole() {
 #[test]
 fn a_damaged_pack_is_reported_as_git_reports_it() {
     let repo = TestRepo::new();
-    let id = run_with_checkpoints(&repo, 30);
+    let id = repo.run_with_checkpoints(30);
     repo.git(&["gc", "-q"]);
     assert!(
         !commit_cache(&repo, &id).exists(),

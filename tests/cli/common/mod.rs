@@ -179,6 +179,17 @@ impl TestRepo {
             .to_owned()
     }
 
+    /// A run with `count` checkpoints, of the nodes plan, code and review in turn.
+    pub fn run_with_checkpoints(&self, count: usize) -> String {
+        let run = self.start();
+        for n in 0..count {
+            let node = ["plan", "code", "review"][n % 3];
+            write_file(&run.worktree.join(format!("{node}.txt")), &n.to_string());
+            self.checkpoint(&run.id, node);
+        }
+        run.id
+    }
+
     pub fn log_json(&self, id: &str) -> Vec<Value> {
         serde_json::from_str(&self.ok(&["log", id, "--json"])).expect("log --json is JSON")
     }
