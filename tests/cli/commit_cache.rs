@@ -4,10 +4,6 @@
 
 use crate::common::{TestRepo, write_file};
 
-fn cache_path(repo: &TestRepo, id: &str) -> std::path::PathBuf {
-    repo.path.join(".git/fabro/commits").join(id)
-}
-
 /// The cache's records as (id, content), in file order, checked for shape.
 fn records(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
     let mut rest = bytes
@@ -35,7 +31,7 @@ fn log_keeps_the_run_commits_as_git_stores_them_and_appends_only_new_ones() {
     let repo = TestRepo::new();
     let id = repo.run_with_checkpoints(WORTH_A_FILE);
     let first = repo.log_json(&id);
-    let written = std::fs::read(cache_path(&repo, &id)).unwrap();
+    let written = std::fs::read(repo.commit_cache_path(&id)).unwrap();
     let stored = records(&written);
     let walked = repo.git(&["rev-list", "--first-parent", &format!("fabro/run/{id}")]);
     for (commit, content) in &stored {
@@ -54,14 +50,14 @@ fn log_keeps_the_run_commits_as_git_stores_them_and_appends_only_new_ones() {
     repo.checkpoint(&id, "test");
     let second = repo.log_json(&id);
     assert_eq!(second[..WORTH_A_FILE], first[..]);
-    let grown = std::fs::read(cache_path(&repo, &id)).unwrap();
+    let grown = std::fs::read(repo.commit_cache_path(&id)).unwrap();
     assert!(grown.starts_with(&written), "appended, not rewritten");
     let added = records(&grown[..]).len() - stored.len();
     assert_eq!(added, 1, "only the new run commit is added");
 
     // Nothing new: the file is left as it is.
     assert_eq!(repo.log_json(&id), second);
-    assert_eq!(std::fs::read(cache_path(&repo, &id)).unwrap(), grown);
+    assert_eq!(std::fs::read(repo.commit_cache_path(&id)).unwrap(), grown);
 }
 
 #[test]
@@ -70,7 +66,7 @@ fn a_damaged_or_forged_commit_cache_changes_no_output_and_is_written_again() {
     let id = repo.run_with_checkpoints(WORTH_A_FILE);
     let expected = repo.log_json(&id);
     let expected_show = repo.ok(&["show", &id, "@1", "--json"]);
-    let path = cache_path(&repo, &id);
+    let path = repo.commit_cache_path(&id);
     let written = std::fs::read(&path).unwrap();
     let header_len = b"git-fabro commits 1\n".len();
 
@@ -135,7 +131,7 @@ fn gc_takes_the_cache_of_every_run_that_is_gone() {
     let deleted = repo.run_with_checkpoints(WORTH_A_FILE);
     for id in [&kept, &archived, &deleted] {
         repo.log_json(id);
-        assert!(cache_path(&repo, id).exists());
+        assert!(repo.commit_cache_path(id).exists());
     }
     repo.ok(&["finish", &archived, "--status", "succeeded"]);
     repo.ok(&["archive", &archived]);
@@ -152,13 +148,13 @@ fn gc_takes_the_cache_of_every_run_that_is_gone() {
 
     repo.ok(&["gc", "--older-than", "0", "--dry-run"]);
     assert!(
-        cache_path(&repo, &archived).exists(),
+        repo.commit_cache_path(&archived).exists(),
         "a dry run removes nothing"
     );
     repo.ok(&["gc", "--older-than", "0"]);
-    assert!(cache_path(&repo, &kept).exists());
-    assert!(!cache_path(&repo, &archived).exists());
-    assert!(!cache_path(&repo, &deleted).exists());
+    assert!(repo.commit_cache_path(&kept).exists());
+    assert!(!repo.commit_cache_path(&archived).exists());
+    assert!(!repo.commit_cache_path(&deleted).exists());
     assert!(!stray.exists());
 }
 
@@ -178,13 +174,13 @@ fn a_short_walk_makes_no_cache_file_but_extends_one_there_is() {
     let id = repo.run_with_checkpoints(WORTH_A_FILE - 1);
     let short = repo.log_json(&id);
     assert_eq!(short.len(), WORTH_A_FILE - 1);
-    assert!(!cache_path(&repo, &id).exists());
+    assert!(!repo.commit_cache_path(&id).exists());
     let worktree = std::path::PathBuf::from(repo.ok(&["path", &id]).trim());
     write_file(&worktree.join("last.txt"), "last");
     repo.checkpoint(&id, "last");
     repo.log_json(&id);
     assert_eq!(
-        records(&std::fs::read(cache_path(&repo, &id)).unwrap()).len(),
+        records(&std::fs::read(repo.commit_cache_path(&id)).unwrap()).len(),
         WORTH_A_FILE
     );
 }

@@ -5,14 +5,10 @@
 
 use crate::common::{TestRepo, run_err, write_file};
 
-fn commit_cache(repo: &TestRepo, id: &str) -> std::path::PathBuf {
-    repo.path.join(".git/fabro/commits").join(id)
-}
-
 /// The commits `log` kept in its cache, each as `git cat-file commit` gives it: all 45
 /// checkpoints at least.
 fn assert_cache_holds_what_git_stores(repo: &TestRepo, id: &str) {
-    let cache = std::fs::read(commit_cache(repo, id)).unwrap();
+    let cache = std::fs::read(repo.commit_cache_path(id)).unwrap();
     let walked = repo.git(&["rev-list", "--first-parent", &format!("fabro/run/{id}")]);
     let mut checked = 0;
     for commit in walked.lines() {
@@ -44,7 +40,7 @@ fn every_way_git_packs_a_run_gives_the_timeline_it_had_loose() {
     ];
     for packing in packings {
         repo.git(packing);
-        std::fs::remove_file(commit_cache(&repo, &id)).unwrap();
+        std::fs::remove_file(repo.commit_cache_path(&id)).unwrap();
         assert_eq!(repo.log_json(&id), loose, "after git {packing:?}");
         assert_cache_holds_what_git_stores(&repo, &id);
         repo.ok(&["fsck"]);
@@ -102,7 +98,7 @@ fn a_damaged_pack_is_reported_as_git_reports_it() {
     let id = repo.run_with_checkpoints(30);
     repo.git(&["gc", "-q"]);
     assert!(
-        !commit_cache(&repo, &id).exists(),
+        !repo.commit_cache_path(&id).exists(),
         "no log made a commit cache"
     );
     // Damage the compressed data of the oldest checkpoint commit's pack entry.

@@ -190,6 +190,11 @@ impl TestRepo {
         run.id
     }
 
+    /// Where timelines keep the commits of run `id` they read (`.git/fabro/commits/<run>`).
+    pub fn commit_cache_path(&self, id: &str) -> PathBuf {
+        self.path.join(".git/fabro/commits").join(id)
+    }
+
     pub fn log_json(&self, id: &str) -> Vec<Value> {
         serde_json::from_str(&self.ok(&["log", id, "--json"])).expect("log --json is JSON")
     }
