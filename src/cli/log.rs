@@ -1,3 +1,5 @@
+use std::borrow::Cow;
+
 use anyhow::Result;
 
 use super::run_arg::RunArgs;
@@ -58,31 +60,31 @@ pub fn print(ctx: &Ctx, entries: &[Entry], run: &str) -> Result<()> {
     if mixed {
         header.insert(1, "RUN");
     }
-    let rows: Vec<Vec<String>> = entries
+    // Cells borrow what they show as it is: a long timeline is thousands of them.
+    let rows: Vec<Vec<Cow<str>>> = entries
         .iter()
         .map(|e| {
             let (ordinal, stage) = match &e.snapshot {
-                Some(reason) => ("-".to_owned(), format!("snapshot: {}", cut(reason))),
+                Some(reason) => ("-".into(), format!("snapshot: {}", cut(reason))),
                 None => (
-                    format!("@{}", e.ordinal),
+                    format!("@{}", e.ordinal).into(),
                     format!("{}@{}", e.node_id, e.visit),
                 ),
             };
             let mut row = vec![
                 ordinal,
-                stage,
-                e.status.clone(),
-                e.completed.to_string(),
-                crate::format::short_sha(&e.run_commit).to_owned(),
-                if e.meta_commit.is_empty() {
-                    "-".to_owned()
-                } else {
-                    crate::format::short_sha(&e.meta_commit).to_owned()
+                stage.into(),
+                e.status.as_str().into(),
+                e.completed.to_string().into(),
+                crate::format::short_sha(&e.run_commit).into(),
+                match e.meta_commit.as_str() {
+                    "" => "-".into(),
+                    sha => crate::format::short_sha(sha).into(),
                 },
-                output::local_time(&e.timestamp),
+                output::local_time(&e.timestamp).into(),
             ];
             if mixed {
-                row.insert(1, ctx.short(&e.run_id).to_owned());
+                row.insert(1, ctx.short(&e.run_id).into());
             }
             row
         })

@@ -25,14 +25,18 @@ pub fn line(line: impl std::fmt::Display) -> Result<()> {
 
 /// Prints rows as columns separated by two spaces, the last column unpadded. The cells of
 /// `status_column` are coloured by status on a terminal.
-pub fn table(header: &[&str], rows: &[Vec<String>], status_column: Option<usize>) -> Result<()> {
+pub fn table(
+    header: &[&str],
+    rows: &[Vec<impl AsRef<str>>],
+    status_column: Option<usize>,
+) -> Result<()> {
     // Cells hold node ids, goals and messages from the repository: never raw control bytes.
     // They are escaped as they are measured and again as they are written, which copies none
     // of a long timeline's thousands of cells that need no escaping.
     let mut widths: Vec<usize> = header.iter().map(|h| h.len()).collect();
     for row in rows {
         for (width, cell) in widths.iter_mut().zip(row) {
-            *width = (*width).max(escape(cell).chars().count());
+            *width = (*width).max(escape(cell.as_ref()).chars().count());
         }
     }
     // One write for many lines rather than one per line: a long timeline is thousands.
@@ -49,7 +53,7 @@ pub fn table(header: &[&str], rows: &[Vec<String>], status_column: Option<usize>
         write_row(
             &mut out,
             &mut line,
-            row.iter().map(|c| escape(c)),
+            row.iter().map(|c| escape(c.as_ref())),
             &widths,
             style,
         )?;
@@ -75,16 +79,17 @@ fn write_row<'a>(
         if let Some(style) = style {
             write!(line, "{style}")?;
         }
-        if i == last {
-            line.push_str(&cell);
-        } else {
-            write!(line, "{cell:<width$}  ", width = widths[i])?;
+        line.push_str(&cell);
+        if i != last {
+            let padding = widths[i].saturating_sub(cell.chars().count()) + 2;
+            line.extend(std::iter::repeat_n(' ', padding));
         }
         if let Some(style) = style {
             write!(line, "{style:#}")?;
         }
     }
-    writeln!(out, "{}", line.trim_end())?;
+    out.write_all(line.trim_end().as_bytes())?;
+    out.write_all(b"\n")?;
     Ok(())
 }
 
@@ -214,13 +219,47 @@ pub fn counted(n: usize, one: &str, many: &str) -> String {
 /// A UTC RFC 3339 time as `git log --date=iso` shows one: local time with its offset
 /// (`2026-11-21 06:49:12 +0100`). Text that is not such a time is shown as it is.
 pub fn local_time(rfc3339: &str) -> String {
-    match rfc3339.parse::<jiff::Timestamp>() {
-        Ok(time) => time
-            .to_zoned(local_zone().clone())
-            .strftime("%Y-%m-%d %H:%M:%S %z")
-            .to_string(),
-        Err(_) => rfc3339.to_owned(),
+    let Ok(time) = rfc3339.parse::<jiff::Timestamp>() else {
+        return rfc3339.to_owned();
+    };
+    // Written digit by digit: `strftime` took a log of a thousand checkpoints 1.6 ms.
+    let offset = local_zone().to_offset(time);
+    let local = offset.to_datetime(time);
+    let mut shown = String::with_capacity(25);
+    let year = i32::from(local.year());
+    if year < 0 {
+        shown.push('-');
     }
+    push_digits(&mut shown, year.unsigned_abs(), 4);
+    for (separator, value) in [
+        ('-', local.month()),
+        ('-', local.day()),
+        (' ', local.hour()),
+        (':', local.minute()),
+        (':', local.second()),
+    ] {
+        shown.push(separator);
+        push_digits(&mut shown, value.unsigned_abs().into(), 2);
+    }
+    let minutes = offset.seconds() / 60;
+    shown.push_str(if minutes < 0 { " -" } else { " +" });
+    push_digits(&mut shown, minutes.unsigned_abs() / 60, 2);
+    push_digits(&mut shown, minutes.unsigned_abs() % 60, 2);
+    shown
+}
+
+/// `value` in decimal, zero-padded to `width` digits.
+fn push_digits(out: &mut String, value: u32, width: usize) {
+    let mut digits = [b'0'; 10];
+    let mut start = digits.len();
+    let mut rest = value;
+    while rest > 0 || start == digits.len() {
+        start -= 1;
+        digits[start] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+    }
+    let start = start.min(digits.len().saturating_sub(width));
+    out.push_str(std::str::from_utf8(&digits[start..]).unwrap_or_default());
 }
 
 /// The local time zone, read once. jiff's `TimeZone::system()` first indexes the whole

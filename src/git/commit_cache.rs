@@ -10,6 +10,9 @@
 //! walk's speed. New commits are appended; a new or damaged file is replaced whole (a
 //! temporary file renamed over it), so readers never see half of one.
 //!
+//! Lookups take the cache shared, so that a walk can look commits up on one thread while the
+//! commits it used are gathered on another ([`Learned`]) and kept once it ends.
+//!
 //! The format: a header line, then for each commit `<id in hex> <length>\n<content>\n`.
 
 use std::collections::HashMap;
@@ -31,14 +34,26 @@ pub struct CommitCache {
     bytes: Vec<u8>,
     /// Where each stored commit's content lies in `bytes`.
     stored: HashMap<ObjectId, Range<usize>>,
-    /// The file is missing, ends in a record that does not parse, or holds one that does not
-    /// hash to its id: it is written again whole rather than appended to.
+    /// The file is missing or ends in a record that does not parse: it is written again whole
+    /// rather than appended to. So is a file that holds a record that does not hash to its id.
     rewrite: bool,
-    /// Records of commits read from the object store during this walk, encoded.
-    learned: Vec<u8>,
-    learned_count: usize,
     /// There is no file yet.
     missing: bool,
+}
+
+/// Commits a walk read from the object store, encoded as the file's records.
+#[derive(Default)]
+pub struct Learned {
+    ids: Vec<ObjectId>,
+    records: Vec<u8>,
+}
+
+impl Learned {
+    /// Keeps commit `id`, read from the object store, for the next walk.
+    pub fn add(&mut self, id: ObjectId, content: &[u8]) {
+        self.ids.push(id);
+        encode(&mut self.records, id, content);
+    }
 }
 
 impl CommitCache {
@@ -56,65 +71,56 @@ impl CommitCache {
             bytes,
             stored,
             rewrite: !complete,
-            learned: Vec::new(),
-            learned_count: 0,
             missing,
         }
     }
 
     /// The content of commit `id` when the file holds it and it hashes to `id`.
-    pub fn get(&mut self, id: ObjectId) -> Option<&[u8]> {
-        let range = self.stored.get(&id)?.clone();
-        let content = &self.bytes[range.clone()];
+    pub fn get(&self, id: ObjectId) -> Option<&[u8]> {
+        let content = &self.bytes[self.stored.get(&id)?.clone()];
         let hashed = gix::objs::compute_hash(id.kind(), gix::objs::Kind::Commit, content);
-        if hashed.ok() != Some(id) {
-            self.stored.remove(&id);
-            self.rewrite = true;
-            return None;
-        }
-        Some(&self.bytes[range])
+        (hashed.ok() == Some(id)).then_some(content)
     }
 
-    /// Keeps commit `id`, read from the object store, for the next walk.
-    pub fn learn(&mut self, id: ObjectId, content: &[u8]) {
-        if !self.stored.contains_key(&id) {
-            encode(&mut self.learned, id, content);
-            self.learned_count += 1;
+    /// Writes the commits a walk `learned`. Best effort: the cache only saves time.
+    pub fn save(mut self, learned: Learned) {
+        // A walk reads from the store only what the file lacks or holds a bad record of.
+        for id in &learned.ids {
+            self.rewrite |= self.stored.remove(id).is_some();
         }
-    }
-
-    /// Writes what this walk learned. Best effort: the cache only saves time.
-    pub fn save(self) {
-        if (self.learned.is_empty() && !self.rewrite)
-            || (self.missing && self.learned_count < WORTH_A_FILE)
+        if (learned.ids.is_empty() && !self.rewrite)
+            || (self.missing && learned.ids.len() < WORTH_A_FILE)
         {
             return;
         }
         let written = if self.rewrite {
-            self.replace()
+            self.replace(&learned.records)
         } else {
             fs::OpenOptions::new()
                 .append(true)
                 .open(&self.path)
-                .and_then(|mut file| file.write_all(&self.learned))
+                .and_then(|mut file| file.write_all(&learned.records))
         };
         if written.is_err() && self.rewrite {
             let _ = fs::remove_file(self.temp_path());
         }
     }
 
-    /// The whole file written anew from the records that stay and those learned.
-    fn replace(&self) -> std::io::Result<()> {
-        let mut text = HEADER.to_vec();
+    /// The whole file written anew from the records that stay and those learned; the learned
+    /// records are written as they are, not copied behind the others first.
+    fn replace(&self, learned: &[u8]) -> std::io::Result<()> {
+        let mut kept = HEADER.to_vec();
         for (id, range) in &self.stored {
-            encode(&mut text, *id, &self.bytes[range.clone()]);
+            encode(&mut kept, *id, &self.bytes[range.clone()]);
         }
-        text.extend_from_slice(&self.learned);
         let temp = self.temp_path();
         if let Some(dir) = self.path.parent() {
             fs::create_dir_all(dir)?;
         }
-        fs::File::create(&temp)?.write_all(&text)?;
+        let mut file = fs::File::create(&temp)?;
+        file.write_all(&kept)?;
+        file.write_all(learned)?;
+        drop(file);
         fs::rename(&temp, &self.path)
     }
 
@@ -126,7 +132,8 @@ impl CommitCache {
 }
 
 fn encode(out: &mut Vec<u8>, id: ObjectId, content: &[u8]) {
-    out.extend_from_slice(format!("{id} {}\n", content.len()).as_bytes());
+    use std::io::Write as _;
+    let _ = writeln!(out, "{id} {}", content.len()); // writing to a Vec cannot fail
     out.extend_from_slice(content);
     out.push(b'\n');
 }

@@ -8,7 +8,7 @@ use gix::bstr::ByteSlice;
 use super::commit_cache::CommitCache;
 use super::pack_reader::PackReader;
 use super::{ObjectId, Repo};
-use crate::git::error::Result;
+use crate::git::error::{Error, Result};
 
 /// What a timeline reads from one commit.
 #[derive(Clone, Debug)]
@@ -48,6 +48,7 @@ impl Repo {
             packs: None,
             uncached: None,
             cache: None,
+            cached: false,
             compressed: Vec::new(),
             buf: Vec::new(),
         }
@@ -70,52 +71,72 @@ pub struct FirstParentWalk<'a> {
     /// The store without its object cache, for what the packs do not give: a walk reads each
     /// commit once, and copying every one into the cache cost a packed `log` 5%.
     uncached: Option<Repo>,
-    /// Commits read by an earlier walk, and where this one keeps those it reads.
-    cache: Option<&'a mut CommitCache>,
+    /// Commits read by an earlier walk.
+    cache: Option<&'a CommitCache>,
+    /// The commit read last came from `cache`.
+    cached: bool,
     compressed: Vec<u8>,
     buf: Vec<u8>,
 }
 
 impl<'a> FirstParentWalk<'a> {
-    /// The same walk, reading the commits `cache` holds from it and keeping there those it
-    /// reads from the object store.
-    pub fn cached_in(self, cache: &'a mut CommitCache) -> FirstParentWalk<'a> {
+    /// The same walk, reading the commits `cache` holds from it.
+    pub fn cached_in(self, cache: &'a CommitCache) -> FirstParentWalk<'a> {
         FirstParentWalk {
             cache: Some(cache),
             ..self
         }
     }
 
-    fn read(&mut self, id: ObjectId) -> Result<CommitInfo> {
-        if let Some(info) = self
-            .cache
-            .as_deref_mut()
-            .and_then(|cache| cache.get(id))
-            .and_then(|content| decode(id, content))
+    /// The next commit's id, its content into `buf`: what the walk itself needs, the decoding
+    /// of the rest left to whoever uses the commit.
+    pub(super) fn next_content(&mut self) -> Option<Result<ObjectId>> {
+        let id = self.next.take()?;
+        Some(self.read(id).map(|first_parent| {
+            self.next = first_parent;
+            id
+        }))
+    }
+
+    /// The content of the commit `next_content` read last.
+    pub(super) fn content(&self) -> &[u8] {
+        &self.buf
+    }
+
+    /// Whether the commit `next_content` read last came from the commit cache.
+    pub(super) fn was_cached(&self) -> bool {
+        self.cached
+    }
+
+    /// Commit `id`'s content into `buf`, from the cache, its loose file, the packs or else the
+    /// object store, in that order; its first parent.
+    fn read(&mut self, id: ObjectId) -> Result<Option<ObjectId>> {
+        self.cached = false;
+        if let Some(content) = self.cache.and_then(|cache| cache.get(id))
+            && let Some(parent) = first_parent(content)
         {
-            return Ok(info);
+            self.buf.clear();
+            self.buf.extend_from_slice(content);
+            self.cached = true;
+            return Ok(parent);
         }
-        let info = match self.read_loose(id).and_then(|()| decode(id, &self.buf)) {
-            Some(info) => info,
-            None => self.read_stored(id)?,
-        };
-        if let Some(cache) = self.cache.as_deref_mut() {
-            cache.learn(id, &self.buf);
+        match self.read_loose(id).and_then(|()| first_parent(&self.buf)) {
+            Some(parent) => Ok(parent),
+            None => self.read_stored(id),
         }
-        Ok(info)
     }
 
     /// Commit `id` from the packs or else through the object store, its content into `buf`.
-    fn read_stored(&mut self, id: ObjectId) -> Result<CommitInfo> {
+    fn read_stored(&mut self, id: ObjectId) -> Result<Option<ObjectId>> {
         let packs = self.packs.get_or_insert_with(|| {
             let objects = self.repo.repo.objects.store_ref().path();
             PackReader::open(objects, self.repo.repo.object_hash())
         });
-        if let Some(info) = packs
+        if let Some(parent) = packs
             .commit(id, &mut self.buf)
-            .and_then(|()| decode(id, &self.buf))
+            .and_then(|()| first_parent(&self.buf))
         {
-            return Ok(info);
+            return Ok(parent);
         }
         let uncached = self.uncached.get_or_insert_with(|| {
             let mut repo = self.repo.repo.clone();
@@ -123,10 +144,10 @@ impl<'a> FirstParentWalk<'a> {
             Repo { repo }
         });
         let commit = uncached.repo.find_commit(id)?;
-        let info = CommitInfo::decode(id, &commit.decode()?)?;
+        let parent = commit.decode()?.parents().next();
         self.buf.clear();
         self.buf.extend_from_slice(&commit.data);
-        Ok(info)
+        Ok(parent)
     }
 
     /// Commit `id`'s content into `buf`, straight from its loose file; `None` when it is not
@@ -145,9 +166,24 @@ impl<'a> FirstParentWalk<'a> {
 }
 
 /// What a timeline reads from commit `id`, whose content is `content`.
-fn decode(id: ObjectId, content: &[u8]) -> Option<CommitInfo> {
-    let commit = gix::objs::CommitRef::from_bytes(content, id.kind()).ok()?;
-    CommitInfo::decode(id, &commit).ok()
+pub(super) fn decode(id: ObjectId, content: &[u8]) -> Result<CommitInfo> {
+    let commit = gix::objs::CommitRef::from_bytes(content, id.kind())
+        .map_err(|err| Error::Corrupt(format!("commit {id} cannot be read: {err}")))?;
+    CommitInfo::decode(id, &commit)
+}
+
+/// The first parent a commit's content names, `Some(None)` for a root commit: the line after
+/// `tree`, where git writes parents. `None` when the content does not start as a commit does.
+fn first_parent(content: &[u8]) -> Option<Option<ObjectId>> {
+    let rest = content.strip_prefix(b"tree ")?;
+    let hex_len = rest.iter().position(|b| *b == b'\n')?;
+    ObjectId::from_hex(&rest[..hex_len]).ok()?;
+    let Some(parent) = rest[hex_len + 1..].strip_prefix(b"parent ") else {
+        return Some(None);
+    };
+    let hex = parent.get(..hex_len)?;
+    (parent.get(hex_len) == Some(&b'\n')).then_some(())?;
+    Some(Some(ObjectId::from_hex(hex).ok()?))
 }
 
 /// The whole file at `path` into `buf`: one `read` for a loose commit, where the object store
@@ -190,12 +226,7 @@ impl Iterator for FirstParentWalk<'_> {
     type Item = Result<CommitInfo>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let id = self.next.take()?;
-        let info = self.read(id);
-        if let Ok(info) = &info {
-            self.next = info.first_parent;
-        }
-        Some(info)
+        Some(self.next_content()?.and_then(|id| decode(id, &self.buf)))
     }
 }
 
@@ -250,5 +281,32 @@ impl Repo {
                 .repo
                 .merge_base(ancestor, descendant)
                 .is_ok_and(|base| base.is_some_and(|base| base.detach() == ancestor))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+    const PARENT: &str = "0123456789abcdef0123456789abcdef01234567";
+
+    #[test]
+    fn the_first_parent_is_the_line_after_the_tree() {
+        let id = |hex: &str| ObjectId::from_hex(hex.as_bytes()).unwrap();
+        let root = format!("tree {TREE}\nauthor A <a> 1 +0000\n\nroot\n");
+        assert_eq!(first_parent(root.as_bytes()), Some(None));
+        let merge = format!("tree {TREE}\nparent {PARENT}\nparent {TREE}\n\nmerge\n");
+        assert_eq!(first_parent(merge.as_bytes()), Some(Some(id(PARENT))));
+        for broken in [
+            format!("tree {TREE}"),
+            format!("tree {}\n", &TREE[1..]),
+            format!("tree {TREE}\nparent {}\n", &PARENT[1..]),
+            format!("tree {TREE}\nparent {PARENT}x\n"),
+            format!("parent {PARENT}\ntree {TREE}\n"),
+            String::new(),
+        ] {
+            assert_eq!(first_parent(broken.as_bytes()), None, "{broken:?}");
+        }
     }
 }

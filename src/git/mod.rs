@@ -19,6 +19,7 @@ mod observe;
 mod pack_reader;
 mod pathspec;
 mod reach;
+mod read_ahead;
 pub mod redirects;
 mod ref_writer;
 mod reflog;
@@ -37,7 +38,7 @@ mod worktree;
 
 use std::path::{Path, PathBuf};
 
-pub use commit_cache::CommitCache;
+pub use commit_cache::{CommitCache, Learned};
 pub use diff::{FileStat, text_patch};
 pub use error::{Error, Result, describe};
 pub use excludes::{DEFAULT_EXCLUDED_DIRS, Excludes};
@@ -46,6 +47,7 @@ pub use history::{CommitInfo, FirstParentWalk, for_each_trailer};
 pub use land::Merged;
 use object_format::not_a_repository;
 pub use objects::{Identity, TreeEntry};
+pub use read_ahead::ReadAhead;
 pub use reflog::{Movers, ReflogMarks};
 pub use refs::RefEdit;
 pub use restore::{PathAction, PathChange};

@@ -123,7 +123,13 @@ impl Kept {
     }
 }
 
-/// The inflated data of `entry`: an object's content, or a delta's instructions.
+/// Room past an entry's end for zlib's fast loop, which runs only while 258 bytes of output
+/// space are left: in a buffer of the entry's exact size, a commit inflates in the slow loop
+/// from its first byte to its last, at twice the instructions.
+const FAST_INFLATE_ROOM: usize = 258;
+
+/// The inflated data of `entry`: an object's content, or a delta's instructions. The stream
+/// must end at exactly the size the entry's header gives.
 fn inflated(
     data: &gix::odb::pack::data::File,
     entry: &gix::odb::pack::data::Entry,
@@ -132,7 +138,12 @@ fn inflated(
     let size = usize::try_from(entry.decompressed_size)
         .ok()
         .filter(|size| *size <= LARGEST)?;
-    let mut out = vec![0; size];
-    data.decompress_entry(entry, inflate, &mut out).ok()?;
+    let pack_end = u64::try_from(data.pack_end()).ok()?;
+    let input = data.entry_slice(entry.data_offset..pack_end)?;
+    let mut out = vec![0; size + FAST_INFLATE_ROOM];
+    inflate.reset();
+    let (status, _, written) = inflate.once(input, &mut out).ok()?;
+    (status == gix::zlib::Status::StreamEnd && written == size).then_some(())?;
+    out.truncate(size);
     Some(out)
 }

@@ -65,17 +65,28 @@ pub fn timeline(repo: &Repo, state: &RunState) -> Result<Vec<Entry>> {
 
 /// The timeline, with the snapshots taken between checkpoints when `snapshots`.
 pub fn timeline_with(repo: &Repo, state: &RunState, snapshots: bool) -> Result<Vec<Entry>> {
-    let mut cache = commit_cache(repo, state);
-    let walked: Result<Vec<_>> = Walk::new(repo, state, snapshots, Some(&mut cache))?.collect();
-    cache.save();
+    let cache = commit_cache(repo, state);
+    // A run of its own ends at its base; a fork's walk ends where its checkpoints are counted.
+    let last = match state.record.spec.is_fork() {
+        false => ObjectId::from_hex(state.record.start.base_sha.as_bytes()).ok(),
+        true => None,
+    };
+    let (walked, learned) = std::thread::scope(|scope| {
+        let mut commits = repo.first_parents_ahead(state.run_tip, last, Some(&cache), scope);
+        let walked: Result<Vec<_>> =
+            Walk::new(repo, state, snapshots, commits.by_ref()).and_then(Iterator::collect);
+        (walked, commits.learned())
+    });
+    cache.save(learned);
     Ok(numbered(walked?))
 }
 
 /// The timeline read from the object store alone, never from the commit cache: what `fsck`
 /// checks, since a commit the cache still holds may be gone from the repository.
 pub fn timeline_from_objects(repo: &Repo, state: &RunState) -> Result<Vec<Entry>> {
+    let commits = repo.first_parents(state.run_tip);
     Ok(numbered(
-        Walk::new(repo, state, false, None)?.collect::<Result<_>>()?,
+        Walk::new(repo, state, false, commits)?.collect::<Result<_>>()?,
     ))
 }
 
@@ -177,7 +188,7 @@ fn find_entry(repo: &Repo, state: &RunState, target: &Target) -> Result<Entry> {
     let mut newest = true;
     // Without the commit cache: a target is mostly a step or two back, and the cache of a
     // long run is a larger read than those steps.
-    for item in Walk::new(repo, state, false, None)? {
+    for item in Walk::new(repo, state, false, repo.first_parents(state.run_tip))? {
         let (stage, mut entry) = item?;
         let later = seen.entry(entry.node_id.clone()).or_insert(0);
         let visit = stage_visit(stage.as_deref(), &entry.node_id)
@@ -212,8 +223,8 @@ fn looks_like_sha(text: &str) -> bool {
 
 /// Checkpoints newest first, each with its `Fabro-Stage` trailer if it has one. Ordinal and
 /// visit are left for the caller, who knows which end to count from.
-struct Walk<'a> {
-    commits: crate::git::FirstParentWalk<'a>,
+struct Walk<Commits> {
+    commits: Commits,
     links: HashMap<String, Link>,
     base: String,
     forked: bool,
@@ -224,19 +235,11 @@ struct Walk<'a> {
     done: bool,
 }
 
-impl<'a> Walk<'a> {
-    fn new(
-        repo: &'a Repo,
-        state: &RunState,
-        snapshots: bool,
-        cache: Option<&'a mut CommitCache>,
-    ) -> Result<Walk<'a>> {
-        let commits = repo.first_parents(state.run_tip);
+impl<Commits> Walk<Commits> {
+    /// The walk over `commits`: the run branch's tip and its first parents, newest first.
+    fn new(repo: &Repo, state: &RunState, snapshots: bool, commits: Commits) -> Result<Self> {
         Ok(Walk {
-            commits: match cache {
-                Some(cache) => commits.cached_in(cache),
-                None => commits,
-            },
+            commits,
             links: load_links(repo, state.meta_tree)?,
             base: state.record.start.base_sha.clone(),
             forked: state.record.spec.is_fork(),
@@ -318,7 +321,7 @@ impl<'a> Walk<'a> {
     }
 }
 
-impl Iterator for Walk<'_> {
+impl<Commits: Iterator<Item = crate::git::Result<CommitInfo>>> Iterator for Walk<Commits> {
     type Item = Result<(Option<String>, Entry)>;
 
     fn next(&mut self) -> Option<Self::Item> {
