@@ -44,6 +44,7 @@ impl Repo {
         FirstParentWalk {
             repo: self,
             next: Some(tip),
+            last: None,
             loose: Some(self.repo.objects.store_ref().path().to_owned()),
             packs: None,
             uncached: None,
@@ -63,6 +64,8 @@ impl Repo {
 pub struct FirstParentWalk<'a> {
     repo: &'a Repo,
     next: Option<ObjectId>,
+    /// The walk ends after this commit.
+    last: Option<ObjectId>,
     /// The loose objects' directory, until the first commit that is not loose.
     loose: Option<PathBuf>,
     /// The packs, read by the walk itself for packed history: the object store would inflate a
@@ -80,6 +83,16 @@ pub struct FirstParentWalk<'a> {
 }
 
 impl<'a> FirstParentWalk<'a> {
+    /// The same walk, ending after commit `last` when it meets it.
+    pub fn ending_after(self, last: Option<ObjectId>) -> FirstParentWalk<'a> {
+        FirstParentWalk { last, ..self }
+    }
+
+    /// The commit the walk reads next.
+    pub(super) fn pending(&self) -> Option<ObjectId> {
+        self.next
+    }
+
     /// The same walk, reading the commits `cache` holds from it.
     pub fn cached_in(self, cache: &'a CommitCache) -> FirstParentWalk<'a> {
         FirstParentWalk {
@@ -93,7 +106,7 @@ impl<'a> FirstParentWalk<'a> {
     pub(super) fn next_content(&mut self) -> Option<Result<ObjectId>> {
         let id = self.next.take()?;
         Some(self.read(id).map(|first_parent| {
-            self.next = first_parent;
+            self.next = first_parent.filter(|_| self.last != Some(id));
             id
         }))
     }

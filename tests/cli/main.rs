@@ -67,6 +67,7 @@ mod land_inherited;
 mod large_records;
 mod layers;
 mod log;
+mod long_timelines;
 mod man_pages;
 mod messages;
 mod model;

@@ -94,8 +94,16 @@ fn a_timeline_across_two_packs_and_loose_commits_reads_whole() {
 
 #[test]
 fn a_damaged_pack_is_reported_as_git_reports_it() {
+    // 30 checkpoints are read on log's own thread; 100 reach past the first 64, which go on
+    // on a second thread.
+    for checkpoints in [30, 100] {
+        damaged_oldest_commit_fails_log(checkpoints);
+    }
+}
+
+fn damaged_oldest_commit_fails_log(checkpoints: usize) {
     let repo = TestRepo::new();
-    let id = repo.run_with_checkpoints(30);
+    let id = repo.run_with_checkpoints(checkpoints);
     repo.git(&["gc", "-q"]);
     assert!(
         !repo.commit_cache_path(&id).exists(),
@@ -105,7 +113,7 @@ fn a_damaged_pack_is_reported_as_git_reports_it() {
     let oldest = repo
         .git(&["rev-list", "--first-parent", &format!("fabro/run/{id}")])
         .lines()
-        .nth(29)
+        .nth(checkpoints - 1)
         .unwrap()
         .to_owned();
     let pack_dir = repo.path.join(".git/objects/pack");
