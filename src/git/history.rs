@@ -49,7 +49,6 @@ impl Repo {
             packs: None,
             uncached: None,
             cache: None,
-            cached: false,
             compressed: Vec::new(),
             buf: Vec::new(),
         }
@@ -76,8 +75,6 @@ pub struct FirstParentWalk<'a> {
     uncached: Option<Repo>,
     /// Commits read by an earlier walk.
     cache: Option<&'a CommitCache>,
-    /// The commit read last came from `cache`.
-    cached: bool,
     compressed: Vec<u8>,
     buf: Vec<u8>,
 }
@@ -101,13 +98,21 @@ impl<'a> FirstParentWalk<'a> {
         }
     }
 
-    /// The next commit's id, its content into `buf`: what the walk itself needs, the decoding
-    /// of the rest left to whoever uses the commit.
-    pub(super) fn next_content(&mut self) -> Option<Result<ObjectId>> {
+    /// The next commit, its content into `buf`: what the walk itself needs, the decoding of
+    /// the rest left to whoever uses the commit.
+    pub(super) fn next_content(&mut self) -> Option<Result<Read>> {
         let id = self.next.take()?;
-        Some(self.read(id).map(|first_parent| {
+        let cached = self.read_cached(id);
+        let first_parent = match cached {
+            Some(first_parent) => Ok(first_parent),
+            None => self.read(id),
+        };
+        Some(first_parent.map(|first_parent| {
             self.next = first_parent.filter(|_| self.last != Some(id));
-            id
+            Read {
+                id,
+                cached: cached.is_some(),
+            }
         }))
     }
 
@@ -116,23 +121,19 @@ impl<'a> FirstParentWalk<'a> {
         &self.buf
     }
 
-    /// Whether the commit `next_content` read last came from the commit cache.
-    pub(super) fn was_cached(&self) -> bool {
-        self.cached
+    /// Commit `id`'s content into `buf` from the commit cache, its first parent; `None` when
+    /// the cache does not hold it.
+    fn read_cached(&mut self, id: ObjectId) -> Option<Option<ObjectId>> {
+        let content = self.cache?.get(id)?;
+        let parent = first_parent(content)?;
+        self.buf.clear();
+        self.buf.extend_from_slice(content);
+        Some(parent)
     }
 
-    /// Commit `id`'s content into `buf`, from the cache, its loose file, the packs or else the
-    /// object store, in that order; its first parent.
+    /// Commit `id`'s content into `buf`, from its loose file, the packs or else the object
+    /// store, in that order; its first parent.
     fn read(&mut self, id: ObjectId) -> Result<Option<ObjectId>> {
-        self.cached = false;
-        if let Some(content) = self.cache.and_then(|cache| cache.get(id))
-            && let Some(parent) = first_parent(content)
-        {
-            self.buf.clear();
-            self.buf.extend_from_slice(content);
-            self.cached = true;
-            return Ok(parent);
-        }
         match self.read_loose(id).and_then(|()| first_parent(&self.buf)) {
             Some(parent) => Ok(parent),
             None => self.read_stored(id),
@@ -176,6 +177,13 @@ impl<'a> FirstParentWalk<'a> {
         let kind = inflate_loose(&self.compressed, &mut self.buf)?;
         (kind == gix::objs::Kind::Commit).then_some(())
     }
+}
+
+/// A commit a walk read.
+pub(super) struct Read {
+    pub id: ObjectId,
+    /// It came from the commit cache, not the object store.
+    pub cached: bool,
 }
 
 /// What a timeline reads from commit `id`, whose content is `content`.
@@ -239,7 +247,10 @@ impl Iterator for FirstParentWalk<'_> {
     type Item = Result<CommitInfo>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        Some(self.next_content()?.and_then(|id| decode(id, &self.buf)))
+        Some(
+            self.next_content()?
+                .and_then(|read| decode(read.id, &self.buf)),
+        )
     }
 }
 

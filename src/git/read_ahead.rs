@@ -15,7 +15,7 @@ use std::ops::Range;
 use std::sync::mpsc;
 use std::thread::Scope;
 
-use super::history::{CommitInfo, FirstParentWalk, decode};
+use super::history::{CommitInfo, FirstParentWalk, Read, decode};
 use super::{CommitCache, Learned, ObjectId, Repo};
 use crate::git::error::Result;
 
@@ -45,12 +45,6 @@ pub struct ReadAhead<'scope, 'env> {
 struct Batch {
     commits: Vec<(Result<Read>, Range<usize>)>,
     contents: Vec<u8>,
-}
-
-/// One commit read.
-struct Read {
-    id: ObjectId,
-    cached: bool,
 }
 
 impl Batch {
@@ -119,16 +113,11 @@ impl ReadAhead<'_, '_> {
             return None;
         }
         self.read_here += 1;
-        let Some(id) = walk.next_content() else {
+        let Some(read) = walk.next_content() else {
             self.here = None;
             return None;
         };
-        Some(id.and_then(|id| {
-            if !walk.was_cached() {
-                self.learned.add(id, walk.content());
-            }
-            decode(id, walk.content())
-        }))
+        Some(read.and_then(|read| hand_on(&mut self.learned, read, walk.content())))
     }
 
     /// The walk from `tip` on, read on a thread of the scope.
@@ -141,12 +130,8 @@ impl ReadAhead<'_, '_> {
             let mut walk = walk(&repo, tip, last, cache);
             let mut size = FIRST_BATCH;
             let mut batch = Batch::with_capacity(size);
-            while let Some(id) = walk.next_content() {
+            while let Some(read) = walk.next_content() {
                 let start = batch.contents.len();
-                let read = id.map(|id| Read {
-                    id,
-                    cached: walk.was_cached(),
-                });
                 if read.is_ok() {
                     batch.contents.extend_from_slice(walk.content());
                 }
@@ -174,17 +159,21 @@ impl Iterator for ReadAhead<'_, '_> {
         }
         loop {
             if let Some((read, content)) = self.commits.next() {
-                return Some(read.and_then(|read| {
-                    let content = &self.contents[content];
-                    if !read.cached {
-                        self.learned.add(read.id, content);
-                    }
-                    decode(read.id, content)
-                }));
+                let content = &self.contents[content];
+                return Some(read.and_then(|read| hand_on(&mut self.learned, read, content)));
             }
             let batch = self.batches.as_ref()?.recv().ok()?;
             self.commits = batch.commits.into_iter();
             self.contents = batch.contents;
         }
     }
+}
+
+/// Commit `read`, whose content is `content`, decoded for the caller; kept in `learned` when
+/// the commit cache lacked it.
+fn hand_on(learned: &mut Learned, read: Read, content: &[u8]) -> Result<CommitInfo> {
+    if !read.cached {
+        learned.add(read.id, content);
+    }
+    decode(read.id, content)
 }

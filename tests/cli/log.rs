@@ -1,7 +1,7 @@
 use std::io::Read;
 use std::process::Stdio;
 
-use crate::common::{TestRepo, run_ok, write_file};
+use crate::common::{TestRepo, ordinals, run_ok, write_file};
 
 #[test]
 fn the_timeline_is_rebuilt_from_trailers_on_a_fresh_clone() {
@@ -27,11 +27,7 @@ fn the_timeline_is_rebuilt_from_trailers_on_a_fresh_clone() {
     ))
     .unwrap();
     assert_eq!(here, there);
-    let ordinals: Vec<u64> = there
-        .iter()
-        .map(|e| e["ordinal"].as_u64().unwrap())
-        .collect();
-    assert_eq!(ordinals, [1, 2, 3]);
+    assert_eq!(ordinals(&there), [1, 2, 3]);
     for entry in &there {
         for key in [
             "ordinal",

@@ -2,7 +2,7 @@
 //! on a second thread and handed over in batches. What `log` shows and what its commit cache
 //! keeps must not depend on where a commit was read.
 
-use crate::common::TestRepo;
+use crate::common::{TestRepo, ordinals};
 
 /// Long enough for the walk to hand several batches across threads.
 const CHECKPOINTS: usize = 150;
@@ -36,11 +36,10 @@ fn a_long_timeline_reads_whole_and_in_order_loose_and_packed() {
         .map(|e| e["run_commit"].as_str().unwrap())
         .collect();
     assert_eq!(shown, run_commits);
-    let ordinals: Vec<u64> = loose
-        .iter()
-        .map(|e| e["ordinal"].as_u64().unwrap())
-        .collect();
-    assert_eq!(ordinals, (1..=CHECKPOINTS as u64).collect::<Vec<_>>());
+    assert_eq!(
+        ordinals(&loose),
+        (1..=CHECKPOINTS as u64).collect::<Vec<_>>()
+    );
     // The cache keeps the commits the timeline used, newest first: not the base commit the
     // reading thread may have read past them.
     assert_eq!(cached_commits(&repo, &id), run_commits);

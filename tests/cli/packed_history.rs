@@ -3,7 +3,7 @@
 //! `log` after it (no commit cache) shows what it showed while the commits were loose, and
 //! rebuilds every commit byte for byte as `git cat-file` gives it.
 
-use crate::common::{TestRepo, run_err, write_file};
+use crate::common::{TestRepo, ordinals, run_err, write_file};
 
 /// The commits `log` kept in its cache, each as `git cat-file commit` gives it: all 45
 /// checkpoints at least.
@@ -74,11 +74,7 @@ fn a_timeline_across_two_packs_and_loose_commits_reads_whole() {
         .count();
     assert_eq!(packs, 2);
     let entries = repo.log_json(&run.id);
-    let ordinals: Vec<u64> = entries
-        .iter()
-        .map(|e| e["ordinal"].as_u64().unwrap())
-        .collect();
-    assert_eq!(ordinals, (1..=60).collect::<Vec<_>>());
+    assert_eq!(ordinals(&entries), (1..=60).collect::<Vec<_>>());
     let commits: Vec<String> = entries
         .iter()
         .rev()

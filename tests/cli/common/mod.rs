@@ -265,6 +265,14 @@ fn collect_files(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) 
     }
 }
 
+/// The ordinals of `log --json` entries, in their order.
+pub fn ordinals(entries: &[Value]) -> Vec<u64> {
+    entries
+        .iter()
+        .map(|e| e["ordinal"].as_u64().unwrap())
+        .collect()
+}
+
 pub fn write_file(path: &Path, content: &str) {
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).expect("parent dir");
