@@ -1,0 +1,62 @@
+//! Asks the linker to place the functions that everyday commands run first and together
+//! (`build/link-order.txt`, written by `scripts/link-order`): a command then touches a few
+//! dozen 64 KB windows of the program's text instead of a hundred, a page fault each.
+//!
+//! Only where the linker is the lld that Rust brings, its default for x86-64 Linux, which
+//! skips names the list has but the program lacks: another linker may not know the option,
+//! and a build must never fail for a layout.
+
+use std::env;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const TARGET: &str = "x86_64-unknown-linux-gnu";
+
+fn main() {
+    println!("cargo::rerun-if-changed=build/link-order.txt");
+    println!("cargo::rerun-if-env-changed=RUSTC_LINKER");
+    let order = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default())
+        .join("build")
+        .join("link-order.txt");
+    if !links_with_rust_lld() || !order.is_file() {
+        return;
+    }
+    // `-Wl,` splits at commas, so a path holding one cannot be passed.
+    let Some(path) = order.to_str().filter(|path| !path.contains(',')) else {
+        return;
+    };
+    println!("cargo::rustc-link-arg-bin=git-fabro=-Wl,--symbol-ordering-file={path}");
+    println!("cargo::rustc-link-arg-bin=git-fabro=-Wl,--no-warn-symbol-ordering");
+}
+
+/// Whether this build links with Rust's own lld: the x86-64 Linux target, a toolchain that
+/// ships lld for the C compiler to call (a distribution's rustc may not), and no linker chosen
+/// by configuration or flags.
+fn links_with_rust_lld() -> bool {
+    let flags = env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
+    env::var("TARGET").is_ok_and(|target| target == TARGET)
+        && env::var_os("RUSTC_LINKER").is_none()
+        && !["linker", "link-self-contained", "fuse-ld", "link-arg"]
+            .iter()
+            .any(|word| flags.contains(word))
+        && sysroot().is_some_and(|root| {
+            root.join("lib/rustlib")
+                .join(TARGET)
+                .join("bin/gcc-ld/ld.lld")
+                .is_file()
+        })
+}
+
+/// The sysroot of the compiler that builds this crate.
+fn sysroot() -> Option<PathBuf> {
+    let rustc = env::var_os("RUSTC")?;
+    let output = Command::new(rustc)
+        .args(["--print", "sysroot"])
+        .output()
+        .ok()?;
+    let root = String::from_utf8(output.stdout).ok()?;
+    output
+        .status
+        .success()
+        .then(|| Path::new(root.trim()).to_path_buf())
+}
