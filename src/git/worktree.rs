@@ -88,10 +88,17 @@ impl Repo {
     /// Removes the linked worktree at `path` and its registration, discarding its files. An
     /// unfinished one is removed only when the add that left it is over.
     pub fn remove_worktree(&self, path: &Path) -> Result<()> {
-        if let Some(worktree) = self.worktrees()?.into_iter().find(|w| w.path == path)
-            && let Some(unfinished) = &worktree.unfinished
-        {
-            return self.discard_unfinished(&worktree, unfinished);
+        if let Some(worktree) = self.worktrees()?.into_iter().find(|w| w.path == path) {
+            if let Some(unfinished) = &worktree.unfinished {
+                return self.discard_unfinished(&worktree, unfinished);
+            }
+            // A locked one is left to gix, which refuses it as git does.
+            if !worktree.exists && !worktree.admin_dir.join("locked").exists() {
+                return forget_registration(&worktree.admin_dir).map_err(Error::io(format!(
+                    "cannot remove the registration of the worktree at {}",
+                    path.display()
+                )));
+            }
         }
         let removed =
             self.repo
@@ -150,4 +157,28 @@ impl Repo {
             .into_iter()
             .find(|w| w.branch.as_deref() == Some(branch)))
     }
+}
+
+/// Removes the registration of a worktree whose directory is gone, so that a kill at any
+/// moment leaves git a registration it reads whole, or none: git lists one only while its
+/// `gitdir` file is there. The index goes first (the rest is then a registration like any
+/// other whose directory is gone), `gitdir` next (what is left is one `fsck --repair`
+/// clears as broken), and the directory last. Removing it in any order, as a recursive
+/// removal does, could leave `gitdir` without `HEAD`, which `git fsck` reports as a detached
+/// HEAD pointing at nothing.
+fn forget_registration(admin_dir: &Path) -> std::io::Result<()> {
+    let gone = |result: std::io::Result<()>| match result {
+        Err(err) if err.kind() != std::io::ErrorKind::NotFound => Err(err),
+        _ => Ok(()),
+    };
+    gone(std::fs::remove_file(admin_dir.join("index")))?;
+    crate::failpoint::reach("worktree:index-forgotten");
+    gone(std::fs::remove_file(admin_dir.join("gitdir")))?;
+    crate::failpoint::reach("worktree:gitdir-forgotten");
+    gone(std::fs::remove_dir_all(admin_dir))?;
+    // Like git, `worktrees/` goes with its last registration.
+    if let Some(worktrees) = admin_dir.parent() {
+        let _ = std::fs::remove_dir(worktrees);
+    }
+    Ok(())
 }

@@ -7,7 +7,7 @@
 use serde_json::Value;
 
 use crate::common::failpoints::die_at;
-use crate::common::{TestRepo, rerun, write_file};
+use crate::common::{TestRepo, rerun, run_ok, write_file};
 use crate::fork::finished_run;
 use crate::torture::{assert_repairable, timeline_commits};
 
@@ -56,6 +56,10 @@ const GC: &[&str] = &[
     "gc:run-dir-removed",
 ];
 
+/// Inside the removal of a worktree registration whose directory is gone (`fsck --repair`,
+/// `gc`, `finish`).
+const FORGET_WORKTREE: &[&str] = &["worktree:index-forgotten", "worktree:gitdir-forgotten"];
+
 /// Every failure point in `src/`, as `failpoint::reach` names them.
 fn points_in_source(dir: &std::path::Path, out: &mut Vec<String>) {
     for entry in std::fs::read_dir(dir).unwrap().flatten() {
@@ -94,6 +98,7 @@ fn every_failure_point_is_tested_here() {
         RESUME,
         GC,
         REFS,
+        FORGET_WORKTREE,
     ]
     .concat()
     .iter()
@@ -368,5 +373,31 @@ fn gcs_killed_at_each_boundary_lose_no_work_and_a_rerun_collects() {
             "{point}: nothing half-removed is left: {left:?}"
         );
         assert_eq!(repo.log_json(&live.id).len(), 1, "{point}");
+    }
+}
+
+#[test]
+fn repairs_killed_while_forgetting_a_removed_worktree_leave_git_a_whole_registration() {
+    let repo = TestRepo::new();
+    for &point in FORGET_WORKTREE {
+        let run = repo.start();
+        std::fs::remove_dir_all(&run.worktree).unwrap();
+        let args = ["fsck", "--repair"];
+        die_at(repo.fabro().args(args), point);
+        assert_repairable(&repo, point);
+        rerun(&repo, &args);
+        assert!(
+            !repo.git(&["worktree", "list"]).contains(&run.id),
+            "{point}: the registration is gone"
+        );
+        let worktrees = repo.path.join(".git/worktrees");
+        let left: Vec<_> = std::fs::read_dir(&worktrees)
+            .map(|entries| entries.flatten().map(|e| e.file_name()).collect())
+            .unwrap_or_default();
+        assert!(
+            left.is_empty(),
+            "{point}: nothing is left in .git/worktrees: {left:?}"
+        );
+        run_ok(repo.fabro().arg("fsck"));
     }
 }
