@@ -1101,6 +1101,14 @@ def link_order_coverage(binary: Path) -> str:
     return f"{found:,} of the {len(listed):,} functions in build/link-order.txt are in the binary"
 
 
+def shared_libraries(binary: Path) -> str:
+    """The libraries the binary loads at every start (`libgcc_s.so.1` among them means the
+    unwinder was not linked in, see build.rs)."""
+    dynamic = cmd_text(["readelf", "-d", str(binary)])
+    needed = [line.split("[", 1)[1].rstrip("]") for line in dynamic.splitlines() if "(NEEDED)" in line]
+    return ", ".join(needed) or dynamic
+
+
 def filesystem(path: Path) -> str:
     """The filesystem type of `path`, and whether an ext4 file system runs without a journal."""
     kind = cmd_text(["stat", "-f", "-c", "%T", str(path)])
@@ -1340,6 +1348,7 @@ def main() -> int:
     r = Runner(env, fabro)
     facts = machine_facts(work, fabro, env)
     facts["link order"] = link_order_coverage(binary)
+    facts["shared libraries"] = shared_libraries(binary)
     bench = Bench(args, r, work, fabro_home)
 
     for n in sizes:

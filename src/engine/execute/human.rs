@@ -66,7 +66,7 @@ impl Question {
             });
         }
         Question {
-            id: ulid::Ulid::generate().to_string(),
+            id: crate::format::run_id::new_ulid().to_string(),
             text: node.label().to_string(),
             stage: node.id.clone(),
             question_type: if choices.is_empty() {

@@ -207,7 +207,7 @@ impl Engine<'_> {
     /// Fresh files for one hook's run: named by a ULID, so they sort by time and two hooks
     /// (parallel branches, a resumed run) never share one.
     fn hook_files(&self, event: HookEvent) -> HookFiles {
-        let stem = format!("{}-{}", ulid::Ulid::generate(), event.as_str());
+        let stem = format!("{}-{}", crate::format::run_id::new_ulid(), event.as_str());
         let dir = self.run_dir.path.join("hooks");
         HookFiles {
             input: dir.join(format!("{stem}.json")),
