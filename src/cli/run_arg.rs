@@ -94,12 +94,19 @@ impl Ctx {
         slots: usize,
     ) -> Result<(RunId, Vec<String>)> {
         let mut words: Vec<String> = given.iter().flatten().cloned().collect();
-        let names_run = |word: &String| run::resolve(&self.repo, word).is_ok();
+        // The first word's run, looked up once: it decides, and is the answer when no
+        // `--run` needs comparing with it.
+        let first_run = words
+            .first()
+            .and_then(|word| run::resolve(&self.repo, word).ok());
         let run_given = words.len() > slots
-            || words.first().is_some_and(names_run)
+            || first_run.is_some()
             || (!words.is_empty() && flag.is_none() && self.run_id(None).is_err());
         let positional = run_given.then(|| words.remove(0));
-        let id = self.named_run(positional.as_deref(), flag)?;
+        let id = match (first_run, flag) {
+            (Some(id), None) => id,
+            _ => self.named_run(positional.as_deref(), flag)?,
+        };
         Ok((id, words))
     }
 

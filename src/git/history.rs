@@ -49,6 +49,7 @@ impl Repo {
             packs: None,
             uncached: None,
             cache: None,
+            inflate: None,
             compressed: Vec::new(),
             buf: Vec::new(),
         }
@@ -75,6 +76,8 @@ pub struct FirstParentWalk<'a> {
     uncached: Option<Repo>,
     /// Commits read by an earlier walk.
     cache: Option<&'a CommitCache>,
+    /// One inflater for every loose commit: a new one allocates and clears 47 KB.
+    inflate: Option<gix::zlib::Inflate>,
     compressed: Vec<u8>,
     buf: Vec<u8>,
 }
@@ -174,7 +177,8 @@ impl<'a> FirstParentWalk<'a> {
             self.loose = None;
             return None;
         }
-        let kind = inflate_loose(&self.compressed, &mut self.buf)?;
+        let inflate = self.inflate.get_or_insert_with(Default::default);
+        let kind = inflate_loose(inflate, &self.compressed, &mut self.buf)?;
         (kind == gix::objs::Kind::Commit).then_some(())
     }
 }
@@ -222,9 +226,13 @@ const MOST_INFLATED: usize = 64 << 20;
 
 /// A loose object's kind, its content inflated into `out`: the header first, then the rest
 /// into a buffer of the size the header gives.
-fn inflate_loose(compressed: &[u8], out: &mut Vec<u8>) -> Option<gix::objs::Kind> {
+fn inflate_loose(
+    inflate: &mut gix::zlib::Inflate,
+    compressed: &[u8],
+    out: &mut Vec<u8>,
+) -> Option<gix::objs::Kind> {
     let mut header = [0; 64];
-    let mut inflate = gix::zlib::Inflate::default();
+    inflate.reset();
     let (status, consumed, written) = inflate.prefix(compressed, &mut header).ok()?;
     let (kind, size, header_len) = gix::objs::decode::loose_header(header.get(..written)?).ok()?;
     let size = usize::try_from(size)
