@@ -279,7 +279,7 @@ impl Ctx {
         let dir =
             std::env::current_dir().map_err(Error::io("cannot read the current directory"))?;
         let home = fabro_home();
-        let repo = match Repo::discover(&dir) {
+        let repo = match Repo::discover_current(&dir) {
             Ok(repo) => repo,
             Err(err @ crate::git::Error::NotARepository(_)) => match shadow::find(&home, &dir) {
                 Some(repo) => repo,

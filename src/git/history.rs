@@ -158,7 +158,10 @@ impl<'a> FirstParentWalk<'a> {
         let uncached = self.uncached.get_or_insert_with(|| {
             let mut repo = self.repo.repo.clone();
             repo.object_cache_size(0);
-            Repo { repo }
+            Repo {
+                repo,
+                workdir: self.repo.workdir.clone(),
+            }
         });
         let commit = uncached.repo.find_commit(id)?;
         let parent = commit.decode()?.parents().next();

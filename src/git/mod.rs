@@ -66,12 +66,23 @@ const OBJECT_CACHE: usize = 1 << 20;
 #[derive(Clone)]
 pub struct Repo {
     repo: gix::Repository,
+    /// The work tree, absolute whatever path the repository was found by.
+    workdir: Option<PathBuf>,
 }
 
 impl Repo {
     /// Finds the repository that contains `dir`, as git does from a working directory.
     pub fn discover(dir: &Path) -> Result<Repo> {
         let repo = gix::discover(dir).map_err(|_| not_a_repository(dir))?;
+        Repo::checked(repo)
+    }
+
+    /// Finds the repository that contains the current directory, `cwd`. gix is handed `.`,
+    /// so the paths it opens stay short and relative, as git's do: every one of a command's
+    /// hundred or so file operations would otherwise walk the directories of `cwd` again.
+    /// What this type hands out (work tree, git dirs) is absolute all the same.
+    pub fn discover_current(cwd: &Path) -> Result<Repo> {
+        let repo = gix::discover(".").map_err(|_| not_a_repository(cwd))?;
         Repo::checked(repo)
     }
 
@@ -91,12 +102,13 @@ impl Repo {
                 "this repository keeps its refs in reftable, which git-fabro cannot update safely yet".into(),
             ));
         }
-        Ok(Repo { repo })
+        let workdir = repo.workdir().map(absolute);
+        Ok(Repo { repo, workdir })
     }
 
     /// The work tree of this repository or linked worktree, if it has one.
     pub fn workdir(&self) -> Option<&Path> {
-        self.repo.workdir()
+        self.workdir.as_deref()
     }
 
     /// The git dir of this work tree alone (`.git/worktrees/<name>` for a linked worktree).
@@ -121,7 +133,7 @@ impl Repo {
 
     /// The index file of this repository's work tree.
     pub fn index_path(&self) -> PathBuf {
-        self.repo.index_path()
+        absolute(&self.repo.index_path())
     }
 
     /// Whether this is a shadow repository git-fabro keeps for a directory outside git.

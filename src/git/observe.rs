@@ -94,7 +94,7 @@ impl Repo {
     ) -> Result<Vec<Observed>> {
         use gix::worktree::stack::state::{attributes, ignore};
         let repo = &self.repo;
-        let workdir = repo
+        let workdir = self
             .workdir()
             .ok_or_else(|| Error::Failed("the run has no work tree".into()))?;
         let attributes = repo
