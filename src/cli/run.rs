@@ -162,7 +162,7 @@ fn run_for_real(args: Args) -> Result<()> {
         &inputs,
     )?;
     let here = std::env::current_dir().ok();
-    let repo = here.and_then(|dir| crate::git::Repo::discover(&dir).ok());
+    let repo = here.and_then(|dir| crate::git::Repo::discover_current(&dir).ok());
     let agent =
         prepare::configured_agent(args.agent.as_deref(), repo.as_ref(), args.config.as_deref())?;
     prepare::require_agent(&checked.graph, &checked.shown, agent.as_deref())?;

@@ -27,7 +27,7 @@ pub struct Checked {
 pub fn check(given: &Path) -> Result<Checked, Error> {
     let repo = std::env::current_dir()
         .ok()
-        .and_then(|here| crate::git::Repo::discover(&here).ok());
+        .and_then(|here| crate::git::Repo::discover_current(&here).ok());
     let loaded = workflow::load_named(given, "WORKFLOW", repo.as_ref().and_then(|r| r.workdir()))?;
     Ok(Checked {
         shown: given.display().to_string(),

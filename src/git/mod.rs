@@ -71,16 +71,10 @@ pub struct Repo {
 }
 
 impl Repo {
-    /// Finds the repository that contains `dir`, as git does from a working directory.
-    pub fn discover(dir: &Path) -> Result<Repo> {
-        let repo = gix::discover(dir).map_err(|_| not_a_repository(dir))?;
-        Repo::checked(repo)
-    }
-
-    /// Finds the repository that contains the current directory, `cwd`. gix is handed `.`,
-    /// so the paths it opens stay short and relative, as git's do: every one of a command's
-    /// hundred or so file operations would otherwise walk the directories of `cwd` again.
-    /// What this type hands out (work tree, git dirs) is absolute all the same.
+    /// Finds the repository that contains the current directory, `cwd`, as git does. gix is
+    /// handed `.`, so the paths it opens stay short and relative, as git's do: every one of a
+    /// command's hundred or so file operations would otherwise walk the directories of `cwd`
+    /// again. What this type hands out (work tree, git dirs) is absolute all the same.
     pub fn discover_current(cwd: &Path) -> Result<Repo> {
         let repo = gix::discover(".").map_err(|_| not_a_repository(cwd))?;
         Repo::checked(repo)
