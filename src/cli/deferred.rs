@@ -1,25 +1,48 @@
-//! Each command's arguments are built only when clap parses that command. The definition has
-//! some thirty commands with hundreds of arguments and their help, and building all of them
-//! took about half a millisecond of every invocation; a command now builds its own. Help, man
-//! pages and completions need the whole tree, which [`whole`] builds.
+//! Each invocation builds only the part of the command line's definition it parses with. The
+//! definition has some thirty commands with hundreds of arguments and their help:
+//!
+//! - A command's arguments are built only when clap enters the command ([`Deferred`]): building
+//!   all of them took about half a millisecond of every invocation.
+//! - Only the commands the command line names are built at all ([`Named`]): clap copies each
+//!   global option into every command it has, some ninety copies for an invocation that runs
+//!   one command, 70 µs.
+//!
+//! Help, man pages and completions need the whole tree, which [`whole`] builds.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::ffi::OsString;
 
-use clap::{ArgMatches, Args, Command, FromArgMatches};
+use clap::{ArgMatches, Args, Command, FromArgMatches, Subcommand};
 
 thread_local! {
     static WHOLE: Cell<bool> = const { Cell::new(false) };
+    /// While set, the words of the command line that name the commands to build.
+    static WORDS: RefCell<Option<Vec<OsString>>> = const { RefCell::new(None) };
 }
 
 /// A command's arguments `T`, built when clap enters the command.
 #[derive(Debug)]
 pub struct Deferred<T>(pub T);
 
+/// Commands `T`, of which only those named on the command line are built while [`named`] runs.
+#[derive(Debug)]
+pub struct Named<T>(pub T);
+
 /// Runs `build` with every command's arguments built at once.
 pub fn whole<R>(build: impl FnOnce() -> R) -> R {
     WHOLE.set(true);
     let built = build();
     WHOLE.set(false);
+    built
+}
+
+/// Runs `build` with only the commands whose name is one of `words`. A word equal to a
+/// command's name that is not the command (an option's value) only adds a command that goes
+/// unused, so a command line parses against this definition as against the whole one.
+pub fn named<R>(words: &[OsString], build: impl FnOnce() -> R) -> R {
+    WORDS.set(Some(words.to_vec()));
+    let built = build();
+    WORDS.set(None);
     built
 }
 
@@ -50,6 +73,52 @@ impl<T: FromArgMatches> FromArgMatches for Deferred<T> {
 
     fn from_arg_matches_mut(matches: &mut ArgMatches) -> Result<Self, clap::Error> {
         T::from_arg_matches_mut(matches).map(Deferred)
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
+        self.0.update_from_arg_matches(matches)
+    }
+
+    fn update_from_arg_matches_mut(&mut self, matches: &mut ArgMatches) -> Result<(), clap::Error> {
+        self.0.update_from_arg_matches_mut(matches)
+    }
+}
+
+impl<T: Subcommand> Subcommand for Named<T> {
+    fn augment_subcommands(cmd: Command) -> Command {
+        only_named(cmd, T::augment_subcommands)
+    }
+
+    fn augment_subcommands_for_update(cmd: Command) -> Command {
+        only_named(cmd, T::augment_subcommands_for_update)
+    }
+
+    fn has_subcommand(name: &str) -> bool {
+        T::has_subcommand(name)
+    }
+}
+
+/// `cmd` with the commands `augment` adds, or with those of them [`named`] asks for.
+fn only_named(cmd: Command, augment: fn(Command) -> Command) -> Command {
+    WORDS.with_borrow(|words| match words {
+        None => augment(cmd),
+        Some(words) => {
+            let all = augment(Command::new(""));
+            let wanted = all
+                .get_subcommands()
+                .filter(|sub| words.iter().any(|word| word == sub.get_name()));
+            cmd.subcommands(wanted.cloned())
+        }
+    })
+}
+
+impl<T: FromArgMatches> FromArgMatches for Named<T> {
+    fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
+        T::from_arg_matches(matches).map(Named)
+    }
+
+    fn from_arg_matches_mut(matches: &mut ArgMatches) -> Result<Self, clap::Error> {
+        T::from_arg_matches_mut(matches).map(Named)
     }
 
     fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {

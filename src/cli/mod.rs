@@ -56,7 +56,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::{CommandFactory, Parser, Subcommand};
 
-use self::deferred::Deferred;
+use self::deferred::{Deferred, Named};
 use crate::config::{Config, Settings, fabro_home};
 use crate::error::Error;
 use crate::format::run_id::RunId;
@@ -88,7 +88,7 @@ pub struct Cli {
     pub no_pager: bool,
 
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Named<Command>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -132,12 +132,21 @@ pub fn command() -> clap::Command {
 }
 
 /// The command line. The groups and examples are help text, so they are built only when help is
-/// shown: every other invocation parses against the plain definition, which starts sooner.
+/// shown: every other invocation parses against the plain definition, which starts sooner, and
+/// first against only the commands it names. Should that fail, the whole plain definition
+/// parses it again, so that every error and suggestion reads as it always did.
 pub fn try_parse() -> Result<Cli, clap::Error> {
     use clap::FromArgMatches;
     use clap::error::ErrorKind;
+    let words: Vec<_> = std::env::args_os().collect();
+    let named = deferred::named(&words, Cli::command)
+        .try_get_matches_from(&words)
+        .and_then(|matches| Cli::from_arg_matches(&matches));
+    if let Ok(cli) = named {
+        return Ok(cli);
+    }
     let mut plain = Cli::command();
-    match plain.try_get_matches_from_mut(std::env::args_os()) {
+    match plain.try_get_matches_from_mut(&words) {
         Ok(matches) => Cli::from_arg_matches(&matches),
         Err(err)
             if matches!(
@@ -145,10 +154,7 @@ pub fn try_parse() -> Result<Cli, clap::Error> {
                 ErrorKind::DisplayHelp | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
             ) =>
         {
-            Err(command()
-                .try_get_matches_from(std::env::args_os())
-                .err()
-                .unwrap_or(err))
+            Err(command().try_get_matches_from(&words).err().unwrap_or(err))
         }
         Err(mut err) => {
             suggest_subcommand(&plain, &mut err);
@@ -191,7 +197,7 @@ pub fn run(cli: Cli) -> Result<()> {
             .map_err(|err| Error::Usage(format!("cannot change to {}: {err}", dir.display())))?;
     }
     let ctx = || Ctx::open(false);
-    match cli.command {
+    match cli.command.0 {
         Command::Start(Deferred(args)) => start::run(&Ctx::open(true)?, args),
         Command::Checkpoint(Deferred(args)) => checkpoint::run(&ctx()?, args),
         Command::Snapshot(Deferred(args)) => snapshot::run(&ctx()?, args),

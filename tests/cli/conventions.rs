@@ -68,6 +68,23 @@ fn quiet_silences_messages_but_not_data() {
 }
 
 #[test]
+fn global_options_count_wherever_they_stand() {
+    let repo = TestRepo::new();
+    let out = repo.fabro().args(["start", "--quiet"]).output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    // After a command's own command, too.
+    let hooks: Value =
+        serde_json::from_str(&repo.ok(&["hooks", "status", "-q", "--json"])).unwrap();
+    assert!(hooks.is_array() || hooks.is_object(), "{hooks}");
+    // A value that is also a command's name (a directory called `log`) leaves the command as
+    // it is.
+    std::fs::create_dir(repo.path.join("log")).unwrap();
+    let runs: Value = serde_json::from_str(&repo.ok(&["-C", "log", "ps", "--json"])).unwrap();
+    assert_eq!(runs.as_array().map(Vec::len), Some(1), "{runs}");
+}
+
+#[test]
 fn piped_output_has_no_colour_or_progress() {
     let repo = TestRepo::new();
     let run = repo.start();
