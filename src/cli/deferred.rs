@@ -1,11 +1,14 @@
 //! Each invocation builds only the part of the command line's definition it parses with. The
 //! definition has some thirty commands with hundreds of arguments and their help:
 //!
-//! - A command's arguments are built only when clap enters the command ([`Deferred`]): building
-//!   all of them took about half a millisecond of every invocation.
-//! - Only the commands the command line names are built at all ([`Named`]): clap copies each
+//! - A command's arguments are built only when clap enters the command: building all of them
+//!   took about half a millisecond of every invocation.
+//! - Only the commands the command line names are built at all ([`named`]): clap copies each
 //!   global option into every command it has, some ninety copies for an invocation that runs
 //!   one command, 70 µs.
+//!
+//! [`Deferred`] does both: around a command's arguments it defers them, around the commands it
+//! leaves out those the command line does not name.
 //!
 //! Help, man pages and completions need the whole tree, which [`whole`] builds.
 
@@ -20,13 +23,11 @@ thread_local! {
     static WORDS: RefCell<Option<Vec<OsString>>> = const { RefCell::new(None) };
 }
 
-/// A command's arguments `T`, built when clap enters the command.
+/// A part `T` of the definition, built only as far as an invocation needs it: a command's
+/// arguments when clap enters the command, and, while [`named`] runs, only the commands the
+/// command line names.
 #[derive(Debug)]
 pub struct Deferred<T>(pub T);
-
-/// Commands `T`, of which only those named on the command line are built while [`named`] runs.
-#[derive(Debug)]
-pub struct Named<T>(pub T);
 
 /// Runs `build` with every command's arguments built at once.
 pub fn whole<R>(build: impl FnOnce() -> R) -> R {
@@ -84,7 +85,7 @@ impl<T: FromArgMatches> FromArgMatches for Deferred<T> {
     }
 }
 
-impl<T: Subcommand> Subcommand for Named<T> {
+impl<T: Subcommand> Subcommand for Deferred<T> {
     fn augment_subcommands(cmd: Command) -> Command {
         only_named(cmd, T::augment_subcommands)
     }
@@ -110,22 +111,4 @@ fn only_named(cmd: Command, augment: fn(Command) -> Command) -> Command {
             cmd.subcommands(wanted.cloned())
         }
     })
-}
-
-impl<T: FromArgMatches> FromArgMatches for Named<T> {
-    fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
-        T::from_arg_matches(matches).map(Named)
-    }
-
-    fn from_arg_matches_mut(matches: &mut ArgMatches) -> Result<Self, clap::Error> {
-        T::from_arg_matches_mut(matches).map(Named)
-    }
-
-    fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
-        self.0.update_from_arg_matches(matches)
-    }
-
-    fn update_from_arg_matches_mut(&mut self, matches: &mut ArgMatches) -> Result<(), clap::Error> {
-        self.0.update_from_arg_matches_mut(matches)
-    }
 }

@@ -56,7 +56,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::{CommandFactory, Parser, Subcommand};
 
-use self::deferred::{Deferred, Named};
+use self::deferred::Deferred;
 use crate::config::{Config, Settings, fabro_home};
 use crate::error::Error;
 use crate::format::run_id::RunId;
@@ -88,7 +88,7 @@ pub struct Cli {
     pub no_pager: bool,
 
     #[command(subcommand)]
-    pub command: Named<Command>,
+    pub command: Deferred<Command>,
 }
 
 #[derive(Debug, Subcommand)]

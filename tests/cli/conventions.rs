@@ -59,21 +59,22 @@ fn dash_c_runs_as_if_started_elsewhere() {
 #[test]
 fn quiet_silences_messages_but_not_data() {
     let repo = TestRepo::new();
-    let out = repo.fabro().args(["--quiet", "start"]).output().unwrap();
-    assert!(out.status.success());
-    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
-    assert_eq!(String::from_utf8_lossy(&out.stdout).trim().len(), 26);
+    // A global option counts before the command and after it.
+    for args in [["--quiet", "start"], ["start", "--quiet"]] {
+        let out = repo.fabro().args(args).output().unwrap();
+        assert!(out.status.success());
+        assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout).trim().len(), 26);
+    }
     let loud = repo.fabro().args(["start"]).output().unwrap();
     assert!(String::from_utf8_lossy(&loud.stderr).contains("started run"));
 }
 
 #[test]
-fn global_options_count_wherever_they_stand() {
+fn global_options_and_values_named_like_commands_parse_as_meant() {
     let repo = TestRepo::new();
-    let out = repo.fabro().args(["start", "--quiet"]).output().unwrap();
-    assert!(out.status.success());
-    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
-    // After a command's own command, too.
+    repo.start();
+    // After a command's own command.
     let hooks: Value =
         serde_json::from_str(&repo.ok(&["hooks", "status", "-q", "--json"])).unwrap();
     assert!(hooks.is_array() || hooks.is_object(), "{hooks}");
