@@ -46,6 +46,7 @@ impl Repo {
             next: Some(tip),
             last: None,
             loose: Some(self.repo.objects.store_ref().path().to_owned()),
+            met_packed: false,
             packs: None,
             uncached: None,
             cache: None,
@@ -68,8 +69,12 @@ pub struct FirstParentWalk<'a> {
     last: Option<ObjectId>,
     /// The loose objects' directory, until the first commit that is not loose.
     loose: Option<PathBuf>,
-    /// The packs, read by the walk itself for packed history: the object store would inflate a
-    /// delta's base again for every delta on it.
+    /// Whether the walk met packed history: its first packed commit is read through the object
+    /// store, whose indexes are open already, so that a walk of a commit or two (the latest
+    /// checkpoint) does not open every pack again, and a second walk finds it in the cache.
+    met_packed: bool,
+    /// The packs, read by the walk itself from its second packed commit on: the object store
+    /// would inflate a delta's base again for every delta on it.
     packs: Option<PackReader>,
     /// The store without its object cache, for what the packs do not give: a walk reads each
     /// commit once, and copying every one into the cache cost a packed `log` 5%.
@@ -145,6 +150,9 @@ impl<'a> FirstParentWalk<'a> {
 
     /// Commit `id` from the packs or else through the object store, its content into `buf`.
     fn read_stored(&mut self, id: ObjectId) -> Result<Option<ObjectId>> {
+        if !std::mem::replace(&mut self.met_packed, true) {
+            return read_through(&self.repo.repo, id, &mut self.buf);
+        }
         let packs = self.packs.get_or_insert_with(|| {
             let objects = self.repo.repo.objects.store_ref().path();
             PackReader::open(objects, self.repo.repo.object_hash())
@@ -163,11 +171,7 @@ impl<'a> FirstParentWalk<'a> {
                 workdir: self.repo.workdir.clone(),
             }
         });
-        let commit = uncached.repo.find_commit(id)?;
-        let parent = commit.decode()?.parents().next();
-        self.buf.clear();
-        self.buf.extend_from_slice(&commit.data);
-        Ok(parent)
+        read_through(&uncached.repo, id, &mut self.buf)
     }
 
     /// Commit `id`'s content into `buf`, straight from its loose file; `None` when it is not
@@ -184,6 +188,19 @@ impl<'a> FirstParentWalk<'a> {
         let kind = inflate_loose(inflate, &self.compressed, &mut self.buf)?;
         (kind == gix::objs::Kind::Commit).then_some(())
     }
+}
+
+/// Commit `id` through the object store of `repo`, its content into `buf`; its first parent.
+fn read_through(
+    repo: &gix::Repository,
+    id: ObjectId,
+    buf: &mut Vec<u8>,
+) -> Result<Option<ObjectId>> {
+    let commit = repo.find_commit(id)?;
+    let parent = commit.decode()?.parents().next();
+    buf.clear();
+    buf.extend_from_slice(&commit.data);
+    Ok(parent)
 }
 
 /// A commit a walk read.
