@@ -53,6 +53,20 @@ impl Flock {
         }
     }
 
+    /// Like [`Flock::acquire`], making the lock file's directory when it is missing. The lock
+    /// is tried first, so only the first locker in a fresh directory pays for making it.
+    pub fn acquire_making_dir(path: &Path, bound: Duration) -> io::Result<Option<Flock>> {
+        match Flock::acquire(path, bound) {
+            Err(err) if err.kind() == io::ErrorKind::NotFound => {
+                if let Some(dir) = path.parent() {
+                    std::fs::create_dir_all(dir)?;
+                }
+                Flock::acquire(path, bound)
+            }
+            acquired => acquired,
+        }
+    }
+
     pub fn file(&self) -> &File {
         &self.file
     }

@@ -99,18 +99,8 @@ impl Repo {
 }
 
 fn open_writer_lock(path: &Path, wait: Duration) -> Result<Option<Flock>> {
-    let cannot_lock = || Error::io(format!("cannot lock {}", path.display()));
-    match Flock::acquire(path, wait) {
-        // Its directory is made by the first writer of the repository only.
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
-            if let Some(dir) = path.parent() {
-                std::fs::create_dir_all(dir)
-                    .map_err(Error::io(format!("cannot create {}", dir.display())))?;
-            }
-            Flock::acquire(path, wait).map_err(cannot_lock())
-        }
-        acquired => acquired.map_err(cannot_lock()),
-    }
+    Flock::acquire_making_dir(path, wait)
+        .map_err(Error::io(format!("cannot lock {}", path.display())))
 }
 
 /// Names the live writer that kept the lock past the wait, from its record.

@@ -70,11 +70,7 @@ impl Repo {
     fn worktree_add_turn(&self) -> Result<Flock> {
         const WAIT: Duration = Duration::from_secs(10);
         let path = self.common_dir().join("fabro").join("worktree-add");
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)
-                .map_err(Error::io(format!("cannot create {}", dir.display())))?;
-        }
-        Flock::acquire(&path, WAIT)
+        Flock::acquire_making_dir(&path, WAIT)
             .map_err(Error::io(format!("cannot lock {}", path.display())))?
             .ok_or_else(|| {
                 Error::Busy(format!(
