@@ -113,21 +113,12 @@ impl Repo {
 
     /// Every linked worktree of the repository, with the branch each has checked out.
     pub fn worktrees(&self) -> Result<Vec<Worktree>> {
-        let mut out = Vec::new();
-        for proxy in self.repo.worktrees()? {
-            let Ok(path) = proxy.base() else { continue };
-            let admin_dir = proxy.git_dir().to_owned();
-            let head = std::fs::read_to_string(admin_dir.join("HEAD")).unwrap_or_default();
-            let branch = head.strip_prefix("ref: ").map(|r| r.trim().to_owned());
-            out.push(Worktree {
-                exists: path.is_dir(),
-                unfinished: Unfinished::read(self, &admin_dir, &path),
-                path,
-                branch,
-                admin_dir,
-            });
-        }
-        Ok(out)
+        Ok(self
+            .repo
+            .worktrees()?
+            .into_iter()
+            .filter_map(|proxy| self.worktree(&proxy, checked_out(proxy.git_dir())))
+            .collect())
     }
 
     /// The path and checked-out branch of every linked worktree that exists: what a listing of
@@ -135,24 +126,50 @@ impl Repo {
     pub fn worktree_branches(&self) -> Result<Vec<(String, PathBuf)>> {
         let mut out = Vec::new();
         for proxy in self.repo.worktrees()? {
-            let Ok(path) = proxy.base() else { continue };
-            let head = std::fs::read_to_string(proxy.git_dir().join("HEAD")).unwrap_or_default();
-            if let Some(branch) = head.strip_prefix("ref: ")
+            if let Some(branch) = checked_out(proxy.git_dir())
+                && let Ok(path) = proxy.base()
                 && path.is_dir()
             {
-                out.push((branch.trim().to_owned(), path));
+                out.push((branch, path));
             }
         }
         Ok(out)
     }
 
-    /// The linked worktree that has `branch` checked out.
+    /// The linked worktree that has `branch` checked out. Only that one is read whole: a
+    /// command about one run costs one `HEAD` read per other registration, however many runs
+    /// have worktrees.
     pub fn worktree_on(&self, branch: &str) -> Result<Option<Worktree>> {
-        Ok(self
-            .worktrees()?
-            .into_iter()
-            .find(|w| w.branch.as_deref() == Some(branch)))
+        Ok(self.repo.worktrees()?.into_iter().find_map(|proxy| {
+            let head = checked_out(proxy.git_dir()).filter(|head| head == branch)?;
+            self.worktree(&proxy, Some(head))
+        }))
     }
+
+    /// The registration `proxy` whose `HEAD` has `branch` checked out; `None` when its
+    /// `gitdir` file cannot be read.
+    fn worktree(
+        &self,
+        proxy: &gix::worktree::Proxy<'_>,
+        branch: Option<String>,
+    ) -> Option<Worktree> {
+        let path = proxy.base().ok()?;
+        let admin_dir = proxy.git_dir().to_owned();
+        Some(Worktree {
+            exists: path.is_dir(),
+            unfinished: Unfinished::read(self, &admin_dir, &path),
+            path,
+            branch,
+            admin_dir,
+        })
+    }
+}
+
+/// The full name of the branch the registration at `admin_dir` has checked out, if attached.
+fn checked_out(admin_dir: &Path) -> Option<String> {
+    let head = std::fs::read_to_string(admin_dir.join("HEAD")).ok()?;
+    head.strip_prefix("ref: ")
+        .map(|name| name.trim().to_owned())
 }
 
 /// Removes the registration of a worktree whose directory is gone, so that a kill at any
