@@ -254,6 +254,8 @@ pub struct Ctx {
     base: std::cell::OnceCell<Config>,
     /// Every run id, to show each by its shortest unique prefix.
     abbreviations: std::cell::OnceCell<crate::run::abbrev::Abbreviations>,
+    /// Without that listing, the runs near each id shown so far, by the id's first characters.
+    near: std::cell::RefCell<Vec<(String, crate::run::abbrev::Abbreviations)>>,
 }
 
 /// The variables `resume -- COMMAND` sets for the command it runs, read once here so that
@@ -301,6 +303,7 @@ impl Ctx {
             settings: std::cell::OnceCell::new(),
             base: std::cell::OnceCell::new(),
             abbreviations: std::cell::OnceCell::new(),
+            near: std::cell::RefCell::default(),
         })
     }
 

@@ -10,7 +10,7 @@ use super::Ctx;
 use crate::error::Error;
 use crate::format::run_id::RunId;
 use crate::run;
-use crate::run::abbrev::Abbreviations;
+use crate::run::abbrev::{Abbreviations, MIN_SHOWN};
 
 /// `--run RUN`, for commands whose positionals are about something else.
 #[derive(Debug, Clone, clap::Args)]
@@ -113,8 +113,21 @@ impl Ctx {
     /// The shortest prefix of `id` that no other run of the repository shares (at least eight
     /// characters), which the commands accept back.
     pub fn short<'a>(&self, id: &'a str) -> &'a str {
-        self.abbreviations_of(|| Abbreviations::of(&self.repo).unwrap_or_default())
-            .short(id)
+        if let Some(every) = self.abbreviations.get() {
+            return every.short(id);
+        }
+        // Only the runs that share the id's first characters are read, once per such prefix.
+        let prefix = id.get(..MIN_SHOWN).unwrap_or(id);
+        let mut near = self.near.borrow_mut();
+        let at = match near.iter().position(|(listed, _)| listed == prefix) {
+            Some(at) => at,
+            None => {
+                let runs = Abbreviations::near(&self.repo, prefix).unwrap_or_default();
+                near.push((prefix.to_owned(), runs));
+                near.len() - 1
+            }
+        };
+        near[at].1.short(id)
     }
 
     /// The abbreviations, made by `make` from every run id when no command made them yet (a

@@ -16,10 +16,17 @@ pub struct Abbreviations {
 }
 
 impl Abbreviations {
-    /// The runs of `repo` (from their metadata branches).
-    pub fn of(repo: &Repo) -> Result<Abbreviations> {
+    /// The runs of `repo` whose ids share the first [`MIN_SHOWN`] characters of `id`. Only
+    /// they can make its abbreviation longer, and they lie next to it in the sorted list of
+    /// every run, so [`Abbreviations::short`] of `id` is the same against them as against
+    /// every run: a command that shows one run reads only the refs of runs started in the same
+    /// second or so.
+    pub fn near(repo: &Repo, id: &str) -> Result<Abbreviations> {
+        let prefix = id.get(..MIN_SHOWN).unwrap_or(id);
         Ok(Abbreviations::new(
-            super::list(repo)?.into_iter().map(|(id, _)| id.to_string()),
+            super::list_starting(repo, prefix)?
+                .into_iter()
+                .map(|(id, _)| id.to_string()),
         ))
     }
 

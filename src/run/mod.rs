@@ -39,10 +39,18 @@ pub fn meta_branch(id: &RunId) -> String {
 
 /// Every run in the repository, oldest first (ULIDs sort by time).
 pub fn list(repo: &Repo) -> Result<Vec<(RunId, ObjectId)>> {
+    list_starting(repo, "")
+}
+
+/// [`list`] of the runs whose ids start with `prefix`: only their refs are read.
+pub fn list_starting(repo: &Repo, prefix: &str) -> Result<Vec<(RunId, ObjectId)>> {
     let mut runs: Vec<_> = repo
-        .refs_under(META_BRANCH_PREFIX)?
+        .refs_under(&format!("{META_BRANCH_PREFIX}{prefix}"))?
         .into_iter()
-        .filter_map(|(name, tip)| RunId::parse(&name).ok().map(|id| (id, tip)))
+        .filter_map(|(rest, tip)| {
+            let id = RunId::parse(&format!("{prefix}{rest}")).ok()?;
+            Some((id, tip))
+        })
         .collect();
     runs.sort();
     Ok(runs)
@@ -57,10 +65,9 @@ pub fn resolve(repo: &Repo, text: &str) -> Result<RunId> {
         return Err(not_found(repo, text));
     }
     let prefix = RunId::prefix(text)?;
-    let mut matches: Vec<RunId> = list(repo)?
+    let mut matches: Vec<RunId> = list_starting(repo, &prefix)?
         .into_iter()
         .map(|(id, _)| id)
-        .filter(|id| id.as_str().starts_with(&prefix))
         .collect();
     match matches.len() {
         0 => Err(not_found(repo, text)),

@@ -110,6 +110,17 @@ fn run_names_short_ids_are_unique_prefixes_that_commands_accept() {
     let twin_short = &twin[..12];
     assert!(ps.contains(&format!("{short}  ")), "{ps}");
     assert!(ps.contains(&format!("{twin_short}  ")), "{ps}");
+    // A command about one run reads only the runs near it, and shows what ps shows, with the
+    // refs loose or packed.
+    for packed in [false, true] {
+        if packed {
+            repo.git(&["pack-refs", "--all"]);
+        }
+        for (id, shown) in [(&run.id, short), (&twin, twin_short)] {
+            let status = repo.ok(&["status", id]);
+            assert!(status.contains(&format!("{shown} ({id})")), "{status}");
+        }
+    }
     // What ps shows resolves back, in any case.
     let log = repo.ok(&["log", &short.to_ascii_lowercase(), "--json"]);
     assert!(log.contains("plan"));
@@ -121,6 +132,11 @@ fn run_names_short_ids_are_unique_prefixes_that_commands_accept() {
     let other = TestRepo::new();
     let lone = other.start();
     assert!(other.ok(&["ps"]).contains(&format!("{}  ", &lone.id[..8])));
+    let status = other.ok(&["status", &lone.id]);
+    assert!(
+        status.contains(&format!("{} ({})", &lone.id[..8], lone.id)),
+        "{status}"
+    );
 }
 
 /// Every `git fabro COMMAND ...` a message of src/ suggests names a command that exists and
