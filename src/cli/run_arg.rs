@@ -10,7 +10,7 @@ use super::Ctx;
 use crate::error::Error;
 use crate::format::run_id::RunId;
 use crate::run;
-use crate::run::abbrev::{Abbreviations, MIN_SHOWN};
+use crate::run::abbrev::{Abbreviations, near_prefix};
 
 /// `--run RUN`, for commands whose positionals are about something else.
 #[derive(Debug, Clone, clap::Args)]
@@ -117,7 +117,7 @@ impl Ctx {
             return every.short(id);
         }
         // Only the runs that share the id's first characters are read, once per such prefix.
-        let prefix = id.get(..MIN_SHOWN).unwrap_or(id);
+        let prefix = near_prefix(id);
         let mut near = self.near.borrow_mut();
         let at = match near.iter().position(|(listed, _)| listed == prefix) {
             Some(at) => at,

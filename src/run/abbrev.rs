@@ -22,9 +22,8 @@ impl Abbreviations {
     /// every run: a command that shows one run reads only the refs of runs started in the same
     /// second or so.
     pub fn near(repo: &Repo, id: &str) -> Result<Abbreviations> {
-        let prefix = id.get(..MIN_SHOWN).unwrap_or(id);
         Ok(Abbreviations::new(
-            super::list_starting(repo, prefix)?
+            super::list_starting(repo, near_prefix(id))?
                 .into_iter()
                 .map(|(id, _)| id.to_string()),
         ))
@@ -53,6 +52,11 @@ impl Abbreviations {
         let len = (shared + 1).max(MIN_SHOWN).min(id.len());
         id.get(..len).unwrap_or(id)
     }
+}
+
+/// The first characters of `id`, which the runs [`Abbreviations::near`] lists for it share.
+pub fn near_prefix(id: &str) -> &str {
+    id.get(..MIN_SHOWN).unwrap_or(id)
 }
 
 fn common_prefix(a: &str, b: &str) -> usize {

@@ -110,8 +110,8 @@ fn run_names_short_ids_are_unique_prefixes_that_commands_accept() {
     let twin_short = &twin[..12];
     assert!(ps.contains(&format!("{short}  ")), "{ps}");
     assert!(ps.contains(&format!("{twin_short}  ")), "{ps}");
-    // A command about one run reads only the runs near it, and shows what ps shows, with the
-    // refs loose or packed.
+    // A command about one run, which abbreviates against the runs near it only, shows what ps
+    // shows, with the refs loose or packed.
     for packed in [false, true] {
         if packed {
             repo.git(&["pack-refs", "--all"]);
