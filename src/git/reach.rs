@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::worktree::checked_out;
 use super::{ObjectId, Repo};
 use crate::git::error::{Error, Result};
 
@@ -75,7 +76,7 @@ impl Repo {
 fn holds_branch(git_dir: &Path, branch: &str) -> bool {
     let read = |name: &str| std::fs::read_to_string(git_dir.join(name)).unwrap_or_default();
     let short = branch.strip_prefix("refs/heads/").unwrap_or(branch);
-    read("HEAD").strip_prefix("ref: ").map(str::trim) == Some(branch)
+    checked_out(git_dir).as_deref() == Some(branch)
         || read("rebase-merge/head-name").trim() == branch
         || read("rebase-apply/head-name").trim() == branch
         || read("BISECT_START").trim() == short

@@ -165,9 +165,10 @@ impl Repo {
     }
 }
 
-/// The full name of the branch the registration at `admin_dir` has checked out, if attached.
-fn checked_out(admin_dir: &Path) -> Option<String> {
-    let head = std::fs::read_to_string(admin_dir.join("HEAD")).ok()?;
+/// The full name of the branch the work tree whose git dir is `git_dir` has checked out, if
+/// attached.
+pub(super) fn checked_out(git_dir: &Path) -> Option<String> {
+    let head = std::fs::read_to_string(git_dir.join("HEAD")).ok()?;
     head.strip_prefix("ref: ")
         .map(|name| name.trim().to_owned())
 }
