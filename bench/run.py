@@ -322,6 +322,10 @@ class Result:
     extra: dict = field(default_factory=dict)
 
     def __post_init__(self):
+        # What the set-up wrote is flushed before the meter starts: the kernel's flusher
+        # threads writing it back are the set-up's cost, not other processes' during the
+        # measurement (each pair syncs again before it starts).
+        os.sync()
         self._meter = CpuMeter()
 
     def to_json(self) -> dict:
