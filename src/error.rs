@@ -41,6 +41,9 @@ pub enum Error {
     /// The run has neither a worktree nor a directory it runs in place in, on this machine.
     #[error("run {0} has no worktree on this machine")]
     NoWorkspace(String),
+    /// `undo` found no step before the one the files stand at.
+    #[error("nothing to undo in run {run}: the files are as it started")]
+    NothingToUndo { run: String },
     /// `message` says what matched nothing in run `run`.
     #[error("{message}")]
     TargetNotFound { run: String, message: String },
@@ -148,6 +151,9 @@ impl Error {
             }
             Error::NoWorkspace(id) => format!(
                 "a finished run keeps none: `git fabro land {id}` lands its result; `git fabro resume {id}` makes one for a run that goes on"
+            ),
+            Error::NothingToUndo { run } => format!(
+                "`git fabro restore --run {run} --list` lists the recovery points each undo kept: restoring one redoes it"
             ),
             Error::TargetNotFound { run, .. } => {
                 format!("list the run's checkpoints with `git fabro log {run}`")

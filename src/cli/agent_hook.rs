@@ -23,9 +23,12 @@ use crate::ops::checkpoint::{Attachment, CheckpointRequest, checkpoint, retrying
 use crate::ops::finish::{FinishRequest, finish};
 use crate::ops::hook_failures::{self, HookFailure};
 use crate::ops::snapshot::snapshot;
+use crate::ops::{agent_process, turn_prompts, undo};
 
 /// The node each turn is recorded as.
 const TURN_NODE: &str = "turn";
+/// The node a session's end is recorded as, when the files moved since its last turn.
+const END_NODE: &str = "end";
 /// How often a turn's checkpoint is tried when another one of the same run wins a race.
 const TRIES: u32 = 5;
 
@@ -64,16 +67,23 @@ pub fn run(ctx: impl FnOnce() -> Result<Ctx>, hook: &str, args: &[String]) {
         }
     };
     let problems = match hook {
+        "agent-prompt" => prompt(&ctx, &run, &input).map(|()| Vec::new()),
         "agent-turn" => turn(&ctx, &run, &input),
         "agent-edit" => edit(&ctx, &run, &input).map(|()| Vec::new()),
         // Only a session's own run ends with it; a run started by hand goes on.
-        "agent-end" if own => end(&ctx, &run).map(|()| Vec::new()),
+        "agent-end" if own => end(&ctx, &run),
         "agent-end" => Ok(Vec::new()),
         other => Err(anyhow::anyhow!(
             "unknown hook {other:?} (a newer git-fabro wrote it?)"
         )),
     }
     .unwrap_or_else(|err| vec![format!("{err:#}")]);
+    // The agent that called, for telling a session cut off from one that goes on.
+    if let (true, false, Some(dir)) = (own, ending, &run.run_dir)
+        && let Err(err) = agent_process::record(dir, hook != "agent-turn")
+    {
+        output::warn(format!("git-fabro {hook}: {err}"));
+    }
     for problem in problems {
         output::warn(format!("git-fabro {hook}: {problem}"));
         let failure = HookFailure::now(hook, agent, problem);
@@ -89,9 +99,21 @@ pub fn run(ctx: impl FnOnce() -> Result<Ctx>, hook: &str, args: &[String]) {
 /// and would make the run's record too large to read back.
 pub const MAX_SESSION_ID: usize = 1024;
 
-/// Finishes a session's run when the session ends. The last turn's checkpoint holds the work;
-/// a run in place leaves the directory as it is.
-fn end(ctx: &Ctx, run: &OpenRun) -> Result<()> {
+/// Finishes a session's run when the session ends. Its result is what the checkout holds
+/// then: files that moved since the last turn (a restore or an undo during the session, an
+/// edit of the user's) are checkpointed first, as node `end`. A run in place leaves the
+/// directory as it is.
+fn end(ctx: &Ctx, run: &OpenRun) -> Result<Vec<String>> {
+    let mut problems = Vec::new();
+    let fresh;
+    let run = if run.workspace()?.is_dirty(run.state.run_tip, &run.config)? {
+        let request = checkpoint_request(END_NODE, Vec::new(), Vec::new())?;
+        problems.extend(record(ctx, run, &request)?);
+        fresh = ctx.open_run(Some(run.state.id.as_str()))?;
+        &fresh
+    } else {
+        run
+    };
     let request = FinishRequest {
         status: StatusKind::Succeeded,
         reason: None,
@@ -106,17 +128,38 @@ fn end(ctx: &Ctx, run: &OpenRun) -> Result<()> {
         run.run_dir.as_ref(),
         run.workspace.as_ref(),
     )?;
-    for warning in &finished.warnings {
-        output::warn(warning);
+    problems.extend(finished.warnings);
+    Ok(problems)
+}
+
+/// A turn starts: the files are saved as they are when something moved them since the last
+/// checkpoint (an undo, the user), so that undoing this turn goes back to exactly there, and
+/// the prompt waits for the turn's checkpoint.
+fn prompt(ctx: &Ctx, run: &OpenRun, input: &Value) -> Result<()> {
+    save(ctx, run, undo::TURN_START, &[])?;
+    if let (Some(dir), Some(prompt)) = (&run.run_dir, input["prompt"].as_str()) {
+        turn_prompts::hand_over(dir, prompt)?;
     }
     Ok(())
 }
 
 /// Checkpoints the turn that ended, with the session's transcript attached when the agent
-/// names one. Returns what went wrong without stopping the checkpoint.
+/// names one, and the turn's prompts. Returns what went wrong without stopping the checkpoint.
 fn turn(ctx: &Ctx, run: &OpenRun, input: &Value) -> Result<Vec<String>> {
     let mut problems = Vec::new();
     let mut attachments = Vec::new();
+    let prompts = run
+        .run_dir
+        .as_ref()
+        .map(turn_prompts::waiting)
+        .unwrap_or_default();
+    if !prompts.is_empty() {
+        let text = turn_prompts::stage_text(&prompts).into_bytes();
+        attachments.push((
+            turn_prompts::PROMPT_FILE.to_owned(),
+            Attachment::Bytes(text),
+        ));
+    }
     if let Some(path) = input["transcript_path"].as_str().filter(|p| !p.is_empty()) {
         let path = Path::new(path);
         match input::read_file(path, "the transcript", input::MAX_ATTACHMENT) {
@@ -133,8 +176,22 @@ fn turn(ctx: &Ctx, run: &OpenRun, input: &Value) -> Result<Vec<String>> {
         Some(id) => context.push(("agent_session_id".to_owned(), Value::from(id))),
         None => {}
     }
-    let request = CheckpointRequest {
-        node: NodeId::parse(TURN_NODE)?,
+    let request = checkpoint_request(TURN_NODE, context, attachments)?;
+    problems.extend(record(ctx, run, &request)?);
+    if let Some(dir) = &run.run_dir {
+        turn_prompts::taken(dir);
+    }
+    Ok(problems)
+}
+
+/// A succeeded checkpoint of `node` with its run commit.
+fn checkpoint_request(
+    node: &str,
+    context: Vec<(String, Value)>,
+    attachments: Vec<(String, Attachment)>,
+) -> Result<CheckpointRequest> {
+    Ok(CheckpointRequest {
+        node: NodeId::parse(node)?,
         status: StageStatus::parse("succeeded")?,
         next: None,
         context,
@@ -146,7 +203,12 @@ fn turn(ctx: &Ctx, run: &OpenRun, input: &Value) -> Result<Vec<String>> {
         diff_patch: false,
         duration_ms: None,
         walk: Default::default(),
-    };
+    })
+}
+
+/// Checkpoints the run, trying again when another checkpoint of it wins a race; returns the
+/// checkpoint's warnings.
+fn record(ctx: &Ctx, run: &OpenRun, request: &CheckpointRequest) -> Result<Vec<String>> {
     let mut pause = Duration::from_millis(50);
     for tried in 1..=TRIES {
         // After a lost race the run is read afresh: another checkpoint moved it.
@@ -164,7 +226,7 @@ fn turn(ctx: &Ctx, run: &OpenRun, input: &Value) -> Result<Vec<String>> {
                 workspace,
                 &run.state,
                 &run.config,
-                &request,
+                request,
                 run.run_dir.as_ref(),
             )
         });
@@ -173,13 +235,10 @@ fn turn(ctx: &Ctx, run: &OpenRun, input: &Value) -> Result<Vec<String>> {
                 std::thread::sleep(pause);
                 pause *= 2;
             }
-            done => {
-                problems.extend(done?.warnings);
-                break;
-            }
+            done => return Ok(done?.warnings),
         }
     }
-    Ok(problems)
+    Ok(Vec::new())
 }
 
 /// `transcript` with the extension of the agent's file (`.jsonl` for Claude Code).

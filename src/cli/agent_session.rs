@@ -10,9 +10,14 @@ use serde_json::Value;
 
 use super::Ctx;
 use super::open_run::OpenRun;
+use super::output;
 use crate::error::Error;
+use crate::format::record::StatusKind;
+use crate::format::run_id::RunId;
 use crate::git::flock::Flock;
+use crate::ops::agent_process::{self, Liveness};
 use crate::ops::agent_sessions::{self, AGENT_LABEL, SESSION_LABEL};
+use crate::ops::finish::{FinishRequest, finish};
 use crate::ops::start::{StartRequest, start};
 
 /// How long a hook waits for another hook of the same work tree that is starting a run.
@@ -30,10 +35,7 @@ pub fn open(
     let session = input["session_id"]
         .as_str()
         .filter(|id| !id.is_empty() && id.len() <= super::agent_hook::MAX_SESSION_ID);
-    let in_run_worktree = ctx
-        .repo
-        .head_branch()
-        .is_some_and(|b| b.starts_with(crate::run::RUN_BRANCH_PREFIX));
+    let in_run_worktree = ctx.in_run_worktree();
     let (Some(session), Some(workdir), false, None) = (
         session,
         ctx.repo.workdir(),
@@ -65,8 +67,14 @@ pub fn open(
     if !may_start {
         return Ok(None);
     }
+    settle(ctx, &found.others);
+    // Named by what it was asked, when the hook that starts it carries the prompt.
+    let goal = input["prompt"]
+        .as_str()
+        .and_then(crate::ops::turn_prompts::name)
+        .unwrap_or_else(|| format!("{agent} session {session}"));
     let request = StartRequest {
-        goal: Some(format!("{agent} session {session}")),
+        goal: Some(goal),
         labels: vec![
             (AGENT_LABEL.to_owned(), agent.to_owned()),
             (SESSION_LABEL.to_owned(), session.to_owned()),
@@ -76,6 +84,50 @@ pub fn open(
     };
     let started = start(&ctx.repo, &ctx.home, &request)?;
     Ok(Some((ctx.open_run(Some(&started.run_id))?, true)))
+}
+
+/// Before a new session starts beside them, the sessions whose agent is gone: one that ended
+/// between turns is finished; one cut off mid-turn is named, since what it wrote last is in no
+/// checkpoint of its own (this session's start holds it).
+fn settle(ctx: &Ctx, others: &[RunId]) {
+    for id in others {
+        let Ok(run) = ctx.open_run(Some(id.as_str())) else {
+            continue;
+        };
+        match run.run_dir.as_ref().and_then(agent_process::liveness) {
+            Some(Liveness::Ended) => {
+                if let Err(err) = finish_ended(ctx, &run) {
+                    output::warn(format!("git-fabro: session run {id} ended, but: {err:#}"));
+                }
+            }
+            Some(Liveness::Interrupted) => output::warn(format!(
+                "git-fabro: session run {} ({}) was cut off mid-turn: its agent exited, and what it wrote after its last checkpoint is in no checkpoint of it; `git fabro undo {}` takes that back",
+                ctx.short(id.as_str()),
+                run.state.record.spec.goal().unwrap_or_default(),
+                ctx.short(id.as_str()),
+            )),
+            _ => {}
+        }
+    }
+}
+
+/// Finishes a session whose agent exited between turns, as its session end would have.
+pub fn finish_ended(ctx: &Ctx, run: &OpenRun) -> Result<()> {
+    let request = FinishRequest {
+        status: StatusKind::Succeeded,
+        reason: None,
+        keep_worktree: false,
+        stages: None,
+    };
+    finish(
+        &ctx.repo,
+        &run.state,
+        &run.config,
+        &request,
+        run.run_dir.as_ref(),
+        run.workspace.as_ref(),
+    )?;
+    Ok(())
 }
 
 /// The run the current directory or the environment names, as for every command; none (not an

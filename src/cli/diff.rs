@@ -68,7 +68,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         .into());
     }
     let state = RunState::load(&ctx.repo, &id)?;
-    let label = |entry: &Entry| format!("@{} {}@{}", entry.ordinal, entry.node_id, entry.visit);
+    let label = Entry::label;
     let checkpoint = |text: Option<&str>| -> Result<(ObjectId, String)> {
         let entry = find(&ctx.repo, &state, &Target::parse(text)?)?;
         Ok((parse_sha(&entry.run_commit)?, label(&entry)))

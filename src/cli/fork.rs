@@ -74,11 +74,9 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         return output::json(&forked);
     }
     output::note(format!(
-        "forked run {} at @{} {}@{} into {}; `git fabro resume {}` gives it a worktree",
+        "forked run {} at {} into {}; `git fabro resume {}` gives it a worktree",
         state.id,
-        entry.ordinal,
-        output::escape(&entry.node_id),
-        entry.visit,
+        output::escape(&entry.label()),
         forked.run_id,
         forked.run_id
     ));

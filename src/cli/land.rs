@@ -4,8 +4,10 @@ use super::run_arg::RunArgs;
 use super::{Ctx, output};
 use crate::error::Error;
 use crate::git::{Identity, Repo};
+use crate::ops::agent_process::{self, Liveness};
 use crate::ops::land::{LandMode, LandTarget, land};
 use crate::run::timeline::timeline;
+use crate::run::workspace::Place;
 use crate::run::{RUN_BRANCH_PREFIX, RunState};
 
 /// Land a finished run on your branch: its changes as one commit (or a merge commit)
@@ -43,7 +45,7 @@ pub struct Args {
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     let id = args.run.id(ctx)?;
-    let state = RunState::load(&ctx.repo, &id)?;
+    let state = ended_session_finished(ctx, RunState::load(&ctx.repo, &id)?)?;
     let entries = timeline(&ctx.repo, &state)?;
     let target = target(&ctx.repo, args.into.as_deref())?;
     let mode = if args.merge {
@@ -63,7 +65,16 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
             .config_string("user.email")
             .unwrap_or(config.identity.email),
     };
+    let moved = moved_since(ctx, &state, &target)?;
     let landed = land(&ctx.repo, &state, &entries, &target, mode, args.force, &who)?;
+    if landed.commit.is_some() && !moved.is_empty() {
+        output::warn(format!(
+            "run {} landed what it recorded last; the checkout holds other content in {}: {} (`git status` shows it as your change)",
+            ctx.short(id.as_str()),
+            output::counted(moved.len(), "file", "files"),
+            moved.join(", ")
+        ));
+    }
     if args.json {
         return output::json(&landed);
     }
@@ -89,6 +100,57 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
             ));
             Ok(())
         }
+    }
+}
+
+/// A session whose agent exited between turns has ended (Codex sends no event for it): it is
+/// finished first, as its end would have finished it.
+fn ended_session_finished(ctx: &Ctx, state: RunState) -> Result<RunState> {
+    if state.record.status.kind != crate::format::record::StatusKind::Running {
+        return Ok(state);
+    }
+    let run = ctx.open_run(Some(state.id.as_str()))?;
+    let liveness = run.run_dir.as_ref().and_then(agent_process::liveness);
+    if liveness != Some(Liveness::Ended) {
+        return Ok(state);
+    }
+    super::agent_session::finish_ended(ctx, &run)?;
+    Ok(RunState::load(&ctx.repo, &state.id)?)
+}
+
+/// For a run in place landing on the checkout it ran in, whose files are not written: the
+/// paths whose files moved since the run's last checkpoint, which the landed commit does not
+/// hold as they are.
+fn moved_since(ctx: &Ctx, state: &RunState, target: &LandTarget) -> Result<Vec<String>> {
+    let Some(checkout) = &target.checkout else {
+        return Ok(Vec::new());
+    };
+    let run = ctx.open_run(Some(state.id.as_str()))?;
+    let Some(workspace) = run
+        .workspace
+        .as_ref()
+        .filter(|ws| ws.place == Place::InPlace && same_dir(&ws.path, checkout))
+    else {
+        return Ok(Vec::new());
+    };
+    let files = workspace
+        .snapshot(Some(state.run_tip), &run.config, &[])?
+        .tree;
+    let recorded = ctx.repo.commit_tree(state.run_tip)?;
+    if files == recorded {
+        return Ok(Vec::new());
+    }
+    let names = ctx.repo.diff_names(recorded, files, false)?;
+    Ok(String::from_utf8_lossy(&names)
+        .lines()
+        .map(|name| output::escape(name).into_owned())
+        .collect())
+}
+
+fn same_dir(a: &std::path::Path, b: &std::path::Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
     }
 }
 

@@ -48,6 +48,7 @@ mod stage_progress;
 mod start;
 mod status;
 mod trust_review;
+mod undo;
 mod validate;
 mod workflow_file;
 
@@ -109,6 +110,7 @@ pub enum Command {
     Rewind(Deferred<rewind::Args>),
     Resume(Deferred<resume::Args>),
     Restore(Deferred<restore::Args>),
+    Undo(Deferred<undo::Args>),
     Archive(Deferred<archive::ArchiveArgs>),
     Unarchive(Deferred<archive::UnarchiveArgs>),
     Gc(Deferred<gc::Args>),
@@ -214,6 +216,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Rewind(Deferred(args)) => rewind::run(&ctx()?, args),
         Command::Resume(Deferred(args)) => resume::run(&ctx()?, args),
         Command::Restore(Deferred(args)) => restore::run(&ctx()?, args),
+        Command::Undo(Deferred(args)) => undo::run(&ctx()?, args),
         Command::Archive(Deferred(args)) => archive::archive(&ctx()?, args),
         Command::Unarchive(Deferred(args)) => archive::unarchive(&ctx()?, args),
         Command::Gc(Deferred(args)) => gc::run(&ctx()?, args),
@@ -337,6 +340,13 @@ impl Ctx {
             }
             .into()),
         }
+    }
+
+    /// Whether the command runs in a run's worktree (its branch is a run branch).
+    pub fn in_run_worktree(&self) -> bool {
+        self.repo
+            .head_branch()
+            .is_some_and(|b| b.starts_with(crate::run::RUN_BRANCH_PREFIX))
     }
 
     /// Refuses (exit 3) while a live process other than the one this command works for holds

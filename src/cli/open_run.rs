@@ -25,11 +25,10 @@ impl OpenRun {
     /// The workspace, for commands that cannot work without one.
     pub fn workspace(&self) -> Result<&Workspace> {
         let id = &self.state.id;
-        Ok(self.workspace.as_ref().ok_or_else(|| {
-            Error::Failed(format!(
-                "run {id} has no worktree on this machine; `git fabro resume {id}` recreates it"
-            ))
-        })?)
+        Ok(self
+            .workspace
+            .as_ref()
+            .ok_or_else(|| Error::NoWorkspace(id.to_string()))?)
     }
 }
 
@@ -38,7 +37,10 @@ impl Ctx {
     pub fn open_run(&self, explicit: Option<&str>) -> Result<OpenRun> {
         let id = self.run_id(explicit)?;
         let state = RunState::load(&self.repo, &id)?;
-        let workspace = Workspace::find(&self.repo, &id)?;
+        let workspace = match Workspace::find(&self.repo, &id)? {
+            Some(found) => Some(found),
+            None => Workspace::after_end(&self.repo, &state)?,
+        };
         let run_dir = match &workspace {
             Some(ws) => self.run_dir_of(&id, ws),
             None => self.run_dir(&id, None),

@@ -52,7 +52,8 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
-    let run = ctx.open_run(args.run.as_deref())?;
+    let id = ctx.named_run(None, args.run.as_deref())?;
+    let run = ctx.open_run(Some(id.as_str()))?;
     let state = &run.state;
     if args.list {
         let points = recovery_points(&ctx.repo, &state.id)?;
@@ -102,7 +103,7 @@ fn root_relative(workdir: &Path, paths: &[PathBuf]) -> Result<Vec<Vec<u8>>> {
 }
 
 /// This command as the user would type it again (`git fabro ...`), quoted for a POSIX shell.
-fn command_line() -> String {
+pub(super) fn command_line() -> String {
     let words = std::env::args_os()
         .skip(1)
         .map(|arg| shell_quote(&arg.to_string_lossy()));
@@ -146,6 +147,12 @@ fn print_list(ctx: &Ctx, run: &str, points: &[RecoveryPoint]) -> Result<()> {
 }
 
 fn print(restored: &Restored) -> Result<()> {
+    print_changes(restored)?;
+    print_summary(restored, &output::escape(&restored.target.label))
+}
+
+/// A line per path changed, and a note per path left alone.
+pub(super) fn print_changes(restored: &Restored) -> Result<()> {
     for change in &restored.changes {
         let verb = match change.action {
             PathAction::Restore => "restore",
@@ -161,7 +168,10 @@ fn print(restored: &Restored) -> Result<()> {
             output::escape(&left.reason)
         ));
     }
-    let target = &output::escape(&restored.target.label);
+    Ok(())
+}
+
+fn print_summary(restored: &Restored, target: &str) -> Result<()> {
     match (&restored.recovery_commit, restored.dry_run) {
         (_, true) => output::note(format!(
             "dry run: {} would change to match {target}",

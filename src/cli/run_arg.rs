@@ -53,8 +53,20 @@ impl Ctx {
                 }
                 Ok(id)
             }
+            (None, None) => self.run_id(None).or_else(|err| self.latest_here(err)),
             (one, other) => self.run_id(one.or(other)),
         }
+    }
+
+    /// Where no run is current, a checkout's latest run in place, which may have ended: a
+    /// finished agent session is still the one `log`, `diff`, `undo` and `land` are about.
+    fn latest_here(&self, err: anyhow::Error) -> Result<RunId> {
+        let none_current = matches!(err.downcast_ref::<Error>(), Some(Error::NoCurrentRun));
+        let latest = match (none_current, self.repo.workdir()) {
+            (true, Some(dir)) => crate::ops::agent_sessions::latest_in_place(&self.repo, dir)?,
+            _ => None,
+        };
+        latest.ok_or(err)
     }
 
     /// The runs named by positionals (once each), else by `--run`, else the current run. With

@@ -61,7 +61,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
 /// the stage holds (exit 1).
 fn print_file(ctx: &Ctx, detail: &CheckpointDetail, name: &str) -> Result<()> {
     let e = &detail.entry;
-    let checkpoint = format!("checkpoint @{} {}@{}", e.ordinal, e.node_id, e.visit);
+    let checkpoint = format!("checkpoint {}", e.label());
     let files = detail
         .stage
         .as_ref()
@@ -88,10 +88,8 @@ fn print_file(ctx: &Ctx, detail: &CheckpointDetail, name: &str) -> Result<()> {
 fn print(detail: &CheckpointDetail) -> Result<()> {
     let e = &detail.entry;
     output::line(format!(
-        "checkpoint @{} {}@{} ({}) of run {}",
-        e.ordinal,
-        output::escape(&e.node_id),
-        e.visit,
+        "checkpoint {} ({}) of run {}",
+        output::escape(&e.label()),
         output::escape(&e.status),
         output::escape(&e.run_id)
     ))?;

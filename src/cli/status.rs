@@ -14,6 +14,7 @@ use crate::error::Error;
 use crate::format::record::StatusKind;
 use crate::format::run_id::RunId;
 use crate::format::store::RunsListing;
+use crate::ops::agent_process::{self, Liveness};
 use crate::ops::hook_failures::{self, HookFailure};
 use crate::ops::run_pid::RUN_PID;
 use crate::run::RunState;
@@ -47,6 +48,8 @@ pub struct Process {
     pub pid: Option<u32>,
     /// Whether that process is alive.
     pub alive: bool,
+    /// For an agent session, whether its agent still runs (see [`agent_process`]).
+    pub session: Option<Liveness>,
 }
 
 impl Process {
@@ -59,6 +62,7 @@ impl Process {
         Process {
             pid,
             alive: dir.live_holder().is_some(),
+            session: agent_process::liveness(&dir),
         }
     }
 
@@ -70,18 +74,32 @@ impl Process {
         id: &RunId,
         worktree: Option<&Path>,
     ) -> Process {
+        let session = ctx
+            .run_dir_holding(listing, id, worktree, agent_process::FILE)
+            .and_then(|dir| agent_process::liveness(&dir));
         let Some(dir) = ctx.run_dir_holding(listing, id, worktree, RUN_PID) else {
-            return Process::default();
+            return Process {
+                session,
+                ..Process::default()
+            };
         };
         Process {
             pid: dir.recorded_holder(),
             alive: dir.live_holder().is_some(),
+            session,
         }
     }
 }
 
-/// A status as listings show it: a running run whose run.pid process is gone says so.
+/// A status as listings show it: a running run whose run.pid process is gone says so, and so
+/// does an agent session whose agent is gone (`ended` between turns, `interrupted` mid-turn).
 pub fn shown_status(status: StatusKind, process: &Process) -> String {
+    match process.session {
+        Some(gone @ (Liveness::Ended | Liveness::Interrupted)) if status == StatusKind::Running => {
+            return gone.as_str().into();
+        }
+        _ => {}
+    }
     match (status, process.pid, process.alive) {
         (StatusKind::Running, Some(_), false) => "running (no process)".into(),
         (StatusKind::Running, Some(pid), true) => format!("running (pid {pid})"),
@@ -105,6 +123,9 @@ pub struct Standing {
     pub unrecorded_changes: Option<bool>,
     pub pid: Option<u32>,
     pub process_alive: bool,
+    /// For an agent session: `running` while its agent runs, `ended` when it exited between
+    /// turns, `interrupted` when it exited mid-turn; null for other runs.
+    pub agent_session: Option<Liveness>,
     /// How many times an agent hook failed (logged in the run directory's
     /// hook-failures.jsonl), and the latest failure; null when none did.
     pub hook_failures: usize,
@@ -193,6 +214,7 @@ fn standing(ctx: &Ctx, state: &RunState) -> Result<Standing> {
         unrecorded_changes,
         pid: process.pid,
         process_alive: process.alive,
+        agent_session: process.session,
         hook_failures: failures.len(),
         last_hook_failure: failures.pop(),
         question: state
@@ -324,6 +346,7 @@ fn process(s: &Standing) -> Process {
     Process {
         pid: s.pid,
         alive: s.process_alive,
+        session: s.agent_session,
     }
 }
 

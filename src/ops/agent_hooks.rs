@@ -57,11 +57,16 @@ impl Agent {
         }
     }
 
-    /// The end of a turn, every tool that can write a file (the editing tools, and the shell,
-    /// which can write anything: Codex runs a patch through its shell, `exec_command`, when it
-    /// has no `apply_patch` tool for the model; its hooks name that tool `Bash`), and the end
-    /// of a session, which finishes a session's run (Codex has no such event).
+    /// The start of a turn (its prompt), the end of a turn, every tool that can write a file
+    /// (the editing tools, and the shell, which can write anything: Codex runs a patch through
+    /// its shell, `exec_command`, when it has no `apply_patch` tool for the model; its hooks
+    /// name that tool `Bash`), and the end of a session, which finishes a session's run (Codex
+    /// has no such event).
     fn entries(self) -> Vec<Entry> {
+        let prompt = match self {
+            Agent::Claude | Agent::Codex => "UserPromptSubmit",
+            Agent::Gemini => "BeforeAgent",
+        };
         let (turn, edit, tools) = match self {
             Agent::Claude => (
                 "Stop",
@@ -76,6 +81,11 @@ impl Agent {
             ),
         };
         let mut entries = vec![
+            Entry {
+                event: prompt,
+                matcher: None,
+                action: "prompt",
+            },
             Entry {
                 event: turn,
                 matcher: None,

@@ -10,6 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
+use crate::format::record::StatusKind;
 use crate::format::run_id::RunId;
 use crate::git::Repo;
 use crate::run::{RunState, workspace};
@@ -56,6 +57,8 @@ pub struct InPlace {
     pub own: Option<RunId>,
     /// Runs in place started by hand (no session's).
     pub by_hand: Vec<RunId>,
+    /// Other sessions' runs, still running.
+    pub others: Vec<RunId>,
 }
 
 /// Sorts the running runs in place in `workdir` into the session's own and those started by
@@ -85,10 +88,33 @@ pub fn in_place(repo: &Repo, workdir: &Path, agent: &str, session: &str) -> InPl
             {
                 found.own = Some(id);
             }
-            Some(_) => {}
+            Some(_) => found.others.push(id),
         }
     }
     found
+}
+
+/// The newest run in place in `workdir`, running or ended, that is not archived: the one
+/// `undo` takes back. Runs are read newest first until one ran there, so the usual cost is a
+/// record or two.
+pub fn latest_in_place(repo: &Repo, workdir: &Path) -> Result<Option<RunId>> {
+    let here = std::fs::canonicalize(workdir).ok();
+    for (id, _) in crate::run::list(repo)?.into_iter().rev() {
+        let Ok(state) = RunState::load(repo, &id) else {
+            continue;
+        };
+        let record = &state.record;
+        let ran_here = record
+            .start
+            .extra
+            .get("workdir")
+            .and_then(|dir| dir.as_str())
+            .is_some_and(|dir| std::fs::canonicalize(dir).ok() == here);
+        if record.spec.in_place && ran_here && record.status.kind != StatusKind::Archived {
+            return Ok(Some(id));
+        }
+    }
+    Ok(None)
 }
 
 /// Where hooks of one work tree wait for each other while one of them finds or starts its

@@ -13,6 +13,7 @@ use serde::Serialize;
 use crate::error::{Error, Result};
 use crate::format::record::StatusKind;
 use crate::git::{Identity, Merged, ObjectId, RefEdit, Repo};
+use crate::ops::turn_prompts::{self, PROMPT_FILE};
 use crate::run::RunState;
 use crate::run::timeline::Entry;
 
@@ -111,7 +112,7 @@ pub fn land(
         LandMode::Squash => vec![ours],
         LandMode::Merge => vec![ours, state.run_tip],
     };
-    let message = message(state, entries, mode);
+    let message = message(repo, state, entries, mode);
     // A run in place made its changes in this very checkout: its files already hold them, so
     // only the index follows the branch (git's file update would take them for the user's).
     let in_place_here = target
@@ -158,6 +159,13 @@ pub fn land(
     Ok(landed)
 }
 
+/// The first line of what the checkpoint's stage was asked (its `prompt.md`), if it was.
+fn asked(repo: &Repo, entry: &Entry) -> Option<String> {
+    const LIMIT: u64 = 1 << 20;
+    let prompt = crate::run::inspect::stage_file(repo, entry, PROMPT_FILE, LIMIT).ok()??;
+    turn_prompts::name(&String::from_utf8_lossy(&prompt))
+}
+
 /// Whether `state` is a run that worked in place in the directory `dir`.
 fn worked_in_place(state: &RunState, dir: &Path) -> bool {
     let start = &state.record.start.extra;
@@ -172,8 +180,9 @@ fn worked_in_place(state: &RunState, dir: &Path) -> bool {
     ran_in.is_some_and(|ran_in| same(Path::new(ran_in), dir))
 }
 
-/// The commit message: the goal, the stages the run went through, and a `Fabro-Run` trailer.
-pub fn message(state: &RunState, entries: &[Entry], mode: LandMode) -> String {
+/// The commit message: the goal, the stages the run went through (with what each was asked,
+/// an agent session's prompts), and a `Fabro-Run` trailer.
+pub fn message(repo: &Repo, state: &RunState, entries: &[Entry], mode: LandMode) -> String {
     let id = &state.id;
     // The goal as `ps` shows it: given to `start`, else the workflow's or Fabro's settings'.
     let goal = state.record.spec.goal();
@@ -198,9 +207,13 @@ pub fn message(state: &RunState, entries: &[Entry], mode: LandMode) -> String {
         ));
         for e in own {
             text.push_str(&format!(
-                "- @{} {}@{} {}\n",
+                "- @{} {}@{} {}",
                 e.ordinal, e.node_id, e.visit, e.status
             ));
+            if let Some(asked) = asked(repo, e) {
+                text.push_str(&format!(": {asked}"));
+            }
+            text.push('\n');
         }
     }
     text.push_str(&format!("\nFabro-Run: {id}\n"));

@@ -3,6 +3,7 @@
 //! environment reads: the command line (and, later, the workflow engine) call these.
 
 pub mod agent_hooks;
+pub mod agent_process;
 pub mod agent_sessions;
 pub mod branch_guard;
 pub mod build_seed;
@@ -28,5 +29,7 @@ pub mod snapshot;
 pub mod start;
 pub mod sync;
 pub mod trust;
+pub mod turn_prompts;
+pub mod undo;
 pub mod work_tree_file;
 pub mod worktree_removal;

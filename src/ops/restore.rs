@@ -60,7 +60,7 @@ pub fn resolve(
     };
     match timeline::find(repo, state, &target) {
         Ok(entry) => Ok(RestoreTarget {
-            label: format!("@{} {}@{}", entry.ordinal, entry.node_id, entry.visit),
+            label: entry.label(),
             commit: entry.run_commit,
         }),
         Err(err @ Error::TargetNotFound { .. }) => {

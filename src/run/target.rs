@@ -12,6 +12,11 @@ pub enum Target {
     NodeVisit(String, u64),
     /// The latest checkpoint whose status is `succeeded` (`restore --last-success`).
     LastSuccess,
+    /// `start` or `@0`: the state the run started from, before its first checkpoint (for a
+    /// fork, the checkpoint it was forked at).
+    Start,
+    /// `@-N`: N checkpoints before the latest, so that `@-1` is the state one step back.
+    Back(usize),
 }
 
 impl Target {
@@ -21,9 +26,20 @@ impl Target {
         };
         let bad = || {
             Error::Usage(format!(
-                "{text:?} is not a target (@N, NODE, NODE@V or a sha prefix)"
+                "{text:?} is not a target (@N, @-N, start, NODE, NODE@V or a sha prefix)"
             ))
         };
+        if text == "start" || text == "@0" {
+            return Ok(Target::Start);
+        }
+        if let Some(n) = text.strip_prefix("@-") {
+            return n
+                .parse()
+                .ok()
+                .filter(|n| *n > 0)
+                .map(Target::Back)
+                .ok_or_else(bad);
+        }
         if let Some(n) = text.strip_prefix('@') {
             return n
                 .parse()
@@ -53,6 +69,14 @@ impl Target {
                 .into_iter()
                 .collect(),
             Target::Ordinal(n) => timeline.get(n - 1).into_iter().collect(),
+            Target::Back(n) => timeline
+                .len()
+                .checked_sub(n + 1)
+                .and_then(|i| timeline.get(i))
+                .into_iter()
+                .collect(),
+            // Not a checkpoint: `timeline::find` answers it from the run's record.
+            Target::Start => Vec::new(),
             Target::NodeVisit(node, visit) => timeline
                 .iter()
                 .filter(|e| &e.node_id == node && e.visit == *visit)
@@ -106,6 +130,8 @@ impl Target {
             Target::Latest => "the latest checkpoint".into(),
             Target::LastSuccess => "the latest succeeded checkpoint".into(),
             Target::Ordinal(n) => format!("@{n}"),
+            Target::Back(n) => format!("@-{n}"),
+            Target::Start => "the run's start".into(),
             Target::NodeOrSha(text) => format!("{text:?}"),
             Target::NodeVisit(node, visit) => format!("{node}@{visit}"),
         }
@@ -156,7 +182,13 @@ mod tests {
             pick(Some("fffffff")).is_err(),
             "matches every meta commit: ambiguous"
         );
-        assert!(Target::parse(Some("@0")).is_err());
+        assert_eq!(pick(Some("@-1")).unwrap(), 2);
+        assert_eq!(pick(Some("@-2")).unwrap(), 1);
+        assert!(pick(Some("@-3")).is_err(), "the start is no checkpoint");
+        assert_eq!(Target::parse(Some("@0")).unwrap(), Target::Start);
+        assert_eq!(Target::parse(Some("start")).unwrap(), Target::Start);
+        assert!(Target::parse(Some("@-0")).is_err());
+        assert!(Target::parse(Some("@-x")).is_err());
         assert!(Target::parse(Some("plan@x")).is_err());
     }
 }

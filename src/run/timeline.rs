@@ -47,6 +47,16 @@ pub struct Entry {
     pub snapshot: Option<String>,
 }
 
+impl Entry {
+    /// How messages name it: `@2 code@1`, or `@0 (the run's start)`.
+    pub fn label(&self) -> String {
+        if self.ordinal == 0 && self.snapshot.is_none() {
+            return "@0 (the run's start)".into();
+        }
+        format!("@{} {}@{}", self.ordinal, self.node_id, self.visit)
+    }
+}
+
 /// An absent value shows as null in JSON, never as "".
 fn empty_as_null<S: serde::Serializer>(
     text: &str,
@@ -147,6 +157,9 @@ fn numbered(mut found: Vec<(Option<String>, Entry)>) -> Vec<Entry> {
 /// end of the timeline. Only a sha prefix is checked against the whole timeline, because a
 /// prefix may match more than one checkpoint.
 pub fn find(repo: &Repo, state: &RunState, target: &Target) -> Result<Entry> {
+    if *target == Target::Start {
+        return start_entry(repo, state);
+    }
     match find_entry(repo, state, target) {
         Err(Error::TargetNotFound { run, message }) => {
             let message = message + &node_suggestion(repo, state, target);
@@ -185,7 +198,7 @@ fn find_entry(repo: &Repo, state: &RunState, target: &Target) -> Result<Entry> {
         .unwrap_or_default();
     let offset = state.record.spec.completed_offset;
     let mut seen: HashMap<String, u64> = HashMap::new();
-    let mut newest = true;
+    let mut steps = 0;
     // Without the commit cache: a target is mostly a step or two back, and the cache of a
     // long run is a larger read than those steps.
     for item in Walk::new(repo, state, false, repo.first_parents(state.run_tip))? {
@@ -203,18 +216,46 @@ fn find_entry(repo: &Repo, state: &RunState, target: &Target) -> Result<Entry> {
         };
         entry.visit = visit;
         let found = match target {
-            Target::Latest => newest,
+            Target::Latest => steps == 0,
+            Target::Back(n) => steps == *n,
             Target::Ordinal(n) => entry.ordinal == *n,
             Target::NodeOrSha(node) => &entry.node_id == node,
             Target::NodeVisit(node, v) => &entry.node_id == node && visit == *v,
             Target::LastSuccess => entry.status == "succeeded",
+            Target::Start => false,
         };
         if found {
             return Ok(entry);
         }
-        newest = false;
+        steps += 1;
     }
-    Err(target.not_found(state.id.as_str(), !newest))
+    // As many steps back as the run has checkpoints is where it started; a fork's timeline
+    // goes on into its source's, so only a run of its own starts there.
+    if *target == Target::Back(steps) && steps > 0 && !state.record.spec.is_fork() {
+        return start_entry(repo, state);
+    }
+    Err(target.not_found(state.id.as_str(), steps > 0))
+}
+
+/// The run's start as a timeline entry `@0`: its base commit (for a fork, the checkpoint it
+/// was forked at) and the root of its metadata branch, which no stage has completed yet.
+fn start_entry(repo: &Repo, state: &RunState) -> Result<Entry> {
+    let mut root = state.meta_tip;
+    for commit in repo.first_parents(state.meta_tip) {
+        root = commit?.id;
+    }
+    Ok(Entry {
+        ordinal: 0,
+        run_id: state.id.to_string(),
+        node_id: String::new(),
+        visit: 0,
+        status: "started".into(),
+        completed: state.record.spec.completed_offset,
+        run_commit: state.record.start.base_sha.clone(),
+        meta_commit: root.to_string(),
+        timestamp: state.record.start.start_time.clone(),
+        snapshot: None,
+    })
 }
 
 fn looks_like_sha(text: &str) -> bool {

@@ -14,6 +14,7 @@ use crate::error::{Error, Result};
 use crate::format::run_id::RunId;
 use crate::git::{ObjectId, Repo, Snapshot, SnapshotSpec, UnrecordedFile};
 use crate::run;
+use crate::run::RunState;
 use crate::run::watch::WorktreeWatch;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -59,6 +60,43 @@ impl Workspace {
             path,
             repo,
             place,
+            index,
+            watch: None,
+        }))
+    }
+
+    /// Where a run in place works once it has ended, when its registration went with its
+    /// end: the directory it ran in, when that is a work tree of this repository on this
+    /// machine; else the work tree this command runs in (a second clone's checkout, which
+    /// holds the same project), unless that is a run's worktree. Restoring a session's
+    /// checkpoint works so at any time after the session.
+    pub fn after_end(repo: &Repo, state: &RunState) -> Result<Option<Workspace>> {
+        let record = &state.record;
+        if !record.spec.in_place || !record.status.kind.is_terminal() {
+            return Ok(None);
+        }
+        let recorded = record
+            .start
+            .extra
+            .get("workdir")
+            .and_then(|dir| dir.as_str())
+            .map(PathBuf::from);
+        let here = repo.workdir().map(Path::to_owned);
+        let path = match (recorded, here) {
+            (Some(dir), Some(here)) if same_dir(&dir, &here) => here,
+            (Some(dir), _) if same_repository(repo, &dir) => dir,
+            (_, Some(here)) if !in_run_worktree(repo) => here,
+            _ => return Ok(None),
+        };
+        let repo = match repo.workdir() {
+            Some(dir) if same_dir(dir, &path) => repo.clone(),
+            _ => Repo::open(&path)?,
+        };
+        let index = Some(private_index(&repo, &state.id));
+        Ok(Some(Workspace {
+            path,
+            repo,
+            place: Place::InPlace,
             index,
             watch: None,
         }))
@@ -157,6 +195,20 @@ impl Workspace {
     pub fn is_dirty(&self, tip: ObjectId, config: &Config) -> Result<bool> {
         Ok(self.snapshot(Some(tip), config, &[])?.tree != self.repo.commit_tree(tip)?)
     }
+}
+
+/// Whether `dir` is a work tree of the same repository as `repo` (they share a common dir).
+fn same_repository(repo: &Repo, dir: &Path) -> bool {
+    dir.is_dir()
+        && Repo::open(dir)
+            .ok()
+            .filter(|other| other.workdir().is_some_and(|w| same_dir(w, dir)))
+            .is_some_and(|other| same_dir(&other.common_dir(), &repo.common_dir()))
+}
+
+fn in_run_worktree(repo: &Repo) -> bool {
+    repo.head_branch()
+        .is_some_and(|branch| branch.starts_with(run::RUN_BRANCH_PREFIX))
 }
 
 fn same_dir(a: &Path, b: &Path) -> bool {

@@ -1,0 +1,84 @@
+use anyhow::Result;
+
+use super::open_run::OpenRun;
+use super::{Ctx, output, restore};
+use crate::ops::restore::{RestoreOptions, restore};
+use crate::ops::undo;
+
+/// Take back the last turn (or step) of a run: its files go back one recorded step
+///
+/// In a checkout, without RUN: the latest run in place there, an agent session's or one you
+/// started (running or ended); in a run's worktree, that run. The files go back to the step
+/// before the one they stand at: the checkpoint before the last, the start of the turn when an
+/// undo came between, or the run's start. Files no step holds (what an interrupted turn wrote)
+/// go back to the last step. `undo` again goes one step further back. Like `restore`, it keeps
+/// the files as they were under refs/fabro/recovery/<RUN_ID>/ first and prints the command
+/// that redoes it; the run's branches do not move.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The run (default: the latest run in place in this checkout, or this worktree's run)
+    #[arg(value_name = "RUN")]
+    run: Option<String>,
+    /// List what would change and change nothing
+    #[arg(long)]
+    dry_run: bool,
+    /// Go ahead even while a live process holds the run's run.pid
+    #[arg(long)]
+    force: bool,
+    /// Print JSON
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
+    let run = open(ctx, args.run.as_deref())?;
+    let state = &run.state;
+    let workspace = run.workspace()?;
+    let plan = undo::plan(&ctx.repo, workspace, state, &run.config)?;
+    if !args.dry_run {
+        ctx.ensure_not_held(run.run_dir.as_ref(), &state.id, args.force)?;
+    }
+    let options = RestoreOptions {
+        paths: Vec::new(),
+        dry_run: args.dry_run,
+        command: Some(restore::command_line()),
+    };
+    let from = plan.from.clone();
+    let restored = restore(
+        &ctx.repo,
+        workspace,
+        state,
+        plan.target,
+        &run.config,
+        &options,
+    )?;
+    if args.json {
+        return output::json(&serde_json::json!({ "undone": from, "restored": restored }));
+    }
+    restore::print_changes(&restored)?;
+    let short = ctx.short(state.id.as_str());
+    let to = output::escape(&restored.target.label);
+    let undone = match &from {
+        Some(step) => format!("took back {}", output::escape(step)),
+        None => "took back the changes no checkpoint holds".into(),
+    };
+    match (&restored.recovery_commit, restored.dry_run) {
+        (_, true) => output::note(format!(
+            "dry run: undo would go to {to}, changing {}",
+            output::counted(restored.changes.len(), "path", "paths")
+        )),
+        (Some(sha), false) => output::note(format!(
+            "{undone} of run {short}: the files are as at {to} (`git fabro undo` again goes one step further back)\nto redo: git fabro restore --run {} {}",
+            state.id,
+            crate::format::short_sha(sha)
+        )),
+        (None, false) => output::note(format!("{undone}: the files already are as at {to}")),
+    }
+    Ok(())
+}
+
+/// The run named, else the current run, else the latest run in place in this checkout.
+fn open(ctx: &Ctx, named: Option<&str>) -> Result<OpenRun> {
+    let id = ctx.named_run(named, None)?;
+    ctx.open_run(Some(id.as_str()))
+}
