@@ -9,6 +9,7 @@ pub mod branch_guard;
 pub mod build_seed;
 pub mod checkpoint;
 pub mod codex_worktrees;
+pub mod conversation;
 pub mod finish;
 pub mod fork;
 pub mod fsck;
