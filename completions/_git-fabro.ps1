@@ -46,6 +46,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             [CompletionResult]::new('rewind', 'rewind', [CompletionResultType]::ParameterValue, 'Rewind a run to a checkpoint: fork it there and archive the source as superseded')
             [CompletionResult]::new('resume', 'resume', [CompletionResultType]::ParameterValue, 'Resume a run: rebuild its run directory and worktree from git, then continue it, print its state or run a command in it')
             [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Make a run''s worktree match a checkpoint exactly, or only some paths of it')
+            [CompletionResult]::new('undo', 'undo', [CompletionResultType]::ParameterValue, 'Take back the last turn (or step) of a run: its files go back one recorded step')
             [CompletionResult]::new('archive', 'archive', [CompletionResultType]::ParameterValue, 'Archive runs: hide them from `ps` (they stay in git until `gc`)')
             [CompletionResult]::new('unarchive', 'unarchive', [CompletionResultType]::ParameterValue, 'Unarchive runs: give them back the status they had')
             [CompletionResult]::new('gc', 'gc', [CompletionResultType]::ParameterValue, 'Delete archived runs older than a limit, and stale worktree registrations of runs')
@@ -297,6 +298,19 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'git-fabro;undo' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'List what would change and change nothing')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Go ahead even while a live process holds the run''s run.pid')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
+            [CompletionResult]::new('-P', '-P ', [CompletionResultType]::ParameterName, 'Do not send the output of log, diff and show through a pager')
+            [CompletionResult]::new('--no-pager', '--no-pager', [CompletionResultType]::ParameterName, 'Do not send the output of log, diff and show through a pager')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'git-fabro;archive' {
             [CompletionResult]::new('--run', '--run', [CompletionResultType]::ParameterName, 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
@@ -529,6 +543,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             [CompletionResult]::new('rewind', 'rewind', [CompletionResultType]::ParameterValue, 'Rewind a run to a checkpoint: fork it there and archive the source as superseded')
             [CompletionResult]::new('resume', 'resume', [CompletionResultType]::ParameterValue, 'Resume a run: rebuild its run directory and worktree from git, then continue it, print its state or run a command in it')
             [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Make a run''s worktree match a checkpoint exactly, or only some paths of it')
+            [CompletionResult]::new('undo', 'undo', [CompletionResultType]::ParameterValue, 'Take back the last turn (or step) of a run: its files go back one recorded step')
             [CompletionResult]::new('archive', 'archive', [CompletionResultType]::ParameterValue, 'Archive runs: hide them from `ps` (they stay in git until `gc`)')
             [CompletionResult]::new('unarchive', 'unarchive', [CompletionResultType]::ParameterValue, 'Unarchive runs: give them back the status they had')
             [CompletionResult]::new('gc', 'gc', [CompletionResultType]::ParameterValue, 'Delete archived runs older than a limit, and stale worktree registrations of runs')
@@ -589,6 +604,9 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             break
         }
         'git-fabro;help;restore' {
+            break
+        }
+        'git-fabro;help;undo' {
             break
         }
         'git-fabro;help;archive' {

@@ -97,6 +97,9 @@ _git__fabro() {
             git__fabro,unarchive)
                 cmd="git__fabro__subcmd__unarchive"
                 ;;
+            git__fabro,undo)
+                cmd="git__fabro__subcmd__undo"
+                ;;
             git__fabro,validate)
                 cmd="git__fabro__subcmd__validate"
                 ;;
@@ -181,6 +184,9 @@ _git__fabro() {
             git__fabro__subcmd__help,unarchive)
                 cmd="git__fabro__subcmd__help__subcmd__unarchive"
                 ;;
+            git__fabro__subcmd__help,undo)
+                cmd="git__fabro__subcmd__help__subcmd__undo"
+                ;;
             git__fabro__subcmd__help,validate)
                 cmd="git__fabro__subcmd__help__subcmd__validate"
                 ;;
@@ -233,7 +239,7 @@ _git__fabro() {
 
     case "${cmd}" in
         git__fabro)
-            opts="-C -q -P -h -V --quiet --no-pager --help --version start checkpoint snapshot finish log ps status show diff graph land path fork rewind resume restore archive unarchive gc fsck push fetch hooks validate run agents completions help"
+            opts="-C -q -P -h -V --quiet --no-pager --help --version start checkpoint snapshot finish log ps status show diff graph land path fork rewind resume restore undo archive unarchive gc fsck push fetch hooks validate run agents completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -517,7 +523,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__help)
-            opts="start checkpoint snapshot finish log ps status show diff graph land path fork rewind resume restore archive unarchive gc fsck push fetch hooks validate run agents completions help"
+            opts="start checkpoint snapshot finish log ps status show diff graph land path fork rewind resume restore undo archive unarchive gc fsck push fetch hooks validate run agents completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -951,6 +957,20 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__help__subcmd__unarchive)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__fabro__subcmd__help__subcmd__undo)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1529,6 +1549,24 @@ _git__fabro() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__fabro__subcmd__undo)
+            opts="-C -q -P -h --dry-run --force --json --quiet --no-pager --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 -C)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -43,6 +43,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand rewind 'Rewind a run to a checkpoint: fork it there and archive the source as superseded'
             cand resume 'Resume a run: rebuild its run directory and worktree from git, then continue it, print its state or run a command in it'
             cand restore 'Make a run''s worktree match a checkpoint exactly, or only some paths of it'
+            cand undo 'Take back the last turn (or step) of a run: its files go back one recorded step'
             cand archive 'Archive runs: hide them from `ps` (they stay in git until `gc`)'
             cand unarchive 'Unarchive runs: give them back the status they had'
             cand gc 'Delete archived runs older than a limit, and stale worktree registrations of runs'
@@ -277,6 +278,18 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'git-fabro;undo'= {
+            cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
+            cand --dry-run 'List what would change and change nothing'
+            cand --force 'Go ahead even while a live process holds the run''s run.pid'
+            cand --json 'Print JSON'
+            cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -P 'Do not send the output of log, diff and show through a pager'
+            cand --no-pager 'Do not send the output of log, diff and show through a pager'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'git-fabro;archive'= {
             cand --run 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)'
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
@@ -488,6 +501,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand rewind 'Rewind a run to a checkpoint: fork it there and archive the source as superseded'
             cand resume 'Resume a run: rebuild its run directory and worktree from git, then continue it, print its state or run a command in it'
             cand restore 'Make a run''s worktree match a checkpoint exactly, or only some paths of it'
+            cand undo 'Take back the last turn (or step) of a run: its files go back one recorded step'
             cand archive 'Archive runs: hide them from `ps` (they stay in git until `gc`)'
             cand unarchive 'Unarchive runs: give them back the status they had'
             cand gc 'Delete archived runs older than a limit, and stale worktree registrations of runs'
@@ -532,6 +546,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
         &'git-fabro;help;resume'= {
         }
         &'git-fabro;help;restore'= {
+        }
+        &'git-fabro;help;undo'= {
         }
         &'git-fabro;help;archive'= {
         }

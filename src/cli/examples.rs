@@ -257,6 +257,19 @@ const EXAMPLES: &[(&str, &[Example])] = &[
         ],
     ),
     (
+        "undo",
+        &[
+            ex(
+                "git fabro undo",
+                "Take back the last turn of the latest agent session in this checkout",
+            ),
+            ex(
+                "git fabro undo RUN --dry-run",
+                "What taking back the run's last step would change",
+            ),
+        ],
+    ),
+    (
         "archive",
         &[
             ex("git fabro archive RUN", "Hide a run from `ps`"),

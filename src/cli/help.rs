@@ -21,7 +21,7 @@ pub(super) const GROUPS: &[(&str, &[&str], &str)] = &[
     ),
     (
         "Travel in time",
-        &["fork", "rewind", "resume", "restore"],
+        &["undo", "fork", "rewind", "resume", "restore"],
         "git fabro rewind RUN plan@1",
     ),
     (

@@ -3,9 +3,10 @@ use anyhow::Result;
 use super::run_arg::RunArgs;
 use super::{Ctx, output};
 use crate::error::Error;
+use crate::format::record::Landing;
 use crate::git::{Identity, Repo};
 use crate::ops::agent_process::{self, Liveness};
-use crate::ops::land::{LandMode, LandTarget, land};
+use crate::ops::land::{LandMode, LandTarget, land, record_landing};
 use crate::run::timeline::timeline;
 use crate::run::workspace::Place;
 use crate::run::{RUN_BRANCH_PREFIX, RunState};
@@ -59,14 +60,24 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         name: ctx
             .repo
             .config_string("user.name")
-            .unwrap_or(config.identity.name),
+            .unwrap_or_else(|| config.identity.name.clone()),
         email: ctx
             .repo
             .config_string("user.email")
-            .unwrap_or(config.identity.email),
+            .unwrap_or_else(|| config.identity.email.clone()),
     };
     let moved = moved_since(ctx, &state, &target)?;
     let landed = land(&ctx.repo, &state, &entries, &target, mode, args.force, &who)?;
+    if let Some(commit) = &landed.commit {
+        let landing = Landing {
+            branch: landed.branch.clone(),
+            commit: commit.clone(),
+            time: crate::format::time::Timestamp::now().rfc3339(),
+        };
+        if let Err(err) = record_landing(&ctx.repo, &state, &landing, &config.identity) {
+            output::warn(format!("the run's record does not say it landed: {err}"));
+        }
+    }
     if landed.commit.is_some() && !moved.is_empty() {
         output::warn(format!(
             "run {} landed what it recorded last; the checkout holds other content in {}: {} (`git status` shows it as your change)",

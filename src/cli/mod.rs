@@ -11,6 +11,7 @@ mod checkpoint;
 mod colour;
 mod complete;
 mod completions;
+mod conversation;
 mod deferred;
 mod diff;
 mod diff_stat;

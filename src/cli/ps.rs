@@ -105,7 +105,15 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         .map(|(r, process)| {
             vec![
                 ctx.short(&r.run_id).to_owned(),
-                shown_status(r.status, process),
+                match &r.landed {
+                    Some(landed) => format!(
+                        "{}, landed on {} ({})",
+                        shown_status(r.status, process),
+                        landed.branch,
+                        crate::format::short_sha(&landed.commit)
+                    ),
+                    None => shown_status(r.status, process),
+                },
                 r.completed.to_string(),
                 output::local_time(&r.start_time),
                 r.workflow_name.clone().unwrap_or_else(|| "-".into()),

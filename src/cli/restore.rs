@@ -82,10 +82,14 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     };
     let restored = restore(&ctx.repo, workspace, state, target, &run.config, &options)?;
     if args.json {
-        output::json(&restored)
+        output::json(&restored)?;
     } else {
-        print(&restored)
+        print(&restored)?;
     }
+    if !args.dry_run && args.paths.is_empty() {
+        super::conversation::offer(ctx, state, &restored.target.commit, &workspace.path);
+    }
+    Ok(())
 }
 
 /// PATHs given relative to the current directory when it is in the worktree, as git takes

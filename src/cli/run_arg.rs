@@ -113,7 +113,7 @@ impl Ctx {
             .and_then(|word| run::resolve(&self.repo, word).ok());
         let run_given = words.len() > slots
             || first_run.is_some()
-            || (!words.is_empty() && flag.is_none() && self.run_id(None).is_err());
+            || (!words.is_empty() && flag.is_none() && self.named_run(None, None).is_err());
         let positional = run_given.then(|| words.remove(0));
         let id = match (first_run, flag) {
             (Some(id), None) => id,

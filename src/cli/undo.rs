@@ -1,7 +1,7 @@
 use anyhow::Result;
 
 use super::open_run::OpenRun;
-use super::{Ctx, output, restore};
+use super::{Ctx, conversation, output, restore};
 use crate::ops::restore::{RestoreOptions, restore};
 use crate::ops::undo;
 
@@ -53,7 +53,12 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         &options,
     )?;
     if args.json {
-        return output::json(&serde_json::json!({ "undone": from, "restored": restored }));
+        let conversation = (!args.dry_run)
+            .then(|| conversation::offer(ctx, state, &restored.target.commit, &workspace.path))
+            .flatten();
+        return output::json(&serde_json::json!({
+            "undone": from, "restored": restored, "conversation": conversation,
+        }));
     }
     restore::print_changes(&restored)?;
     let short = ctx.short(state.id.as_str());
@@ -73,6 +78,9 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
             crate::format::short_sha(sha)
         )),
         (None, false) => output::note(format!("{undone}: the files already are as at {to}")),
+    }
+    if !args.dry_run {
+        conversation::offer(ctx, state, &restored.target.commit, &workspace.path);
     }
     Ok(())
 }

@@ -443,3 +443,14 @@ mod tests {
         assert!(RunRecord::from_json(b"{not json", "abc").is_err());
     }
 }
+
+/// The key of `run.json` that says where the run landed last (git-fabro's own; Fabro has none).
+pub const LANDED: &str = "landed";
+
+/// Where a run landed last, kept in its `run.json` so that listings can say so.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Landing {
+    pub branch: String,
+    pub commit: String,
+    pub time: String,
+}

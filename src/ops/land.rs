@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::format::record::StatusKind;
+use crate::format::record::{LANDED, Landing, StatusKind};
 use crate::git::{Identity, Merged, ObjectId, RefEdit, Repo};
 use crate::ops::turn_prompts::{self, PROMPT_FILE};
 use crate::run::RunState;
@@ -157,6 +157,46 @@ pub fn land(
     }
     landed.commit = Some(commit.to_string());
     Ok(landed)
+}
+
+/// Records on the run's metadata branch that it landed (`land run` commit): `ps` shows it.
+/// The landing itself is done; a run that moved meanwhile is read again once.
+pub fn record_landing(
+    repo: &Repo,
+    state: &RunState,
+    landing: &Landing,
+    who: &Identity,
+) -> Result<()> {
+    let mut state = state.clone();
+    for tried in 0..2 {
+        if tried > 0 {
+            state = RunState::load(repo, &state.id)?;
+        }
+        let mut record = state.record.clone();
+        record.extra.insert(
+            LANDED.into(),
+            serde_json::to_value(landing).unwrap_or_default(),
+        );
+        let mut tree = repo.edit_tree(state.meta_tree)?;
+        tree.put_file(crate::run::RUN_JSON, &record.to_json()?)?;
+        let tree = tree.write()?;
+        let subject = format!(
+            "land run ({} {})",
+            landing.branch,
+            crate::format::short_sha(&landing.commit)
+        );
+        let commit = repo.write_commit(
+            tree,
+            &[state.meta_tip],
+            &crate::format::message::meta_commit(&subject, &state.id, None),
+            who,
+        )?;
+        match state.move_branches(repo, commit, state.run_tip, "fabro: land run", who) {
+            Err(Error::Conflict(_)) if tried == 0 => {}
+            done => return done,
+        }
+    }
+    Ok(())
 }
 
 /// The first line of what the checkpoint's stage was asked (its `prompt.md`), if it was.

@@ -86,7 +86,7 @@ mod tests {
         let named = name(long).expect("a name");
         assert_eq!(
             named,
-            "refactor the parser so that every error names the line and column..."
+            "refactor the parser so that every error names the line and column it..."
         );
         assert!(named.chars().count() <= 72);
         let word = "x".repeat(100);

@@ -31,6 +31,9 @@ pub struct RunSummary {
     pub meta_branch: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub worktree: Option<String>,
+    /// Where the run landed last (`land`); null when it never did.
+    #[serde(default)]
+    pub landed: Option<crate::format::record::Landing>,
 }
 
 /// The `runs` ([`run::list`]), newest first (archived ones only when `all`), and the runs
@@ -110,6 +113,10 @@ fn summarize(repo: &Repo, id: &RunId, meta_tip: ObjectId, tip: ObjectId) -> Resu
         run_branch: record.start.run_branch,
         meta_branch: record.start.meta_branch,
         worktree: None,
+        landed: record
+            .extra
+            .get(crate::format::record::LANDED)
+            .and_then(|landed| serde_json::from_value(landed.clone()).ok()),
     })
 }
 

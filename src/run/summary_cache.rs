@@ -19,7 +19,7 @@ use crate::run::inspect::RunSummary;
 
 /// The first line: a file written by another version of git-fabro may hold rows of another
 /// shape, so it is read as empty.
-const HEADER: &str = concat!("git-fabro summaries 1 ", env!("CARGO_PKG_VERSION"));
+const HEADER: &str = concat!("git-fabro summaries 2 ", env!("CARGO_PKG_VERSION"));
 
 pub struct SummaryCache {
     path: PathBuf,

@@ -3,19 +3,16 @@
 # second clone. `git fabro hooks install --claude` in a checkout of the user's own, then a
 # session of two turns (`claude -p`, then `claude --resume <id> -p`): the first turn's
 # checkpoint holds the transcript as it was then. The run is pushed, fetched into a second
-# clone at another path, and its turn@1 transcript is written back for Claude by
-# `ops::conversation::restore_claude` (through the restore_claude_conversation example, the
-# plumbing until restore/undo offer it) under a new session id; `claude --resume <new id> -p`
-# in the clone must send the first turn's conversation to the model, and not the second's.
-# The same again in the first checkout, where the session's own file lies beside the copy.
-# Checks too that the session's own transcript is never changed.
-# Needs: the Claude Code CLI under $AGENTS_ROOT (install.sh), git-fabro on PATH or $GIT_FABRO,
-# and $RESTORE_CONVERSATION (default target/debug/examples/restore_claude_conversation, from
-# `cargo build --example restore_claude_conversation`). Exit 0 when all checks pass.
+# clone at another path, where `git fabro restore --run RUN turn@1` puts the files back and
+# writes the turn's transcript back for Claude under a new session id, printing the command
+# that continues it; `claude --resume <new id> -p` in the clone must send the first turn's
+# conversation to the model, and not the second's. The same again in the first checkout, where
+# the session's own file lies beside the copy. Checks too that the session's own transcript is
+# never changed.
+# Needs: the Claude Code CLI under $AGENTS_ROOT (install.sh) and git-fabro on PATH or
+# $GIT_FABRO. Exit 0 when all checks pass.
 source "$(dirname "$0")/common.sh" claude-resume
 source "$HERE/agent_env.sh" claude
-RESTORE="${RESTORE_CONVERSATION:-$HERE/../../target/debug/examples/restore_claude_conversation}"
-[ -x "$RESTORE" ] || { echo "restore_claude_conversation not found: set RESTORE_CONVERSATION" >&2; exit 1; }
 echo "claude $(claude --version)"
 status=0
 ok() { echo "OK $*"; }
@@ -85,13 +82,15 @@ else bad "the turn@1 transcript is not the first turn's"; fi
 # $1: the checkout to resume in; $2: the marker of the new prompt. Sets NEW and BODY.
 resume_in() {
   local out; NEW="" BODY=""
-  out=$(cd "$1" && "$RESTORE" "$WORLD/turn1.jsonl" .) || { bad "restore in $1"; return; }
+  out=$(cd "$1" && git fabro restore --run "$RUN" turn@1 2>&1) || { bad "restore in $1: $out"; return; }
   echo "restored: $out"
-  NEW=$(printf '%s' "$out" | json '["session_id"]')
-  local path cmd
-  path=$(printf '%s' "$out" | json '["path"]')
-  cmd=$(printf '%s' "$out" | python3 -c 'import json,sys;print(" ".join(json.load(sys.stdin)["command"]))')
-  [ "$path" = "$(project_dir "$1")/$NEW.jsonl" ] && ok "written in Claude's folder for $1" || bad "written at $path"
+  local cmd path
+  cmd=$(printf '%s' "$out" | grep -o 'claude --resume [0-9a-f-]*')
+  NEW=${cmd##* }
+  [ -n "$NEW" ] && ok "restore printed the command that continues the conversation" || { bad "no claude --resume printed"; return; }
+  path="$(project_dir "$1")/$NEW.jsonl"
+  grep -qx 'edited by the agent' "$1/notes.txt" && ok "the files are as at turn@1" || bad "notes.txt: $(cat "$1/notes.txt")"
+  [ -f "$path" ] && ok "written in Claude's folder for $1" || bad "not written at $path"
   [ "$(stat -c %a "$path")" = 600 ] && ok "readable by its owner only" || bad "mode $(stat -c %a "$path")"
   [ "$(grep -c "\"sessionId\":\"$NEW\"" "$path")" = "$(grep -c '"sessionId":' "$WORLD/turn1.jsonl")" ] &&
     ok "every line carries the new session id" || bad "lines with the old session id in $path"

@@ -6,6 +6,7 @@ mod agent_hooks;
 mod agent_hooks_where;
 mod agent_presets;
 mod agent_sessions;
+mod agent_undo;
 mod archive;
 mod auto_gc;
 mod branch_guard;
