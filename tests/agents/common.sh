@@ -56,7 +56,8 @@ new_run() {
   echo "run $RUN worktree $WT"
 }
 
-# Exit status 0 when the run branch has a snapshot taken by the edit hook before the write,
+# Exit status 0 when the run branch has a snapshot holding the file as before the write (the
+# prompt hook's at the turn's start, or the edit hook's),
 # a checkpoint of node turn taken by the turn hook, and the turn's transcript on the metadata
 # branch; prints what it found either way.
 check_run() {
@@ -71,7 +72,8 @@ check_run() {
   echo "--- metadata tree"
   git ls-tree -r --name-only "fabro/meta/$RUN"
   local snap
-  snap=$(git log --format=%H --grep='^Fabro-Snapshot: before ' "fabro/run/$RUN" | head -1)
+  # Saved by the write hook, or already by the prompt hook when the turn started.
+  snap=$(git log --format=%H -E --grep='^Fabro-Snapshot: (before |start of a turn)' "fabro/run/$RUN" | head -1)
   if [ -n "$snap" ] && git show "$snap:notes.txt" | grep -qx "${FAKE_OLD:-original line}"; then
     echo "OK snapshot before the write: $(git log -1 --format='%h %(trailers:key=Fabro-Snapshot)' "$snap")"
   else
