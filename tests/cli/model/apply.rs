@@ -6,8 +6,8 @@
 use serde_json::Value;
 
 use super::edit::{edit, restore_path};
-use super::ops::{Op, Step};
-use super::state::{self, Model, Run, Status, Worktree};
+use super::ops::{Kill, Op, Step};
+use super::state::{self, Files, Model, Run, Status, Worktree};
 use super::world::{Outcome, World, read_dir};
 
 /// What a step leaves to do: nothing, or the same command again (after a kill).
@@ -186,6 +186,7 @@ pub fn apply(world: &mut World, model: &mut Model, step: &Step) -> Result<Next, 
             }
             Ok(None)
         }
+        Op::Undo { run } => undo(world, model, c, run, kill),
         Op::Finish { run } => {
             if acknowledged(world.fabro(c, &args(&["finish", run]), kill))?.is_none() {
                 return Ok(again(step));
@@ -229,6 +230,58 @@ pub fn apply(world: &mut World, model: &mut Model, step: &Step) -> Result<Next, 
 }
 
 /// The directory a run's files are in: its worktree, or the clone's checkout.
+/// `undo`: the files go to the step before the newest step (the start, for a run of its own,
+/// and each checkpoint) that holds them, stepping over steps that hold them too; files no step
+/// holds go to the newest step. At the start there is nothing to undo (exit 1).
+fn undo(
+    world: &World,
+    model: &mut Model,
+    c: usize,
+    run: &str,
+    kill: Option<&Kill>,
+) -> Result<Next, String> {
+    let found = &model.clones[c].runs[run];
+    let own_start = (found.inherited == 0).then_some(&found.base);
+    let steps: Vec<Files> = own_start
+        .into_iter()
+        .chain(&found.checkpoints)
+        .cloned()
+        .collect();
+    let files = model.clones[c].files(run).expect("workable").clone();
+    let expected = match steps.iter().rposition(|step| *step == files) {
+        None => steps.last().cloned(),
+        Some(at) => steps[..at]
+            .iter()
+            .rev()
+            .find(|step| **step != files)
+            .cloned(),
+    };
+    let root = root_of(world, model, c, run);
+    let outcome = world.fabro(c, &args(&["undo", run]), kill);
+    let files = model.clones[c].files_mut(run).expect("workable");
+    match (outcome, expected) {
+        (Outcome::Killed, _) => *files = read_dir(&root),
+        (Outcome::Exited { code: 0, .. }, Some(expected)) => *files = expected,
+        (
+            Outcome::Exited {
+                code: 1, stderr, ..
+            },
+            None,
+        ) if stderr.contains("nothing to undo") => {}
+        (Outcome::Exited { code, stderr, .. }, expected) => {
+            return Err(format!(
+                "undo exited {code}, where the model {}:\n{stderr}",
+                if expected.is_some() {
+                    "expects a step to go back to"
+                } else {
+                    "expects nothing to undo"
+                }
+            ));
+        }
+    }
+    Ok(None)
+}
+
 fn root_of(world: &World, model: &Model, c: usize, run: &str) -> std::path::PathBuf {
     match &model.clones[c].runs[run].worktree {
         Some(tree) => tree.path.clone(),

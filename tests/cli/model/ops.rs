@@ -72,6 +72,9 @@ pub enum Op {
         at: usize,
         path: Option<String>,
     },
+    Undo {
+        run: String,
+    },
     Finish {
         run: String,
     },
@@ -136,7 +139,7 @@ impl Op {
                 "rewind:refs-moved",
             ],
             Op::Resume { .. } => &["resume:run-dir-written", "resume:worktree-written"],
-            Op::Restore { .. } => &[
+            Op::Restore { .. } | Op::Undo { .. } => &[
                 "restore:objects-written",
                 "restore:refs-moved",
                 "restore:worktree-written",
@@ -200,7 +203,7 @@ fn pick_op(rng: &mut Rng, model: &Model, clone: usize) -> Option<Op> {
     };
     let workable = runs(&|r| r.workable());
     let with_checkpoints = runs(&|r| r.status != Status::Archived && !r.checkpoints.is_empty());
-    let op = match rng.below(31) {
+    let op = match rng.below(33) {
         0 | 1 => Op::Start {
             in_place: !here.runs_in_place() && rng.chance(3),
         },
@@ -305,6 +308,9 @@ fn pick_op(rng: &mut Rng, model: &Model, clone: usize) -> Option<Op> {
             run: rng.pick(&runs(&|r| r.status != Status::Archived))?.clone(),
         },
         27 => Op::Fetch,
+        31 | 32 => Op::Undo {
+            run: rng.pick(&workable)?.clone(),
+        },
         _ => Op::Workflow { fan: rng.chance(3) },
     };
     Some(op)
@@ -345,6 +351,7 @@ impl Step {
             } => {
                 format!("restore --run {} @{at} -- {p}", name(run))
             }
+            Op::Undo { run } => format!("undo {}", name(run)),
             Op::Finish { run } => format!("finish {}", name(run)),
             Op::Land { run } => format!("land {}", name(run)),
             Op::Archive { run } => format!("archive {}", name(run)),
