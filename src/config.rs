@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::error::{Error, Result};
+use crate::format::redact::{Redactor, UserRule};
 use crate::git::{Identity, Repo};
 use crate::input;
 
@@ -71,6 +72,16 @@ pub struct Settings {
     /// Run hooks (see [`hooks`]).
     #[serde(default)]
     pub hooks: Vec<HookDefinition>,
+    #[serde(default)]
+    pub redact: RedactSettings,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RedactSettings {
+    /// Rules of the user's own beside the built-in ones, `NAME=EXPRESSION` (a regular
+    /// expression); what matches is stored as `REDACTED:NAME`.
+    pub patterns: Option<Vec<String>>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -218,6 +229,10 @@ pub struct Config {
     /// Whether the engine watches a run's files rather than scanning them all at each
     /// checkpoint: `[checkpoint] watch_worktree`, else `fabro.watchWorktree`, else true.
     pub watch_worktree: bool,
+    /// What takes secrets out of everything stored from an agent or a node: the built-in
+    /// rules, `[redact] patterns` of settings.toml (a machine's, never a run's), and the
+    /// secret values of this process's environment.
+    pub redactor: std::sync::Arc<crate::format::redact::Redactor>,
 }
 
 impl Config {
@@ -289,6 +304,19 @@ impl Config {
             None => repo.config_bool(WATCH_WORKTREE_KEY)?.unwrap_or(true),
         };
         let env_pass = env_pass(repo, &layers)?;
+        let rules = settings
+            .redact
+            .patterns
+            .iter()
+            .flatten()
+            .map(|text| UserRule::parse(text))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|problem| {
+                Error::Usage(format!(
+                    "[redact] patterns: {problem}; fix it in settings.toml"
+                ))
+            })?;
+        let redactor = Redactor::with_environment(rules, std::env::vars_os());
         let worktree_layers = layers.map(|layer| layer.map(|s| &s.worktrees));
         Ok(Config {
             identity: Identity { name, email },
@@ -309,6 +337,7 @@ impl Config {
             build_dirs: worktrees::build_dirs(repo, &worktree_layers)?,
             seed_build: worktrees::seed_build(repo, &worktree_layers)?,
             watch_worktree,
+            redactor: std::sync::Arc::new(redactor),
         })
     }
 

@@ -69,9 +69,11 @@ pub fn open(
     }
     settle(ctx, &found.others);
     // Named by what it was asked, when the hook that starts it carries the prompt.
+    let redactor = ctx.base_config()?.redactor;
     let goal = input["prompt"]
         .as_str()
-        .and_then(crate::ops::turn_prompts::name)
+        .map(|prompt| redactor.text(prompt).into_owned())
+        .and_then(|prompt| crate::ops::turn_prompts::name(&prompt))
         .unwrap_or_else(|| format!("{agent} session {session}"));
     let request = StartRequest {
         goal: Some(goal),

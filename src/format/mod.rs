@@ -8,6 +8,7 @@ pub mod fabro;
 pub mod message;
 pub mod node;
 pub mod record;
+pub mod redact;
 pub mod run_id;
 pub mod stages;
 pub mod store;

@@ -185,11 +185,14 @@ pub fn checkpoint(
         .map(|s| s.skipped.as_slice())
         .unwrap_or(&[]);
 
-    // Borrowed, not copied: a stage's output may be megabytes.
+    // What an agent or a node wrote is stored only with its secrets taken out.
+    let redactor = &config.redactor;
+    let redacted = redact_attachments(redactor, &request.attachments)?;
     let mut attachments: Vec<(&str, &Attachment)> = request
         .attachments
         .iter()
-        .map(|(name, data)| (name.as_str(), data))
+        .zip(&redacted)
+        .map(|((name, data), clean)| (name.as_str(), clean.as_ref().unwrap_or(data)))
         .collect();
     let patch = match request.diff_patch && request.run_commit {
         true => repo.diff_trees(repo.commit_tree(state.run_tip)?, tree)?,
@@ -199,15 +202,22 @@ pub fn checkpoint(
     if !matches!(&patch, Attachment::Bytes(bytes) if bytes.is_empty()) {
         attachments.push(("diff.patch", &patch));
     }
-    let record = next_record(previous, request, visit, now, tree.to_string());
+    let mut record = next_record(previous, request, visit, now, tree.to_string());
+    for value in record.context_values.values_mut() {
+        redactor.json(value);
+    }
+    if let Some(outcome) = record.node_outcomes.get_mut(node) {
+        redactor.json(outcome);
+    }
+    let clean = |text: &Option<String>| text.as_deref().map(|t| redactor.text(t).into_owned());
     let mut run_json = state.record.clone();
     run_json.checkpoint = Some(record);
     let stage_record = StageRecord {
         node_id: node.to_owned(),
         visit,
         outcome: request.status,
-        notes: request.notes.clone(),
-        failure_reason: request.failure_reason.clone(),
+        notes: clean(&request.notes),
+        failure_reason: clean(&request.failure_reason),
         timestamp: now.rfc3339(),
         next_node_id: request.next.as_ref().map(ToString::to_string),
         files: attachments
@@ -346,6 +356,32 @@ fn next_record(
     }
     record.git_tree_sha = Some(tree);
     record
+}
+
+/// For each attachment, its redacted copy when it held a secret (a file's content is read
+/// whole: the engine caps what a node's output may be).
+fn redact_attachments(
+    redactor: &crate::format::redact::Redactor,
+    attachments: &[(String, Attachment)],
+) -> Result<Vec<Option<Attachment>>> {
+    attachments
+        .iter()
+        .map(|(_, data)| {
+            let read;
+            let bytes = match data {
+                Attachment::Bytes(bytes) => bytes.as_slice(),
+                Attachment::File(path) => {
+                    read = std::fs::read(path)
+                        .map_err(Error::io(format!("cannot read {}", path.display())))?;
+                    read.as_slice()
+                }
+            };
+            Ok(match redactor.bytes(bytes) {
+                std::borrow::Cow::Owned(clean) => Some(Attachment::Bytes(clean)),
+                std::borrow::Cow::Borrowed(_) => None,
+            })
+        })
+        .collect()
 }
 
 fn record_locally(

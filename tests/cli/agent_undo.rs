@@ -278,3 +278,50 @@ fn a_killed_agent_leaves_its_session_interrupted_and_the_next_session_names_it()
     repo.ok(&["undo", &run]);
     assert_eq!(lib(&repo), "good\n");
 }
+
+#[test]
+fn no_secret_of_a_prompt_or_a_transcript_reaches_the_metadata_branch() {
+    let repo = checkout();
+    let token = format!("ghp_{}", "Q7w8E9r0T1y2U3i4O5p6A7s8D9f0G1h2J3k4");
+    let transcript = repo.root.join("transcript.jsonl");
+    std::fs::write(
+        &transcript,
+        format!("{{\"type\":\"user\",\"message\":{{\"content\":\"push with {token}\"}}}}\n"),
+    )
+    .unwrap();
+    let prompt = format!("Push it with {token} to the remote");
+    fire(
+        &repo,
+        SESSION,
+        "UserPromptSubmit",
+        json!({"prompt": prompt}),
+    );
+    repo.write("src/lib.rs", "pushed\n");
+    fire(
+        &repo,
+        SESSION,
+        "Stop",
+        json!({"transcript_path": transcript}),
+    );
+    fire(&repo, SESSION, "SessionEnd", json!({"reason": "other"}));
+    let run = session_run(&repo);
+    let meta = format!("fabro/meta/{run}");
+    let found = repo
+        .command("git")
+        .args(["grep", "-c", "ghp_", &meta])
+        .output()
+        .unwrap();
+    assert!(
+        found.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&found.stdout)
+    );
+    let shown = repo.ok(&["show", &run, "--file", "prompt.md"]);
+    assert_eq!(shown, "Push it with REDACTED:github-token to the remote\n");
+    run_ok(repo.fabro().arg("land"));
+    let subject = repo.git(&["log", "-1", "--format=%s"]);
+    assert_eq!(
+        subject.trim(),
+        "Push it with REDACTED:github-token to the remote"
+    );
+}
