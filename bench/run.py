@@ -37,12 +37,13 @@ WARMUP, RSS_RUN = -1, -2  # repetition markers
 NODES = ["plan", "implement", "test", "review", "fix"]
 BENCH_NAMES = [
     "checkpoint-10", "snapshot-10", "checkpoint-touch-all", "restore", "fork", "start",
-    "ps", "checkpoint-growth", "fork-growth", "log", "disk", "engine", "checkpoint-unchanged",
+    "ps", "checkpoint-growth", "fork-growth", "log", "disk", "engine", "checkpoint-unchanged", "hooks",
 ]
 PER_SIZE = {"checkpoint-10", "snapshot-10", "checkpoint-touch-all", "restore", "fork", "start", "engine",
-            "checkpoint-unchanged"}
+            "checkpoint-unchanged", "hooks"}
 ENGINE_NODES = 200  # command nodes in the engine benchmark's linear workflow
 PS_FILES = 10  # files in the repository that holds the runs `ps` lists
+HOOK_SESSION = "5f0c4c1e-8d7a-4b8e-9a61-2f3d0b6c7e91"  # the agent session of the hooks benchmark
 
 
 class CommandFailed(Exception):
@@ -102,9 +103,17 @@ class Runner:
             else "os.wait4 ru_maxrss on one extra untimed repetition (upper bound: includes the spawning Python's RSS)"
         )
 
-    def run(self, argv: list[str], cwd: Path, discard_stdout: bool = False, rss: bool = False) -> Proc:
+    def run(self, argv: list[str], cwd: Path, discard_stdout: bool = False, rss: bool = False,
+            stdin: bytes | None = None) -> Proc:
+        """`stdin`, when given, is what the command reads on its standard input (from a file
+        written before the clock starts), else it reads /dev/null."""
         out = self.devnull if discard_stdout else tempfile.TemporaryFile()
         err = tempfile.TemporaryFile()
+        feed = subprocess.DEVNULL
+        if stdin is not None:
+            feed = tempfile.TemporaryFile()
+            feed.write(stdin)
+            feed.seek(0)
         rss_file = None
         spawn = argv
         if rss and self.gnu_time:
@@ -112,7 +121,7 @@ class Runner:
             spawn = [TIME, "-f", "%M", "-o", rss_file.name, *argv]
         try:
             t0 = time.perf_counter()
-            p = subprocess.Popen(spawn, cwd=cwd, env=self.env, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
+            p = subprocess.Popen(spawn, cwd=cwd, env=self.env, stdin=feed, stdout=out, stderr=err)
             _, status, usage = os.wait4(p.pid, 0)
             elapsed = (time.perf_counter() - t0) * 1000.0
             p.returncode = os.waitstatus_to_exitcode(status)
@@ -132,6 +141,8 @@ class Runner:
             err.close()
             if rss_file is not None:
                 rss_file.close()
+            if stdin is not None:
+                feed.close()
         proc = Proc(argv, p.returncode, elapsed, peak, text, etext)
         if proc.rc != 0:
             raise CommandFailed(
@@ -146,8 +157,9 @@ class Runner:
     def gitout(self, *args: str, cwd: Path) -> str:
         return self.git(*args, cwd=cwd).out.strip()
 
-    def fab(self, *args: str, cwd: Path, discard_stdout: bool = False, rss: bool = False) -> Proc:
-        return self.run([*self.fabro, *args], cwd, discard_stdout, rss)
+    def fab(self, *args: str, cwd: Path, discard_stdout: bool = False, rss: bool = False,
+            stdin: bytes | None = None) -> Proc:
+        return self.run([*self.fabro, *args], cwd, discard_stdout, rss, stdin)
 
 
 def scratch_env(work: Path, fabro_home: Path, fabro_bin: Path) -> dict[str, str]:
@@ -380,6 +392,17 @@ class Tree:
         dead = set(deleted)
         self.files = [f for f in self.files if f not in dead] + added
 
+    def modify(self, worktrees: list[Path], k: int) -> list[str]:
+        """Append a line to `k` tracked files picked at random (fixed seed); the same change in
+        every worktree.  Returns the files changed."""
+        self.counter += 1
+        picked = random.Random(self.counter * 7919).sample(self.files, k)
+        for wt in worktrees:
+            for rel in picked:
+                with open(wt / rel, "a") as f:
+                    f.write(f"// edit {self.counter}\n")
+        return picked
+
     def change1(self, worktree: Path) -> None:
         self.counter += 1
         rel = self.files[self.counter % len(self.files)]
@@ -459,6 +482,15 @@ class Bench:
             else:
                 getattr(res, f"{side}_ms").append(ms)
 
+    def git_commit(self, wt: Path, *extra: str):
+        """The git side of a checkpoint: `git add -A && git commit -q -m x` in `wt`, timed
+        together."""
+        def fn(rss):
+            a = self.r.git("add", "-A", cwd=wt, rss=rss)
+            c = self.r.git("commit", "-q", *extra, "-m", "x", cwd=wt, rss=rss)
+            return a.ms + c.ms, max(a.rss_kb, c.rss_kb)
+        return fn
+
     def same_tree(self, repo: Path, a: str, b: str, what: str) -> None:
         ta, tb = self.r.gitout("rev-parse", f"{a}^{{tree}}", f"{b}^{{tree}}", cwd=repo).split()
         if ta != tb:
@@ -471,7 +503,7 @@ class Bench:
         base = self.base(nfiles)
         repo = copy_repo(base, self.work / "runs" / f"files-{nfiles}" / "repo")
         label = f"{nfiles:,} files"
-        if wanted & (PER_SIZE - {"start"}):
+        if wanted & (PER_SIZE - {"start", "hooks"}):
             say(f"[{label}] setting up the run worktree and the git worktree")
             run_id, fwt = self.fabro_start(repo)
             gwt = repo.parent / "git-worktree"
@@ -491,11 +523,7 @@ class Bench:
                 return p.ms, p.rss_kb
 
             def git_commit(*extra):
-                def fn(rss):
-                    a = r.git("add", "-A", cwd=gwt, rss=rss)
-                    c = r.git("commit", "-q", *extra, "-m", "x", cwd=gwt, rss=rss)
-                    return a.ms + c.ms, max(a.rss_kb, c.rss_kb)
-                return fn
+                return self.git_commit(gwt, *extra)
 
             if "checkpoint-10" in wanted:
                 say(f"[{label}] checkpoint-10")
@@ -549,9 +577,75 @@ class Bench:
         if "start" in wanted:
             say(f"[{label}] start")
             self.bench_start(repo, label)
+        if "hooks" in wanted:
+            self.bench_hooks(base, nfiles, label)
         if "engine" in wanted:
             say(f"[{label}] engine: {ENGINE_NODES} command nodes")
             self.bench_engine(repo, label)
+
+    def bench_hooks(self, base: Path, nfiles: int, label: str) -> None:
+        """The agent hooks of a session in the user's own checkout (`hooks install --claude`,
+        the session's run in place started by its first hook), against `git add -A && git
+        commit` of the same change in an identical repository: the end of a turn that changed
+        3 files (`hooks run agent-turn claude`, a checkpoint of the whole checkout with the
+        transcript attached), and the hook before a file write after 1 file changed (`hooks run
+        agent-edit claude` naming it, a snapshot of that file)."""
+        r = self.r
+        say(f"[{label}] hooks: setting up the checkout and the git repository")
+        home = self.work / "runs" / f"files-{nfiles}" / "hooks"
+        checkout = copy_repo(base, home / "checkout")
+        gco = copy_repo(base, home / "git")
+        r.fab("hooks", "install", "--claude", cwd=checkout)
+        transcript = home / "transcript.jsonl"
+        line = json.dumps({"type": "assistant", "message": {"content": "x" * 300}}) + "\n"
+        transcript.write_text(line * 50)
+
+        def hook(name: str, payload: dict, rss: bool = False) -> tuple[float, int]:
+            payload = {"session_id": HOOK_SESSION, "cwd": str(checkout), **payload}
+            p = r.fab("hooks", "run", name, "claude", cwd=checkout, rss=rss, stdin=json.dumps(payload).encode())
+            # A hook exits 0 whatever happens: what went wrong is only on stderr.
+            self.note_stderr(f"git fabro hooks run {name}", p)
+            return p.ms, p.rss_kb
+
+        def turn(rss: bool) -> tuple[float, int]:
+            return hook("agent-turn", {"transcript_path": str(transcript)}, rss)
+
+        # The session's first hook starts its run; the git side commits the same files.
+        turn(False)
+        listed = json.loads(r.fab("ps", "--json", "--label", f"agent_session={HOOK_SESSION}", cwd=checkout).out)
+        if len(listed) != 1:
+            raise CommandFailed(f"hooks: the session's first hook started {len(listed)} runs, expected 1")
+        branch = f"fabro/run/{listed[0]['run_id']}"
+        self.git_commit(gco, "--allow-empty")(False)
+        self.racy.mark()
+        tree = Tree(layout(nfiles))
+
+        def check(what: str) -> None:
+            ours = r.gitout("rev-parse", f"{branch}^{{tree}}", cwd=checkout)
+            theirs = r.gitout("rev-parse", "HEAD^{tree}", cwd=gco)
+            if ours != theirs:
+                raise CommandFailed(f"{what}: the run's tip has tree {ours}, git's commit {theirs}")
+
+        say(f"[{label}] hooks: agent-turn after 3 files changed")
+        res = Result("hook turn-3", label)
+        for rep in self.reps():
+            with open(transcript, "a") as f:
+                f.write(line)
+            tree.modify([checkout, gco], 3)
+            self.racy.mark()
+            self.paired(res, rep, turn, self.git_commit(gco))
+            check("hook turn-3")
+        self.add(res)
+
+        say(f"[{label}] hooks: agent-edit after 1 file changed")
+        res = Result("hook edit-1", label)
+        for rep in self.reps():
+            (rel,) = tree.modify([checkout, gco], 1)
+            self.racy.mark()
+            edit = {"tool_name": "Edit", "tool_input": {"file_path": str(checkout / rel)}}
+            self.paired(res, rep, lambda rss: hook("agent-edit", edit, rss), self.git_commit(gco))
+            check("hook edit-1")
+        self.add(res)
 
     def bench_unchanged(self, label: str, fabro_ckpt, git_commit) -> None:
         """A checkpoint with nothing changed since the last one (a node that only read files)
