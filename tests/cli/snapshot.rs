@@ -83,6 +83,39 @@ fn snapshot_of_named_paths_only() {
 }
 
 #[test]
+fn a_snapshot_of_named_paths_keeps_the_index_vouching_for_its_tree() {
+    // The hook before each file write snapshots one path; the next snapshot must not have to
+    // compare the whole index with the tree again, nor miss what changed elsewhere.
+    let repo = TestRepo::new();
+    let run = repo.start();
+    write_file(&run.worktree.join("a.txt"), "a\n");
+    repo.checkpoint(&run.id, "plan");
+    write_file(&run.worktree.join("a.txt"), "a2\n");
+    write_file(&run.worktree.join("b.txt"), "b\n");
+    let sha = crate::common::run_ok(repo.fabro_in(&run.worktree).args(["snapshot", "a.txt"]))
+        .trim()
+        .to_owned();
+    let tree = repo.git(&["rev-parse", &format!("{sha}^{{tree}}")]);
+    let index = repo.git_in(
+        &run.worktree,
+        &["rev-parse", "--path-format=absolute", "--git-path", "index"],
+    );
+    let stamp = std::fs::read_to_string(format!("{}.fabro-tree", index.trim())).unwrap_or_default();
+    assert!(
+        stamp.starts_with(tree.trim()),
+        "stamp {stamp:?}, tree {tree}"
+    );
+
+    let next = repo.checkpoint(&run.id, "implement");
+    let files = repo.git(&["ls-tree", "-r", "--name-only", &next]);
+    assert!(
+        files.contains("a.txt") && files.contains("b.txt"),
+        "{files}"
+    );
+    assert_eq!(repo.git(&["show", &format!("{next}:b.txt")]), "b\n");
+}
+
+#[test]
 fn restore_last_success_skips_failed_checkpoints() {
     let repo = TestRepo::new();
     let run = repo.start();
