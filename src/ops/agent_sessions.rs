@@ -61,8 +61,9 @@ pub struct InPlace {
     pub others: Vec<RunId>,
 }
 
-/// Sorts the running runs in place in `workdir` into the session's own and those started by
-/// hand; other sessions' runs are neither.
+/// Sorts the running runs in place in `workdir` into the session's own, those started by hand
+/// and other sessions'. A registration names its run's labels, so only a run registered
+/// without them (by an older version) is read to tell.
 pub fn in_place(repo: &Repo, workdir: &Path, agent: &str, session: &str) -> InPlace {
     let here = std::fs::canonicalize(workdir).ok();
     let mut found = InPlace::default();
@@ -73,13 +74,13 @@ pub fn in_place(repo: &Repo, workdir: &Path, agent: &str, session: &str) -> InPl
         let Ok(id) = RunId::parse(&registration.run_id) else {
             continue;
         };
-        let Ok(state) = RunState::load(repo, &id) else {
-            continue;
+        let labels = match registration.labels.is_empty() {
+            false => registration.labels,
+            true => match RunState::load(repo, &id) {
+                Ok(state) if !state.record.status.kind.is_terminal() => state.record.spec.labels,
+                _ => continue,
+            },
         };
-        if state.record.status.kind.is_terminal() {
-            continue;
-        }
-        let labels = &state.record.spec.labels;
         match labels.get(SESSION_LABEL) {
             None => found.by_hand.push(id),
             Some(id_there)

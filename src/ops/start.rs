@@ -237,7 +237,7 @@ pub fn start(repo: &Repo, home: &Path, request: &StartRequest) -> Result<Started
         failpoint::reach("start:run-dir-written");
         match (capture, &workdir) {
             (Some(snapshot), Some(dir)) => {
-                workspace::register(repo, &id, dir)?;
+                workspace::register(repo, &id, dir, &record.spec.labels)?;
                 snapshot.write_index()?;
                 failpoint::reach("start:index-written");
                 Ok(dir.clone())

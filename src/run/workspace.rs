@@ -41,6 +41,10 @@ pub struct Workspace {
 pub struct Registration {
     pub run_id: String,
     pub workdir: PathBuf,
+    /// The run's labels, so that an agent's hook finds its session's run among many without
+    /// reading each run (absent in registrations of older versions).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub labels: std::collections::BTreeMap<String, String>,
 }
 
 impl Workspace {
@@ -253,12 +257,18 @@ pub fn registrations(repo: &Repo) -> Vec<Registration> {
         .collect()
 }
 
-pub fn register(repo: &Repo, id: &RunId, workdir: &Path) -> Result<()> {
+pub fn register(
+    repo: &Repo,
+    id: &RunId,
+    workdir: &Path,
+    labels: &std::collections::BTreeMap<String, String>,
+) -> Result<()> {
     let dir = registry(repo);
     std::fs::create_dir_all(&dir).map_err(Error::io(format!("cannot create {}", dir.display())))?;
     let record = Registration {
         run_id: id.to_string(),
         workdir: workdir.to_owned(),
+        labels: labels.clone(),
     };
     let path = dir.join(format!("{id}.json"));
     std::fs::write(&path, crate::format::record::pretty(&record))
