@@ -1,13 +1,15 @@
-//! After `restore` or `undo` of a Claude Code session, the conversation as it stood there:
-//! the transcript of the last turn at or before the restored state, written back for Claude
-//! under a new session id (see [`crate::ops::conversation`]), with the command that continues
-//! it. The session's own transcript is never touched.
+//! After `restore` or `undo` of an agent's session (Claude Code, Codex, Gemini CLI), the
+//! conversation as it stood there: the transcript of the last turn at or before the restored
+//! state, written back for the agent as a session of its own (see
+//! [`crate::ops::conversation`]), with the command that continues it. The session's own
+//! transcript is never touched.
 
 use std::path::Path;
 
 use super::{Ctx, output};
+use crate::format::run_id::new_ulid;
 use crate::ops::agent_sessions::{AGENT_LABEL, SESSION_LABEL};
-use crate::ops::conversation::{self, RestoredConversation};
+use crate::ops::conversation::{self, Agent, RestoredConversation};
 use crate::run::RunState;
 use crate::run::inspect::stage_file;
 use crate::run::timeline::timeline_with;
@@ -15,10 +17,11 @@ use crate::run::timeline::timeline_with;
 /// The largest transcript given back (what a checkpoint attaches at most).
 const LIMIT: u64 = crate::input::MAX_ATTACHMENT;
 
-/// Gives back the conversation of the Claude Code session `state` as of the state `commit`
-/// (a checkpoint, the start of a turn) for the checkout `workdir`, and says how to go on with
-/// it. A run that is no Claude session, or a state before the first turn, has none; what goes
-/// wrong is a warning, since the files are restored already.
+/// Gives back the conversation of the agent session `state` as of the state `commit` (a
+/// checkpoint, the start of a turn) for the checkout `workdir`, and says how to go on with
+/// it. A run that is no session of an agent whose conversations come back, or a state before
+/// the first turn, has none; what goes wrong is a warning, since the files are restored
+/// already.
 pub fn offer(
     ctx: &Ctx,
     state: &RunState,
@@ -26,9 +29,8 @@ pub fn offer(
     workdir: &Path,
 ) -> Option<RestoredConversation> {
     let labels = &state.record.spec.labels;
-    if labels.get(AGENT_LABEL).map(String::as_str) != Some("claude")
-        || !labels.contains_key(SESSION_LABEL)
-    {
+    let agent = Agent::from_label(labels.get(AGENT_LABEL)?)?;
+    if !labels.contains_key(SESSION_LABEL) {
         return None;
     }
     let transcript = match transcript_at(ctx, state, commit) {
@@ -38,11 +40,33 @@ pub fn offer(
             return None;
         }
     };
-    let config_dir = conversation::claude_config_dir(
-        std::env::var_os("CLAUDE_CONFIG_DIR").as_deref(),
-        std::env::var_os("HOME").as_deref(),
-    )?;
-    match conversation::restore_claude(&transcript, workdir, &config_dir) {
+    let home = std::env::var_os("HOME");
+    let restored = match agent {
+        Agent::Claude => {
+            let var = std::env::var_os("CLAUDE_CONFIG_DIR");
+            let config_dir = conversation::claude_config_dir(var.as_deref(), home.as_deref())?;
+            conversation::restore_claude(&transcript, workdir, &config_dir)
+        }
+        Agent::Codex => {
+            let var = std::env::var_os("CODEX_HOME");
+            let codex_home = conversation::codex_home(var.as_deref(), home.as_deref())?;
+            let now = jiff::Timestamp::now().to_zoned(output::local_zone().clone());
+            conversation::restore_codex(&transcript, &codex_home, &now)
+        }
+        Agent::Gemini => {
+            // Gemini only reads the file it imports: the copy is kept with the repository's
+            // own files, one per restore.
+            let dest = ctx
+                .repo
+                .common_dir()
+                .join("fabro")
+                .join("conversations")
+                .join(state.id.as_str())
+                .join(format!("{}.jsonl", new_ulid()));
+            conversation::restore_gemini(&transcript, &dest)
+        }
+    };
+    match restored {
         Ok(restored) => {
             output::note(format!(
                 "the conversation as it was there: {} (a copy; the session's own is as it was)",

@@ -265,7 +265,7 @@ fn push_digits(out: &mut String, value: u32, width: usize) {
 /// The local time zone, read once. jiff's `TimeZone::system()` first indexes the whole
 /// zoneinfo directory to look the zone's name up (about a millisecond of every command that
 /// shows a time), so the file the C library would read is read directly when there is one.
-fn local_zone() -> &'static jiff::tz::TimeZone {
+pub(super) fn local_zone() -> &'static jiff::tz::TimeZone {
     static ZONE: std::sync::OnceLock<jiff::tz::TimeZone> = std::sync::OnceLock::new();
     ZONE.get_or_init(|| zone_file().unwrap_or_else(jiff::tz::TimeZone::system))
 }

@@ -2,6 +2,7 @@
 
 mod common;
 
+mod agent_conversations;
 mod agent_hooks;
 mod agent_hooks_where;
 mod agent_presets;

@@ -1,11 +1,12 @@
 //! A Claude Code transcript with its session id changed, and nothing else. A transcript is
 //! JSON Lines; each line Claude writes is one object, most with a top-level `sessionId`. Only
-//! that value is replaced: every other byte of the line (key order, spacing, escapes, numbers
-//! beyond 64 bits, strings holding half of a surrogate pair, which a round trip through
-//! `serde_json::Value` would reorder, reformat or refuse) stays as recorded, and so does every
-//! line that is not a JSON object. Claude Code skips such lines when it reads a transcript.
+//! that value is replaced: every other byte of the line stays as recorded (see
+//! [`json_scan`]), and so does every line that is not a JSON object. Claude Code skips such
+//! lines when it reads a transcript.
 
 use std::ops::Range;
+
+use super::json_scan;
 
 /// The key Claude Code keeps a line's session id under.
 const SESSION_KEY: &str = "sessionId";
@@ -49,16 +50,11 @@ pub fn rewrite(transcript: &[u8], new_id: &str) -> Rewritten {
                 out.bytes.extend_from_slice(line);
             }
             Some(values) => {
-                let mut at = 0;
-                for value in &values {
-                    if out.recorded_id.is_none() {
-                        out.recorded_id = serde_json::from_slice(&line[value.clone()]).ok();
-                    }
-                    out.bytes.extend_from_slice(&line[at..value.start]);
-                    out.bytes.extend_from_slice(&replacement);
-                    at = value.end;
+                if out.recorded_id.is_none() {
+                    let first = values.first().map(|v| &line[v.clone()]);
+                    out.recorded_id = first.and_then(json_scan::string_value);
                 }
-                out.bytes.extend_from_slice(&line[at..]);
+                json_scan::splice(line, &values, &replacement, &mut out.bytes);
                 out.session_lines += usize::from(!values.is_empty());
             }
         }
@@ -70,106 +66,18 @@ pub fn rewrite(transcript: &[u8], new_id: &str) -> Rewritten {
 /// Where the string values of `line`'s top-level `sessionId` keys are; `None` when the line is
 /// not one JSON object. (JSON allows a key twice; Claude reads the last, and each is replaced.)
 fn session_values(line: &[u8]) -> Option<Vec<Range<usize>>> {
-    serde_json::from_slice::<serde::de::IgnoredAny>(line).ok()?;
-    let mut at = skip_space(line, 0);
-    if line.get(at) != Some(&b'{') {
+    if !json_scan::is_json(line) {
         return None;
     }
-    at = skip_space(line, at + 1);
-    let mut found = Vec::new();
-    if line.get(at) == Some(&b'}') {
-        return Some(found);
-    }
-    loop {
-        let key = at..string_end(line, at)?;
-        at = skip_space(line, key.end);
-        if line.get(at) != Some(&b':') {
-            return None;
-        }
-        at = skip_space(line, at + 1);
-        let value = at..value_end(line, at)?;
-        if line.get(value.start) == Some(&b'"') && is_session_key(&line[key]) {
-            found.push(value.clone());
-        }
-        at = skip_space(line, value.end);
-        match line.get(at) {
-            Some(b',') => at = skip_space(line, at + 1),
-            Some(b'}') => return Some(found),
-            _ => return None,
-        }
-    }
-}
-
-/// Whether a key, as written (quoted, perhaps with escapes), is `sessionId`.
-fn is_session_key(raw: &[u8]) -> bool {
-    let plain = raw
-        .strip_prefix(b"\"")
-        .and_then(|r| r.strip_suffix(b"\""))
-        .is_some_and(|inner| inner == SESSION_KEY.as_bytes());
-    plain
-        || (raw.contains(&b'\\')
-            && serde_json::from_slice::<String>(raw).is_ok_and(|key| key == SESSION_KEY))
-}
-
-fn skip_space(line: &[u8], mut at: usize) -> usize {
-    while line
-        .get(at)
-        .is_some_and(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
-    {
-        at += 1;
-    }
-    at
-}
-
-/// The end (exclusive) of the string opening at `at`.
-fn string_end(line: &[u8], at: usize) -> Option<usize> {
-    if line.get(at) != Some(&b'"') {
-        return None;
-    }
-    let mut i = at + 1;
-    loop {
-        match line.get(i)? {
-            b'\\' => i += 2,
-            b'"' => return Some(i + 1),
-            _ => i += 1,
-        }
-    }
-}
-
-/// The end (exclusive) of the value starting at `at`: a string, an object or array with
-/// everything in it, or a number or literal. The line is valid JSON (checked before).
-fn value_end(line: &[u8], at: usize) -> Option<usize> {
-    match line.get(at)? {
-        b'"' => string_end(line, at),
-        b'{' | b'[' => {
-            let mut depth = 0usize;
-            let mut i = at;
-            loop {
-                match line.get(i)? {
-                    b'"' => {
-                        i = string_end(line, i)?;
-                        continue;
-                    }
-                    b'{' | b'[' => depth += 1,
-                    b'}' | b']' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            return Some(i + 1);
-                        }
-                    }
-                    _ => {}
-                }
-                i += 1;
-            }
-        }
-        _ => {
-            let len = line[at..]
-                .iter()
-                .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'+' | b'.'))
-                .count();
-            (len > 0).then_some(at + len)
-        }
-    }
+    let found = json_scan::members(line)?
+        .into_iter()
+        .filter(|m| {
+            line.get(m.value.start) == Some(&b'"')
+                && json_scan::key_is(&line[m.key.clone()], SESSION_KEY)
+        })
+        .map(|m| m.value)
+        .collect();
+    Some(found)
 }
 
 #[cfg(test)]
