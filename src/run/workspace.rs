@@ -70,13 +70,16 @@ impl Workspace {
     }
 
     /// Where a run in place works once it has ended, when its registration went with its
-    /// end: the directory it ran in, when that is a work tree of this repository on this
+    /// end, and an agent session's run on a clone it did not run in: the directory it ran in, when that is a work tree of this repository on this
     /// machine; else the work tree this command runs in (a second clone's checkout, which
     /// holds the same project), unless that is a run's worktree. Restoring a session's
     /// checkpoint works so at any time after the session.
     pub fn after_end(repo: &Repo, state: &RunState) -> Result<Option<Workspace>> {
         let record = &state.record;
-        if !record.spec.in_place || !record.status.kind.is_terminal() {
+        // An agent session's run never goes on in another clone (a session there is a run of
+        // its own), so it works here too while the clone it ran in has not seen it end.
+        let session = record.spec.labels.contains_key("agent_session");
+        if !record.spec.in_place || !(record.status.kind.is_terminal() || session) {
             return Ok(None);
         }
         let recorded = record

@@ -138,9 +138,8 @@ OWN=$(own_transcript "$SID")
 own_sum=$(sha256sum <"$OWN")
 
 echo "--- second clone at another path"
-# Codex has no session-end event: its session's run goes on until the next session here or
-# a finish, and a run still going on is restored only where it runs. The user says it is done.
-if [ "$AGENT" = codex ]; then git fabro finish "$RUN" >/dev/null && ok "finished run $RUN by hand"; fi
+# Codex has no session-end event: its session's run is still `running` in what is pushed,
+# and restores on the second clone all the same (a session never goes on in another clone).
 git fabro push "$RUN" >/dev/null
 mkdir -p "$(dirname "$CLONE")" && git clone -q "$ORIGIN" "$CLONE" && cd "$CLONE"
 git fabro fetch origin "$RUN" >/dev/null
