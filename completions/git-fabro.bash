@@ -387,7 +387,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__fetch)
-            opts="-C -q -P -h --json --quiet --no-pager --help"
+            opts="-C -q -P -h --all --json --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

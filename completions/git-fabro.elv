@@ -349,6 +349,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
         }
         &'git-fabro;fetch'= {
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
+            cand --all 'Every run the remote has, which is what fetch without RUN does (as `push --all` pushes every run)'
             cand --json 'Print JSON'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'

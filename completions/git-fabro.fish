@@ -253,6 +253,7 @@ complete -c git-fabro -n "__fish_git_fabro_using_subcommand push" -s q -l quiet 
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand push" -s P -l no-pager -d 'Do not send the output of log, diff and show through a pager'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand push" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand fetch" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand fetch" -l all -d 'Every run the remote has, which is what fetch without RUN does (as `push --all` pushes every run)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand fetch" -l json -d 'Print JSON'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand fetch" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand fetch" -s P -l no-pager -d 'Do not send the output of log, diff and show through a pager'

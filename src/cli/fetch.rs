@@ -15,7 +15,12 @@ pub struct Args {
     /// The remote name or URL
     remote: Option<String>,
     /// The runs to fetch
+    #[arg(conflicts_with = "all")]
     runs: Vec<String>,
+    /// Every run the remote has, which is what fetch without RUN does (as `push --all` pushes
+    /// every run)
+    #[arg(long)]
+    all: bool,
     /// Print JSON
     #[arg(long)]
     json: bool,

@@ -372,3 +372,23 @@ fn engine_inside_a_slow_node(
     ]);
     (engine, id.trim().to_owned())
 }
+
+#[test]
+fn fetch_all_takes_every_run_the_remote_has_as_push_all_gives_them() {
+    let repo = TestRepo::new();
+    let (_bare, other) = remote_and_clone(&repo);
+    let first = repo.run_with_checkpoints(1);
+    let second = repo.run_with_checkpoints(2);
+    repo.ok(&["push", "--all"]);
+    run_ok(repo.fabro_in(&other).args(["fetch", "--all"]));
+    for id in [&first, &second] {
+        let there = repo.git_in(&other, &["rev-parse", &format!("fabro/run/{id}")]);
+        let here = repo.git(&["rev-parse", &format!("fabro/run/{id}")]);
+        assert_eq!(there, here);
+    }
+    let (code, err) = run_err(
+        repo.fabro_in(&other)
+            .args(["fetch", "--all", "origin", &first]),
+    );
+    assert_eq!(code, 2, "{err}");
+}
