@@ -17,10 +17,8 @@ use super::snapshot::{physical, relative_to_root};
 use super::{Ctx, agent_session, output};
 use crate::error::{Error, exit};
 use crate::format::node::{NodeId, StageStatus};
-use crate::format::record::StatusKind;
 use crate::input;
 use crate::ops::checkpoint::{Attachment, CheckpointRequest, checkpoint, retrying_vanished};
-use crate::ops::finish::{FinishRequest, finish};
 use crate::ops::hook_failures::{self, HookFailure};
 use crate::ops::snapshot::snapshot;
 use crate::ops::{agent_process, turn_prompts, undo};
@@ -114,21 +112,7 @@ fn end(ctx: &Ctx, run: &OpenRun) -> Result<Vec<String>> {
     } else {
         run
     };
-    let request = FinishRequest {
-        status: StatusKind::Succeeded,
-        reason: None,
-        keep_worktree: false,
-        stages: None,
-    };
-    let finished = finish(
-        &ctx.repo,
-        &run.state,
-        &run.config,
-        &request,
-        run.run_dir.as_ref(),
-        run.workspace.as_ref(),
-    )?;
-    problems.extend(finished.warnings);
+    problems.extend(super::agent_session::finish_session(ctx, run)?);
     Ok(problems)
 }
 

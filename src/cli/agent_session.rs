@@ -98,7 +98,7 @@ fn settle(ctx: &Ctx, others: &[RunId]) {
         };
         match run.run_dir.as_ref().and_then(agent_process::liveness) {
             Some(Liveness::Ended) => {
-                if let Err(err) = finish_ended(ctx, &run) {
+                if let Err(err) = finish_session(ctx, &run) {
                     output::warn(format!("git-fabro: session run {id} ended, but: {err:#}"));
                 }
             }
@@ -113,15 +113,16 @@ fn settle(ctx: &Ctx, others: &[RunId]) {
     }
 }
 
-/// Finishes a session whose agent exited between turns, as its session end would have.
-pub fn finish_ended(ctx: &Ctx, run: &OpenRun) -> Result<()> {
+/// Finishes a session's run as its end does (also one whose agent exited between turns);
+/// returns the warnings.
+pub fn finish_session(ctx: &Ctx, run: &OpenRun) -> Result<Vec<String>> {
     let request = FinishRequest {
         status: StatusKind::Succeeded,
         reason: None,
         keep_worktree: false,
         stages: None,
     };
-    finish(
+    let finished = finish(
         &ctx.repo,
         &run.state,
         &run.config,
@@ -129,7 +130,7 @@ pub fn finish_ended(ctx: &Ctx, run: &OpenRun) -> Result<()> {
         run.run_dir.as_ref(),
         run.workspace.as_ref(),
     )?;
-    Ok(())
+    Ok(finished.warnings)
 }
 
 /// The run the current directory or the environment names, as for every command; none (not an

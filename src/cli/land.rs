@@ -125,7 +125,9 @@ fn ended_session_finished(ctx: &Ctx, state: RunState) -> Result<RunState> {
     if liveness != Some(Liveness::Ended) {
         return Ok(state);
     }
-    super::agent_session::finish_ended(ctx, &run)?;
+    for warning in super::agent_session::finish_session(ctx, &run)? {
+        output::warn(warning);
+    }
     Ok(RunState::load(&ctx.repo, &state.id)?)
 }
 

@@ -110,23 +110,11 @@ fn root_relative(workdir: &Path, paths: &[PathBuf]) -> Result<Vec<Vec<u8>>> {
 pub(super) fn command_line() -> String {
     let words = std::env::args_os()
         .skip(1)
-        .map(|arg| shell_quote(&arg.to_string_lossy()));
+        .map(|arg| crate::format::shell::quote(&arg.to_string_lossy()));
     std::iter::once("git fabro".to_owned())
         .chain(words)
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-fn shell_quote(word: &str) -> String {
-    let plain = !word.is_empty()
-        && word
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "@%+=:,./_-".contains(c));
-    if plain {
-        word.to_owned()
-    } else {
-        format!("'{}'", word.replace('\'', r"'\''"))
-    }
 }
 
 fn print_list(ctx: &Ctx, run: &str, points: &[RecoveryPoint]) -> Result<()> {

@@ -10,6 +10,7 @@ pub mod node;
 pub mod record;
 pub mod redact;
 pub mod run_id;
+pub mod shell;
 pub mod stages;
 pub mod store;
 pub mod suggest;

@@ -88,20 +88,12 @@ impl RestoredConversation {
     /// [`command`](Self::command) as one line to type in a POSIX shell, each word quoted when
     /// it needs to be.
     pub fn command_line(&self) -> String {
-        let words: Vec<String> = self.command.iter().map(|w| shell_word(w)).collect();
+        let words: Vec<String> = self
+            .command
+            .iter()
+            .map(|w| crate::format::shell::quote(w))
+            .collect();
         words.join(" ")
-    }
-}
-
-fn shell_word(word: &str) -> String {
-    let plain = !word.is_empty()
-        && word
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "@%+=:,./_-".contains(c));
-    if plain {
-        word.to_owned()
-    } else {
-        format!("'{}'", word.replace('\'', r"'\''"))
     }
 }
 
