@@ -208,6 +208,10 @@ fn start_and_counted_back_targets_name_the_start_and_earlier_checkpoints() {
     );
     let (code, err) = run_err(repo.fabro().args(["show", &run, "@-4"]));
     assert_eq!(code, 2, "{err}");
+    // A fork at the start is a run with nothing done yet, on the start's files.
+    let fork = repo.ok(&["fork", &run, "start"]).trim().to_owned();
+    assert!(repo.log_json(&fork).is_empty());
+    assert_eq!(repo.git(&["rev-parse", &format!("fabro/run/{fork}")]).trim(), base);
     let first = log[0]["run_commit"].as_str().unwrap();
     assert_eq!(
         repo.ok(&["diff", &run, "start", "@-2", "--name-only"]),
