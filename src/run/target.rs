@@ -71,7 +71,8 @@ impl Target {
             Target::Ordinal(n) => timeline.get(n - 1).into_iter().collect(),
             Target::Back(n) => timeline
                 .len()
-                .checked_sub(n + 1)
+                .checked_sub(*n)
+                .and_then(|i| i.checked_sub(1))
                 .and_then(|i| timeline.get(i))
                 .into_iter()
                 .collect(),
@@ -185,6 +186,7 @@ mod tests {
         assert_eq!(pick(Some("@-1")).unwrap(), 2);
         assert_eq!(pick(Some("@-2")).unwrap(), 1);
         assert!(pick(Some("@-3")).is_err(), "the start is no checkpoint");
+        assert!(pick(Some(&format!("@-{}", usize::MAX))).is_err());
         assert_eq!(Target::parse(Some("@0")).unwrap(), Target::Start);
         assert_eq!(Target::parse(Some("start")).unwrap(), Target::Start);
         assert!(Target::parse(Some("@-0")).is_err());
