@@ -3,7 +3,7 @@ use anyhow::Result;
 use super::open_run::OpenRun;
 use super::{Ctx, conversation, output, restore};
 use crate::ops::restore::{RestoreOptions, restore};
-use crate::ops::undo;
+use crate::ops::{agent_sessions, undo};
 
 /// Take back the last turn (or step) of a run: its files go back one recorded step
 ///
@@ -85,8 +85,22 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     Ok(())
 }
 
-/// The run named, else the current run, else the latest run in place in this checkout.
+/// The run named (or by the environment, or this worktree's), else the latest run in place in
+/// this checkout: the latest session, also when an earlier one cut off mid-turn is still
+/// registered here.
 fn open(ctx: &Ctx, named: Option<&str>) -> Result<OpenRun> {
-    let id = ctx.named_run(named, None)?;
+    let latest = match (
+        named,
+        &ctx.env.run_id,
+        ctx.in_run_worktree(),
+        ctx.repo.workdir(),
+    ) {
+        (None, None, false, Some(dir)) => agent_sessions::latest_in_place(&ctx.repo, dir)?,
+        _ => None,
+    };
+    let id = match latest {
+        Some(id) => id,
+        None => ctx.named_run(named, None)?,
+    };
     ctx.open_run(Some(id.as_str()))
 }

@@ -211,7 +211,11 @@ fn start_and_counted_back_targets_name_the_start_and_earlier_checkpoints() {
     // A fork at the start is a run with nothing done yet, on the start's files.
     let fork = repo.ok(&["fork", &run, "start"]).trim().to_owned();
     assert!(repo.log_json(&fork).is_empty());
-    assert_eq!(repo.git(&["rev-parse", &format!("fabro/run/{fork}")]).trim(), base);
+    assert_eq!(
+        repo.git(&["rev-parse", &format!("fabro/run/{fork}")])
+            .trim(),
+        base
+    );
     let first = log[0]["run_commit"].as_str().unwrap();
     assert_eq!(
         repo.ok(&["diff", &run, "start", "@-2", "--name-only"]),
@@ -278,6 +282,17 @@ fn a_killed_agent_leaves_its_session_interrupted_and_the_next_session_names_it()
         json!({"prompt": "next"}),
     );
     assert!(warned.contains("was cut off mid-turn"), "{warned}");
+    repo.write("README.md", "the next session's\n");
+    fire(&repo, NEXT_SESSION, "Stop", json!({}));
+    fire(
+        &repo,
+        NEXT_SESSION,
+        "SessionEnd",
+        json!({"reason": "other"}),
+    );
+    // Without a run, undo is about the latest session, not the one still registered here.
+    let planned: Value = serde_json::from_str(&repo.ok(&["undo", "--dry-run", "--json"])).unwrap();
+    assert_ne!(planned["restored"]["run_id"], run.as_str(), "{planned}");
     // undo takes back what the cut-off turn wrote, in no checkpoint.
     repo.ok(&["undo", &run]);
     assert_eq!(lib(&repo), "good\n");
