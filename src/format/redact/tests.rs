@@ -64,15 +64,15 @@ fn secret_values_of_the_environment_are_redacted_wherever_they_appear() {
     let env = [
         ("GITHUB_TOKEN", "plain-looking-but-secret"),
         ("MY_SERVICE_PASSWORD", "hunter2hunter2"),
-        ("HOME", "/root/somewhere-long"),
+        ("HOME", "/home/someone/somewhere-long"),
         ("SHORT_TOKEN", "abc"),
     ];
     let redactor = Redactor::with_environment(Vec::new(), env);
     let clean = redactor
-        .text("echo plain-looking-but-secret; login hunter2hunter2 in /root/somewhere-long");
+        .text("echo plain-looking-but-secret; login hunter2hunter2 in /home/someone/somewhere-long");
     assert_eq!(
         clean,
-        "echo REDACTED:environment-secret; login REDACTED:environment-secret in /root/somewhere-long"
+        "echo REDACTED:environment-secret; login REDACTED:environment-secret in /home/someone/somewhere-long"
     );
     assert_eq!(redactor.text("abc"), "abc");
 }
