@@ -68,8 +68,9 @@ fn secret_values_of_the_environment_are_redacted_wherever_they_appear() {
         ("SHORT_TOKEN", "abc"),
     ];
     let redactor = Redactor::with_environment(Vec::new(), env);
-    let clean = redactor
-        .text("echo plain-looking-but-secret; login hunter2hunter2 in /home/someone/somewhere-long");
+    let clean = redactor.text(
+        "echo plain-looking-but-secret; login hunter2hunter2 in /home/someone/somewhere-long",
+    );
     assert_eq!(
         clean,
         "echo REDACTED:environment-secret; login REDACTED:environment-secret in /home/someone/somewhere-long"
