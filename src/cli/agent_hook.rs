@@ -20,6 +20,7 @@ use crate::format::node::{NodeId, StageStatus};
 use crate::input;
 use crate::ops::checkpoint::{Attachment, CheckpointRequest, checkpoint, retrying_vanished};
 use crate::ops::hook_failures::{self, HookFailure};
+use crate::ops::restore::restored_since_tip;
 use crate::ops::snapshot::snapshot;
 use crate::ops::{agent_process, turn_prompts, undo};
 
@@ -116,11 +117,14 @@ fn end(ctx: &Ctx, run: &OpenRun) -> Result<Vec<String>> {
     Ok(problems)
 }
 
-/// A turn starts: the files are saved as they are when something moved them since the last
-/// checkpoint (an undo, the user), so that undoing this turn goes back to exactly there, and
-/// the prompt waits for the turn's checkpoint.
+/// A turn starts: when a restore or an undo moved the files since the last checkpoint, they
+/// are saved as they are, so that undoing this turn goes back to exactly there; and the
+/// prompt waits for the turn's checkpoint. Only then: a snapshot of every file is a walk of
+/// the whole checkout, which the agent would wait for before every turn.
 fn prompt(ctx: &Ctx, run: &OpenRun, input: &Value) -> Result<()> {
-    save(ctx, run, undo::TURN_START, &[])?;
+    if restored_since_tip(&ctx.repo, &run.state)? {
+        save(ctx, run, undo::TURN_START, &[])?;
+    }
     if let (Some(dir), Some(prompt)) = (&run.run_dir, input["prompt"].as_str()) {
         turn_prompts::hand_over(dir, prompt)?;
     }

@@ -185,6 +185,18 @@ pub fn restore(
     Ok(restored)
 }
 
+/// Whether a restore (or an undo) changed the run's files since its last checkpoint: a
+/// recovery point kept on top of the run's tip. Reads the run's recovery refs and their
+/// commits, not its files.
+pub fn restored_since_tip(repo: &Repo, state: &RunState) -> Result<bool> {
+    for (_, commit) in repo.refs_under(&recovery_prefix(&state.id))? {
+        if repo.commit_info(commit)?.first_parent == Some(state.run_tip) {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
 /// A state of the worktree that a restore kept under `refs/fabro/recovery/<RUN_ID>/`, as
 /// `restore --list` shows it.
 #[derive(Clone, Debug, Serialize)]

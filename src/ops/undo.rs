@@ -1,6 +1,6 @@
 //! `undo`: one step back through a run's recorded states, with nothing to remember between
 //! calls. The steps of a run are its start, the start of each turn (the snapshot an agent's
-//! prompt hook takes when the files moved since the last checkpoint, say after an undo) and
+//! prompt hook takes when a restore or an undo moved the files since the last checkpoint) and
 //! each checkpoint. Where the files stand is read from the files themselves: the newest step
 //! that holds them exactly. Undo goes to the step before it whose files differ, so calling it
 //! again goes one step further back; files that no step holds (what an interrupted turn, or
