@@ -1,5 +1,6 @@
 use anyhow::Result;
 
+use super::open_run::OpenRun;
 use super::run_arg::RunArgs;
 use super::{Ctx, output};
 use crate::error::Error;
@@ -7,9 +8,9 @@ use crate::format::record::Landing;
 use crate::git::{Identity, Repo};
 use crate::ops::agent_process::{self, Liveness};
 use crate::ops::land::{LandMode, LandTarget, land, record_landing};
+use crate::run::RUN_BRANCH_PREFIX;
 use crate::run::timeline::timeline;
-use crate::run::workspace::Place;
-use crate::run::{RUN_BRANCH_PREFIX, RunState};
+use crate::run::workspace::{self, Place};
 
 /// Land a finished run on your branch: its changes as one commit (or a merge commit)
 ///
@@ -46,15 +47,15 @@ pub struct Args {
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     let id = args.run.id(ctx)?;
-    let state = ended_session_finished(ctx, RunState::load(&ctx.repo, &id)?)?;
-    let entries = timeline(&ctx.repo, &state)?;
+    let run = ended_session_finished(ctx, ctx.open_run(Some(id.as_str()))?)?;
+    let (state, config) = (&run.state, &run.config);
+    let entries = timeline(&ctx.repo, state)?;
     let target = target(&ctx.repo, args.into.as_deref())?;
     let mode = if args.merge {
         LandMode::Merge
     } else {
         LandMode::Squash
     };
-    let config = ctx.config(&state, None)?;
     // The commit goes on the user's branch: it is the user's, as `git merge` would sign it.
     let who = Identity {
         name: ctx
@@ -66,15 +67,15 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
             .config_string("user.email")
             .unwrap_or_else(|| config.identity.email.clone()),
     };
-    let moved = moved_since(ctx, &state, &target)?;
-    let landed = land(&ctx.repo, &state, &entries, &target, mode, args.force, &who)?;
+    let moved = moved_since(ctx, &run, &target)?;
+    let landed = land(&ctx.repo, state, &entries, &target, mode, args.force, &who)?;
     if let Some(commit) = &landed.commit {
         let landing = Landing {
             branch: landed.branch.clone(),
             commit: commit.clone(),
             time: crate::format::time::Timestamp::now().rfc3339(),
         };
-        if let Err(err) = record_landing(&ctx.repo, &state, &landing, &config.identity) {
+        if let Err(err) = record_landing(&ctx.repo, state, &landing, &config.identity) {
             output::warn(format!("the run's record does not say it landed: {err}"));
         }
     }
@@ -116,33 +117,30 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
 
 /// A session whose agent exited between turns has ended (Codex sends no event for it): it is
 /// finished first, as its end would have finished it.
-fn ended_session_finished(ctx: &Ctx, state: RunState) -> Result<RunState> {
-    if state.record.status.kind != crate::format::record::StatusKind::Running {
-        return Ok(state);
-    }
-    let run = ctx.open_run(Some(state.id.as_str()))?;
+fn ended_session_finished(ctx: &Ctx, run: OpenRun) -> Result<OpenRun> {
+    let running = run.state.record.status.kind == crate::format::record::StatusKind::Running;
     let liveness = run.run_dir.as_ref().and_then(agent_process::liveness);
-    if liveness != Some(Liveness::Ended) {
-        return Ok(state);
+    if !running || liveness != Some(Liveness::Ended) {
+        return Ok(run);
     }
     for warning in super::agent_session::finish_session(ctx, &run)? {
         output::warn(warning);
     }
-    Ok(RunState::load(&ctx.repo, &state.id)?)
+    ctx.open_run(Some(run.state.id.as_str()))
 }
 
 /// For a run in place landing on the checkout it ran in, whose files are not written: the
 /// paths whose files moved since the run's last checkpoint, which the landed commit does not
 /// hold as they are.
-fn moved_since(ctx: &Ctx, state: &RunState, target: &LandTarget) -> Result<Vec<String>> {
+fn moved_since(ctx: &Ctx, run: &OpenRun, target: &LandTarget) -> Result<Vec<String>> {
+    let state = &run.state;
     let Some(checkout) = &target.checkout else {
         return Ok(Vec::new());
     };
-    let run = ctx.open_run(Some(state.id.as_str()))?;
     let Some(workspace) = run
         .workspace
         .as_ref()
-        .filter(|ws| ws.place == Place::InPlace && same_dir(&ws.path, checkout))
+        .filter(|ws| ws.place == Place::InPlace && workspace::same_dir(&ws.path, checkout))
     else {
         return Ok(Vec::new());
     };
@@ -158,13 +156,6 @@ fn moved_since(ctx: &Ctx, state: &RunState, target: &LandTarget) -> Result<Vec<S
         .lines()
         .map(|name| output::escape(name).into_owned())
         .collect())
-}
-
-fn same_dir(a: &std::path::Path, b: &std::path::Path) -> bool {
-    match (a.canonicalize(), b.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => a == b,
-    }
 }
 
 /// The branch to land on and the checkout that has it: --into BRANCH, else the current

@@ -345,9 +345,7 @@ impl Ctx {
 
     /// Whether the command runs in a run's worktree (its branch is a run branch).
     pub fn in_run_worktree(&self) -> bool {
-        self.repo
-            .head_branch()
-            .is_some_and(|b| b.starts_with(crate::run::RUN_BRANCH_PREFIX))
+        crate::run::workspace::in_run_worktree(&self.repo)
     }
 
     /// Refuses (exit 3) while a live process other than the one this command works for holds

@@ -444,6 +444,19 @@ mod tests {
     }
 }
 
+/// The labels of an agent session's run: the agent, and the session's id.
+pub const AGENT_LABEL: &str = "agent";
+pub const SESSION_LABEL: &str = "agent_session";
+
+impl Start {
+    /// The directory a run in place started in (git-fabro's `in_place` and `workdir`).
+    pub fn workdir(&self) -> Option<&std::path::Path> {
+        let in_place = self.extra.get("in_place").and_then(Value::as_bool) == Some(true);
+        let dir = self.extra.get("workdir").and_then(Value::as_str)?;
+        in_place.then(|| std::path::Path::new(dir))
+    }
+}
+
 /// The key of `run.json` that says where the run landed last (git-fabro's own; Fabro has none).
 pub const LANDED: &str = "landed";
 

@@ -6,13 +6,11 @@
 //! exits); one whose agent is gone mid-turn was interrupted, and its last writes are in no
 //! checkpoint.
 
-use std::path::Path;
-
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
 use crate::format::store::RunDir;
-use crate::process::is_alive_since;
+use crate::process::{is_alive_since, name_and_parent};
 
 pub const FILE: &str = "agent.json";
 /// What stands between an agent and git-fabro: the shells that run hook commands, git's
@@ -93,30 +91,4 @@ fn agent_pid() -> Option<u32> {
         pid = parent;
     }
     None
-}
-
-/// A process's name and parent, from `/proc/<pid>/stat`.
-fn name_and_parent(pid: u32) -> Option<(String, u32)> {
-    let stat =
-        std::fs::read_to_string(Path::new("/proc").join(pid.to_string()).join("stat")).ok()?;
-    let (head, rest) = stat.rsplit_once(')')?;
-    let name = head.split_once('(')?.1.to_owned();
-    // After the name: the state, then the parent's pid.
-    let parent = rest.split_whitespace().nth(1)?.parse().ok()?;
-    (parent > 0).then_some((name, parent))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_process_has_a_name_and_a_parent() {
-        if !Path::new("/proc/self/stat").exists() {
-            return;
-        }
-        let (name, parent) = name_and_parent(std::process::id()).expect("its own stat");
-        assert!(!name.is_empty());
-        assert_eq!(parent, std::os::unix::process::parent_id());
-    }
 }

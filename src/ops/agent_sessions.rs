@@ -15,9 +15,7 @@ use crate::format::run_id::RunId;
 use crate::git::Repo;
 use crate::run::{RunState, workspace};
 
-/// The label naming the agent, and the one holding the session id.
-pub const AGENT_LABEL: &str = "agent";
-pub const SESSION_LABEL: &str = "agent_session";
+pub use crate::format::record::{AGENT_LABEL, SESSION_LABEL};
 
 fn marker(git_dir: &Path, agent: &str) -> PathBuf {
     git_dir
@@ -99,7 +97,6 @@ pub fn in_place(repo: &Repo, workdir: &Path, agent: &str, session: &str) -> InPl
 /// `undo` takes back. Runs are read newest first until one ran there, so the usual cost is a
 /// record or two.
 pub fn latest_in_place(repo: &Repo, workdir: &Path) -> Result<Option<RunId>> {
-    let here = std::fs::canonicalize(workdir).ok();
     for (id, _) in crate::run::list(repo)?.into_iter().rev() {
         let Ok(state) = RunState::load(repo, &id) else {
             continue;
@@ -107,11 +104,9 @@ pub fn latest_in_place(repo: &Repo, workdir: &Path) -> Result<Option<RunId>> {
         let record = &state.record;
         let ran_here = record
             .start
-            .extra
-            .get("workdir")
-            .and_then(|dir| dir.as_str())
-            .is_some_and(|dir| std::fs::canonicalize(dir).ok() == here);
-        if record.spec.in_place && ran_here && record.status.kind != StatusKind::Archived {
+            .workdir()
+            .is_some_and(|dir| workspace::same_dir(dir, workdir));
+        if ran_here && record.status.kind != StatusKind::Archived {
             return Ok(Some(id));
         }
     }

@@ -208,16 +208,11 @@ fn asked(repo: &Repo, entry: &Entry) -> Option<String> {
 
 /// Whether `state` is a run that worked in place in the directory `dir`.
 fn worked_in_place(state: &RunState, dir: &Path) -> bool {
-    let start = &state.record.start.extra;
-    let ran_in = start
-        .get("workdir")
-        .and_then(|dir| dir.as_str())
-        .filter(|_| start.get("in_place").and_then(|v| v.as_bool()) == Some(true));
-    let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => a == b,
-    };
-    ran_in.is_some_and(|ran_in| same(Path::new(ran_in), dir))
+    state
+        .record
+        .start
+        .workdir()
+        .is_some_and(|ran_in| crate::run::workspace::same_dir(ran_in, dir))
 }
 
 /// The commit message: the goal, the stages the run went through (with what each was asked,

@@ -26,14 +26,32 @@ pub fn is_alive(pid: u32) -> bool {
 /// does not tell. `/proc` does, where the system has one; elsewhere a zombie counts as alive
 /// until it is collected.
 fn is_zombie(pid: Pid) -> bool {
-    let stat = Path::new("/proc")
-        .join(pid.as_raw_nonzero().to_string())
-        .join("stat");
-    std::fs::read_to_string(stat).is_ok_and(|stat| {
-        // The state follows the command name, which is in parentheses and may hold spaces.
-        stat.rsplit_once(')')
-            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'))
+    let pid = pid.as_raw_nonzero().get().unsigned_abs();
+    stat(pid).is_some_and(|stat| stat.fields.first().map(String::as_str) == Some("Z"))
+}
+
+/// `/proc/<pid>/stat`: the command name, and the fields after it (the first of them is field
+/// 3, the state). The name is in parentheses and may hold spaces and parentheses itself.
+struct Stat {
+    name: String,
+    fields: Vec<String>,
+}
+
+fn stat(pid: u32) -> Option<Stat> {
+    let text =
+        std::fs::read_to_string(Path::new("/proc").join(pid.to_string()).join("stat")).ok()?;
+    let (head, rest) = text.rsplit_once(')')?;
+    Some(Stat {
+        name: head.split_once('(')?.1.to_owned(),
+        fields: rest.split_whitespace().map(str::to_owned).collect(),
     })
+}
+
+/// The command name of `pid` and the pid of its parent, where the system has `/proc`.
+pub fn name_and_parent(pid: u32) -> Option<(String, u32)> {
+    let stat = stat(pid)?;
+    let parent = stat.fields.get(1)?.parse().ok().filter(|p| *p > 0)?;
+    Some((stat.name, parent))
 }
 
 /// Whether `pid` is alive and is the process that wrote a file at `written`: a process that
@@ -47,12 +65,8 @@ pub fn is_alive_since(pid: u32, written: SystemTime) -> bool {
 /// boot time in `/proc/stat`. The boot time is in whole seconds, rounded down, so this may be
 /// up to a second early: never later than the real start.
 fn start_time(pid: u32) -> Option<SystemTime> {
-    let stat =
-        std::fs::read_to_string(Path::new("/proc").join(pid.to_string()).join("stat")).ok()?;
-    // Fields after the command name, which is in parentheses and may hold spaces; the first
-    // of them is field 3 (the state), so field 22 is the 20th.
-    let (_, rest) = stat.rsplit_once(')')?;
-    let ticks: u64 = rest.split_whitespace().nth(19)?.parse().ok()?;
+    // The first field after the name is field 3, so field 22 is the 20th.
+    let ticks: u64 = stat(pid)?.fields.get(19)?.parse().ok()?;
     let boot: u64 = std::fs::read_to_string("/proc/stat")
         .ok()?
         .lines()
@@ -93,6 +107,16 @@ mod tests {
             .stdout(Stdio::null())
             .spawn()
             .expect("`true` runs")
+    }
+
+    #[test]
+    fn a_process_has_a_name_and_a_parent() {
+        if !Path::new("/proc/self/stat").exists() {
+            return;
+        }
+        let (name, parent) = name_and_parent(std::process::id()).expect("its own stat");
+        assert!(!name.is_empty());
+        assert_eq!(parent, std::os::unix::process::parent_id());
     }
 
     #[test]

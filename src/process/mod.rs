@@ -20,5 +20,5 @@ mod shell;
 
 pub use foreground::{run_in_foreground, spawn_on_terminal};
 pub use group::own_group;
-pub use liveness::{command_line, is_alive, is_alive_since};
+pub use liveness::{command_line, is_alive, is_alive_since, name_and_parent};
 pub use shell::{Ending, Shell, run_shell};

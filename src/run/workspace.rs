@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::Config;
 use crate::error::{Error, Result};
+use crate::format::record::SESSION_LABEL;
 use crate::format::run_id::RunId;
 use crate::git::{ObjectId, Repo, Snapshot, SnapshotSpec, UnrecordedFile};
 use crate::run;
@@ -78,16 +79,11 @@ impl Workspace {
         let record = &state.record;
         // An agent session's run never goes on in another clone (a session there is a run of
         // its own), so it works here too while the clone it ran in has not seen it end.
-        let session = record.spec.labels.contains_key("agent_session");
+        let session = record.spec.labels.contains_key(SESSION_LABEL);
         if !record.spec.in_place || !(record.status.kind.is_terminal() || session) {
             return Ok(None);
         }
-        let recorded = record
-            .start
-            .extra
-            .get("workdir")
-            .and_then(|dir| dir.as_str())
-            .map(PathBuf::from);
+        let recorded = record.start.workdir().map(Path::to_owned);
         let here = repo.workdir().map(Path::to_owned);
         let path = match (recorded, here) {
             (Some(dir), Some(here)) if same_dir(&dir, &here) => here,
@@ -213,12 +209,14 @@ fn same_repository(repo: &Repo, dir: &Path) -> bool {
             .is_some_and(|other| same_dir(&other.common_dir(), &repo.common_dir()))
 }
 
-fn in_run_worktree(repo: &Repo) -> bool {
+/// Whether `repo` is opened in a run's worktree (its branch is a run branch).
+pub fn in_run_worktree(repo: &Repo) -> bool {
     repo.head_branch()
         .is_some_and(|branch| branch.starts_with(run::RUN_BRANCH_PREFIX))
 }
 
-fn same_dir(a: &Path, b: &Path) -> bool {
+/// Whether two paths name the same existing directory.
+pub fn same_dir(a: &Path, b: &Path) -> bool {
     std::fs::canonicalize(a)
         .ok()
         .zip(std::fs::canonicalize(b).ok())
