@@ -75,7 +75,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
             commit: commit.clone(),
             time: crate::format::time::Timestamp::now().rfc3339(),
         };
-        if let Err(err) = record_landing(&ctx.repo, state, &landing, &config.identity) {
+        if let Err(err) = record_landing(&ctx.repo, state, &landing, config) {
             output::warn(format!("the run's record does not say it landed: {err}"));
         }
     }

@@ -10,9 +10,11 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::format::record::{LANDED, Landing, StatusKind};
 use crate::git::{Identity, Merged, ObjectId, RefEdit, Repo};
+use crate::ops::lifecycle::commit_record;
 use crate::ops::turn_prompts::{self, PROMPT_FILE};
 use crate::run::RunState;
 use crate::run::timeline::Entry;
@@ -165,35 +167,24 @@ pub fn record_landing(
     repo: &Repo,
     state: &RunState,
     landing: &Landing,
-    who: &Identity,
+    config: &Config,
 ) -> Result<()> {
+    let subject = format!(
+        "land run ({} {})",
+        landing.branch,
+        crate::format::short_sha(&landing.commit)
+    );
     let mut state = state.clone();
     for tried in 0..2 {
         if tried > 0 {
             state = RunState::load(repo, &state.id)?;
         }
         let mut record = state.record.clone();
-        record.extra.insert(
-            LANDED.into(),
-            serde_json::to_value(landing).unwrap_or_default(),
-        );
-        let mut tree = repo.edit_tree(state.meta_tree)?;
-        tree.put_file(crate::run::RUN_JSON, &record.to_json()?)?;
-        let tree = tree.write()?;
-        let subject = format!(
-            "land run ({} {})",
-            landing.branch,
-            crate::format::short_sha(&landing.commit)
-        );
-        let commit = repo.write_commit(
-            tree,
-            &[state.meta_tip],
-            &crate::format::message::meta_commit(&subject, &state.id, None),
-            who,
-        )?;
-        match state.move_branches(repo, commit, state.run_tip, "fabro: land run", who) {
+        let value = serde_json::to_value(landing).unwrap_or_default();
+        record.extra.insert(LANDED.into(), value);
+        match commit_record(repo, &state, &record, &subject, config) {
             Err(Error::Conflict(_)) if tried == 0 => {}
-            done => return done,
+            done => return done.map(drop),
         }
     }
     Ok(())

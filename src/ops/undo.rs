@@ -50,26 +50,22 @@ pub fn plan(
             .filter(holds_files)
             .find(|i| of_kind(*i))
     };
+    let nothing = || Error::NothingToUndo {
+        run: state.id.to_string(),
+    };
     let Some(mut at) = newest(&|i| !turn_start(i)).or_else(|| newest(&turn_start)) else {
-        let to = steps.len() - 1;
+        // A fork at its source's start has no step at all.
+        let to = steps.len().checked_sub(1).ok_or_else(nothing)?;
         return Ok(UndoPlan {
             target: target(steps.swap_remove(to)),
             from: None,
         });
     };
     let from = label(&steps[at]);
+    // The step before is where the turn began: its start when one was saved, else the
+    // checkpoint before it. A step that changed nothing is stepped over.
     let to = loop {
-        if at == 0 {
-            return Err(Error::NothingToUndo {
-                run: state.id.to_string(),
-            });
-        }
-        // A checkpoint goes back to the start of its turn; the start of a turn, to the step
-        // before it. A step that changed nothing is stepped over.
-        let before = match turn_start(at) {
-            true => at - 1,
-            false => start_of_turn(&steps, at),
-        };
+        let before = at.checked_sub(1).ok_or_else(nothing)?;
         if !holds_files(&before) {
             break before;
         }
@@ -79,21 +75,6 @@ pub fn plan(
         target: target(steps.swap_remove(to)),
         from: Some(from),
     })
-}
-
-/// Where the turn that checkpoint `at` ended began: the newest start of a turn since the
-/// checkpoint before it, else that checkpoint (or the run's start).
-fn start_of_turn(steps: &[Entry], at: usize) -> usize {
-    let mut i = at - 1;
-    let mut start = None;
-    while steps[i].snapshot.is_some() {
-        start = start.or(Some(i));
-        match i.checked_sub(1) {
-            Some(earlier) => i = earlier,
-            None => break,
-        }
-    }
-    start.unwrap_or(i)
 }
 
 fn target(step: Entry) -> RestoreTarget {

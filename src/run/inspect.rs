@@ -191,8 +191,6 @@ pub fn checkpoint_detail(repo: &Repo, entry: &Entry) -> Result<CheckpointDetail>
     })
 }
 
-/// The folder of `entry`'s stage in a metadata tree: `stages/<rank>-<node>@<visit>` at the rank
-/// its completed count gives, else `stages/<node>@<visit>` (format 1), else any rank.
 /// The file `name` of the checkpoint's stage, when it holds one of at most `limit` bytes.
 pub fn stage_file(repo: &Repo, entry: &Entry, name: &str, limit: u64) -> Result<Option<Vec<u8>>> {
     let Some(meta) = ObjectId::from_hex(entry.meta_commit.as_bytes()).ok() else {
@@ -204,6 +202,8 @@ pub fn stage_file(repo: &Repo, entry: &Entry, name: &str, limit: u64) -> Result<
     Ok(repo.blob_at_most(stage, name, limit)?)
 }
 
+/// The folder of `entry`'s stage in a metadata tree: `stages/<rank>-<node>@<visit>` at the rank
+/// its completed count gives, else `stages/<node>@<visit>` (format 1), else any rank.
 fn stage_tree(
     repo: &Repo,
     meta_tree: ObjectId,

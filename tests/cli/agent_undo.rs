@@ -216,6 +216,9 @@ fn start_and_counted_back_targets_name_the_start_and_earlier_checkpoints() {
             .trim(),
         base
     );
+    repo.ok(&["resume", &fork, "--prepare-only"]);
+    let (code, err) = run_err(repo.fabro().args(["undo", &fork]));
+    assert_eq!(code, 1, "a fork with no step has nothing to undo: {err}");
     let first = log[0]["run_commit"].as_str().unwrap();
     assert_eq!(
         repo.ok(&["diff", &run, "start", "@-2", "--name-only"]),
