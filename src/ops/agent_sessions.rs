@@ -60,8 +60,8 @@ pub struct InPlace {
 }
 
 /// Sorts the running runs in place in `workdir` into the session's own, those started by hand
-/// and other sessions'. A registration names its run's labels, so only a run registered
-/// without them (by an older version) is read to tell.
+/// and other sessions'. A registration names its run's labels, so only the session's own run
+/// and a run registered without them (by an older version) are read.
 pub fn in_place(repo: &Repo, workdir: &Path, agent: &str, session: &str) -> InPlace {
     let here = std::fs::canonicalize(workdir).ok();
     let mut found = InPlace::default();
@@ -81,9 +81,13 @@ pub fn in_place(repo: &Repo, workdir: &Path, agent: &str, session: &str) -> InPl
         };
         match labels.get(SESSION_LABEL) {
             None => found.by_hand.push(id),
+            // The session's own run is read (the hook opens it next anyway): a registration
+            // that outlived a finish cut short is not a run to record in.
             Some(id_there)
                 if id_there == session
-                    && labels.get(AGENT_LABEL).map(String::as_str) == Some(agent) =>
+                    && labels.get(AGENT_LABEL).map(String::as_str) == Some(agent)
+                    && RunState::load(repo, &id)
+                        .is_ok_and(|state| !state.record.status.kind.is_terminal()) =>
             {
                 found.own = Some(id);
             }
