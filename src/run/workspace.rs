@@ -51,9 +51,14 @@ pub struct Registration {
 impl Workspace {
     /// The run's workspace on this machine, if it has one.
     pub fn find(repo: &Repo, id: &RunId) -> Result<Option<Workspace>> {
-        let Some((path, place)) = Workspace::locate(repo, id)? else {
-            return Ok(None);
-        };
+        match Workspace::locate(repo, id)? {
+            Some((path, place)) => Ok(Some(Workspace::open(repo, id, path, place)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// The workspace of run `id` at `path`.
+    fn open(repo: &Repo, id: &RunId, path: PathBuf, place: Place) -> Result<Workspace> {
         // A command run inside the workspace has opened its repository already (and a
         // shadow repository's work tree is the user's directory, which has no `.git`).
         let repo = match repo.workdir() {
@@ -61,19 +66,20 @@ impl Workspace {
             _ => Repo::open(&path)?,
         };
         let index = (place == Place::InPlace).then(|| private_index(&repo, id));
-        Ok(Some(Workspace {
+        Ok(Workspace {
             path,
             repo,
             place,
             index,
             watch: None,
-        }))
+        })
     }
 
     /// Where a run in place works once it has ended, when its registration went with its
-    /// end, and an agent session's run on a clone it did not run in: the directory it ran in, when that is a work tree of this repository on this
-    /// machine; else the work tree this command runs in (a second clone's checkout, which
-    /// holds the same project), unless that is a run's worktree. Restoring a session's
+    /// end, and an agent session's run on a clone it did not run in: the directory it ran
+    /// in, when that is a work tree of this repository on this machine; else the work tree
+    /// this command runs in (a second clone's checkout, which holds the same project), unless
+    /// that is a run's worktree. Restoring a session's
     /// checkpoint works so at any time after the session.
     pub fn after_end(repo: &Repo, state: &RunState) -> Result<Option<Workspace>> {
         let record = &state.record;
@@ -91,18 +97,12 @@ impl Workspace {
             (_, Some(here)) if !in_run_worktree(repo) => here,
             _ => return Ok(None),
         };
-        let repo = match repo.workdir() {
-            Some(dir) if same_dir(dir, &path) => repo.clone(),
-            _ => Repo::open(&path)?,
-        };
-        let index = Some(private_index(&repo, &state.id));
-        Ok(Some(Workspace {
-            path,
+        Ok(Some(Workspace::open(
             repo,
-            place: Place::InPlace,
-            index,
-            watch: None,
-        }))
+            &state.id,
+            path,
+            Place::InPlace,
+        )?))
     }
 
     /// A linked worktree at `path`, opened as `repo`.
