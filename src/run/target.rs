@@ -32,21 +32,12 @@ impl Target {
         if text == "start" || text == "@0" {
             return Ok(Target::Start);
         }
+        let count = |n: &str| n.parse::<usize>().ok().filter(|n| *n > 0).ok_or_else(bad);
         if let Some(n) = text.strip_prefix("@-") {
-            return n
-                .parse()
-                .ok()
-                .filter(|n| *n > 0)
-                .map(Target::Back)
-                .ok_or_else(bad);
+            return count(n).map(Target::Back);
         }
         if let Some(n) = text.strip_prefix('@') {
-            return n
-                .parse()
-                .ok()
-                .filter(|n| *n > 0)
-                .map(Target::Ordinal)
-                .ok_or_else(bad);
+            return count(n).map(Target::Ordinal);
         }
         if let Some((node, visit)) = text.rsplit_once('@') {
             let visit = visit.parse().ok().filter(|v| *v > 0).ok_or_else(bad)?;
