@@ -586,10 +586,12 @@ class Bench:
     def bench_hooks(self, base: Path, nfiles: int, label: str) -> None:
         """The agent hooks of a session in the user's own checkout (`hooks install --claude`,
         the session's run in place started by its first hook), against `git add -A && git
-        commit` of the same change in an identical repository: the end of a turn that changed
-        3 files (`hooks run agent-turn claude`, a checkpoint of the whole checkout with the
-        transcript attached), and the hook before a file write after 1 file changed (`hooks run
-        agent-edit claude` naming it, a snapshot of that file)."""
+        commit` of the same change in an identical repository: a turn that changed 3 files
+        (`hooks run agent-prompt claude` as it starts and `hooks run agent-turn claude` as it
+        ends, a checkpoint of the whole checkout with the prompt and the transcript attached:
+        what the agent waits for in a turn, both hooks' times added), and the hook before a file
+        write after 1 file changed (`hooks run agent-edit claude` naming it, a snapshot of that
+        file)."""
         r = self.r
         say(f"[{label}] hooks: setting up the checkout and the git repository")
         home = self.work / "runs" / f"files-{nfiles}" / "hooks"
@@ -608,7 +610,9 @@ class Bench:
             return p.ms, p.rss_kb
 
         def turn(rss: bool) -> tuple[float, int]:
-            return hook("agent-turn", {"transcript_path": str(transcript)}, rss)
+            start_ms, start_rss = hook("agent-prompt", {"prompt": "change three files"}, rss)
+            end_ms, end_rss = hook("agent-turn", {"transcript_path": str(transcript)}, rss)
+            return start_ms + end_ms, max(start_rss, end_rss)
 
         # The session's first hook starts its run; the git side commits the same files.
         turn(False)
@@ -626,7 +630,7 @@ class Bench:
             if ours != theirs:
                 raise CommandFailed(f"{what}: the run's tip has tree {ours}, git's commit {theirs}")
 
-        say(f"[{label}] hooks: agent-turn after 3 files changed")
+        say(f"[{label}] hooks: agent-prompt and agent-turn after 3 files changed")
         res = Result("hook turn-3", label)
         for rep in self.reps():
             with open(transcript, "a") as f:

@@ -232,7 +232,7 @@ pub struct Config {
     /// What takes secrets out of everything stored from an agent or a node: the built-in
     /// rules, `[redact] patterns` of settings.toml (a machine's, never a run's), and the
     /// secret values of this process's environment.
-    pub redactor: std::sync::Arc<crate::format::redact::Redactor>,
+    pub redactor: std::sync::Arc<Redactor>,
 }
 
 impl Config {

@@ -138,12 +138,6 @@ struct Compiled {
     assigned: Regex,
 }
 
-impl Clone for Redactor {
-    fn clone(&self) -> Redactor {
-        Redactor::new(self.user.clone(), self.values.clone())
-    }
-}
-
 impl Redactor {
     pub fn new(user: Vec<UserRule>, mut values: Vec<String>) -> Redactor {
         values.sort_by_key(|v| std::cmp::Reverse(v.len()));
