@@ -131,6 +131,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour the statuses: always, never or auto (default: color.ui, else auto)')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
             [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Also list the snapshots taken between checkpoints')
+            [CompletionResult]::new('--usage', '--usage', [CompletionResultType]::ParameterName, 'Show each checkpoint''s tokens (input, output, cache read and write), tool calls and model, as its agent reported them')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print a JSON array')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')

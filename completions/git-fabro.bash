@@ -1199,7 +1199,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__log)
-            opts="-C -q -P -h --run --all --color --json --quiet --no-pager --help"
+            opts="-C -q -P -h --run --all --usage --color --json --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

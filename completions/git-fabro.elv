@@ -123,6 +123,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --color 'Colour the statuses: always, never or auto (default: color.ui, else auto)'
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
             cand --all 'Also list the snapshots taken between checkpoints'
+            cand --usage 'Show each checkpoint''s tokens (input, output, cache read and write), tool calls and model, as its agent reported them'
             cand --json 'Print a JSON array'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
             cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'

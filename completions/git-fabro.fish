@@ -106,6 +106,7 @@ never\t''
 auto\t''"
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand log" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand log" -l all -d 'Also list the snapshots taken between checkpoints'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand log" -l usage -d 'Show each checkpoint\'s tokens (input, output, cache read and write), tool calls and model, as its agent reported them'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand log" -l json -d 'Print a JSON array'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand log" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand log" -s P -l no-pager -d 'Do not send the output of log, diff and show through a pager'

@@ -17,6 +17,8 @@ use super::snapshot::{physical, relative_to_root};
 use super::{Ctx, agent_session, output};
 use crate::error::{Error, exit};
 use crate::format::node::{NodeId, StageStatus};
+use crate::format::time::Timestamp;
+use crate::format::usage::transcript;
 use crate::input;
 use crate::ops::checkpoint::{Attachment, CheckpointRequest, checkpoint, retrying_vanished};
 use crate::ops::hook_failures::{self, HookFailure};
@@ -148,10 +150,14 @@ fn turn(ctx: &Ctx, run: &OpenRun, input: &Value) -> Result<Vec<String>> {
             Attachment::Bytes(text),
         ));
     }
+    let mut turn_usage = None;
     if let Some(path) = input["transcript_path"].as_str().filter(|p| !p.is_empty()) {
         let path = Path::new(path);
         match input::read_file(path, "the transcript", input::MAX_ATTACHMENT) {
-            Ok(data) => attachments.push((transcript_name(path), Attachment::Bytes(data))),
+            Ok(data) => {
+                turn_usage = transcript::turn_usage(&data, last_checkpoint_time(run));
+                attachments.push((transcript_name(path), Attachment::Bytes(data)));
+            }
             Err(err) => problems.push(format!("checkpointed without the transcript: {err}")),
         }
     }
@@ -164,12 +170,23 @@ fn turn(ctx: &Ctx, run: &OpenRun, input: &Value) -> Result<Vec<String>> {
         Some(id) => context.push(("agent_session_id".to_owned(), Value::from(id))),
         None => {}
     }
-    let request = checkpoint_request(TURN_NODE, context, attachments)?;
+    let mut request = checkpoint_request(TURN_NODE, context, attachments)?;
+    if let Some(turn) = turn_usage {
+        request.usage = Some(turn.usage);
+        request.duration_ms = turn.duration_ms;
+    }
     problems.extend(record(ctx, run, &request)?);
     if let Some(dir) = &run.run_dir {
         turn_prompts::taken(dir);
     }
     Ok(problems)
+}
+
+/// When the run's newest checkpoint was taken: the turn that ends is what the agent wrote
+/// since.
+fn last_checkpoint_time(run: &OpenRun) -> Option<Timestamp> {
+    let checkpoint = run.state.record.checkpoint.as_ref()?;
+    Timestamp::parse_rfc3339(&checkpoint.timestamp)
 }
 
 /// A succeeded checkpoint of `node` with its run commit.
@@ -190,6 +207,7 @@ fn checkpoint_request(
         run_commit: true,
         diff_patch: false,
         duration_ms: None,
+        usage: None,
         walk: Default::default(),
     })
 }

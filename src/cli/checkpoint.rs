@@ -6,6 +6,7 @@ use anyhow::Result;
 use super::{Ctx, output};
 use crate::error::{Error, exit};
 use crate::format::node::{NodeId, StageStatus};
+use crate::format::usage::{ModelRef, Usage};
 use crate::input;
 use crate::ops::checkpoint::{
     Attachment, CheckpointRequest, VANISHED_TRIES, check_attachment_name, checkpoint, parse_context,
@@ -40,6 +41,14 @@ pub struct Args {
     /// A file to store with the stage as NAME (repeatable)
     #[arg(long = "attach", value_name = "NAME=PATH")]
     attach: Vec<String>,
+    /// What the node's agent used, as JSON: {"models": [{"model": {"provider": P,
+    /// "model_id": M}, "tokens": {"input_tokens": N, "output_tokens": N, ...}}], "tool_calls":
+    /// N} (docs/FORMAT.md); `show`, `log --usage`, `ps` and `status` show it
+    #[arg(long, value_name = "JSON")]
+    usage: Option<String>,
+    /// How long the node ran, in milliseconds
+    #[arg(long, value_name = "MS")]
+    duration_ms: Option<u64>,
     /// On a lost race (exit 3), try again for up to DURATION (default 10s; 0, 45s, 2m)
     #[arg(
         long,
@@ -139,6 +148,21 @@ fn jittered(pause: Duration) -> Duration {
 }
 
 /// Checks every argument before anything is read from or written to the repository.
+/// `--usage`'s JSON, its providers spelled as Fabro spells them.
+fn parse_usage(json: &str) -> Result<Usage, Error> {
+    let mut usage: Usage = serde_json::from_str(json).map_err(|err| {
+        Error::Usage(format!(
+            "--usage is not usage JSON ({err}); it looks like {{\"models\": [{{\"model\": \
+             {{\"provider\": \"anthropic\", \"model_id\": \"claude-sonnet-4-6\"}}, \"tokens\": \
+             {{\"input_tokens\": 1200, \"output_tokens\": 300}}}}], \"tool_calls\": 4}}"
+        ))
+    })?;
+    for model in &mut usage.models {
+        model.model = ModelRef::new(&model.model.provider, &model.model.model_id);
+    }
+    Ok(usage)
+}
+
 fn request(args: &Args) -> Result<CheckpointRequest, Error> {
     let node = NodeId::parse(&args.node)?;
     let status = StageStatus::parse(&args.status)?;
@@ -172,7 +196,8 @@ fn request(args: &Args) -> Result<CheckpointRequest, Error> {
         failure_reason: None,
         run_commit: true,
         diff_patch: false,
-        duration_ms: None,
+        duration_ms: args.duration_ms,
+        usage: args.usage.as_deref().map(parse_usage).transpose()?,
         walk: Default::default(),
     })
 }

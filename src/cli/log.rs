@@ -4,7 +4,11 @@ use anyhow::Result;
 
 use super::run_arg::RunArgs;
 use super::{Ctx, colour, output, pager};
+use serde::Serialize;
+
+use crate::format::usage::{Usage, grouped};
 use crate::run::RunState;
+use crate::run::inspect::stage_file;
 use crate::run::timeline::{Entry, timeline_with};
 
 /// Show a run's timeline, rebuilt from the run branch's trailers
@@ -19,6 +23,10 @@ pub struct Args {
     /// Also list the snapshots taken between checkpoints
     #[arg(long)]
     all: bool,
+    /// Show each checkpoint's tokens (input, output, cache read and write), tool calls and
+    /// model, as its agent reported them
+    #[arg(long)]
+    usage: bool,
     /// Colour the statuses: always, never or auto (default: color.ui, else auto)
     #[arg(
         long,
@@ -42,11 +50,89 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     let entries = timeline_with(&ctx.repo, &state, args.all)?;
     output::set_stdout_colour(colour::decide(&ctx.repo, args.color, "color.ui"));
     let _pager = pager::start(&ctx.repo);
+    if args.usage {
+        let used: Vec<WithUsage> = entries
+            .iter()
+            .map(|entry| WithUsage::read(ctx, entry))
+            .collect::<Result<_>>()?;
+        return match args.json {
+            true => output::json(&used),
+            false => print_usage(ctx, &used, id.as_str()),
+        };
+    }
     if args.json {
         output::json(&entries)
     } else {
         print(ctx, &entries, id.as_str())
     }
+}
+
+/// A timeline entry with what its stage's `status.json` says it used.
+#[derive(Serialize)]
+struct WithUsage<'a> {
+    #[serde(flatten)]
+    entry: &'a Entry,
+    usage: Option<Usage>,
+}
+
+impl<'a> WithUsage<'a> {
+    fn read(ctx: &Ctx, entry: &'a Entry) -> Result<WithUsage<'a>> {
+        let status = match entry.snapshot {
+            Some(_) => None,
+            None => stage_file(&ctx.repo, entry, "status.json", STATUS_LIMIT)?,
+        };
+        let usage = status
+            .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
+            .and_then(|status| serde_json::from_value(status["usage"].clone()).ok());
+        Ok(WithUsage { entry, usage })
+    }
+}
+
+/// The largest stage `status.json` read for its usage; git-fabro writes a few kilobytes.
+const STATUS_LIMIT: u64 = 1 << 20;
+
+/// The timeline with each checkpoint's usage: a dash where its stage reported none.
+fn print_usage(ctx: &Ctx, used: &[WithUsage], run: &str) -> Result<()> {
+    if used.is_empty() {
+        output::note(format!("run {run} has no checkpoints yet"));
+        return Ok(());
+    }
+    let header = [
+        "#", "STAGE", "STATUS", "IN", "OUT", "CACHE", "TOOLS", "MODEL",
+    ];
+    let rows: Vec<Vec<String>> = used
+        .iter()
+        .map(|WithUsage { entry: e, usage }| {
+            let stage = match &e.snapshot {
+                Some(reason) => format!("snapshot: {}", cut(reason)),
+                None => format!("{}@{}", e.node_id, e.visit),
+            };
+            let ordinal = match e.snapshot {
+                Some(_) => "-".to_owned(),
+                None => format!("@{}", e.ordinal),
+            };
+            let mut row = vec![ordinal, stage, e.status.as_str().to_owned()];
+            match usage {
+                Some(u) => {
+                    let t = u.tokens();
+                    row.extend([
+                        grouped(t.input_tokens),
+                        grouped(t.output_tokens.saturating_add(t.reasoning_tokens)),
+                        grouped(t.cache_read_tokens.saturating_add(t.cache_write_tokens)),
+                        grouped(u.tool_calls),
+                        u.main_model()
+                            .map_or("-".into(), |m| m.model.model_id.clone()),
+                    ]);
+                }
+                None => row.extend(["-", "-", "-", "-", "-"].map(String::from)),
+            }
+            if e.run_id != run {
+                row[1] = format!("{} ({})", row[1], ctx.short(&e.run_id));
+            }
+            row
+        })
+        .collect();
+    output::table(&header, &rows, Some(2))
 }
 
 /// The human timeline; the RUN column appears only when a fork inherited entries.

@@ -7,6 +7,7 @@ use super::status::{Process, shown_status};
 use super::{Ctx, output};
 use crate::error::Error;
 use crate::format::run_id::RunId;
+use crate::format::usage;
 use crate::run;
 use crate::run::abbrev::Abbreviations;
 use crate::run::inspect::{RunSummary, list_runs};
@@ -99,11 +100,13 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         }
         return Ok(());
     }
+    // Tokens are shown when a run of the list reported some.
+    let tokens = runs.iter().any(|r| r.usage.is_some());
     let rows: Vec<Vec<String>> = runs
         .iter()
         .zip(&processes)
         .map(|(r, process)| {
-            vec![
+            let mut row = vec![
                 ctx.short(&r.run_id).to_owned(),
                 match &r.landed {
                     Some(landed) => format!(
@@ -118,12 +121,17 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
                 output::local_time(&r.start_time),
                 r.workflow_name.clone().unwrap_or_else(|| "-".into()),
                 r.goal.clone().unwrap_or_default(),
-            ]
+            ];
+            if tokens {
+                let total = r.usage.map_or(0, |u| u.tokens.total());
+                row.insert(3, usage::grouped(total));
+            }
+            row
         })
         .collect();
-    output::table(
-        &["RUN", "STATUS", "DONE", "STARTED", "WORKFLOW", "GOAL"],
-        &rows,
-        Some(1),
-    )
+    let mut header = vec!["RUN", "STATUS", "DONE", "STARTED", "WORKFLOW", "GOAL"];
+    if tokens {
+        header.insert(3, "TOKENS");
+    }
+    output::table(&header, &rows, Some(1))
 }

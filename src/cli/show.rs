@@ -5,8 +5,10 @@ use anyhow::Result;
 use super::run_arg::RunFlag;
 use super::{Ctx, output};
 use crate::error::Error;
+use crate::format::usage::{self, Usage};
 use crate::git::ObjectId;
 use crate::run::RunState;
+use crate::run::active_time;
 use crate::run::inspect::{CheckpointDetail, checkpoint_detail};
 use crate::run::target::Target;
 use crate::run::timeline::find;
@@ -97,6 +99,9 @@ fn print(detail: &CheckpointDetail) -> Result<()> {
     output::line(format!("meta commit  {}", e.meta_commit))?;
     output::line(format!("time         {}", output::local_time(&e.timestamp)))?;
     output::line(format!("completed    {}", e.completed))?;
+    if let Some(status) = detail.stage.as_ref().and_then(|s| s.status.as_ref()) {
+        print_usage(status)?;
+    }
     if let Some(record) = &detail.record {
         if let Some(next) = &record.next_node_id {
             output::line(format!("next node    {}", output::escape(next)))?;
@@ -118,6 +123,25 @@ fn print(detail: &CheckpointDetail) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// How long the stage took and what its agent used, as its `status.json` says.
+fn print_usage(status: &serde_json::Value) -> Result<()> {
+    if let Some(ms) = status["duration_ms"].as_u64() {
+        output::line(format!("took         {}", active_time::duration(ms)))?;
+    }
+    let Ok(usage) = serde_json::from_value::<Usage>(status["usage"].clone()) else {
+        return Ok(());
+    };
+    for model in &usage.models {
+        output::line(format!(
+            "model        {} ({}): {}",
+            output::escape(&model.model.model_id),
+            output::escape(&model.model.provider),
+            usage::describe(&model.tokens)
+        ))?;
+    }
+    output::line(format!("tool calls   {}", usage.tool_calls))
 }
 
 /// One key a line, in key order, its value as pretty JSON indented under it: a context of

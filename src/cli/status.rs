@@ -14,6 +14,7 @@ use crate::error::Error;
 use crate::format::record::StatusKind;
 use crate::format::run_id::RunId;
 use crate::format::store::RunsListing;
+use crate::format::usage::{self, UsageTotal};
 use crate::ops::agent_process::{self, Liveness};
 use crate::ops::hook_failures::{self, HookFailure};
 use crate::ops::run_pid::RUN_PID;
@@ -138,6 +139,8 @@ pub struct Standing {
     pub duration_ms: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub active_ms: Option<u64>,
+    /// The tokens and tool calls of its stages so far; null when none reported usage.
+    pub usage: Option<UsageTotal>,
 }
 
 #[derive(Debug, Serialize)]
@@ -224,6 +227,7 @@ fn standing(ctx: &Ctx, state: &RunState) -> Result<Standing> {
             .and_then(|p| p.as_object()?.values().next()?.get("question").cloned()),
         duration_ms: conclusion.map(|c| c.duration_ms),
         active_ms: conclusion.map(active_time::of),
+        usage: state.record.checkpoint.as_ref().and_then(|c| c.usage_total),
     })
 }
 
@@ -271,6 +275,20 @@ fn list(ctx: &Ctx, json: bool) -> Result<()> {
     )
 }
 
+/// `1,200 in, 340 out, 0 cache read, 0 cache write; 3 tool calls in 2 stages`.
+pub fn total_usage(total: &UsageTotal) -> String {
+    let plural = |n: u64, one: &str, many: &str| match n {
+        1 => format!("1 {one}"),
+        n => format!("{} {many}", usage::grouped(n)),
+    };
+    format!(
+        "{}; {} in {}",
+        usage::describe(&total.tokens),
+        plural(total.tool_calls, "tool call", "tool calls"),
+        plural(total.stages, "stage", "stages")
+    )
+}
+
 fn print_one(ctx: &Ctx, s: &Standing) -> Result<()> {
     let field =
         |name: &str, value: &str| output::line(format!("{name:<10}{}", output::escape(value)));
@@ -294,6 +312,9 @@ fn print_one(ctx: &Ctx, s: &Standing) -> Result<()> {
     field("next", s.next_node_id.as_deref().unwrap_or("-"))?;
     if let (Some(active), Some(total)) = (s.active_ms, s.duration_ms) {
         field("took", &active_time::shown(active, total))?;
+    }
+    if let Some(total) = &s.usage {
+        field("tokens", &total_usage(total))?;
     }
     if let Some(question) = &s.question {
         let node = question["stage"].as_str().unwrap_or("-");

@@ -15,6 +15,7 @@ pub mod stages;
 pub mod store;
 pub mod suggest;
 pub mod time;
+pub mod usage;
 
 /// The first seven hex digits of a sha, as git abbreviates.
 pub fn short_sha(sha: &str) -> &str {

@@ -12,6 +12,7 @@ use serde_json::Value;
 use crate::error::{Error, Result};
 use crate::format::fabro;
 use crate::format::node::StageStatus;
+use crate::format::usage::{Usage, UsageTotal};
 
 /// The `format` this version writes. It reads format 1, format 2, and records without a
 /// `format` key, which are Fabro's own projections.
@@ -276,6 +277,9 @@ pub struct Checkpoint {
     pub loop_failure_signatures: BTreeMap<String, u64>,
     #[serde(default)]
     pub restart_failure_signatures: BTreeMap<String, u64>,
+    /// The usage of every stage so far that reported one (git-fabro's key).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage_total: Option<UsageTotal>,
     #[serde(flatten)]
     pub extra: Extra,
 }
@@ -319,6 +323,9 @@ pub struct StageRecord {
     /// How long the engine ran the node (git-fabro's key; Fabro keeps it in its event log).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<u64>,
+    /// The models, tokens and tool calls of the agent's work (git-fabro's key).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
 }
 
 /// The largest `run.json` read and written. A record of thousands of checkpoints is well under

@@ -18,6 +18,7 @@ use crate::format::record::{Checkpoint, RunRecord, StageRecord, StatusKind, pret
 use crate::format::stages;
 use crate::format::store::RunDir;
 use crate::format::time::Timestamp;
+use crate::format::usage::Usage;
 use crate::git::Repo;
 use crate::run::workspace::Workspace;
 use crate::run::{RUN_JSON, RunState};
@@ -58,6 +59,8 @@ pub struct CheckpointRequest {
     pub diff_patch: bool,
     /// How long the node ran, for the stage's `status.json` (the engine knows; a harness may not).
     pub duration_ms: Option<u64>,
+    /// The models, tokens and tool calls of an agent's work, when it reported them.
+    pub usage: Option<Usage>,
     /// What the engine's walk records beyond this node; nothing for a checkpoint by hand.
     pub walk: WalkUpdate,
 }
@@ -226,6 +229,7 @@ pub fn checkpoint(
             .collect(),
         skipped_files: skipped.iter().map(|f| f.path.clone()).collect(),
         duration_ms: request.duration_ms,
+        usage: request.usage.clone(),
     };
 
     let mut stage_tree = repo.edit_tree(repo.empty_tree())?;
@@ -317,6 +321,21 @@ pub fn checkpoint(
     Ok(outcome)
 }
 
+/// Fabro's `Outcome` with the stage's usage and duration, where it holds none of its own.
+fn with_usage(outcome: &mut Value, usage: &Usage, duration_ms: Option<u64>) {
+    let Some(fields) = outcome.as_object_mut() else {
+        return;
+    };
+    if fields.get("usage").is_none_or(Value::is_null)
+        && let Some(billed) = usage.fabro_outcome_usage()
+    {
+        fields.insert("usage".into(), billed);
+    }
+    if let Some(ms) = duration_ms {
+        fields.entry("duration_ms").or_insert(ms.into());
+    }
+}
+
 fn next_record(
     previous: Checkpoint,
     request: &CheckpointRequest,
@@ -346,10 +365,14 @@ fn next_record(
     record.next_node_id = request.next.as_ref().map(ToString::to_string);
     record.completed_nodes.push(node.clone());
     record.node_visits.insert(node.clone(), visit);
-    let outcome = request
+    let mut outcome = request
         .outcome
         .clone()
         .unwrap_or_else(|| json!({ "status": request.status.as_str() }));
+    if let Some(usage) = &request.usage {
+        with_usage(&mut outcome, usage, request.duration_ms);
+        record.usage_total = Some(record.usage_total.unwrap_or_default().with(usage));
+    }
     record.node_outcomes.insert(node, outcome);
     for (key, value) in &request.context {
         record.context_values.insert(key.clone(), value.clone());

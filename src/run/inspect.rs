@@ -11,6 +11,7 @@ use crate::format::message::Trailers;
 use crate::format::record::{Checkpoint, StatusKind};
 use crate::format::run_id::RunId;
 use crate::format::stages;
+use crate::format::usage::UsageTotal;
 use crate::git::{ObjectId, Repo};
 use crate::run::summary_cache::SummaryCache;
 use crate::run::timeline::Entry;
@@ -34,6 +35,9 @@ pub struct RunSummary {
     /// Where the run landed last (`land`); null when it never did.
     #[serde(default)]
     pub landed: Option<crate::format::record::Landing>,
+    /// The tokens and tool calls of its stages so far; null when none reported usage.
+    #[serde(default)]
+    pub usage: Option<UsageTotal>,
 }
 
 /// The `runs` ([`run::list`]), newest first (archived ones only when `all`), and the runs
@@ -117,6 +121,7 @@ fn summarize(repo: &Repo, id: &RunId, meta_tip: ObjectId, tip: ObjectId) -> Resu
             .extra
             .get(crate::format::record::LANDED)
             .and_then(|landed| serde_json::from_value(landed.clone()).ok()),
+        usage: record.checkpoint.as_ref().and_then(|c| c.usage_total),
     })
 }
 

@@ -8,6 +8,7 @@ mod agent_hooks_where;
 mod agent_presets;
 mod agent_sessions;
 mod agent_undo;
+mod agent_usage;
 mod archive;
 mod auto_gc;
 mod branch_guard;

@@ -10,11 +10,12 @@
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Instant, SystemTime};
 
 use serde_json::json;
 
 use super::Engine;
+use super::agent_usage;
 use super::command::{self, Ran};
 use super::context_text::{self, Tail};
 use super::environment::Audience;
@@ -26,6 +27,7 @@ use crate::engine::graph::{Graph, Node};
 use crate::engine::outcome::Outcome;
 use crate::engine::stylesheet;
 use crate::format::run_id::RunId;
+use crate::format::time::Timestamp;
 use crate::ops::checkpoint::Attachment;
 use crate::run::workspace::Workspace;
 
@@ -117,6 +119,7 @@ pub fn run(invocation: &Invocation) -> Ran {
     let status_files = StatusFiles::before(&invocation.stage_dir, invocation.worktree);
     let timeout = command::node_timeout(node);
     let clock = Instant::now();
+    let started = (Timestamp::now(), SystemTime::now());
     let ending = process::run_shell(&Shell {
         command: agent,
         worktree: invocation.worktree,
@@ -155,6 +158,7 @@ pub fn run(invocation: &Invocation) -> Ran {
         outcome,
         exit_code,
         files,
+        usage: agent_usage::since(&env, invocation.worktree, started),
     }
 }
 

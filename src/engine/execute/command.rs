@@ -15,6 +15,7 @@ use super::process::{Ending, Shell, run_shell};
 use crate::engine::graph::{AttrValue, Node};
 use crate::engine::outcome::{Outcome, Retry};
 use crate::format::record::pretty;
+use crate::format::usage::Usage;
 use crate::ops::checkpoint::Attachment;
 
 /// A script's timeout when the node sets none: 10 minutes, as in Fabro.
@@ -38,6 +39,8 @@ pub struct Ran {
     pub exit_code: Option<i32>,
     /// Its output stays in the files it streamed into: they are attached as files.
     pub files: Vec<(String, Attachment)>,
+    /// What an agent's work cost, when it recorded that.
+    pub usage: Option<Usage>,
 }
 
 impl Ran {
@@ -47,6 +50,7 @@ impl Ran {
             outcome,
             exit_code: None,
             files: Vec::new(),
+            usage: None,
         }
     }
 }
@@ -82,6 +86,7 @@ pub fn run(invocation: &Invocation) -> Ran {
                 outcome: Outcome::failed(&reason),
                 exit_code: None,
                 files,
+                usage: None,
             };
         }
     };
@@ -125,6 +130,7 @@ pub fn run(invocation: &Invocation) -> Ran {
         outcome,
         exit_code,
         files,
+        usage: None,
     }
 }
 

@@ -99,6 +99,7 @@ pub(super) fn run(
         outcome,
         exit_code: None,
         files: vec![(CHILD_RUN_FILE.to_string(), Attachment::Bytes(link))],
+        usage: None,
     }))
 }
 

@@ -23,6 +23,7 @@
 //! [`Handler`]: crate::engine::handler::Handler
 
 pub mod agent;
+mod agent_usage;
 pub mod command;
 mod conclusion;
 mod context_text;

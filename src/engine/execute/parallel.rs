@@ -277,6 +277,7 @@ impl Joined {
             outcome,
             exit_code: None,
             files,
+            usage: None,
         }
     }
 }

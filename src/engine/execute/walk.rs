@@ -394,6 +394,7 @@ impl<'a> Engine<'a> {
             run_commit: Handler::of(node) != Handler::Start || stage.visit > 1,
             diff_patch: true,
             duration_ms: Some(report.duration_ms),
+            usage: attempted.ran.usage.clone(),
             walk: WalkUpdate {
                 restarted: std::mem::take(&mut walk.restarted),
                 retries: u64::from(attempted.attempt - 1),
