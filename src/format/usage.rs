@@ -149,13 +149,19 @@ impl Usage {
     }
 
     /// Fabro's `BilledModelUsage` of the main model, for the stage's outcome: a Fabro
-    /// `Outcome` holds one model's usage, unpriced.
+    /// `Outcome` holds one model's usage, unpriced. Its billing facts spell the OpenAI
+    /// providers as Fabro's `ModelBillingFacts` does, `open_ai` where a `ModelRef` has `openai`.
     pub fn fabro_outcome_usage(&self) -> Option<Value> {
         let main = self.main_model()?;
+        let facts = match main.model.provider.as_str() {
+            "openai" => "open_ai",
+            "openai_compatible" => "open_ai_compatible",
+            other => other,
+        };
         Some(json!({
             "input": {
                 "usage": main,
-                "facts": { "provider": main.model.provider },
+                "facts": { "provider": facts },
             }
         }))
     }
@@ -241,6 +247,11 @@ mod tests {
         assert_eq!(outcome["input"]["usage"]["tokens"]["output_tokens"], 20);
         assert_eq!(outcome["input"]["facts"]["provider"], "anthropic");
         assert_eq!(ModelRef::new("qwen", "q").provider, "openai_compatible");
+        let mut openai = Usage::default();
+        openai.add(ModelRef::new("openai", "gpt-5.5"), big);
+        let outcome = openai.fabro_outcome_usage().unwrap();
+        assert_eq!(outcome["input"]["usage"]["model"]["provider"], "openai");
+        assert_eq!(outcome["input"]["facts"]["provider"], "open_ai");
         assert_eq!(ModelRef::new("open_ai", "o").provider, "openai");
     }
 

@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use crate::agent_hooks::run_hook;
 use crate::common::{TestRepo, run_ok, write_file};
 use crate::engine_run::{meta_file, run, run_json, workflow};
+use crate::format_contract::assert_fabro_shapes;
 
 /// One Claude Code response: written as two lines (a text block, then a tool use) that repeat
 /// its usage, as Claude Code writes them.
@@ -169,6 +170,7 @@ fn each_turn_records_its_own_models_tokens_and_tool_calls_and_every_view_shows_t
     let listed: Vec<Value> =
         serde_json::from_str(&run_ok(repo.fabro().args(["ps", "--json"]))).unwrap();
     assert_eq!(listed[0]["usage"], checkpoint["usage_total"]);
+    assert_fabro_shapes(&repo);
 }
 
 #[test]
@@ -237,6 +239,7 @@ fn an_agent_nodes_usage_is_read_from_the_session_it_recorded_in_its_worktree() {
         40
     );
     assert_eq!(outcome["status"], "succeeded");
+    assert_fabro_shapes(&repo);
 }
 
 #[test]
@@ -280,4 +283,5 @@ fn a_harness_reports_its_nodes_usage_with_checkpoint_and_bad_usage_writes_nothin
         repo.git(&["rev-parse", &format!("fabro/meta/{}", run.id)]),
         before
     );
+    assert_fabro_shapes(&repo);
 }

@@ -185,6 +185,9 @@ fn check_run_parts(
                 outcome.get("status"),
                 outcomes,
             );
+            if let Some(usage) = outcome.get("usage").filter(|u| !u.is_null()) {
+                check_billed_usage(usage, &format!("node_outcomes.{node}.usage"), errors);
+            }
         }
     }
     if let Some(conclusion) = conclusion.filter(|c| !c.is_null()) {
@@ -194,6 +197,33 @@ fn check_run_parts(
             conclusion.get("status"),
             outcomes,
         );
+    }
+}
+
+/// Fabro's `BilledModelUsage`: a `ModelRef`'s provider and the billing facts' tag are two
+/// enums that spell the OpenAI providers differently.
+fn check_billed_usage(usage: &Value, what: &str, errors: &mut Vec<String>) {
+    let shapes = fixture("shapes.json");
+    let model = &usage["input"]["usage"]["model"];
+    one_of(
+        errors,
+        &format!("{what}.input.usage.model.provider"),
+        model.get("provider"),
+        &names(&shapes, "model_providers"),
+    );
+    one_of(
+        errors,
+        &format!("{what}.input.facts.provider"),
+        usage["input"]["facts"].get("provider"),
+        &names(&shapes, "billing_facts_providers"),
+    );
+    if !model["model_id"].is_string() {
+        errors.push(format!("{what}.input.usage.model.model_id is not a string"));
+    }
+    for key in ["input_tokens", "output_tokens"] {
+        if !usage["input"]["usage"]["tokens"][key].is_i64() {
+            errors.push(format!("{what}.input.usage.tokens.{key} is not an integer"));
+        }
     }
 }
 
