@@ -12,6 +12,13 @@
 //!   names the model; tool calls are `response_item`s of a call type.
 //! - Gemini CLI: `gemini` records carry `model`, `tokens` and `toolCalls`; a record is
 //!   written again as it grows, so each id counts once, the newest record winning.
+//! - Qwen Code: `assistant` lines carry a top-level `model` and Gemini's `usageMetadata`;
+//!   tool calls are the `functionCall` parts of their message.
+//! - GitHub Copilot CLI (`events.jsonl`): `session.usage_record` events carry each request's
+//!   model and tokens; tool calls are `tool.execution_start` events.
+//! - OpenCode: no file of its own; git-fabro's plugin hands over the session's messages as
+//!   one JSON array, each assistant message with `modelID`, `providerID` and `tokens`, its
+//!   tool calls `tool` parts, its time `time.created` in milliseconds.
 
 use std::collections::HashSet;
 
@@ -41,6 +48,13 @@ const CODEX_CALLS: [&str; 4] = [
 /// no model).
 pub fn turn_usage(transcript: &[u8], since: Option<Timestamp>) -> Option<TurnUsage> {
     let mut reader = Reader::default();
+    if transcript.trim_ascii_start().starts_with(b"[") {
+        let messages: Value = serde_json::from_slice(transcript).ok()?;
+        for message in messages.as_array()?.iter().rev() {
+            reader.opencode(message, since);
+        }
+        return reader.finish();
+    }
     // Newest first: the turn is at the end, and the newest copy of a record is the one to keep.
     for line in transcript.rsplit(|&b| b == b'\n') {
         if reader.done() {
@@ -97,10 +111,92 @@ impl Reader {
         self.first = Some(at.millis());
         self.last.get_or_insert(at.millis());
         match value["type"].as_str() {
+            Some("assistant") if value["usageMetadata"].is_object() => self.qwen(&value),
             Some("assistant") => self.claude(&value["message"]),
             Some("gemini") => self.gemini(&value),
+            Some("session.usage_record") => self.copilot_usage(&value["data"]["usage"]),
+            Some("tool.execution_start") => {
+                self.usage.tool_calls += 1;
+                self.known = true;
+            }
             _ => self.codex(&value, true),
         }
+    }
+
+    fn qwen(&mut self, line: &Value) {
+        let parts = line["message"]["parts"].as_array().into_iter().flatten();
+        let calls = parts
+            .filter(|part| part["functionCall"].is_object())
+            .count() as u64;
+        self.usage.tool_calls += calls;
+        self.known |= calls > 0;
+        let (Some(model), usage) = (line["model"].as_str(), &line["usageMetadata"]) else {
+            return;
+        };
+        if !self.first_time("qwen", &line["uuid"]) {
+            return;
+        }
+        let reasoning = count(&usage["thoughtsTokenCount"]);
+        let tokens = TokenCounts {
+            input_tokens: count(&usage["promptTokenCount"]),
+            output_tokens: count(&usage["candidatesTokenCount"]),
+            reasoning_tokens: reasoning,
+            cache_read_tokens: count(&usage["cachedContentTokenCount"]),
+            cache_write_tokens: 0,
+        };
+        self.usage
+            .add(ModelRef::new("openai_compatible", model), tokens);
+        self.known = true;
+    }
+
+    fn copilot_usage(&mut self, usage: &Value) {
+        let Some(model) = usage["model"].as_str() else {
+            return;
+        };
+        let tokens = TokenCounts {
+            input_tokens: count(&usage["inputTokens"]),
+            output_tokens: count(&usage["outputTokens"]),
+            reasoning_tokens: 0,
+            cache_read_tokens: count(&usage["cacheReadTokens"]),
+            cache_write_tokens: count(&usage["cacheWriteTokens"]),
+        };
+        self.usage
+            .add(ModelRef::new(provider_of(model), model), tokens);
+        self.known = true;
+    }
+
+    fn opencode(&mut self, message: &Value, since: Option<Timestamp>) {
+        let info = &message["info"];
+        let Some(created) = info["time"]["created"].as_i64() else {
+            return;
+        };
+        if since.is_some_and(|since| created <= since.millis()) || info["role"] != "assistant" {
+            return;
+        }
+        self.first = Some(created);
+        self.last
+            .get_or_insert(info["time"]["completed"].as_i64().unwrap_or(created));
+        let parts = message["parts"].as_array().into_iter().flatten();
+        let calls = parts.filter(|part| part["type"] == "tool").count() as u64;
+        self.usage.tool_calls += calls;
+        let (Some(model), tokens) = (info["modelID"].as_str(), &info["tokens"]) else {
+            self.known |= calls > 0;
+            return;
+        };
+        let provider = match info["providerID"].as_str() {
+            Some("google") => "gemini",
+            Some(provider) => provider,
+            None => provider_of(model),
+        };
+        let tokens = TokenCounts {
+            input_tokens: count(&tokens["input"]),
+            output_tokens: count(&tokens["output"]),
+            reasoning_tokens: count(&tokens["reasoning"]),
+            cache_read_tokens: count(&tokens["cache"]["read"]),
+            cache_write_tokens: count(&tokens["cache"]["write"]),
+        };
+        self.usage.add(ModelRef::new(provider, model), tokens);
+        self.known = true;
     }
 
     fn claude(&mut self, message: &Value) {
@@ -218,6 +314,23 @@ impl Reader {
     }
 }
 
+/// Whose API a model is, by its name, for agents that use many (Copilot).
+fn provider_of(model: &str) -> &'static str {
+    let model = model.to_ascii_lowercase();
+    if model.starts_with("claude") {
+        "anthropic"
+    } else if model.starts_with("gemini") {
+        "gemini"
+    } else if ["gpt", "o1", "o3", "o4", "codex"]
+        .iter()
+        .any(|p| model.starts_with(p))
+    {
+        "openai"
+    } else {
+        "openai_compatible"
+    }
+}
+
 fn count(value: &Value) -> u64 {
     value.as_u64().unwrap_or(0)
 }
@@ -312,6 +425,51 @@ mod tests {
         assert_eq!(turn.usage.tool_calls, 1);
         assert_eq!(turn.usage.models[0].tokens.total(), 37);
         assert_eq!(turn.duration_ms, Some(1000));
+    }
+
+    #[test]
+    fn qwen_copilot_and_opencode_turns_are_read_too() {
+        let qwen = [
+            r#"{"uuid":"a","timestamp":"2026-12-01T10:00:06.000Z","type":"assistant","model":"qwen3-coder-plus","message":{"parts":[{"functionCall":{"name":"edit"}}]},"usageMetadata":{"promptTokenCount":10,"candidatesTokenCount":20,"thoughtsTokenCount":2,"cachedContentTokenCount":4}}"#,
+        ]
+        .join("\n");
+        let turn = turn_usage(qwen.as_bytes(), None).unwrap();
+        assert_eq!(turn.usage.tool_calls, 1);
+        assert_eq!(turn.usage.models[0].model.provider, "openai_compatible");
+        assert_eq!(turn.usage.models[0].tokens.cache_read_tokens, 4);
+
+        let copilot = [
+            r#"{"type":"session.usage_record","timestamp":"2026-12-01T10:00:06.000Z","data":{"usage":{"model":"claude-sonnet-4.5","inputTokens":10,"outputTokens":20,"cacheReadTokens":1,"cacheWriteTokens":2}}}"#,
+            r#"{"type":"tool.execution_start","timestamp":"2026-12-01T10:00:07.000Z","data":{"toolName":"edit"}}"#,
+            r#"{"type":"session.usage_record","timestamp":"2026-12-01T10:00:08.000Z","data":{"usage":{"model":"gpt-5.5","inputTokens":1,"outputTokens":1}}}"#,
+        ]
+        .join("\n");
+        let turn = turn_usage(copilot.as_bytes(), None).unwrap();
+        assert_eq!(turn.usage.tool_calls, 1);
+        let providers: Vec<&str> = turn
+            .usage
+            .models
+            .iter()
+            .map(|m| m.model.provider.as_str())
+            .collect();
+        assert_eq!(providers, ["anthropic", "openai"]);
+        assert_eq!(turn.duration_ms, Some(2000));
+
+        let opencode = r#"[
+ {"info": {"role": "user", "time": {"created": 1796165400000}}, "parts": []},
+ {"info": {"role": "assistant", "time": {"created": 1796165437020, "completed": 1796165441170},
+   "modelID": "claude-opus-4-8", "providerID": "anthropic",
+   "tokens": {"input": 10, "output": 20, "reasoning": 0, "cache": {"read": 5, "write": 1}}},
+  "parts": [{"type": "step-start"}, {"type": "tool", "tool": "edit"}]}
+]"#;
+        let turn = turn_usage(opencode.as_bytes(), at("2026-12-01T10:00:00.000Z")).unwrap();
+        assert_eq!(turn.usage.tool_calls, 1);
+        assert_eq!(turn.usage.models[0].tokens.cache_write_tokens, 1);
+        assert_eq!(turn.duration_ms, Some(4150));
+        assert_eq!(
+            turn_usage(opencode.as_bytes(), at("2026-12-01T23:00:00.000Z")),
+            None
+        );
     }
 
     #[test]
