@@ -2,7 +2,8 @@
 //! every session with the model and the tokens of each response. A node's worktree is new to
 //! the agent, so the sessions run in it since the node started are the node's: Claude Code's
 //! project folder for the worktree, the Codex rollouts whose session ran there, and the chats
-//! of the Gemini CLI project that `projects.json` names for the worktree. An agent
+//! of the Gemini CLI project that `projects.json` names for the worktree, Qwen Code's project
+//! folder, and the GitHub Copilot CLI sessions that ran there. An agent
 //! that keeps no such record (or one git-fabro cannot place) leaves the stage without usage.
 
 use std::ffi::{OsStr, OsString};
@@ -13,7 +14,9 @@ use crate::format::time::Timestamp;
 use crate::format::usage::Usage;
 use crate::format::usage::transcript::turn_usage;
 use crate::input;
-use crate::ops::conversation::{claude_config_dir, claude_project_dir, codex_home};
+use crate::ops::conversation::{
+    claude_config_dir, claude_project_dir, claude_project_name, codex_home,
+};
 
 /// How much of a Codex rollout's start is read to find where its session ran: its first line,
 /// `session_meta`, carries the session's instructions too.
@@ -43,9 +46,31 @@ pub fn since(
     if let Some(codex) = codex_home(var("CODEX_HOME"), home) {
         files.extend(codex_rollouts(&codex.join("sessions"), &real, started.1));
     }
-    let gemini_home = var("GEMINI_CLI_HOME").filter(|v| !v.is_empty()).or(home);
-    if let Some(gemini) = gemini_home.map(|home| Path::new(home).join(".gemini")) {
+    let set = |name: &str| var(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let in_home = |dir: &str| home.map(|home| Path::new(home).join(dir));
+    if let Some(gemini) = set("GEMINI_CLI_HOME")
+        .map(|h| h.join(".gemini"))
+        .or(in_home(".gemini"))
+    {
         files.extend(gemini_chats(&gemini, &real, started.1));
+    }
+    // Qwen Code names a project's folder as Claude Code does.
+    let qwen = set("QWEN_RUNTIME_DIR")
+        .or(set("QWEN_HOME"))
+        .or(in_home(".qwen"));
+    if let Some(qwen) = qwen {
+        let chats = qwen
+            .join("projects")
+            .join(claude_project_name(&real))
+            .join("chats");
+        files.extend(written_since(&chats, started.1));
+    }
+    if let Some(copilot) = in_home(".copilot") {
+        files.extend(copilot_sessions(
+            &copilot.join("session-state"),
+            &real,
+            started.1,
+        ));
     }
     let mut total: Option<Usage> = None;
     for file in files {
@@ -126,7 +151,20 @@ fn gemini_chats(gemini: &Path, worktree: &Path, since: SystemTime) -> Vec<PathBu
     written_since(&gemini.join("tmp").join(name).join("chats"), since)
 }
 
-/// Whether the rollout's `session_meta` line names `worktree` as its directory.
+/// GitHub Copilot CLI's sessions (`session-state/<id>/events.jsonl`) modified since `since`
+/// whose `session.start` event names `worktree` as its directory.
+fn copilot_sessions(state: &Path, worktree: &Path, since: SystemTime) -> Vec<PathBuf> {
+    std::fs::read_dir(state)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path().join("events.jsonl"))
+        .filter(|file| modified_since(file, since) && ran_in(file, worktree))
+        .collect()
+}
+
+/// Whether the first line of the session's file (Codex's `session_meta`, Copilot's
+/// `session.start`) names `worktree` as its directory.
 fn ran_in(file: &Path, worktree: &Path) -> bool {
     use std::io::Read;
     let Some(dir) = worktree.to_str() else {
