@@ -314,9 +314,10 @@ fn save(ctx: &Ctx, run: &OpenRun, reason: &str, paths: &[Vec<u8>]) -> Result<()>
 }
 
 /// The files a tool names: `file_path` (Claude Code's Write, Edit and MultiEdit, Gemini CLI's
-/// write_file and replace), `notebook_path` (NotebookEdit), `edits[].file_path`, and the files
-/// of a Codex patch (`*** Update File: PATH` and its kin, in `command`, whether the patch is
-/// the `apply_patch` tool's input or a shell command feeding it to `apply_patch`).
+/// write_file and replace), `path` (GitHub Copilot CLI's edit and create), `notebook_path`
+/// (NotebookEdit), `edits[].file_path`, and the files of a patch (`*** Update File: PATH` and
+/// its kin): in `command`, whether the patch is Codex's `apply_patch` tool's input or a shell
+/// command feeding it to `apply_patch`, or the whole input, as Copilot sends its `apply_patch`.
 fn tool_paths(tool_input: &Value) -> Vec<String> {
     let mut paths: Vec<String> = Vec::new();
     let mut add = |path: &str| {
@@ -324,7 +325,7 @@ fn tool_paths(tool_input: &Value) -> Vec<String> {
             paths.push(path.to_owned());
         }
     };
-    for key in ["file_path", "notebook_path"] {
+    for key in ["file_path", "path", "notebook_path"] {
         if let Some(path) = tool_input[key].as_str() {
             add(path);
         }
@@ -334,7 +335,7 @@ fn tool_paths(tool_input: &Value) -> Vec<String> {
             add(path);
         }
     }
-    if let Some(patch) = tool_input["command"].as_str() {
+    if let Some(patch) = tool_input.as_str().or(tool_input["command"].as_str()) {
         for line in patch.lines() {
             let named = ["Update File: ", "Delete File: ", "Add File: ", "Move to: "]
                 .iter()
@@ -357,5 +358,10 @@ mod tests {
         assert_eq!(tool_paths(&claude), ["/w/a.rs"]);
         let codex = serde_json::json!({"command": "*** Begin Patch\n*** Update File: src/a.rs\n@@\n-x\n+y\n*** Add File: b.txt\n+hi\n*** End Patch\n"});
         assert_eq!(tool_paths(&codex), ["src/a.rs", "b.txt"]);
+        let copilot = serde_json::json!({"path": "/w/a.rs", "old_str": "x", "new_str": "y"});
+        assert_eq!(tool_paths(&copilot), ["/w/a.rs"]);
+        let copilot_patch =
+            serde_json::json!("*** Begin Patch\n*** Delete File: /w/c.rs\n*** End Patch\n");
+        assert_eq!(tool_paths(&copilot_patch), ["/w/c.rs"]);
     }
 }

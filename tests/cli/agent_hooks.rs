@@ -1,6 +1,7 @@
 //! `git fabro hooks install --claude` (and `--codex`, `--gemini`): the agent's settings file
 //! gets git-fabro's hooks next to the user's own, the hook commands turn the JSON the agent
 //! sends into snapshots and checkpoints, and uninstall gives the file back byte for byte.
+//! GitHub Copilot CLI runs Claude Code's hooks with inputs of its own.
 
 use std::io::Write;
 use std::path::Path;
@@ -314,4 +315,57 @@ fn codex_and_gemini_hooks_round_trip_and_created_files_go_away() {
     );
     assert!(!wt.join(".codex").exists() && !wt.join(".gemini").exists());
     assert!(!repo.path.join(".codex").exists());
+}
+
+#[test]
+fn copilot_runs_claudes_hooks_and_each_of_its_writes_is_snapshotted_first() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    let wt = &run.worktree;
+    run_ok(repo.fabro_in(wt).args(["hooks", "install", "--claude"]));
+    let settings: Value = serde_json::from_str(
+        &std::fs::read_to_string(wt.join(".claude/settings.local.json")).unwrap(),
+    )
+    .unwrap();
+    let command = our_command(&settings, "PreToolUse");
+    let branch = format!("fabro/run/{}", run.id);
+    let lib = wt.join("src/lib.rs");
+    // Copilot names its edit tool `Edit` in Claude's hooks, and the file `path`.
+    std::fs::write(&lib, "unrecorded\n").unwrap();
+    let edit = json!({
+        "hook_event_name": "PreToolUse",
+        "session_id": "3a4faa99-a69e-43ba-a06d-a1282b90c1ae",
+        "timestamp": "2026-12-01T22:36:09.021Z",
+        "cwd": wt,
+        "tool_name": "Edit",
+        "tool_input": {"path": lib, "old_str": "unrecorded", "new_str": "edited"}
+    });
+    let out = run_hook(&repo, wt, &command, &edit);
+    assert!(out.status.success() && out.stdout.is_empty());
+    let message = repo.git(&["log", "-1", "--format=%B", &branch]);
+    assert!(
+        message.contains("Fabro-Snapshot: before Edit src/lib.rs"),
+        "{message}"
+    );
+    assert_eq!(
+        repo.git(&["show", &format!("{branch}:src/lib.rs")]),
+        "unrecorded\n"
+    );
+
+    // With a GPT model its edit tool is `apply_patch`, whose input is the patch alone.
+    std::fs::write(&lib, "edited\n").unwrap();
+    let patch = format!(
+        "*** Begin Patch\n*** Update File: {}\n@@\n-edited\n+patched\n*** End Patch\n",
+        lib.display()
+    );
+    let mut edit = edit;
+    edit["tool_input"] = json!(patch);
+    let out = run_hook(&repo, wt, &command, &edit);
+    assert!(out.status.success() && out.stdout.is_empty());
+    assert_eq!(
+        repo.git(&["show", &format!("{branch}:src/lib.rs")]),
+        "edited\n"
+    );
+    let files = git_lines(&repo, &["ls-tree", "-r", "--name-only", &branch]);
+    assert!(!files.iter().any(|f| f.starts_with(".claude")), "{files:?}");
 }
