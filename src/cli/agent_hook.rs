@@ -1,7 +1,7 @@
-//! What the hooks `git fabro hooks install --claude` (or `--codex`, `--gemini`) writes do when
-//! the agent calls them: the JSON the agent sends on stdin names the files a tool is about to
-//! write (a snapshot saves them first) or the session's transcript (attached to the checkpoint
-//! of the turn that ended). A hook never stops the agent: it exits 0, says what went wrong on
+//! What the hooks `git fabro hooks install --claude` (or `--codex`, `--gemini`, `--qwen`)
+//! writes do when the agent calls them: the JSON the agent sends on
+//! stdin names the files a tool is about to write (a snapshot saves them first) or the
+//! session's transcript (attached to the checkpoint of the turn that ended). A hook never stops the agent: it exits 0, says what went wrong on
 //! stderr and logs it in the run's directory, where `git fabro status` shows it. It prints
 //! nothing on stdout, which some agents read as the hook's answer.
 
@@ -68,7 +68,7 @@ pub fn run(ctx: impl FnOnce() -> Result<Ctx>, hook: &str, args: &[String]) {
         }
     };
     let problems = match hook {
-        "agent-prompt" => prompt(&ctx, &run, &input).map(|()| Vec::new()),
+        "agent-prompt" => prompt(&ctx, &run, asked(agent, &input)).map(|()| Vec::new()),
         "agent-turn" => turn(&ctx, &run, &input),
         "agent-edit" => edit(&ctx, &run, &input).map(|()| Vec::new()),
         // Only a session's own run ends with it; a run started by hand goes on.
@@ -123,14 +123,28 @@ fn end(ctx: &Ctx, run: &OpenRun) -> Result<Vec<String>> {
 /// are saved as they are, so that undoing this turn goes back to exactly there; and the
 /// prompt waits for the turn's checkpoint. Only then: a snapshot of every file is a walk of
 /// the whole checkout, which the agent would wait for before every turn.
-fn prompt(ctx: &Ctx, run: &OpenRun, input: &Value) -> Result<()> {
+fn prompt(ctx: &Ctx, run: &OpenRun, asked: Option<&str>) -> Result<()> {
     if restored_since_tip(&ctx.repo, &run.state)? {
         save(ctx, run, undo::TURN_START, &[])?;
     }
-    if let (Some(dir), Some(prompt)) = (&run.run_dir, input["prompt"].as_str()) {
+    if let (Some(dir), Some(prompt)) = (&run.run_dir, asked) {
         turn_prompts::hand_over(dir, prompt)?;
     }
     Ok(())
+}
+
+/// What the user asked, from the hook of a turn's start: its `prompt`, but Qwen Code's
+/// `submitted_prompt`. Qwen Code calls that hook before each of a turn's model calls, and
+/// sends what goes to the model then (the tool results, or nothing) as `prompt`; what the user
+/// typed comes once, as `submitted_prompt`.
+pub fn asked<'a>(agent: &str, input: &'a Value) -> Option<&'a str> {
+    let key = match agent {
+        "qwen" => "submitted_prompt",
+        _ => "prompt",
+    };
+    input[key]
+        .as_str()
+        .filter(|prompt| !prompt.trim().is_empty())
 }
 
 /// Checkpoints the turn that ended, with the session's transcript attached when the agent
@@ -314,10 +328,11 @@ fn save(ctx: &Ctx, run: &OpenRun, reason: &str, paths: &[Vec<u8>]) -> Result<()>
 }
 
 /// The files a tool names: `file_path` (Claude Code's Write, Edit and MultiEdit, Gemini CLI's
-/// write_file and replace), `path` (GitHub Copilot CLI's edit and create), `notebook_path`
-/// (NotebookEdit), `edits[].file_path`, and the files of a patch (`*** Update File: PATH` and
-/// its kin): in `command`, whether the patch is Codex's `apply_patch` tool's input or a shell
-/// command feeding it to `apply_patch`, or the whole input, as Copilot sends its `apply_patch`.
+/// write_file and replace, Qwen Code's edit and write_file), `path` (GitHub Copilot CLI's edit
+/// and create), `notebook_path` (NotebookEdit), `edits[].file_path`, and the files of a patch
+/// (`*** Update File: PATH` and its kin): in `command`, whether the patch is Codex's
+/// `apply_patch` tool's input or a shell command feeding it to `apply_patch`, or the whole
+/// input, as Copilot sends its `apply_patch`.
 fn tool_paths(tool_input: &Value) -> Vec<String> {
     let mut paths: Vec<String> = Vec::new();
     let mut add = |path: &str| {

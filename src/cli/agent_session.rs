@@ -70,8 +70,7 @@ pub fn open(
     settle(ctx, &found.others);
     // Named by what it was asked, when the hook that starts it carries the prompt.
     let redactor = ctx.base_config()?.redactor;
-    let goal = input["prompt"]
-        .as_str()
+    let goal = super::agent_hook::asked(agent, input)
         .map(|prompt| redactor.text(prompt).into_owned())
         .and_then(|prompt| crate::ops::turn_prompts::name(&prompt))
         .unwrap_or_else(|| format!("{agent} session {session}"));

@@ -22,16 +22,19 @@ use crate::run::RUN_BRANCH_PREFIX;
 /// (`core.hooksPath`, as husky sets it, or .git/hooks), inside a marked block that leaves any
 /// existing hook in place, and never block git when git-fabro fails.
 ///
-/// --claude, --codex and --gemini write the agent's own hook settings where it reads them when
-/// it runs in this work tree (.claude/settings.local.json, .codex/hooks.json, of the main
-/// checkout for Codex in a linked worktree, .gemini/settings.json): each turn that ends is
-/// checkpointed as node `turn` with the session's transcript attached, and each file write or
-/// shell command is preceded by a snapshot. --gemini also trusts this folder in Gemini's
-/// trustedFolders.json, without which Gemini runs no project hook. Installed in a checkout of
-/// your own (not a run's worktree), each agent session there becomes a run in place of its own,
-/// labelled with the session id: started by its first hook, finished when it ends (Claude
-/// Code, Gemini CLI). Uninstall gives every file back as it was. A failing agent hook never
-/// stops the agent; `git fabro status` shows its failures.
+/// --claude, --codex, --gemini and --qwen write the agent's own hook settings where it reads
+/// them when it runs in this work tree (.claude/settings.local.json, .codex/hooks.json, of the
+/// main checkout for Codex in a linked worktree, .gemini/settings.json, .qwen/settings.json):
+/// each turn that ends is checkpointed as node `turn` with the session's transcript attached,
+/// and each file write or shell command is preceded by a snapshot. GitHub Copilot CLI runs
+/// Claude Code's hooks: --claude sets it up too, and `copilot -p` loads them only with
+/// --trust-folder. --gemini also trusts this folder in Gemini's trustedFolders.json, without
+/// which Gemini runs no project hook. Installed in a checkout of your own (not a run's
+/// worktree), each agent session there becomes a run in place of its own, labelled with the
+/// session id: started by its first hook, finished when it ends (Claude Code, Copilot, Gemini
+/// CLI, Qwen Code's terminal UI), else by the next session or `land`. Uninstall gives every
+/// file back as it was; while installed, those files are in no checkpoint. A failing agent hook
+/// never stops the agent; `git fabro status` shows its failures.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(subcommand)]
@@ -68,7 +71,7 @@ struct Which {
     /// The post-rewrite hook
     #[arg(long)]
     post_rewrite: bool,
-    /// Claude Code's hooks (.claude/settings.local.json)
+    /// Claude Code's hooks, which GitHub Copilot CLI runs too (.claude/settings.local.json)
     #[arg(long)]
     claude: bool,
     /// Codex CLI's hooks (.codex/hooks.json)
@@ -77,6 +80,9 @@ struct Which {
     /// Gemini CLI's hooks (.gemini/settings.json)
     #[arg(long)]
     gemini: bool,
+    /// Qwen Code's hooks (.qwen/settings.json)
+    #[arg(long)]
+    qwen: bool,
 }
 
 impl Which {
@@ -85,6 +91,7 @@ impl Which {
             (self.claude, Agent::Claude),
             (self.codex, Agent::Codex),
             (self.gemini, Agent::Gemini),
+            (self.qwen, Agent::Qwen),
         ]
         .into_iter()
         .filter_map(|(on, agent)| on.then_some(agent))

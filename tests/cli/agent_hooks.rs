@@ -69,6 +69,52 @@ pub fn our_command(settings: &Value, event: &str) -> String {
         .to_owned()
 }
 
+/// What an agent does in [`agent_that_exits`]: a hook command with the JSON it reads, or a
+/// write of a file.
+pub enum Step<'a> {
+    Hook(String, Value),
+    Write(&'a Path, &'a str),
+}
+
+/// Runs `steps` in `dir` from an agent process of their own, which exits when done, as an
+/// agent not at a terminal does without a session-end event (Qwen Code, OpenCode).
+pub fn agent_that_exits(repo: &TestRepo, dir: &Path, steps: &[Step]) {
+    let steps: Vec<Value> = steps
+        .iter()
+        .map(|step| match step {
+            Step::Hook(command, input) => json!(["hook", command, input.to_string()]),
+            Step::Write(path, text) => json!(["write", path, text]),
+        })
+        .collect();
+    let script = r#"import json, subprocess, sys
+for kind, a, b in json.loads(sys.argv[1]):
+    if kind == "write":
+        open(a, "w").write(b)
+        continue
+    r = subprocess.run(["sh", "-c", a], input=b.encode(), capture_output=True)
+    if r.returncode or r.stdout:
+        sys.exit("%s: %d %r %r" % (a, r.returncode, r.stdout, r.stderr))
+"#;
+    let bin = assert_cmd::cargo::cargo_bin("git-fabro");
+    let path = format!(
+        "{}:{}",
+        bin.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = repo
+        .command("python3")
+        .args(["-c", script, &Value::from(steps).to_string()])
+        .current_dir(dir)
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 pub fn git_lines(repo: &TestRepo, args: &[&str]) -> Vec<String> {
     repo.git(args).lines().map(str::to_owned).collect()
 }

@@ -2,8 +2,11 @@
 //! checkpoint, and each file write is preceded by a snapshot of the files it touches. The
 //! entries go into the agent's settings file in the work tree, next to whatever the user keeps
 //! there; the file as it was is kept in the work tree's git dir, so that uninstalling gives it
-//! back byte for byte. While git-fabro's entries are in it, the file is never captured by a
-//! checkpoint (see [`crate::format::agent_settings::never_captured`]).
+//! back byte for byte.
+//! While git-fabro's entries are in it, the file is never captured by a checkpoint (see
+//! [`crate::format::agent_settings::never_captured`]).
+
+mod entries;
 
 use std::path::{Path, PathBuf};
 
@@ -13,10 +16,11 @@ use super::ordered_json::Json;
 use super::work_tree_file;
 use crate::error::{Error, Result};
 use crate::format::agent_settings::{COMMAND_PREFIX, FILES};
+use entries::{with_ours, without_ours};
 
-/// The agents whose hook mechanism git-fabro knows.
+/// The agents whose hook mechanism git-fabro knows. GitHub Copilot CLI runs Claude Code's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[serde(rename_all = "lowercase")]
 pub enum Agent {
     /// Claude Code: `.claude/settings.local.json` (personal, never committed).
     Claude,
@@ -24,23 +28,19 @@ pub enum Agent {
     Codex,
     /// Gemini CLI: `.gemini/settings.json`.
     Gemini,
-}
-
-/// One hook entry: the agent's event, its tool matcher, and what git-fabro does on it.
-struct Entry {
-    event: &'static str,
-    matcher: Option<&'static str>,
-    action: &'static str,
+    /// Qwen Code: `.qwen/settings.json`.
+    Qwen,
 }
 
 impl Agent {
-    pub const ALL: [Agent; 3] = [Agent::Claude, Agent::Codex, Agent::Gemini];
+    pub const ALL: [Agent; 4] = [Agent::Claude, Agent::Codex, Agent::Gemini, Agent::Qwen];
 
     pub fn name(self) -> &'static str {
         match self {
             Agent::Claude => "claude",
             Agent::Codex => "codex",
             Agent::Gemini => "gemini",
+            Agent::Qwen => "qwen",
         }
     }
 
@@ -54,57 +54,8 @@ impl Agent {
             Agent::Claude => FILES[0],
             Agent::Codex => FILES[1],
             Agent::Gemini => FILES[2],
+            Agent::Qwen => FILES[3],
         }
-    }
-
-    /// The start of a turn (its prompt), the end of a turn, every tool that can write a file
-    /// (the editing tools, and the shell, which can write anything: Codex runs a patch through
-    /// its shell, `exec_command`, when it has no `apply_patch` tool for the model; its hooks
-    /// name that tool `Bash`), and the end of a session, which finishes a session's run (Codex
-    /// has no such event).
-    fn entries(self) -> Vec<Entry> {
-        let prompt = match self {
-            Agent::Claude | Agent::Codex => "UserPromptSubmit",
-            Agent::Gemini => "BeforeAgent",
-        };
-        let (turn, edit, tools) = match self {
-            Agent::Claude => (
-                "Stop",
-                "PreToolUse",
-                "Write|Edit|MultiEdit|NotebookEdit|Bash",
-            ),
-            Agent::Codex => ("Stop", "PreToolUse", "apply_patch|Bash"),
-            Agent::Gemini => (
-                "AfterAgent",
-                "BeforeTool",
-                "write_file|replace|run_shell_command",
-            ),
-        };
-        let mut entries = vec![
-            Entry {
-                event: prompt,
-                matcher: None,
-                action: "prompt",
-            },
-            Entry {
-                event: turn,
-                matcher: None,
-                action: "turn",
-            },
-            Entry {
-                event: edit,
-                matcher: Some(tools),
-                action: "edit",
-            },
-        ];
-        if self != Agent::Codex {
-            entries.push(Entry {
-                event: "SessionEnd",
-                matcher: None,
-                action: "end",
-            });
-        }
-        entries
     }
 
     fn command(self, action: &str) -> String {
@@ -240,6 +191,46 @@ struct Original {
     created_dir: bool,
 }
 
+impl Original {
+    /// What `path` is now, before install writes it: its text, and whether its directory
+    /// exists.
+    fn of(path: &Path, text: Option<String>) -> Original {
+        Original {
+            text,
+            created_dir: path.parent().is_some_and(|dir| !dir.exists()),
+        }
+    }
+
+    /// Keeps it in `git_dir`, unless the first install already did.
+    fn keep(&self, git_dir: &Path, agent: Agent) -> Result<()> {
+        let saved = original_path(git_dir, agent);
+        if saved.exists() {
+            return Ok(());
+        }
+        write_file(&saved, &serde_json::to_string(self).unwrap_or_default())
+    }
+
+    fn load(git_dir: &Path, agent: Agent) -> Option<Original> {
+        std::fs::read_to_string(original_path(git_dir, agent))
+            .ok()
+            .and_then(|text| serde_json::from_str(&text).ok())
+    }
+
+    /// Removes the directory install created for `path`, only when empty: anything the agent
+    /// put there since stays.
+    fn remove_created_dirs(&self, path: &Path) {
+        if self.created_dir
+            && let Some(dir) = path.parent()
+        {
+            let _ = std::fs::remove_dir(dir);
+        }
+    }
+}
+
+fn forget_original(git_dir: &Path, agent: Agent) {
+    let _ = std::fs::remove_file(original_path(git_dir, agent));
+}
+
 fn original_path(git_dir: &Path, agent: Agent) -> PathBuf {
     git_dir
         .join("fabro")
@@ -260,22 +251,7 @@ fn install_file(workdir: &Path, git_dir: &Path, agent: Agent) -> Result<PathBuf>
     };
     let (json, _) = without_ours(json);
     let json = with_ours(json, agent, &path)?;
-    let saved = original_path(git_dir, agent);
-    if !saved.exists() {
-        let dir = path.parent().unwrap_or(workdir);
-        let original = Original {
-            text: text.clone(),
-            created_dir: !dir.exists(),
-        };
-        write_file(
-            &saved,
-            &serde_json::to_string(&original).unwrap_or_default(),
-        )?;
-    }
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)
-            .map_err(Error::io(format!("cannot create {}", dir.display())))?;
-    }
+    Original::of(&path, text).keep(git_dir, agent)?;
     write_file(&path, &json.to_pretty())?;
     Ok(shown)
 }
@@ -285,12 +261,9 @@ fn install_file(workdir: &Path, git_dir: &Path, agent: Agent) -> Result<PathBuf>
 /// git-fabro's entries.
 fn uninstall_file(workdir: &Path, git_dir: &Path, agent: Agent) -> Result<Option<PathBuf>> {
     let shown = workdir.join(agent.settings_file());
-    let saved = original_path(git_dir, agent);
-    let original: Option<Original> = std::fs::read_to_string(&saved)
-        .ok()
-        .and_then(|text| serde_json::from_str(&text).ok());
+    let original = Original::load(git_dir, agent);
     let Some(text) = read_settings(&shown)? else {
-        let _ = std::fs::remove_file(&saved);
+        forget_original(git_dir, agent);
         return Ok(None);
     };
     let (rest, removed) = without_ours(parse_settings(&text, &shown)?);
@@ -301,13 +274,9 @@ fn uninstall_file(workdir: &Path, git_dir: &Path, agent: Agent) -> Result<Option
     let before = original.as_ref().map(|o| o.text.as_deref());
     match before {
         Some(None) if rest == Json::Object(Vec::new()) => {
-            std::fs::remove_file(&path)
-                .map_err(Error::io(format!("cannot remove {}", path.display())))?;
-            if original.as_ref().is_some_and(|o| o.created_dir)
-                && let Some(dir) = path.parent()
-            {
-                // Only when empty: anything the agent put there since stays.
-                let _ = std::fs::remove_dir(dir);
+            remove_file(&path)?;
+            if let Some(original) = &original {
+                original.remove_created_dirs(&path);
             }
         }
         Some(Some(old)) if unchanged_since(old, &rest, agent, &path) => {
@@ -315,19 +284,28 @@ fn uninstall_file(workdir: &Path, git_dir: &Path, agent: Agent) -> Result<Option
         }
         _ => write_file(&path, &rest.to_pretty())?,
     }
-    let _ = std::fs::remove_file(&saved);
+    forget_original(git_dir, agent);
     Ok(Some(shown))
 }
 
 /// Whether the settings without git-fabro's entries are what the file held before install,
 /// seen the same way: adding the entries and taking them out again drops what held nothing
 /// (an empty `hooks` of the user's, say), so the old text goes through the same round trip.
+/// Qwen Code marks a settings file it reads with its format's `$version`: that mark, on a
+/// file that had none, is the agent's and no change of the user's.
 fn unchanged_since(old: &str, rest: &Json, agent: Agent, path: &Path) -> bool {
-    Json::parse(old)
-        .ok()
-        .and_then(|json| with_ours(json, agent, path).ok())
-        .is_some_and(|json| without_ours(json).0 == *rest)
+    let Ok(old) = Json::parse(old) else {
+        return false;
+    };
+    let mut rest = rest.clone();
+    if let (Agent::Qwen, None, Json::Object(keys)) = (agent, old.get(QWEN_VERSION), &mut rest) {
+        keys.retain(|(key, _)| key != QWEN_VERSION);
+    }
+    with_ours(old, agent, path).is_ok_and(|json| without_ours(json).0 == rest)
 }
+
+/// The key Qwen Code adds to a settings file when it reads it.
+const QWEN_VERSION: &str = "$version";
 
 fn read_settings(path: &Path) -> Result<Option<String>> {
     match std::fs::read_to_string(path) {
@@ -349,95 +327,8 @@ fn parse_settings(text: &str, path: &Path) -> Result<Json> {
     })
 }
 
-fn is_ours(hook: &Json) -> bool {
-    hook.get("command")
-        .and_then(Json::as_str)
-        .is_some_and(|c| c.starts_with(COMMAND_PREFIX))
-}
-
-/// The settings without git-fabro's hooks, dropping the groups, events and `hooks` object
-/// that only held them; and whether there were any.
-fn without_ours(json: Json) -> (Json, bool) {
-    let Json::Object(mut root) = json else {
-        return (json, false);
-    };
-    let mut removed = false;
-    if let Some(at) = root.iter().position(|(k, _)| k == "hooks")
-        && let Json::Object(events) = &mut root[at].1
-    {
-        let mut emptied = Vec::new();
-        for (event, groups) in events.iter_mut() {
-            let Json::Array(list) = groups else { continue };
-            let before = list.len();
-            list.retain_mut(|group| {
-                let Json::Object(fields) = group else {
-                    return true;
-                };
-                let Some((_, Json::Array(hooks))) = fields.iter_mut().find(|(k, _)| k == "hooks")
-                else {
-                    return true;
-                };
-                let count = hooks.len();
-                hooks.retain(|h| !is_ours(h));
-                removed |= hooks.len() != count;
-                !(hooks.is_empty() && count > 0)
-            });
-            removed |= list.len() != before;
-            if list.is_empty() && before > 0 {
-                emptied.push(event.clone());
-            }
-        }
-        // Only what held git-fabro's entries alone goes; an empty list of the user's stays.
-        if !emptied.is_empty() {
-            events.retain(|(event, _)| !emptied.contains(event));
-            if events.is_empty() {
-                root.remove(at);
-            }
-        }
-    }
-    (Json::Object(root), removed)
-}
-
-/// The settings with git-fabro's hooks added at the end of each event's list.
-fn with_ours(json: Json, agent: Agent, path: &Path) -> Result<Json> {
-    let not_an = |what: &str| {
-        Error::Failed(format!(
-            "{} holds {what} where git-fabro expects an object; add the hooks by hand",
-            path.display()
-        ))
-    };
-    let Json::Object(mut root) = json else {
-        return Err(not_an("something other than an object"));
-    };
-    if !root.iter().any(|(k, _)| k == "hooks") {
-        root.push(("hooks".into(), Json::Object(Vec::new())));
-    }
-    let Some((_, Json::Object(events))) = root.iter_mut().find(|(k, _)| k == "hooks") else {
-        return Err(not_an("a `hooks` that is not an object"));
-    };
-    for entry in agent.entries() {
-        if !events.iter().any(|(k, _)| k == entry.event) {
-            events.push((entry.event.into(), Json::Array(Vec::new())));
-        }
-        let Some((_, Json::Array(groups))) = events.iter_mut().find(|(k, _)| k == entry.event)
-        else {
-            return Err(not_an(&format!(
-                "a `hooks.{}` that is not a list",
-                entry.event
-            )));
-        };
-        let hook = Json::object(vec![
-            ("type", Json::string("command")),
-            ("command", Json::String(agent.command(entry.action))),
-        ]);
-        let mut group = Vec::new();
-        if let Some(matcher) = entry.matcher {
-            group.push(("matcher", Json::string(matcher)));
-        }
-        group.push(("hooks", Json::Array(vec![hook])));
-        groups.push(Json::object(group));
-    }
-    Ok(Json::Object(root))
+fn remove_file(path: &Path) -> Result<()> {
+    std::fs::remove_file(path).map_err(Error::io(format!("cannot remove {}", path.display())))
 }
 
 fn write_file(path: &Path, text: &str) -> Result<()> {
@@ -447,30 +338,4 @@ fn write_file(path: &Path, text: &str) -> Result<()> {
     }
     let mode = super::hooks::existing_mode(path).unwrap_or(0o644);
     super::hooks::replace_file(path, text, mode)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn install_then_uninstall_gives_the_users_settings_back() {
-        let user = r#"{"permissions":{"allow":["Bash(ls)"]},"hooks":{"Stop":[{"hooks":[{"type":"command","command":"say done"}]}]}}"#;
-        let json = Json::parse(user).unwrap();
-        let ours = with_ours(json.clone(), Agent::Claude, Path::new("x")).unwrap();
-        let text = ours.to_pretty();
-        assert!(
-            text.contains("git fabro hooks run agent-turn claude"),
-            "{text}"
-        );
-        assert!(text.find("permissions") < text.find("hooks"));
-        let (rest, removed) = without_ours(Json::parse(&text).unwrap());
-        assert!(removed);
-        assert_eq!(rest, json);
-        let (empty, removed) = without_ours(
-            with_ours(Json::Object(Vec::new()), Agent::Gemini, Path::new("x")).unwrap(),
-        );
-        assert!(removed);
-        assert_eq!(empty, Json::Object(Vec::new()));
-    }
 }
