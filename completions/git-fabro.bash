@@ -1101,7 +1101,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__hooks__subcmd__install)
-            opts="-C -q -P -h --pre-push --post-rewrite --claude --codex --gemini --qwen --quiet --no-pager --help"
+            opts="-C -q -P -h --pre-push --post-rewrite --claude --codex --gemini --qwen --opencode --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1155,7 +1155,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__hooks__subcmd__uninstall)
-            opts="-C -q -P -h --pre-push --post-rewrite --claude --codex --gemini --qwen --quiet --no-pager --help"
+            opts="-C -q -P -h --pre-push --post-rewrite --claude --codex --gemini --qwen --opencode --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -1,5 +1,5 @@
-//! What the hooks `git fabro hooks install --claude` (or `--codex`, `--gemini`, `--qwen`)
-//! writes do when the agent calls them: the JSON the agent sends on
+//! What the hooks `git fabro hooks install --claude` (or `--codex`, `--gemini`, `--qwen`, and
+//! the plugin of `--opencode`) writes do when the agent calls them: the JSON the agent sends on
 //! stdin names the files a tool is about to write (a snapshot saves them first) or the
 //! session's transcript (attached to the checkpoint of the turn that ended). A hook never stops the agent: it exits 0, says what went wrong on
 //! stderr and logs it in the run's directory, where `git fabro status` shows it. It prints

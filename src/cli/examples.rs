@@ -351,6 +351,10 @@ const EXAMPLES: &[(&str, &[Example])] = &[
                 "git fabro hooks install --codex --gemini",
                 "Checkpoint Codex CLI's and Gemini CLI's sessions",
             ),
+            ex(
+                "git fabro hooks install --qwen --opencode",
+                "Checkpoint Qwen Code's and OpenCode's sessions",
+            ),
         ],
     ),
     (

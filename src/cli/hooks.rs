@@ -24,10 +24,11 @@ use crate::run::RUN_BRANCH_PREFIX;
 ///
 /// --claude, --codex, --gemini and --qwen write the agent's own hook settings where it reads
 /// them when it runs in this work tree (.claude/settings.local.json, .codex/hooks.json, of the
-/// main checkout for Codex in a linked worktree, .gemini/settings.json, .qwen/settings.json):
-/// each turn that ends is checkpointed as node `turn` with the session's transcript attached,
-/// and each file write or shell command is preceded by a snapshot. GitHub Copilot CLI runs
-/// Claude Code's hooks: --claude sets it up too, and `copilot -p` loads them only with
+/// main checkout for Codex in a linked worktree, .gemini/settings.json, .qwen/settings.json);
+/// --opencode writes a plugin, .opencode/plugins/git-fabro.js, OpenCode having plugins instead
+/// of hooks. Each turn that ends is checkpointed as node `turn` with the session's transcript
+/// attached, and each file write or shell command is preceded by a snapshot. GitHub Copilot CLI
+/// runs Claude Code's hooks: --claude sets it up too, and `copilot -p` loads them only with
 /// --trust-folder. --gemini also trusts this folder in Gemini's trustedFolders.json, without
 /// which Gemini runs no project hook. Installed in a checkout of your own (not a run's
 /// worktree), each agent session there becomes a run in place of its own, labelled with the
@@ -83,6 +84,9 @@ struct Which {
     /// Qwen Code's hooks (.qwen/settings.json)
     #[arg(long)]
     qwen: bool,
+    /// OpenCode's plugin (.opencode/plugins/git-fabro.js)
+    #[arg(long)]
+    opencode: bool,
 }
 
 impl Which {
@@ -92,6 +96,7 @@ impl Which {
             (self.codex, Agent::Codex),
             (self.gemini, Agent::Gemini),
             (self.qwen, Agent::Qwen),
+            (self.opencode, Agent::OpenCode),
         ]
         .into_iter()
         .filter_map(|(on, agent)| on.then_some(agent))
@@ -212,8 +217,12 @@ pub fn run(ctx: impl FnOnce() -> Result<Ctx>, args: Args) -> Result<()> {
 fn install_agent(ctx: &Ctx, agent: Agent) -> Result<()> {
     let tree = work_tree(ctx)?;
     let path = agent_hooks::install(&tree, agent)?;
+    let what = match agent {
+        Agent::OpenCode => "plugin",
+        _ => "hooks",
+    };
     output::note(format!(
-        "installed {}'s hooks in {}",
+        "installed {}'s {what} in {}",
         agent.name(),
         shown(&path)
     ));

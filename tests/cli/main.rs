@@ -4,6 +4,7 @@ mod common;
 
 mod agent_conversations;
 mod agent_hooks;
+mod agent_hooks_opencode;
 mod agent_hooks_qwen;
 mod agent_hooks_where;
 mod agent_presets;

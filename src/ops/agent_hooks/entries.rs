@@ -1,6 +1,6 @@
-//! git-fabro's entries in an agent's JSON hook settings: which of the agent's events run which
-//! hook, and how the entries are added to the user's settings and taken out again without
-//! touching anything else.
+//! git-fabro's entries in an agent's JSON hook settings (every agent but OpenCode, which has
+//! plugins): which of the agent's events run which hook, and how the entries are added to the
+//! user's settings and taken out again without touching anything else.
 
 use std::path::Path;
 
@@ -44,6 +44,8 @@ fn entries(agent: Agent) -> Vec<Entry> {
             "PreToolUse",
             "edit|write_file|notebook_edit|run_shell_command",
         ),
+        // A plugin, not hook settings (see `super::opencode`).
+        Agent::OpenCode => return Vec::new(),
     };
     let mut entries = vec![
         Entry {

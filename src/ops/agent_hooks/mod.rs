@@ -1,12 +1,13 @@
 //! Coding agents' own hooks, pointed at git-fabro: each turn the agent ends becomes a
 //! checkpoint, and each file write is preceded by a snapshot of the files it touches. The
 //! entries go into the agent's settings file in the work tree, next to whatever the user keeps
-//! there; the file as it was is kept in the work tree's git dir, so that uninstalling gives it
-//! back byte for byte.
+//! there (OpenCode, which has plugins instead, gets a plugin file of git-fabro's); the file as
+//! it was is kept in the work tree's git dir, so that uninstalling gives it back byte for byte.
 //! While git-fabro's entries are in it, the file is never captured by a checkpoint (see
 //! [`crate::format::agent_settings::never_captured`]).
 
 mod entries;
+mod opencode;
 
 use std::path::{Path, PathBuf};
 
@@ -30,10 +31,18 @@ pub enum Agent {
     Gemini,
     /// Qwen Code: `.qwen/settings.json`.
     Qwen,
+    /// OpenCode: the plugin `.opencode/plugins/git-fabro.js`.
+    OpenCode,
 }
 
 impl Agent {
-    pub const ALL: [Agent; 4] = [Agent::Claude, Agent::Codex, Agent::Gemini, Agent::Qwen];
+    pub const ALL: [Agent; 5] = [
+        Agent::Claude,
+        Agent::Codex,
+        Agent::Gemini,
+        Agent::Qwen,
+        Agent::OpenCode,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -41,6 +50,7 @@ impl Agent {
             Agent::Codex => "codex",
             Agent::Gemini => "gemini",
             Agent::Qwen => "qwen",
+            Agent::OpenCode => "opencode",
         }
     }
 
@@ -48,14 +58,16 @@ impl Agent {
         Agent::ALL.into_iter().find(|a| a.name() == name)
     }
 
-    /// The settings file, relative to the work tree's root.
+    /// The settings file (or plugin), relative to the work tree's root.
     pub fn settings_file(self) -> &'static str {
-        match self {
-            Agent::Claude => FILES[0],
-            Agent::Codex => FILES[1],
-            Agent::Gemini => FILES[2],
-            Agent::Qwen => FILES[3],
-        }
+        let at = match self {
+            Agent::Claude => 0,
+            Agent::Codex => 1,
+            Agent::Gemini => 2,
+            Agent::Qwen => 3,
+            Agent::OpenCode => 4,
+        };
+        FILES[at].path
     }
 
     fn command(self, action: &str) -> String {
@@ -118,7 +130,10 @@ pub enum Uninstalled {
 /// Adds git-fabro's entries to the settings file the agent reads when it runs in `tree`.
 pub fn install(tree: &WorkTree, agent: Agent) -> Result<PathBuf> {
     let (dir, git_dir) = tree.settings_home(agent);
-    let path = install_file(dir, git_dir, agent)?;
+    let path = match agent {
+        Agent::OpenCode => opencode::install(dir, git_dir)?,
+        _ => install_file(dir, git_dir, agent)?,
+    };
     if agent == Agent::Codex {
         super::codex_worktrees::mark(&tree.dir, &tree.git_dir, tree.is_linked())?;
     }
@@ -145,7 +160,11 @@ pub fn uninstall(tree: &WorkTree, agent: Agent) -> Result<Uninstalled> {
             return Ok(Uninstalled::Removed(own));
         }
     }
-    Ok(match uninstall_file(dir, git_dir, agent)? {
+    let removed = match agent {
+        Agent::OpenCode => opencode::uninstall(dir, git_dir)?,
+        _ => uninstall_file(dir, git_dir, agent)?,
+    };
+    Ok(match removed {
         Some(path) => Uninstalled::Removed(path),
         None => Uninstalled::NotInstalled,
     })
@@ -153,6 +172,9 @@ pub fn uninstall(tree: &WorkTree, agent: Agent) -> Result<Uninstalled> {
 
 /// Whether `workdir`'s settings file for `agent` holds git-fabro's entries, and other settings.
 fn status_of(workdir: &Path, agent: Agent) -> (bool, bool) {
+    if agent == Agent::OpenCode {
+        return (opencode::is_installed(workdir), false);
+    }
     let parsed = std::fs::read_to_string(workdir.join(agent.settings_file()))
         .ok()
         .and_then(|text| Json::parse(&text).ok());
@@ -189,15 +211,25 @@ struct Original {
     text: Option<String>,
     /// Whether install created the directory holding it.
     created_dir: bool,
+    /// How many directories above that one install created too (`.opencode` above
+    /// `.opencode/plugins`); absent from what an older git-fabro kept.
+    #[serde(default)]
+    created_above: usize,
 }
 
 impl Original {
-    /// What `path` is now, before install writes it: its text, and whether its directory
-    /// exists.
+    /// What `path` is now, before install writes it: its text, and the directories on its way
+    /// that do not exist yet.
     fn of(path: &Path, text: Option<String>) -> Original {
+        let missing = path
+            .ancestors()
+            .skip(1)
+            .take_while(|dir| !dir.exists())
+            .count();
         Original {
             text,
-            created_dir: path.parent().is_some_and(|dir| !dir.exists()),
+            created_dir: missing > 0,
+            created_above: missing.saturating_sub(1),
         }
     }
 
@@ -216,13 +248,18 @@ impl Original {
             .and_then(|text| serde_json::from_str(&text).ok())
     }
 
-    /// Removes the directory install created for `path`, only when empty: anything the agent
-    /// put there since stays.
+    /// Removes the directories install created for `path`, each only when empty: anything the
+    /// agent put there since stays.
     fn remove_created_dirs(&self, path: &Path) {
-        if self.created_dir
-            && let Some(dir) = path.parent()
-        {
-            let _ = std::fs::remove_dir(dir);
+        let created = if self.created_dir {
+            1 + self.created_above
+        } else {
+            0
+        };
+        for dir in path.ancestors().skip(1).take(created) {
+            if std::fs::remove_dir(dir).is_err() {
+                break;
+            }
         }
     }
 }
