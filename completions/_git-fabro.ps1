@@ -265,7 +265,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
         'git-fabro;resume' {
             [CompletionResult]::new('--run', '--run', [CompletionResultType]::ParameterName, 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)')
             [CompletionResult]::new('--workflow', '--workflow', [CompletionResultType]::ParameterName, 'Check that this workflow is the one the run was started with')
-            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The command agent and prompt nodes run, instead of the configured one: a preset (claude, codex, gemini, aider: see `git fabro agents`) or a command line')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The command agent and prompt nodes run, instead of the configured one: a preset (claude, codex, gemini, aider, copilot, qwen, opencode: see `git fabro agents`) or a command line')
             [CompletionResult]::new('--answer', '--answer', [CompletionResultType]::ParameterName, 'Answer the human gate NODE with CHOICE: its key, number, label or target node (repeatable)')
             [CompletionResult]::new('--rerun', '--rerun', [CompletionResultType]::ParameterName, 'Run again the side-effect node NODE that was cut short (repeatable)')
             [CompletionResult]::new('--assume-done', '--assume-done', [CompletionResultType]::ParameterName, 'Record the side-effect node NODE that was cut short as succeeded, without running it again (repeatable)')
@@ -497,7 +497,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             [CompletionResult]::new('--label', '--label', [CompletionResultType]::ParameterName, 'A label recorded in run.json (repeatable)')
             [CompletionResult]::new('--base', '--base', [CompletionResultType]::ParameterName, 'Commit the run branch starts at (default: HEAD)')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'run.toml for this run ([checkpoint] exclude_globs, [git.author], [agent] command)')
-            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The command agent and prompt nodes run: a preset (claude, codex, gemini, aider: see `git fabro agents`) or a command line (`/bin/bash -c COMMAND` in the worktree, the prompt on stdin and in $FABRO_PROMPT_FILE, the response on stdout)')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The command agent and prompt nodes run: a preset (claude, codex, gemini, aider, copilot, qwen, opencode: see `git fabro agents`) or a command line (`/bin/bash -c COMMAND` in the worktree, the prompt on stdin and in $FABRO_PROMPT_FILE, the response on stdout)')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Simulate every node instead of running it; nothing is written')
             [CompletionResult]::new('--auto-approve', '--auto-approve', [CompletionResultType]::ParameterName, 'Answer every human gate with its first choice')

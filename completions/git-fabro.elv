@@ -247,7 +247,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
         &'git-fabro;resume'= {
             cand --run 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)'
             cand --workflow 'Check that this workflow is the one the run was started with'
-            cand --agent 'The command agent and prompt nodes run, instead of the configured one: a preset (claude, codex, gemini, aider: see `git fabro agents`) or a command line'
+            cand --agent 'The command agent and prompt nodes run, instead of the configured one: a preset (claude, codex, gemini, aider, copilot, qwen, opencode: see `git fabro agents`) or a command line'
             cand --answer 'Answer the human gate NODE with CHOICE: its key, number, label or target node (repeatable)'
             cand --rerun 'Run again the side-effect node NODE that was cut short (repeatable)'
             cand --assume-done 'Record the side-effect node NODE that was cut short as succeeded, without running it again (repeatable)'
@@ -458,7 +458,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --label 'A label recorded in run.json (repeatable)'
             cand --base 'Commit the run branch starts at (default: HEAD)'
             cand --config 'run.toml for this run ([checkpoint] exclude_globs, [git.author], [agent] command)'
-            cand --agent 'The command agent and prompt nodes run: a preset (claude, codex, gemini, aider: see `git fabro agents`) or a command line (`/bin/bash -c COMMAND` in the worktree, the prompt on stdin and in $FABRO_PROMPT_FILE, the response on stdout)'
+            cand --agent 'The command agent and prompt nodes run: a preset (claude, codex, gemini, aider, copilot, qwen, opencode: see `git fabro agents`) or a command line (`/bin/bash -c COMMAND` in the worktree, the prompt on stdin and in $FABRO_PROMPT_FILE, the response on stdout)'
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
             cand --dry-run 'Simulate every node instead of running it; nothing is written'
             cand --auto-approve 'Answer every human gate with its first choice'

@@ -9,10 +9,10 @@ use crate::engine::agents::PRESETS;
 
 /// List the agent presets, whether each is installed, its version and its command line
 ///
-/// `--agent claude` (or `codex`, `gemini`, `aider`), and the same word in `git config
-/// fabro.agentCommand` or `[agent] command`, runs the command line shown here: made for a
-/// fresh worktree, nobody at a terminal, as root or as a user. Any other agent command is run
-/// as written. A preset is installed when its program is on PATH; its version is the first
+/// `--agent claude` (or `codex`, `gemini`, `aider`, `copilot`, `qwen`, `opencode`), and the
+/// same word in `git config fabro.agentCommand` or `[agent] command`, runs the command line
+/// shown here: made for a fresh worktree, nobody at a terminal, as root or as a user. Any other
+/// agent command is run as written. A preset is installed when its program is on PATH; its version is the first
 /// line of `PROGRAM --version`.
 #[derive(Debug, clap::Args)]
 pub struct Args {

@@ -61,7 +61,8 @@ pub struct Args {
     #[arg(long, conflicts_with = "command")]
     prepare_only: bool,
     /// The command agent and prompt nodes run, instead of the configured one: a preset
-    /// (claude, codex, gemini, aider: see `git fabro agents`) or a command line
+    /// (claude, codex, gemini, aider, copilot, qwen, opencode: see `git fabro agents`) or a
+    /// command line
     #[arg(long, value_name = "COMMAND", conflicts_with = "command")]
     agent: Option<String>,
     /// Answer the human gate NODE with CHOICE: its key, number, label or target node

@@ -75,9 +75,9 @@ pub struct Args {
     /// run.toml for this run ([checkpoint] exclude_globs, [git.author], [agent] command)
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
-    /// The command agent and prompt nodes run: a preset (claude, codex, gemini, aider: see
-    /// `git fabro agents`) or a command line (`/bin/bash -c COMMAND` in the worktree, the
-    /// prompt on stdin and in $FABRO_PROMPT_FILE, the response on stdout)
+    /// The command agent and prompt nodes run: a preset (claude, codex, gemini, aider, copilot,
+    /// qwen, opencode: see `git fabro agents`) or a command line (`/bin/bash -c COMMAND` in the
+    /// worktree, the prompt on stdin and in $FABRO_PROMPT_FILE, the response on stdout)
     #[arg(long, value_name = "COMMAND")]
     agent: Option<String>,
     /// Print the result as one JSON document, the only thing on stdout: run_id, status,

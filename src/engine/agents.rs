@@ -1,13 +1,14 @@
-//! The agent presets: `--agent claude` (or `codex`, `gemini`, `aider`, and the same word in
-//! `fabro.agentCommand` or `[agent] command`) stands for the command line that makes that CLI
-//! work as an agent node, run by `/bin/bash -c` in a worktree it has never seen, with the
-//! prompt on stdin and in `$FABRO_PROMPT_FILE`, its stdout taken as the response, nobody at a
-//! terminal to answer, and possibly as root in a container. Any other agent command is run as
+//! The agent presets: `--agent claude` (or `codex`, `gemini`, `aider`, `copilot`, `qwen`,
+//! `opencode`, and the same word in `fabro.agentCommand` or `[agent] command`) stands for the
+//! command line that makes that CLI work as an agent node, run by `/bin/bash -c` in a worktree
+//! it has never seen, with the prompt on stdin and in `$FABRO_PROMPT_FILE`, its stdout taken
+//! as the response, nobody at a terminal to answer, and possibly as root in a container. Any other agent command is run as
 //! written. A preset is expanded where the agent command is run, so every way of naming it
 //! (flag, run.toml, git config, settings, resume, manager children) gets the same line.
 //!
 //! Each flag is there for one reason, checked with Claude Code 2.1, Codex 0.169, Gemini CLI
-//! 0.61 and aider 0.86, as root and as a user:
+//! 0.61 and aider 0.86, as root and as a user, and with GitHub Copilot CLI 1.0.102, Qwen Code
+//! 0.24.4 and OpenCode 1.18.33 as root:
 //!
 //! - Claude Code: `-p` answers once and prints the response (the prompt comes on stdin).
 //!   `--permission-mode acceptEdits` lets it edit files without asking; shell commands still
@@ -28,6 +29,21 @@
 //!   or opting in to analytics for the user. Its chat and input histories go beside the
 //!   prompt in the run's directory, and the repository map's cache it creates is removed when
 //!   it exits: neither is the user's work, and left in the worktree they would be committed.
+//! - GitHub Copilot CLI: with stdin not a terminal it answers the prompt on stdin and exits
+//!   (`-p TEXT` would put the prompt on the command line, where a long one does not fit);
+//!   `-s` prints the answer alone, without its statistics. `--allow-tool=write` lets it create
+//!   and edit files without asking; a shell command it does not count as a write is denied,
+//!   nobody being there to approve it.
+//!   `--allow-all-tools` is not used: it would open every tool. `--no-auto-update` keeps it
+//!   from downloading a newer version mid-run. No `--trust-folder`: a node needs none of the
+//!   worktree's hooks, plugins or MCP servers, and Copilot runs without them.
+//! - Qwen Code: with stdin not a terminal it answers the prompt on stdin once and exits.
+//!   `--approval-mode auto-edit` edits without asking (its shell tool is not offered then),
+//!   rather than `--yolo`.
+//! - OpenCode: `opencode run` with no message answers the prompt on stdin. It asks for no
+//!   approval: what it may do is what the user's OpenCode `permission` settings allow
+//!   (`--auto`, which would grant what they leave to be asked, is not used). Its `--model`
+//!   takes `provider/model`.
 //!
 //! Every preset passes the node's model (`$FABRO_MODEL`, from the node or its stylesheet) when
 //! there is one, and otherwise leaves the choice to the CLI's own configuration.
@@ -75,6 +91,21 @@ pub const PRESETS: &[Preset] = &[
             r#"--input-history-file "${FABRO_PROMPT_FILE%/*}/aider.input.history" "#,
             r#"${FABRO_MODEL:+--model "$FABRO_MODEL"}"#,
         ),
+    },
+    Preset {
+        name: "copilot",
+        program: "copilot",
+        command: r#"copilot -s --allow-tool=write --no-auto-update ${FABRO_MODEL:+--model "$FABRO_MODEL"}"#,
+    },
+    Preset {
+        name: "qwen",
+        program: "qwen",
+        command: r#"qwen --approval-mode auto-edit ${FABRO_MODEL:+--model "$FABRO_MODEL"}"#,
+    },
+    Preset {
+        name: "opencode",
+        program: "opencode",
+        command: r#"opencode run ${FABRO_MODEL:+--model "$FABRO_MODEL"}"#,
     },
 ];
 
@@ -149,6 +180,9 @@ mod tests {
         assert!(expand(" codex\n").starts_with("codex exec --sandbox workspace-write"));
         assert!(expand("gemini").contains("--skip-trust"));
         assert!(expand("aider").contains("--yes-always"));
+        assert!(expand("copilot").contains("--allow-tool=write"));
+        assert!(expand("qwen").contains("--approval-mode auto-edit"));
+        assert!(expand("opencode").starts_with("opencode run"));
         for written in ["claude -p", "Claude", "./claude", "my-agent --x", ""] {
             assert_eq!(expand(written), written);
         }
@@ -159,7 +193,9 @@ mod tests {
         for preset in PRESETS {
             assert!(preset.command.contains(&format!("{} ", preset.program)));
             assert!(preset.command.contains("$FABRO_MODEL"), "{}", preset.name);
-            assert!(!preset.command.contains("dangerously"), "{}", preset.name);
+            for opening in ["dangerously", "--allow-all", "--yolo", "--auto "] {
+                assert!(!preset.command.contains(opening), "{}", preset.name);
+            }
         }
     }
 

@@ -1,5 +1,5 @@
-//! The agent presets: `--agent claude` (and `codex`, `gemini`, `aider`, in `--agent`, git
-//! config or run.toml) runs the command line made for that CLI, any other agent command runs
+//! The agent presets: `--agent claude` (and `codex`, `gemini`, `aider`, `copilot`, `qwen`,
+//! `opencode`, in `--agent`, git config or run.toml) runs the command line made for that CLI, any other agent command runs
 //! as written, and `git fabro agents` says which presets this machine has. The CLIs are fakes
 //! on PATH that record the arguments they were started with.
 
@@ -107,6 +107,82 @@ fn a_preset_name_runs_its_command_line_and_any_other_command_runs_as_written() {
 }
 
 #[test]
+fn copilot_qwen_and_opencode_answer_the_prompt_on_stdin_with_least_privilege() {
+    let repo = TestRepo::new();
+    let names = [
+        ("copilot", "1.0.102"),
+        ("qwen", "0.24.4"),
+        ("opencode", "1.18.33"),
+    ];
+    let bin = fake_agents(&repo, &names);
+    run_with(&repo, &bin, &["--agent", "copilot"]);
+    let expected = [
+        "-s",
+        "--allow-tool=write",
+        "--no-auto-update",
+        "--model",
+        "model-x",
+    ];
+    assert_eq!(argv(&bin, "copilot"), expected);
+    run_with(&repo, &bin, &["--agent", "qwen"]);
+    let expected = ["--approval-mode", "auto-edit", "--model", "model-x"];
+    assert_eq!(argv(&bin, "qwen"), expected);
+    run_with(&repo, &bin, &["--agent", "opencode"]);
+    assert_eq!(argv(&bin, "opencode"), ["run", "--model", "model-x"]);
+}
+
+#[test]
+fn the_new_presets_get_their_logins_and_no_github_token() {
+    let repo = TestRepo::new();
+    let bin = repo.root.join("bin");
+    let seen = bin.join("copilot.env");
+    let names = [
+        "COPILOT_PROVIDER_API_KEY",
+        "COPILOT_GITHUB_TOKEN",
+        "DASHSCOPE_API_KEY",
+        "OPENAI_MODEL",
+        "OPENCODE_CONFIG",
+        "GITHUB_TOKEN",
+        "GH_TOKEN",
+        "QWEN_SERVER_TOKEN",
+    ];
+    let script = format!(
+        "#!/bin/sh\ncat >/dev/null\nenv | grep -E '^({})=' | sort >'{}'\necho answered\n",
+        names.join("|"),
+        seen.display()
+    );
+    write_file(&bin.join("copilot"), &script);
+    make_executable(&bin.join("copilot"));
+    let path = workflow(&repo, "one", ONE_AGENT);
+    let mut run = repo.fabro();
+    run.args(["run", "--agent", "copilot"]).arg(&path);
+    for name in names {
+        run.env(name, "v");
+    }
+    let out = run.env("PATH", path_with(&bin)).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let passed: Vec<String> = std::fs::read_to_string(&seen)
+        .unwrap()
+        .lines()
+        .map(|line| line.trim_end_matches("=v").to_owned())
+        .collect();
+    assert_eq!(
+        passed,
+        [
+            "COPILOT_GITHUB_TOKEN",
+            "COPILOT_PROVIDER_API_KEY",
+            "DASHSCOPE_API_KEY",
+            "OPENAI_MODEL",
+            "OPENCODE_CONFIG",
+        ]
+    );
+}
+
+#[test]
 fn agents_lists_each_preset_whether_installed_its_version_and_command() {
     let repo = TestRepo::new();
     let bin = fake_agents(&repo, &[("claude", "9.9.9 (Claude Code)"), ("aider", "")]);
@@ -136,7 +212,12 @@ fn agents_lists_each_preset_whether_installed_its_version_and_command() {
     );
     let listed: Vec<Value> = serde_json::from_str(&json).unwrap();
     let names: Vec<&str> = listed.iter().filter_map(|a| a["name"].as_str()).collect();
-    assert_eq!(names, ["claude", "codex", "gemini", "aider"]);
+    assert_eq!(
+        names,
+        [
+            "claude", "codex", "gemini", "aider", "copilot", "qwen", "opencode"
+        ]
+    );
     assert_eq!(listed[0]["installed"], true);
     assert_eq!(listed[0]["version"], "9.9.9 (Claude Code)");
     assert_eq!(

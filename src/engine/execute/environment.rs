@@ -3,7 +3,7 @@
 //! parallel branches and manager children). A workflow may come from someone else and
 //! whatever a node prints is committed, so a variable reaches a node only when a build needs
 //! it, when the user named it in `[env] pass` (or `fabro.envPass`), or, for agent nodes only,
-//! when it is how the agents Fabro knows log in. Everything else (`AWS_SECRET_ACCESS_KEY`,
+//! when it is how the agents git-fabro has presets for log in. Everything else (`AWS_SECRET_ACCESS_KEY`,
 //! `SSH_AUTH_SOCK`, `GIT_ASKPASS`, `DATABASE_URL`, ...) stays out, and so does every variable
 //! that would point a node's `git` at another repository, even when named on purpose.
 
@@ -51,13 +51,18 @@ const BUILD: &[&str] = &[
 ];
 
 /// What agent nodes get beyond [`BUILD`]: the keys, tokens and endpoints the agent CLIs
-/// Fabro drives log in with (Fabro hands its agents the provider's key too), the settings
-/// those CLIs read from their own variables (Claude Code's `ANTHROPIC_*` and `CLAUDE_CODE_*`,
-/// Codex's own `CODEX_*` named one by one, since a GitHub token also goes by that prefix,
-/// Gemini CLI's `GEMINI_*` and `GOOGLE_GENAI_*`, aider's `AIDER_*` and the `LITELLM_*` and
-/// provider keys of the library it calls models through), and the proxy and certificate variables a machine behind a gateway reaches them with. Read
-/// from the CLIs themselves (Claude Code 2.1, Codex 0.169, Gemini CLI 0.61, aider 0.86); a
-/// provider missing here is named in `[env] pass`.
+/// git-fabro has presets for log in with (Fabro hands its agents the provider's key too), the
+/// settings those CLIs read from their own variables (Claude Code's `ANTHROPIC_*` and
+/// `CLAUDE_CODE_*`, Codex's own `CODEX_*` named one by one, since a GitHub token also goes by
+/// that prefix, Gemini CLI's `GEMINI_*` and `GOOGLE_GENAI_*`, aider's `AIDER_*` and the
+/// `LITELLM_*` and provider keys of the library it calls models through, GitHub Copilot CLI's
+/// `COPILOT_*`, its GitHub token and its own model provider's alike, Qwen Code's own named one
+/// by one, since `QWEN_*` also holds tokens of its servers and channels, and OpenCode's
+/// `OPENCODE_*`), and the proxy and certificate variables a machine behind a gateway reaches
+/// them with. Read from the CLIs themselves (Claude Code 2.1, Codex 0.169, Gemini CLI 0.61,
+/// aider 0.86, Copilot CLI 1.0.102, Qwen Code 0.24.4, OpenCode 1.18.33); a provider missing
+/// here is named in `[env] pass`. `GITHUB_TOKEN` and `GH_TOKEN`, which Copilot also reads,
+/// stay out: they open the user's repositories, not a model.
 const AGENT_LOGIN: &[&str] = &[
     "ANTHROPIC_*",
     "CLAUDE_CODE_*",
@@ -106,6 +111,17 @@ const AGENT_LOGIN: &[&str] = &[
     "ZAI_API_KEY",
     "MINIMAX_API_KEY",
     "INCEPTION_API_KEY",
+    "COPILOT_*",
+    "QWEN_HOME",
+    "QWEN_RUNTIME_DIR",
+    "QWEN_MODEL",
+    "QWEN_API_KEY",
+    "OPENAI_MODEL",
+    "DASHSCOPE_API_KEY",
+    "BAILIAN_CODING_PLAN_API_KEY",
+    "BAILIAN_TOKEN_PLAN_API_KEY",
+    "GOOGLE_MODEL",
+    "OPENCODE_*",
     "HTTPS_PROXY",
     "https_proxy",
     "HTTP_PROXY",
@@ -251,6 +267,22 @@ mod tests {
         let mut inherited = vars(&["ANTHROPIC_API_KEY", "AWS_SECRET_ACCESS_KEY", "GH_TOKEN"]);
         let env = allowed(&inherited, &[], Audience::Agent);
         assert_eq!(names(&env), ["ANTHROPIC_API_KEY"]);
+        let others = vars(&[
+            "COPILOT_PROVIDER_API_KEY",
+            "GITHUB_TOKEN",
+            "DASHSCOPE_API_KEY",
+            "QWEN_SERVER_TOKEN",
+            "OPENCODE_CONFIG",
+        ]);
+        let env = allowed(&others, &[], Audience::Agent);
+        assert_eq!(
+            names(&env),
+            [
+                "COPILOT_PROVIDER_API_KEY",
+                "DASHSCOPE_API_KEY",
+                "OPENCODE_CONFIG"
+            ]
+        );
         inherited.push((BEDROCK_SWITCH.into(), "1".into()));
         let env = allowed(&inherited, &[], Audience::Agent);
         assert_eq!(
