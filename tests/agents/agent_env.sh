@@ -42,6 +42,51 @@ EOF
 EOF
     unset trust
     ;;
+  copilot)
+    # GitHub Copilot CLI with its own model provider (BYOK, Chat Completions), offline: no
+    # GitHub login. A Claude model id gets Copilot's view/create/edit tools, which
+    # fake_llm.py scripts (a GPT one gets its freeform apply_patch).
+    export COPILOT_OFFLINE=true COPILOT_PROVIDER_BASE_URL="http://127.0.0.1:$FAKE_PORT/v1"
+    export COPILOT_PROVIDER_API_KEY=sk-fake COPILOT_MODEL="${COPILOT_MODEL:-claude-sonnet-4.5}"
+    export COPILOT_AUTO_UPDATE=false
+    ;;
+  qwen)
+    # Qwen Code with an OpenAI-compatible provider chosen in the user's settings.
+    export OPENAI_API_KEY=sk-fake OPENAI_BASE_URL="http://127.0.0.1:$FAKE_PORT/v1"
+    mkdir -p "$HOME/.qwen"
+    cat >"$HOME/.qwen/settings.json" <<EOF
+{
+  "security": { "auth": { "selectedType": "openai" } },
+  "model": { "name": "qwen3-coder-plus" },
+  "general": { "disableAutoUpdate": true },
+  "privacy": { "usageStatisticsEnabled": false },
+  "telemetry": { "enabled": false }
+}
+EOF
+    ;;
+  opencode)
+    # OpenCode with an OpenAI-compatible provider of its own in the user's config; no fetch of
+    # the models list, no update, no language-server download.
+    mkdir -p "$HOME/.config/opencode"
+    cat >"$HOME/.config/opencode/opencode.json" <<EOF
+{
+  "provider": {
+    "fake": {
+      "npm": "@ai-sdk/openai-compatible",
+      "name": "fake",
+      "options": { "baseURL": "http://127.0.0.1:$FAKE_PORT/v1", "apiKey": "sk-fake" },
+      "models": { "fake-model": { "name": "fake model", "tool_call": true } }
+    }
+  },
+  "model": "fake/fake-model",
+  "small_model": "fake/fake-model",
+  "autoupdate": false,
+  "share": "disabled"
+}
+EOF
+    export OPENCODE_DISABLE_MODELS_FETCH=true OPENCODE_DISABLE_AUTOUPDATE=true
+    export OPENCODE_DISABLE_LSP_DOWNLOAD=true
+    ;;
   aider)
     export OPENAI_API_KEY=sk-fake OPENAI_API_BASE="http://127.0.0.1:$FAKE_PORT/v1"
     export AIDER_MODEL=openai/gpt-4o AIDER_CHECK_UPDATE=false AIDER_ANALYTICS=false

@@ -35,6 +35,8 @@ export PATH="$WORLD/bin:$AGENTS_ROOT/npm/node_modules/.bin:$AGENTS_ROOT/venv/bin
 
 export FAKE_PORT="${FAKE_PORT:-$((18000 + RANDOM % 2000))}"
 export FAKE_LOG="$WORLD/requests.jsonl" FAKE_BODIES="$WORLD/bodies"
+# The agent's working directory, for fake_llm.py when the agent's prompt does not name it.
+export FAKE_CWD_FILE="$WORLD/agent-cwd"
 python3 "$HERE/fake_llm.py" 2>"$WORLD/fake_llm.stderr" &
 FAKE_PID=$!
 trap 'kill $FAKE_PID 2>/dev/null' EXIT
@@ -51,6 +53,7 @@ new_run() {
   git add notes.txt && git commit -qm "initial"
   RUN=$(git fabro start --goal "agent edits notes.txt")
   WT=$(git fabro path "$RUN")
+  echo "$WT" >"$FAKE_CWD_FILE"
   # An unrecorded change the agent's write would lose: the edit hook's snapshot must save it.
   printf '%s\n' "${FAKE_OLD:-original line}" >"$WT/notes.txt"
   echo "run $RUN worktree $WT"
@@ -99,4 +102,26 @@ check_run() {
   # shellcheck disable=SC2086
   if ls $failures >/dev/null 2>&1; then echo "--- hook-failures.jsonl"; cat $failures; fi
   return $ok
+}
+
+# Exit status 0 when no commit of the run branch holds a path matching the extended regex $1
+# (the files git-fabro wrote for the agent, and what the agent wrote beside them).
+check_never_captured() {
+  local found
+  found=$(git -C "$REPO" log --format=%H "fabro/run/$RUN" | while read -r c; do
+    git -C "$REPO" ls-tree -r --name-only "$c"; done | grep -E "$1" | sort -u)
+  if [ -z "$found" ]; then
+    echo "OK no checkpoint holds $1"
+  else
+    echo "CAPTURED in a checkpoint: $found"; return 1
+  fi
+}
+
+# Prints the requests the agent sent to fake_llm.py, one a line.
+show_requests() {
+  python3 -c "
+import json,sys
+for l in open(sys.argv[1]):
+    e=json.loads(l); print(e['n'], e['method'], e['path'], e.get('model') or '', e.get('kind') or '', str(e.get('reply') or '')[:110])
+" "$FAKE_LOG"
 }

@@ -2,11 +2,13 @@
 # Engine path: `git fabro run wf.fabro --agent AGENT` (the preset) with a real agent CLI against
 # fake_llm.py. One agent node edits notes.txt. Checks with git that the node's checkpoint
 # holds the edit and its stage folder prompt.md, response.md and diff.patch.
-# Usage: run_engine.sh claude|codex|gemini|aider [COMMAND] (default: the preset of that name).
+# Usage: run_engine.sh claude|codex|gemini|aider|copilot|qwen|opencode [COMMAND] (default: the
+# preset of that name). The preset alone must log the agent in: the engine passes an agent node
+# only the variables on its list.
 # Exit 0 when the run succeeded and everything is in place.
 AGENT="$1"
 case "$AGENT" in
-  claude|codex|gemini|aider) ;;
+  claude|codex|gemini|aider|copilot|qwen|opencode) ;;
   *) echo "unknown agent $AGENT" >&2; exit 2 ;;
 esac
 source "$(dirname "$0")/common.sh" "engine-$AGENT"
@@ -32,11 +34,7 @@ rc=$?
 echo "git fabro run exit $rc"; cat "$WORLD/run.out"; tail -20 "$WORLD/run.err"
 RUN=$(git for-each-ref --format='%(refname)' refs/heads/fabro/run | sed 's#refs/heads/fabro/run/##' | head -1)
 echo "--- requests the agent sent"
-python3 -c "
-import json,sys
-for l in open(sys.argv[1]):
-    e=json.loads(l); print(e['n'], e['method'], e['path'], e.get('model') or '', e.get('kind') or '', str(e.get('reply') or '')[:110])
-" "$FAKE_LOG" 2>/dev/null
+show_requests 2>/dev/null
 ok=$rc
 echo "--- git log fabro/run/$RUN"
 git log --format='%h %s' "fabro/run/$RUN"
