@@ -86,6 +86,8 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             [CompletionResult]::new('--next', '--next', [CompletionResultType]::ParameterName, 'The node the run continues with')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'A context value to record (repeatable); the value is JSON')
             [CompletionResult]::new('--attach', '--attach', [CompletionResultType]::ParameterName, 'A file to store with the stage as NAME (repeatable)')
+            [CompletionResult]::new('--usage', '--usage', [CompletionResultType]::ParameterName, 'What the node''s agent used, as JSON: {"models": [{"model": {"provider": P, "model_id": M}, "tokens": {"input_tokens": N, "output_tokens": N, ...}}], "tool_calls": N} (docs/FORMAT.md); `show`, `log --usage`, `ps` and `status` show it')
+            [CompletionResult]::new('--duration-ms', '--duration-ms', [CompletionResultType]::ParameterName, 'How long the node ran, in milliseconds')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'On a lost race (exit 3), try again for up to DURATION (default 10s; 0, 45s, 2m)')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print a JSON object instead of the run commit''s sha')

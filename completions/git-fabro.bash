@@ -297,7 +297,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__checkpoint)
-            opts="-C -q -P -h --run --node --status --next --context --attach --wait --json --quiet --no-pager --help"
+            opts="-C -q -P -h --run --node --status --next --context --attach --usage --duration-ms --wait --json --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -324,6 +324,14 @@ _git__fabro() {
                     return 0
                     ;;
                 --attach)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --usage)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --duration-ms)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

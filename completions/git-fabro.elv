@@ -81,6 +81,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --next 'The node the run continues with'
             cand --context 'A context value to record (repeatable); the value is JSON'
             cand --attach 'A file to store with the stage as NAME (repeatable)'
+            cand --usage 'What the node''s agent used, as JSON: {"models": [{"model": {"provider": P, "model_id": M}, "tokens": {"input_tokens": N, "output_tokens": N, ...}}], "tool_calls": N} (docs/FORMAT.md); `show`, `log --usage`, `ps` and `status` show it'
+            cand --duration-ms 'How long the node ran, in milliseconds'
             cand --wait 'On a lost race (exit 3), try again for up to DURATION (default 10s; 0, 45s, 2m)'
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
             cand --json 'Print a JSON object instead of the run commit''s sha'

@@ -76,6 +76,8 @@ complete -c git-fabro -n "__fish_git_fabro_using_subcommand checkpoint" -l statu
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand checkpoint" -l next -d 'The node the run continues with' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand checkpoint" -l context -d 'A context value to record (repeatable); the value is JSON' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand checkpoint" -l attach -d 'A file to store with the stage as NAME (repeatable)' -r
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand checkpoint" -l usage -d 'What the node\'s agent used, as JSON: {"models": [{"model": {"provider": P, "model_id": M}, "tokens": {"input_tokens": N, "output_tokens": N, ...}}], "tool_calls": N} (docs/FORMAT.md); `show`, `log --usage`, `ps` and `status` show it' -r
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand checkpoint" -l duration-ms -d 'How long the node ran, in milliseconds' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand checkpoint" -l wait -d 'On a lost race (exit 3), try again for up to DURATION (default 10s; 0, 45s, 2m)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand checkpoint" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand checkpoint" -l json -d 'Print a JSON object instead of the run commit\'s sha'
