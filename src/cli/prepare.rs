@@ -34,18 +34,7 @@ pub fn render(
 pub fn render_for(graph: &Graph, state: &RunState) -> Result<Graph> {
     let mut graph = graph.clone();
     inline_recorded(&mut graph, &state.record.spec.graph);
-    let inputs = match state.record.spec.extra.get("inputs") {
-        Some(Value::Object(inputs)) => inputs
-            .iter()
-            .map(|(k, v)| {
-                (
-                    k.clone(),
-                    v.as_str().map_or_else(|| v.to_string(), str::to_owned),
-                )
-            })
-            .collect(),
-        _ => BTreeMap::new(),
-    };
+    let inputs = state.record.spec.inputs();
     let shown = format!("run {}'s workflow", state.id);
     render(
         &graph,

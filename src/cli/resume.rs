@@ -115,7 +115,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
             trust: args.trust,
             ..Default::default()
         };
-        check_directions(&state, &graph, &directions)?;
+        check_directions(ctx, &state, &graph, &directions)?;
         Some((graph, directions))
     } else {
         None
@@ -230,14 +230,19 @@ fn engine_graph(state: &RunState, given: Option<&Path>) -> Result<Graph> {
 
 /// Refuses answers and side-effect directions that name nothing in the workflow.
 /// The directions name nodes of the run's workflow or of the child workflows it nests.
-fn check_directions(state: &RunState, graph: &Graph, directions: &Directions) -> Result<()> {
+fn check_directions(
+    ctx: &Ctx,
+    state: &RunState,
+    graph: &Graph,
+    directions: &Directions,
+) -> Result<()> {
     let dir = state
         .record
         .spec
         .extra
         .get(WORKFLOW_DIR)
         .and_then(|d| d.as_str());
-    let nested = nested_workflows(graph, Path::new(dir.unwrap_or("")));
+    let nested = nested_workflows(graph, Path::new(dir.unwrap_or("")), ctx.repo.workdir());
     check_answers(graph, &nested, &directions.answers)?;
     for node in directions.rerun.iter().chain(&directions.assume_done) {
         if std::iter::once(graph)

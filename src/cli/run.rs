@@ -167,7 +167,8 @@ fn run_for_real(args: Args) -> Result<()> {
         prepare::configured_agent(args.agent.as_deref(), repo.as_ref(), args.config.as_deref())?;
     prepare::require_agent(&checked.graph, &checked.shown, agent.as_deref())?;
     let dir = crate::input::named_dir(&args.workflow);
-    let nested = execute::nested_workflows(&checked.graph, dir);
+    let workdir = repo.as_ref().and_then(|r| r.workdir());
+    let nested = execute::nested_workflows(&checked.graph, dir, workdir);
     execute::check_answers(&checked.graph, &nested, &args.answers)?;
     if !args.json {
         workflow_file::print_diagnostics(&checked.diagnostics);
@@ -198,7 +199,7 @@ fn run_for_real(args: Args) -> Result<()> {
         spec_extra: Default::default(),
     };
     // The child workflows it names beside it are the user's too: `resume` runs them unasked.
-    for file in execute::child_files(&checked.graph, dir) {
+    for file in execute::child_files(&checked.graph, dir, ctx.repo.workdir()) {
         let read =
             crate::input::read_file(&file, "stack.child_workflow", crate::input::MAX_DEFINITION);
         if let Ok(bytes) = read {

@@ -16,6 +16,12 @@ pub use script_template::VALUE_PREFIX as SCRIPT_VALUE_PREFIX;
 /// The attributes that hold a command node's script.
 const SCRIPT_ATTRS: &[&str] = &["script", "tool_command"];
 
+/// The attribute that holds a manager loop's inline child workflow. Rendered as text, a value
+/// would become part of the child's DOT source: new nodes, new attributes, a script's code.
+/// So it is only checked here and kept as written; the child is parsed from it as written and
+/// rendered as a graph of its own when it runs ([`render_graph`] again).
+pub const CHILD_SOURCE_ATTR: &str = "stack.child_dot_source";
+
 /// What templates may refer to.
 #[derive(Debug, Clone, Default)]
 pub struct TemplateContext {
@@ -91,7 +97,8 @@ pub fn problem(text: &str) -> Option<String> {
 /// one, the workflow's `goal` attribute is rendered first (it may use inputs; `{{ goal }}`
 /// inside it stays as written). Everything else then sees the goal, and it becomes the
 /// graph's `goal`. A command node's `script` reads its values from the environment
-/// ([`script_template`]).
+/// ([`script_template`]); an inline child workflow is checked and kept as written
+/// ([`CHILD_SOURCE_ATTR`]).
 pub fn render_graph(
     graph: &Graph,
     given: Option<&str>,
@@ -120,7 +127,12 @@ pub fn render_graph(
     for node in &mut graph.nodes {
         let place = format!("node {}", node.id);
         render_script_attrs(node, &ctx, &place)?;
-        render_attrs(&mut node.attrs, &ctx, &place, SCRIPT_ATTRS)?;
+        if let Some(source) = node.str_attr(CHILD_SOURCE_ATTR) {
+            render(source, &ctx)
+                .map_err(|e| format!("{place}, attribute {CHILD_SOURCE_ATTR}: {e}"))?;
+        }
+        let kept = [SCRIPT_ATTRS, &[CHILD_SOURCE_ATTR]].concat();
+        render_attrs(&mut node.attrs, &ctx, &place, &kept)?;
     }
     for edge in &mut graph.edges {
         let place = format!("edge {} -> {}", edge.from, edge.to);
@@ -211,6 +223,24 @@ mod tests {
                 .unwrap()
                 .starts_with("template syntax error")
         );
+    }
+
+    #[test]
+    fn an_inline_child_is_checked_and_kept_as_written() {
+        let child = |input: &str| {
+            let child = format!("digraph c {{ s [label=\\\"{{{{ inputs.{input} }}}}\\\"] }}");
+            let source =
+                format!("digraph g {{ m [shape=house, stack.child_dot_source=\"{child}\"] }}");
+            crate::engine::workflow::parse(&source, "g.fabro").unwrap()
+        };
+        let err = render_graph(&child("nope"), None, &ctx().inputs).unwrap_err();
+        assert!(
+            err.starts_with("node m, attribute stack.child_dot_source"),
+            "{err}"
+        );
+        let rendered = render_graph(&child("name"), None, &ctx().inputs).unwrap();
+        let kept = rendered.node("m").unwrap().str_attr(CHILD_SOURCE_ATTR);
+        assert_eq!(kept, Some("digraph c { s [label=\"{{ inputs.name }}\"] }"));
     }
 
     #[test]

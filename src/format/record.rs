@@ -99,6 +99,20 @@ impl Spec {
         self.goal()
     }
 
+    /// The workflow's inputs (`spec.inputs`), a value that is not a string as its JSON text.
+    pub fn inputs(&self) -> BTreeMap<String, String> {
+        let Some(Value::Object(inputs)) = self.extra.get("inputs") else {
+            return BTreeMap::new();
+        };
+        inputs
+            .iter()
+            .map(|(k, v)| {
+                let text = v.as_str().map_or_else(|| v.to_string(), str::to_owned);
+                (k.clone(), text)
+            })
+            .collect()
+    }
+
     /// The goal: git-fabro's own key, else the workflow's `goal` attribute, else Fabro's settings.
     pub fn goal(&self) -> Option<String> {
         self.goal

@@ -152,3 +152,107 @@ fn scripts_written_for_fabro_keep_working() {
     let greeting = repo.git(&["show", &format!("fabro/run/{}:greeting.txt", ran.id)]);
     assert_eq!(greeting, "Hello ADA\nfor the tests\nada!\n");
 }
+
+/// The run that the manager node `manage` of run `parent` started, from its `child_run.json`.
+fn child_of(repo: &TestRepo, parent: &str) -> String {
+    let names = repo.git(&[
+        "ls-tree",
+        "-r",
+        "--name-only",
+        &format!("fabro/meta/{parent}"),
+    ]);
+    let link = names
+        .lines()
+        .find(|p| p.ends_with("-manage@1/child_run.json"))
+        .unwrap_or_else(|| panic!("no child_run.json in {names}"));
+    let link: serde_json::Value = serde_json::from_str(&meta_file(repo, parent, link)).unwrap();
+    link["run_id"].as_str().unwrap().to_owned()
+}
+
+/// The node ids of run `id`'s recorded graph.
+fn recorded_nodes(repo: &TestRepo, id: &str) -> Vec<String> {
+    let record: serde_json::Value = serde_json::from_str(&meta_file(repo, id, "run.json")).unwrap();
+    let nodes = record["spec"]["graph"]["nodes"].as_object().unwrap();
+    nodes.keys().cloned().collect()
+}
+
+/// A parent whose manager node runs an inline child: a command node running `script` and a
+/// node labelled with the input, both DOT-escaped once for the child and once for the parent.
+fn inline_family(repo: &TestRepo, script: &str) -> std::path::PathBuf {
+    let escape = |s: &str| s.replace('\\', "\\\\").replace('"', "\\\"");
+    let child = format!(
+        "digraph C {{ start [shape=Mdiamond]; exit [shape=Msquare]; \
+         s [shape=parallelogram, script=\"{}\"]; \
+         note [shape=parallelogram, label=\"{{{{ inputs.t }}}}\", script=\"true\"]; \
+         start -> s -> note -> exit }}",
+        escape(script)
+    );
+    workflow(
+        repo,
+        "parent",
+        &format!(
+            "digraph P {{ start [shape=Mdiamond]; exit [shape=Msquare]\n  \
+             manage [shape=house, stack.child_dot_source=\"{}\"]\n  \
+             start -> manage -> exit }}\n",
+            escape(&child)
+        ),
+    )
+}
+
+#[test]
+fn an_inline_child_workflow_gets_values_as_data_and_no_nodes_from_them() {
+    // The last one closes the label and declares a node of its own, reachable from start.
+    let graph_attack = "x\"]; start -> evil; evil [shape=parallelogram, script=\"touch PWNED\"]; \
+                        y [label=\"";
+    for attack in ATTACKS[..6].iter().copied().chain([graph_attack]) {
+        let repo = TestRepo::new();
+        let path = inline_family(&repo, "printf %s '{{ inputs.t }}'");
+        let ran = run(&repo, &path, &["--input", &format!("t={attack}")]);
+        assert_eq!(ran.code, 0, "{attack:?}: {}", ran.stderr);
+        assert!(ran.stderr.contains("manage@1  succeeded"), "{}", ran.stderr);
+        assert_eq!(pwned(&repo.root), Vec::<String>::new(), "{attack:?}");
+        let child = child_of(&repo, &ran.id);
+        assert_eq!(
+            meta_file(&repo, &child, "stages/002-s@1/stdout.log"),
+            attack,
+            "{attack:?}"
+        );
+        assert_eq!(
+            recorded_nodes(&repo, &child),
+            ["exit", "note", "s", "start"]
+        );
+    }
+}
+
+#[test]
+fn a_child_workflow_file_gets_values_as_data() {
+    let repo = TestRepo::new();
+    let dir = repo.root.join("flows");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("child.fabro"),
+        "digraph C { start [shape=Mdiamond]; exit [shape=Msquare]\n  \
+         s [shape=parallelogram, script=\"printf %s '{{ inputs.t }}'\"]\n  start -> s -> exit }\n",
+    )
+    .unwrap();
+    let parent = dir.join("parent.fabro");
+    std::fs::write(
+        &parent,
+        "digraph P { start [shape=Mdiamond]; exit [shape=Msquare]\n  \
+         manage [shape=house, stack.child_workflow=\"child.fabro\"]\n  start -> manage -> exit }\n",
+    )
+    .unwrap();
+    let attack = ATTACKS[0];
+    let ran = run(&repo, &parent, &["--input", &format!("t={attack}")]);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert_eq!(pwned(&repo.root), Vec::<String>::new());
+    let child = child_of(&repo, &ran.id);
+    assert_eq!(
+        meta_file(&repo, &child, "stages/002-s@1/stdout.log"),
+        attack
+    );
+    // The child records the values it was rendered with, so that it resumes the same.
+    let record: serde_json::Value =
+        serde_json::from_str(&meta_file(&repo, &child, "run.json")).unwrap();
+    assert_eq!(record["spec"]["inputs"]["t"], attack);
+}

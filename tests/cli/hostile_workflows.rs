@@ -1,5 +1,6 @@
-//! Workflows written to hurt: `@file` prompts that reach outside the workflow's directory and
-//! the repository (an absolute path, `..`, a symlink leading out), and workflows that
+//! Workflows written to hurt: `@file` prompts and child workflow files that reach outside the
+//! workflow's directory and the repository (an absolute path, `..`, a symlink leading out),
+//! and workflows that
 //! `validate` passed and `run` then refused half-way or ran wrong (a node id no checkpoint
 //! holds, a parallel node with two branches to one node, a wait whose duration cannot be
 //! read). Each is a validation error naming the node, from `validate` and from `run` alike,
@@ -245,4 +246,38 @@ fn nested_template_loops_stop_with_an_error_naming_the_node() {
         "{out}"
     );
     assert_eq!(runs(&repo), "", "run started a run");
+}
+
+#[test]
+fn a_child_workflow_file_outside_the_workflow_directory_and_the_repository_does_not_run() {
+    let repo = TestRepo::new();
+    let flows = repo.root.join("flows");
+    let outside = repo.root.join("elsewhere");
+    let marker = repo.root.join("PWNED");
+    write_file(
+        &outside.join("evil.fabro"),
+        &format!(
+            "digraph evil {{ start [shape=Mdiamond]; exit [shape=Msquare]\n  \
+             s [shape=parallelogram, script=\"touch {}\"]\n  start -> s -> exit }}\n",
+            marker.display()
+        ),
+    );
+    std::fs::create_dir_all(&flows).unwrap();
+    std::os::unix::fs::symlink(outside.join("evil.fabro"), flows.join("link.fabro")).unwrap();
+    let evil = outside.join("evil");
+    // `manager_workflow` names `<child>.fabro`.
+    for named in [path(&evil), "../elsewhere/evil", "link"] {
+        let parent = manager_workflow(&flows, "parent", named);
+        let (code, out) = fabro(&repo, &["run"], &parent);
+        assert_eq!(code, 0, "{named}: {out}");
+        assert!(out.contains("again@1  failed"), "{named}: {out}");
+        let why = if named.starts_with('/') {
+            "is not a relative path beside the workflow"
+        } else {
+            "leads outside the workflow's directory and the repository"
+        };
+        assert!(out.contains(why), "{named}: {out}");
+        assert!(!marker.exists(), "{named}: the child ran");
+    }
+    assert_eq!(run_count(&repo), 3, "a child run was started");
 }

@@ -5,14 +5,17 @@
 //! or one past `MAX_DEPTH` nested runs, is refused: a workflow naming itself as its child
 //! would otherwise fan out without end.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
 use super::super::Engine;
 use super::MAX_DEPTH;
+use crate::engine::files::{FileRefs, Unreadable};
 use crate::engine::graph::Node;
 use crate::engine::handler::Handler;
+use crate::engine::template::{self, CHILD_SOURCE_ATTR};
 use crate::engine::workflow::{self, Graph, Loaded};
 use crate::format::run_id::RunId;
 use crate::ops::start::WORKFLOW_DIR;
@@ -21,11 +24,16 @@ use crate::run::RunState;
 
 /// The child's graph, its source, and the file it came from (none when inline).
 pub(super) struct Child {
+    /// Rendered with the parent's goal and inputs ([`rendered`]).
     pub graph: Graph,
     pub source: String,
     pub file: Option<PathBuf>,
     /// Inline in the parent's workflow, or read from a file this machine wrote or approved.
     pub approved: bool,
+    /// What the child run records as its goal and inputs, so that it renders the same when
+    /// it is resumed on its own: the parent's goal when the child has none of its own.
+    pub goal: Option<String>,
+    pub inputs: BTreeMap<String, String>,
 }
 
 /// Refuses a child that would start a chain of runs without end: one whose workflow is that
@@ -66,59 +74,69 @@ fn parent_of(state: &RunState) -> Option<RunId> {
     RunId::parse(id).ok()
 }
 
-/// Loads the child workflow (`workflow::load`) and checks that it can run.
+/// Loads the child workflow (`workflow::load`), checks that it can run and renders it.
 pub(super) fn child_graph(
     engine: &Engine,
     parent: &RunState,
     node: &Node,
 ) -> Result<Child, String> {
-    if let Some(source) = node.str_attr("stack.child_dot_source") {
-        let loaded =
-            workflow::load_source(source, "stack.child_dot_source").map_err(|e| e.to_string())?;
-        checked(&loaded, engine.config.agent_command.as_deref())?;
-        return Ok(Child {
-            graph: loaded.graph,
-            source: loaded.source,
-            file: None,
-            approved: true,
-        });
-    }
-    let named = node
-        .str_attr("stack.child_workflow")
-        .or_else(|| node.str_attr("stack.child_dotfile"))
-        .ok_or("No child workflow source")?;
-    let file = child_path(parent, named)?;
-    let loaded = workflow::load(&file, "stack.child_workflow", engine.repo.workdir())
-        .map_err(|e| e.to_string())?;
-    let approved = trust::is_approved(&engine.config.home, loaded.source.as_bytes());
+    let (loaded, file) = match node.str_attr(CHILD_SOURCE_ATTR) {
+        Some(source) => {
+            let loaded =
+                workflow::load_source(source, CHILD_SOURCE_ATTR).map_err(|e| e.to_string())?;
+            (loaded, None)
+        }
+        None => {
+            let named = child_name(node).ok_or("No child workflow source")?;
+            let file = child_path(engine, parent, named)?;
+            let loaded = workflow::load(&file, "stack.child_workflow", engine.repo.workdir())
+                .map_err(|e| e.to_string())?;
+            (loaded, Some(file))
+        }
+    };
+    // Inline, it is part of the parent's workflow, which the trust gate passed.
+    let approved =
+        file.is_none() || trust::is_approved(&engine.config.home, loaded.source.as_bytes());
     checked(&loaded, engine.config.agent_command.as_deref())?;
+    let inputs = parent.record.spec.inputs();
+    let goal = match loaded.graph.goal() {
+        Some(_) => None,
+        None => engine.graph.goal().map(str::to_owned),
+    };
+    let graph = template::render_graph(&loaded.graph, goal.as_deref(), &inputs)?;
     Ok(Child {
-        graph: loaded.graph,
+        graph,
         source: loaded.source,
-        file: Some(file),
+        file,
         approved,
+        goal,
+        inputs,
     })
 }
 
-/// The child workflow files the manager loops of `graph` name, a relative one taken in `dir`
-/// (the workflow's directory): `run` approves them with the workflow, as the user's own.
-pub fn child_files(graph: &Graph, dir: &Path) -> Vec<PathBuf> {
+/// The child workflow files the manager loops of `graph` name, found in `dir` (the
+/// workflow's directory) as [`locate`] finds them: `run` approves them with the workflow, as
+/// the user's own.
+pub fn child_files(graph: &Graph, dir: &Path, repo: Option<&Path>) -> Vec<PathBuf> {
     graph
         .nodes()
         .iter()
-        .filter(|node| node.str_attr("stack.child_dot_source").is_none())
-        .filter_map(|node| {
-            node.str_attr("stack.child_workflow")
-                .or_else(|| node.str_attr("stack.child_dotfile"))
-        })
-        .map(|named| dir.join(named))
+        .filter(|node| node.str_attr(CHILD_SOURCE_ATTR).is_none())
+        .filter_map(child_name)
+        .filter_map(|named| locate(named, dir, repo).ok())
         .collect()
 }
 
+fn child_name(node: &Node) -> Option<&str> {
+    node.str_attr("stack.child_workflow")
+        .or_else(|| node.str_attr("stack.child_dotfile"))
+}
+
 /// The workflows the manager loops of `graph` start, and the ones those start, as far as
-/// they can be loaded (a relative file taken in `dir`): an `--answer` or `--assume-done` may
-/// name their nodes. A workflow that nests itself is read a bounded number of times.
-pub fn nested_workflows(graph: &Graph, dir: &Path) -> Vec<Graph> {
+/// they can be loaded (a file found in `dir` as [`locate`] finds it): an `--answer` or
+/// `--assume-done` may name their nodes. A workflow that nests itself is read a bounded
+/// number of times.
+pub fn nested_workflows(graph: &Graph, dir: &Path, repo: Option<&Path>) -> Vec<Graph> {
     let mut found: Vec<Graph> = Vec::new();
     let mut queue = vec![(graph.clone(), dir.to_path_buf())];
     while let Some((graph, dir)) = queue.pop() {
@@ -126,7 +144,7 @@ pub fn nested_workflows(graph: &Graph, dir: &Path) -> Vec<Graph> {
             if found.len() >= MAX_DEPTH * 4 {
                 return found;
             }
-            if let Some((child, dir)) = nested_source(node, &dir) {
+            if let Some((child, dir)) = nested_source(node, &dir, repo) {
                 found.push(child.clone());
                 queue.push((child, dir));
             }
@@ -136,18 +154,15 @@ pub fn nested_workflows(graph: &Graph, dir: &Path) -> Vec<Graph> {
 }
 
 /// The child workflow a manager loop names, and the directory its own children are taken in.
-fn nested_source(node: &Node, dir: &Path) -> Option<(Graph, PathBuf)> {
+fn nested_source(node: &Node, dir: &Path, repo: Option<&Path>) -> Option<(Graph, PathBuf)> {
     if Handler::of(node) != Handler::ManagerLoop {
         return None;
     }
-    if let Some(source) = node.str_attr("stack.child_dot_source") {
+    if let Some(source) = node.str_attr(CHILD_SOURCE_ATTR) {
         let loaded = workflow::load_source(source, &node.id).ok()?;
         return Some((loaded.graph, dir.to_owned()));
     }
-    let named = node
-        .str_attr("stack.child_workflow")
-        .or_else(|| node.str_attr("stack.child_dotfile"))?;
-    let file = dir.join(named);
+    let file = locate(child_name(node)?, dir, repo).ok()?;
     let loaded = workflow::load(&file, "stack.child_workflow", None).ok()?;
     Some((
         loaded.graph,
@@ -155,12 +170,8 @@ fn nested_source(node: &Node, dir: &Path) -> Option<(Graph, PathBuf)> {
     ))
 }
 
-/// A relative child path is beside the parent's workflow file.
-fn child_path(parent: &RunState, named: &str) -> Result<PathBuf, String> {
-    let named = Path::new(named);
-    if named.is_absolute() {
-        return Ok(named.to_owned());
-    }
+/// The child file of a run: in the directory it recorded as its workflow's.
+fn child_path(engine: &Engine, parent: &RunState, named: &str) -> Result<PathBuf, String> {
     let dir = parent
         .record
         .spec
@@ -168,12 +179,27 @@ fn child_path(parent: &RunState, named: &str) -> Result<PathBuf, String> {
         .get(WORKFLOW_DIR)
         .and_then(Value::as_str)
         .ok_or_else(|| {
-            format!(
-                "the run did not record its workflow's directory, so {} cannot be found",
-                named.display()
-            )
+            format!("the run did not record its workflow's directory, so {named} cannot be found")
         })?;
-    Ok(Path::new(dir).join(named))
+    locate(named, Path::new(dir), engine.repo.workdir())
+}
+
+/// A child path is read as an `import=` is ([`FileRefs::locate`]): relative to the workflow's
+/// directory `dir`, inside it or the repository `repo`, symlinks and `..` resolved. An
+/// absolute path, or one leading out, is refused; a missing file is left for the load that
+/// follows to name.
+fn locate(named: &str, dir: &Path, repo: Option<&Path>) -> Result<PathBuf, String> {
+    match (FileRefs { dir, repo }).locate(dir, named) {
+        Ok(real) => Ok(real),
+        Err(Unreadable::Missing) => Ok(dir.join(named)),
+        Err(Unreadable::NotRelative) => Err(format!(
+            "stack.child_workflow {named} is not a relative path beside the workflow"
+        )),
+        Err(Unreadable::Outside) => Err(format!(
+            "stack.child_workflow {named} leads outside the workflow's directory and the \
+             repository"
+        )),
+    }
 }
 
 /// Validation errors fail the stage; so do agent nodes when no agent command is set.

@@ -15,6 +15,7 @@ use super::child::Child;
 use crate::config::RUN_FILE;
 use crate::engine::graph::Node;
 use crate::engine::outcome::Status;
+use crate::engine::template::CHILD_SOURCE_ATTR;
 use crate::engine::workflow::Graph;
 use crate::error::{Error, Result};
 use crate::format::record::StatusKind;
@@ -90,7 +91,7 @@ fn start_child(
         None => {
             // An inline child is recorded like any workflow: from a file of its own.
             let stage_dir = engine.stage_dir(node, visit);
-            let source = node.str_attr("stack.child_dot_source").unwrap_or_default();
+            let source = node.str_attr(CHILD_SOURCE_ATTR).unwrap_or_default();
             let file = stage_dir.join("child.fabro");
             std::fs::create_dir_all(&stage_dir)
                 .and_then(|()| std::fs::write(&file, source))
@@ -100,6 +101,8 @@ fn start_child(
     };
     let run_toml = engine.run_dir.path.join(RUN_FILE);
     let request = StartRequest {
+        goal: child.goal.clone(),
+        inputs: child.inputs.clone().into_iter().collect(),
         workflow: Some(source_file),
         in_place: true,
         config: run_toml.is_file().then_some(run_toml),
