@@ -74,13 +74,17 @@ pub enum Error {
     /// A workflow file that is not Fabro's DOT, or not UTF-8 text: `FILE:LINE:COLUMN: why`.
     #[error("{0}")]
     WorkflowSyntax(String),
-    /// The workflow run `run` would execute (sha256 `sha256`) was neither started nor approved
-    /// on this machine.
+    /// What run `run` would execute (`what`: its workflow, or the values it renders it with;
+    /// sha256 `sha256`) was neither recorded nor approved on this machine.
     #[error(
-        "run {run}: its workflow (sha256 {}) was not written or approved on this machine; nothing was run",
+        "run {run}: {what} (sha256 {}) was not written or approved on this machine; nothing was run",
         &sha256[..sha256.len().min(12)]
     )]
-    Untrusted { run: String, sha256: String },
+    Untrusted {
+        run: String,
+        what: &'static str,
+        sha256: String,
+    },
     /// A remote refused a push or fetch; nothing was changed on either side.
     #[error("{0}")]
     Refused(String),

@@ -7,13 +7,11 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use serde_json::Value;
-
 use crate::config::{Config, Settings, fabro_home};
 use crate::engine::agents;
 use crate::engine::execute::agent_nodes;
-use crate::engine::template;
-use crate::engine::workflow::{AttrValue, Graph};
+use crate::engine::workflow::Graph;
+use crate::engine::{template, trusted};
 use crate::error::{Error, Result};
 use crate::git::Repo;
 use crate::run::RunState;
@@ -30,10 +28,10 @@ pub fn render(
         .map_err(|err| Error::Usage(format!("{shown}: {err}; nothing was run")))
 }
 
-/// [`render`] with the goal and inputs run `state` recorded, after [`inline_recorded`].
+/// [`render`] with the goal and inputs run `state` recorded, after [`trusted::inline_recorded`].
 pub fn render_for(graph: &Graph, state: &RunState) -> Result<Graph> {
     let mut graph = graph.clone();
-    inline_recorded(&mut graph, &state.record.spec.graph);
+    trusted::inline_recorded(&mut graph, &state.record.spec.graph);
     let inputs = state.record.spec.inputs();
     let shown = format!("run {}'s workflow", state.id);
     render(
@@ -42,30 +40,6 @@ pub fn render_for(graph: &Graph, state: &RunState) -> Result<Graph> {
         state.record.spec.given_goal().as_deref(),
         &inputs,
     )
-}
-
-/// Gives `@file` prompts and goal the text they had when the run started, from the graph it
-/// recorded (`spec.graph`): the files may have changed or gone since, and a resumed run must
-/// send its agents what the run started with.
-pub fn inline_recorded(graph: &mut Graph, recorded: &Value) {
-    let text = |pointer: String| {
-        recorded
-            .pointer(&pointer)
-            .and_then(Value::as_str)
-            .map(|s| AttrValue::String(s.to_owned()))
-    };
-    for node in &mut graph.nodes {
-        if node.str_attr("prompt").is_some_and(|p| p.starts_with('@'))
-            && let Some(prompt) = text(format!("/nodes/{}/attrs/prompt/String", node.id))
-        {
-            node.attrs.insert("prompt".into(), prompt);
-        }
-    }
-    if graph.goal().is_some_and(|g| g.starts_with('@'))
-        && let Some(goal) = text("/attrs/goal/String".into())
-    {
-        graph.attrs.insert("goal".into(), goal);
-    }
 }
 
 /// The agent command a run about to start would use: `--agent`, else run.toml, else git

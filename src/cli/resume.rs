@@ -28,7 +28,7 @@ use crate::run::{GRAPH_FILE, RunState};
 /// the engine was running when it died is not run again silently: resume stops (exit 1) until
 /// --rerun NODE or --assume-done NODE says what to do with it. A recorded workflow that this
 /// machine neither wrote nor approved (fetched from another clone, or changed there) is not
-/// run: resume shows the metadata commit that recorded it, where it was fetched from and what
+/// run, nor one whose recorded goal, inputs or workflow directory were changed so: resume shows the metadata commit that recorded it, where it was fetched from and what
 /// changed since the version approved here, and exits 5; --trust runs it and remembers the
 /// approval (by its sha256, in the fabro home's trusted/).
 ///
@@ -102,11 +102,8 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     // The engine's directions are checked before anything changes.
     let engine = if args.command.is_empty() && by_engine && !args.prepare_only {
         let graph = engine_graph(&state, args.workflow.as_deref())?;
-        if args.workflow.is_none()
-            && let Some(source) = state.record.graph_source.as_deref()
-        {
-            trust_review::gate(&ctx.repo, &ctx.home, &state, source, args.trust)?;
-        }
+        let own_workflow = args.workflow.is_some();
+        trust_review::gate(&ctx.repo, &ctx.home, &state, own_workflow, args.trust)?;
         let directions = Directions {
             answers: args.answers,
             auto_approve: args.auto_approve,

@@ -7,7 +7,7 @@ use super::{Ctx, ExitWith, output, prepare, workflow_file};
 use crate::engine::dry_run::{self, DryRun, Options};
 use crate::engine::execute;
 use crate::engine::outcome::Status;
-use crate::engine::workflow;
+use crate::engine::trusted;
 use crate::error::exit;
 use crate::format::run_id::RunId;
 use crate::ops::start::{StartRequest, start};
@@ -182,9 +182,6 @@ fn run_for_real(args: Args) -> Result<()> {
     };
     let ctx = Ctx::open(true)?;
     let graph = checked.graph.to_fabro_json();
-    // What `resume` will run: with imports, the graph recorded from them.
-    let trusted = workflow::trusted_text(&checked.source, &graph);
-    crate::ops::trust::approve(&ctx.home, trusted.as_bytes())?;
     let request = StartRequest {
         goal: args.goal,
         workflow: Some(args.workflow.clone()),
@@ -197,6 +194,8 @@ fn run_for_real(args: Args) -> Result<()> {
         engine: true,
         inputs: args.inputs,
         spec_extra: Default::default(),
+        // What `resume` will run: with imports, the graph recorded from them, and the values.
+        approve: Some(trusted::approved_at_start),
     };
     // The child workflows it names beside it are the user's too: `resume` runs them unasked.
     for file in execute::child_files(&checked.graph, dir, ctx.repo.workdir()) {

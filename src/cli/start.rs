@@ -80,6 +80,8 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         engine: false,
         inputs: Vec::new(),
         spec_extra: Default::default(),
+        // The engine does not run it: `resume` runs no workflow of it to approve.
+        approve: None,
     };
     let progress = Spinner::start("checking out the run's worktree");
     let started = start(&ctx.repo, &ctx.home, &request)?;

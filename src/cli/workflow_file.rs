@@ -16,8 +16,6 @@ pub struct Checked {
     /// The path as the user gave it, for messages.
     pub shown: String,
     pub graph: Graph,
-    /// The text as read.
-    pub source: String,
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -32,7 +30,6 @@ pub fn check(given: &Path) -> Result<Checked, Error> {
     Ok(Checked {
         shown: given.display().to_string(),
         graph: loaded.graph,
-        source: loaded.source,
         diagnostics: loaded.diagnostics,
     })
 }

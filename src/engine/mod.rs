@@ -35,5 +35,6 @@ pub mod routing;
 mod script_template;
 pub mod stylesheet;
 pub mod template;
+pub mod trusted;
 pub mod validate;
 pub mod workflow;

@@ -43,6 +43,10 @@ pub struct StartRequest {
     pub inputs: Vec<(String, String)>,
     /// More of git-fabro's keys for `spec` (a child run's `parent_run_id`, say).
     pub spec_extra: BTreeMap<String, serde_json::Value>,
+    /// The texts of the record that `resume`'s trust gate checks (the engine's
+    /// `trusted::approved_at_start`): approved before the run is recorded, as this machine's
+    /// own, so that no kill leaves a run of this machine that `resume` refuses.
+    pub approve: Option<fn(&RunRecord) -> Vec<String>>,
 }
 
 #[derive(Clone, Debug, serde::Serialize)]
@@ -174,6 +178,13 @@ pub fn start(repo: &Repo, home: &Path, request: &StartRequest) -> Result<Started
     if let (true, Some(dir)) = (in_place, &workdir) {
         record.start.extra.insert("in_place".into(), json!(true));
         record.start.extra.insert("workdir".into(), json!(dir));
+    }
+    for text in request
+        .approve
+        .map(|texts| texts(&record))
+        .unwrap_or_default()
+    {
+        crate::ops::trust::approve(home, text.as_bytes())?;
     }
 
     let mut tree = repo.edit_tree(repo.empty_tree())?;

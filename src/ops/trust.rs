@@ -22,6 +22,33 @@ use crate::run::{self, RunState};
 /// Where approvals live, inside the fabro home.
 pub const TRUSTED_DIR: &str = "trusted";
 
+/// What of a run an approval covers: its workflow, or the values the workflow is rendered
+/// with (goal, inputs, where it reads files); each is approved by the sha256 of its text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Part {
+    Workflow,
+    Values,
+}
+
+impl Part {
+    /// The part as a refusal names it: "run X: its workflow ...".
+    pub fn described(self) -> &'static str {
+        match self {
+            Part::Workflow => "its workflow",
+            Part::Values => "the goal, inputs and workflow directory it renders its workflow with",
+        }
+    }
+
+    /// The name its diff shows.
+    fn file(self) -> &'static str {
+        match self {
+            Part::Workflow => "graph.fabro",
+            Part::Values => "values",
+        }
+    }
+}
+
 fn approval_path(home: &Path, sha256: &str) -> PathBuf {
     home.join(TRUSTED_DIR).join(sha256)
 }
@@ -62,6 +89,7 @@ pub fn approve(home: &Path, source: &[u8]) -> Result<()> {
 #[derive(Clone, Debug, Serialize)]
 pub struct Review {
     pub run_id: String,
+    pub part: Part,
     pub sha256: String,
     /// The oldest metadata commit of the run's recent history that records this workflow.
     pub recorded_by: Option<Origin>,
@@ -80,18 +108,20 @@ pub struct Origin {
     pub date: String,
 }
 
-/// Refuses to go on with run `state`'s recorded workflow `source` unless this machine wrote or
-/// approved it, or `trust` says the user approves it now (which is remembered).
-pub fn gate(home: &Path, state: &RunState, source: &str, trust: bool) -> Result<()> {
+/// Refuses to go on with `text`, the `part` of run `state` that the gate checks, unless this
+/// machine wrote or approved it, or `trust` says the user approves it now (which is
+/// remembered).
+pub fn gate(home: &Path, state: &RunState, part: Part, text: &str, trust: bool) -> Result<()> {
     if trust {
-        return approve(home, source.as_bytes());
+        return approve(home, text.as_bytes());
     }
-    if is_approved(home, source.as_bytes()) {
+    if is_approved(home, text.as_bytes()) {
         return Ok(());
     }
     Err(Error::Untrusted {
         run: state.id.to_string(),
-        sha256: sha256_hex(source.as_bytes()),
+        what: part.described(),
+        sha256: sha256_hex(text.as_bytes()),
     })
 }
 
@@ -102,6 +132,7 @@ pub fn review(
     repo: &Repo,
     home: &Path,
     state: &RunState,
+    part: Part,
     source: &str,
     text_of: &dyn Fn(&RunRecord) -> Option<String>,
 ) -> Result<Review> {
@@ -136,20 +167,20 @@ pub fn review(
         }
         None => None,
     };
-    let old_label = if approved.is_some() {
-        "graph.fabro (approved here)"
-    } else {
-        "/dev/null"
+    let old_label = match approved {
+        Some(_) => format!("{} (approved here)", part.file()),
+        None => "/dev/null".into(),
     };
     let old = approved.as_deref().unwrap_or_default();
     let patch = crate::git::text_patch(
-        old_label,
-        "graph.fabro (recorded)",
+        &old_label,
+        &format!("{} (recorded)", part.file()),
         old.as_bytes(),
         source.as_bytes(),
     )?;
     Ok(Review {
         run_id: state.id.to_string(),
+        part,
         sha256: sha256_hex(source.as_bytes()),
         recorded_by,
         fetched_from: fetched_from(repo, &state.id),

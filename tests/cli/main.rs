@@ -62,6 +62,7 @@ mod hostile_settings;
 mod hostile_status;
 mod hostile_templates;
 mod hostile_trees;
+mod hostile_trust;
 mod hostile_workflows;
 mod imports;
 mod in_place;

@@ -23,7 +23,7 @@ const GATE: &str = r#"digraph Gate {
 }
 "#;
 
-fn path(p: &Path) -> &str {
+pub fn path(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
@@ -36,7 +36,7 @@ fn output(out: Output) -> (i32, String, String) {
 }
 
 /// `git fabro ARGS` in `dir` with the fabro home `home`, stdin closed.
-fn fabro(repo: &TestRepo, dir: &Path, home: &Path, args: &[&str]) -> (i32, String, String) {
+pub fn fabro(repo: &TestRepo, dir: &Path, home: &Path, args: &[&str]) -> (i32, String, String) {
     output(
         repo.fabro_in(dir)
             .env("FABRO_HOME", home)
@@ -58,7 +58,7 @@ fn blocked_run(repo: &TestRepo, dir: &Path, home: &Path) -> String {
 
 /// A bare remote the test repository pushes its runs to, and a second clone with its own
 /// identity that fetched every run.
-fn remote_and_clone(repo: &TestRepo) -> PathBuf {
+pub fn remote_and_clone(repo: &TestRepo) -> PathBuf {
     let bare = repo.root.join("remote.git");
     repo.git(&["clone", "-q", "--bare", path(&repo.path), path(&bare)]);
     repo.git(&["remote", "add", "origin", path(&bare)]);

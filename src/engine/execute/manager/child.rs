@@ -24,8 +24,11 @@ use crate::run::RunState;
 
 /// The child's graph, its source, and the file it came from (none when inline).
 pub(super) struct Child {
-    /// Rendered with the parent's goal and inputs ([`rendered`]).
+    /// Rendered with the parent's goal and inputs.
     pub graph: Graph,
+    /// As loaded, before rendering: what the child run records (`spec.graph`), as a run
+    /// records its workflow, so that its resume renders it once, as this run does.
+    pub loaded: Graph,
     pub source: String,
     pub file: Option<PathBuf>,
     /// Inline in the parent's workflow, or read from a file this machine wrote or approved.
@@ -106,6 +109,7 @@ pub(super) fn child_graph(
     let graph = template::render_graph(&loaded.graph, goal.as_deref(), &inputs)?;
     Ok(Child {
         graph,
+        loaded: loaded.graph,
         source: loaded.source,
         file,
         approved,

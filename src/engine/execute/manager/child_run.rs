@@ -106,13 +106,14 @@ fn start_child(
         workflow: Some(source_file),
         in_place: true,
         config: run_toml.is_file().then_some(run_toml),
-        graph: Some(child.graph.to_fabro_json()),
+        graph: Some(child.loaded.to_fabro_json()),
         engine: true,
         spec_extra: BTreeMap::from([
             ("parent_run_id".into(), json!(id.as_str())),
             ("parent_node_id".into(), json!(node.id)),
             ("parent_visit".into(), json!(visit)),
         ]),
+        approve: Some(crate::engine::trusted::approved_at_start),
         ..StartRequest::default()
     };
     let started = start(&workspace.repo, &engine.config.home, &request)?;
