@@ -11,7 +11,9 @@ use serde::Serialize;
 
 use super::stage_progress::StageProgress;
 use super::{Ctx, ExitWith, output};
-use crate::engine::execute::{Directions, Engine, Executed, StageReport, Stop, interrupt};
+use crate::engine::execute::{
+    Directions, Engine, Executed, StageReport, Stop, Warnings, interrupt,
+};
 use crate::engine::outcome::Status;
 use crate::engine::workflow::Graph;
 use crate::error::{Error, exit};
@@ -94,6 +96,7 @@ pub fn execute(
     interrupt::install()?;
     let mut lines = StageProgress::new();
     let interviewer = super::interview::terminal();
+    let warnings = Warnings::default();
     let mut engine = Engine {
         repo: &ctx.repo,
         config: &config,
@@ -104,10 +107,15 @@ pub fn execute(
         seed: None,
         directions,
         interviewer: interviewer.as_deref(),
+        warnings: &warnings,
     };
     let executed = engine.execute(id);
     drop(lines);
     drop(hold);
+    let warned = warnings.into_inner().unwrap_or_else(|e| e.into_inner());
+    for warning in &warned {
+        output::warn(warning);
+    }
     let executed = executed?;
     for warning in &executed.warnings {
         output::warn(warning);

@@ -58,6 +58,7 @@ mod hooks;
 mod hostile_environment;
 mod hostile_hooks;
 mod hostile_records;
+mod hostile_run_hooks;
 mod hostile_settings;
 mod hostile_status;
 mod hostile_templates;

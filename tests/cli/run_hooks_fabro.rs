@@ -198,7 +198,8 @@ fn hook_edge_selected_override_redirects_routing() {
     );
     assert!(!stages.iter().any(|s| s.starts_with("pathA")), "{stages:?}");
     // As in Fabro, a matcher also matches an edge's end: `^plan$` matches the edge
-    // start -> plan too, so the walk goes from start straight to pathB.
+    // start -> plan too. Fabro then jumps from start straight to pathB; git-fabro takes only
+    // an override that an edge of the node leads to, and warns about the other.
     let edges: Vec<(Value, Value)> = events(&repo, &ran.id, "edge.selected")
         .iter()
         .map(|e| (e["node_id"].clone(), e["properties"]["to_node"].clone()))
@@ -206,9 +207,15 @@ fn hook_edge_selected_override_redirects_routing() {
     assert_eq!(
         edges,
         [
-            ("start".into(), "pathB".into()),
+            ("start".into(), "plan".into()),
+            ("plan".into(), "pathB".into()),
             ("pathB".into(), "exit".into())
         ]
+    );
+    assert!(
+        ran.stderr.contains("its override to \"pathB\" was refused"),
+        "{}",
+        ran.stderr
     );
 }
 

@@ -60,6 +60,7 @@ pub use stop::Stop;
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::PathBuf;
+use std::sync::Mutex;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -145,9 +146,24 @@ pub struct Engine<'a> {
     /// Who a gate without an answer asks (a person at the terminal), if anyone; never asked
     /// from a parallel branch, where several gates may wait at once.
     pub interviewer: Option<&'a dyn Interviewer>,
+    /// Shared by the run's branches and children: see [`Warnings`].
+    pub warnings: &'a Warnings,
 }
 
+/// What the user should be told that is no stage's outcome (a hook's stdout that looks like a
+/// decision and is none), gathered from the run, its parallel branches and its manager
+/// children for the command line to show as the command ends.
+pub type Warnings = Mutex<Vec<String>>;
+
 impl Engine<'_> {
+    /// Keeps `text` for the command line to show.
+    fn warn(&self, text: String) {
+        self.warnings
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(text);
+    }
+
     fn stage_dir(&self, node: &Node, visit: u64) -> PathBuf {
         self.run_dir.path.join(RunDir::node_dir(&node.id, visit))
     }

@@ -445,24 +445,35 @@ impl<'a> Engine<'a> {
     }
 }
 
+/// The graph's `max_node_visits` when it sets none. Fabro then has no limit, and a cycle that
+/// nothing breaks (a condition that never holds, a hook sending the walk back) runs until
+/// the disk is full, a checkpoint per visit. A hundred visits of one node is past the loops
+/// workflows write on purpose (fix and test again, review again); one that means to go on
+/// longer says so with `max_node_visits`, and `max_node_visits=0` means no limit, as in Fabro.
+const DEFAULT_MAX_NODE_VISITS: u64 = 100;
+
 /// Fabro's visit limits, `>=` as in Fabro: the node's `max_visits`, the graph's
-/// `max_node_visits`.
+/// `max_node_visits` (else [`DEFAULT_MAX_NODE_VISITS`]).
 fn within_limits(graph: &Graph, node: &Node, visit: u64) -> std::result::Result<(), String> {
     let positive = |n: i64| (n > 0).then(|| u64::try_from(n).unwrap_or(u64::MAX));
     let node_limit = node
         .int_attr("max_visits")
         .and_then(positive)
-        .map(|n| (n, "node"));
-    let graph_limit = graph
-        .attrs()
-        .get("max_node_visits")
-        .and_then(|v| v.as_i64())
-        .and_then(positive)
-        .map(|n| (n, "graph"));
-    for (max, source) in node_limit.into_iter().chain(graph_limit) {
+        .map(|n| (n, format!("node limit {n}")));
+    let graph_limit = match graph.attrs().get("max_node_visits") {
+        Some(value) => value
+            .as_i64()
+            .and_then(positive)
+            .map(|n| (n, format!("graph limit {n}"))),
+        None => Some((
+            DEFAULT_MAX_NODE_VISITS,
+            format!("limit {DEFAULT_MAX_NODE_VISITS}, as the graph sets no max_node_visits"),
+        )),
+    };
+    for (max, limit) in node_limit.into_iter().chain(graph_limit) {
         if visit >= max {
             return Err(format!(
-                "node \"{}\" visited {visit} times ({source} limit {max}); run is stuck in a cycle",
+                "node \"{}\" visited {visit} times ({limit}); run is stuck in a cycle",
                 node.id
             ));
         }

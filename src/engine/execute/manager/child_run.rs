@@ -218,6 +218,7 @@ fn execute_child(
         seed: Some(seed),
         directions: engine.directions,
         interviewer: engine.interviewer,
+        warnings: engine.warnings,
     };
     let executed = child_engine.execute(child);
     drop(hold);

@@ -273,7 +273,7 @@ impl<'a> Engine<'a> {
         let queue = Mutex::new(branches.iter().copied());
         let results: Mutex<Vec<(usize, BranchResult)>> = Mutex::new(Vec::new());
         let (config, run_dir, graph, env) = (self.config, self.run_dir, self.graph, &self.env);
-        let directions = self.directions;
+        let (directions, warnings) = (self.directions, self.warnings);
         std::thread::scope(|scope| {
             for _ in 0..max_parallel.min(branches.len()) {
                 scope.spawn(|| {
@@ -295,6 +295,7 @@ impl<'a> Engine<'a> {
                                     seed: None,
                                     directions,
                                     interviewer: None,
+                                    warnings,
                                 };
                                 engine.run_branch(id, branch, base, pass, context)
                             }

@@ -10,7 +10,9 @@
 //! that cannot start blocks. Only blocking hooks decide: they run one after the other and the
 //! first block wins; a non-blocking hook's decision is ignored. What a decision does depends
 //! on the event: `run_start` and `stage_start` may block (the run fails), `stage_start` may
-//! skip the stage, `edge_selected` may block or send the walk to another node.
+//! skip the stage, `edge_selected` may block or send the walk down another edge of the node.
+//! Fabro's override may name any node; git-fabro refuses, with a warning, one that no edge
+//! from the node leads to, so that a hook cannot send a walk back to `start` without end.
 //!
 //! Each hook's input and output stay in the run directory's `hooks/` folder.
 
@@ -139,10 +141,19 @@ impl<'a> Engine<'a> {
         match self.edge_hooks(id, workspace, node, to, ran.edge) {
             EdgeVerdict::Proceed => {}
             EdgeVerdict::Blocked(reason) => ran.breaks = Some(reason),
-            EdgeVerdict::To(target) => {
-                ran.edge = self.graph.outgoing(&node.id).find(|e| e.to == target);
-                ran.next = Some(target);
-            }
+            EdgeVerdict::To(target) => match self.graph.outgoing(&node.id).find(|e| e.to == target)
+            {
+                Some(edge) => {
+                    ran.edge = Some(edge);
+                    ran.next = Some(target);
+                }
+                // Fabro jumps anywhere, `start` included, which restarts the walk without end.
+                None => self.warn(format!(
+                    "edge_selected hook: its override to {target:?} was refused, as no edge \
+                     leads there from {}; the walk took the edge it had selected, to {to}",
+                    node.id
+                )),
+            },
         }
     }
 

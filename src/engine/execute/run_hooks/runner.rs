@@ -107,6 +107,17 @@ impl Decision {
     }
 }
 
+/// Why an exit-0 `stdout` that looks like a JSON object is not a decision, if it is not one.
+fn not_a_decision(code: i32, stdout: &str) -> Option<String> {
+    let text = stdout.trim();
+    if code != 0 || !text.starts_with('{') {
+        return None;
+    }
+    serde_json::from_str::<Decision>(text)
+        .err()
+        .map(|err| err.to_string())
+}
+
 pub(super) fn block(reason: String) -> Decision {
     Decision::Block {
         reason: Some(reason),
@@ -163,15 +174,11 @@ impl Engine<'_> {
             env: &self.hook_env(context, &files.input),
             stdin: Some(&files.input),
             stdout: files.stdout.clone(),
-            stderr: files.stderr,
+            stderr: files.stderr.clone(),
             timeout: Some(hook.timeout()),
         });
         match ending {
-            Ok(Ending::Exited(code)) => {
-                let stdout = crate::input::read_file(&files.stdout, "hook stdout", MAX_DECISION);
-                let stdout = stdout.unwrap_or_default();
-                Decision::of_exit(code.unwrap_or(-1), &String::from_utf8_lossy(&stdout))
-            }
+            Ok(Ending::Exited(code)) => self.decision(hook, context, code.unwrap_or(-1), &files),
             // Ctrl-C stopped it: no decision; the engine stops the run, resumable, at its
             // next check, rather than failing it as a block would.
             Ok(Ending::TimedOut) if interrupt::requested() => Decision::Proceed,
@@ -181,6 +188,36 @@ impl Engine<'_> {
             }
             Err(err) => block(format!("cannot run hook: {err}")),
         }
+    }
+
+    /// The decision of a hook that exited with `code`. A blocking hook whose stdout cannot be
+    /// read (past [`MAX_DECISION`], say) blocks, naming why: read as empty, its exit 0 would
+    /// proceed whatever it said. A stdout that looks like JSON but is no decision proceeds, as
+    /// in Fabro, with a warning, since it is most often a decision misspelt.
+    fn decision(
+        &self,
+        hook: &HookDefinition,
+        context: &HookContext,
+        code: i32,
+        files: &HookFiles,
+    ) -> Decision {
+        let stdout = match crate::input::read_file(&files.stdout, "hook stdout", MAX_DECISION) {
+            Ok(stdout) => stdout,
+            Err(err) if hook.is_blocking() => {
+                return block(format!("the hook's decision cannot be read: {err}"));
+            }
+            Err(_) => Vec::new(),
+        };
+        let stdout = String::from_utf8_lossy(&stdout);
+        if let (true, Some(why)) = (hook.is_blocking(), not_a_decision(code, &stdout)) {
+            self.warn(format!(
+                "{} hook {}: its stdout looks like JSON but is not a decision ({why}); read as \
+                 proceed",
+                context.event.as_str(),
+                hook.effective_name(),
+            ));
+        }
+        Decision::of_exit(code, &stdout)
     }
 
     fn hook_env(&self, context: &HookContext, input: &Path) -> Vec<(OsString, OsString)> {
@@ -266,6 +303,17 @@ mod tests {
                 edge_to: "b".into()
             }
         );
+    }
+
+    #[test]
+    fn json_that_is_no_decision_is_told_apart() {
+        use super::not_a_decision;
+        assert_eq!(not_a_decision(0, "plain text"), None);
+        assert_eq!(not_a_decision(0, r#"{"decision":"skip"}"#), None);
+        assert_eq!(not_a_decision(2, r#"{"decison":"block"}"#), None);
+        let why = not_a_decision(0, r#" {"decison":"block"} "#).unwrap();
+        assert!(why.contains("decision"), "{why}");
+        assert!(not_a_decision(0, r#"{"decision":"halt"}"#).is_some());
     }
 
     #[test]
