@@ -222,9 +222,10 @@ fn answered(invocation: &Invocation, response: &Response, status_files: &StatusF
         (format!("response.{id}"), json!(response.context)),
     ];
     outcome.context_updates.extend(updates);
-    let found = response::directives(&response.held).or_else(|| status_files.directives());
-    if let Some(directives) = found {
-        response::apply(&directives, &mut outcome);
+    let found = (response::directives(&response.held).map(|d| (d, "response.md")))
+        .or_else(|| status_files.directives().map(|d| (d, "status.json")));
+    if let Some((directives, file)) = found {
+        response::apply(&directives, file, &mut outcome);
     }
     outcome
 }

@@ -26,6 +26,7 @@ pub mod agent;
 mod agent_usage;
 pub mod command;
 mod conclusion;
+mod context_budget;
 mod context_text;
 mod directions;
 pub mod environment;

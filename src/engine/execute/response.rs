@@ -5,6 +5,7 @@
 
 use serde_json::{Map, Value};
 
+use super::context_budget::capped;
 use crate::engine::outcome::{Outcome, Status};
 
 const FIELDS: &[&str] = &[
@@ -64,9 +65,10 @@ pub fn directives(text: &str) -> Option<Map<String, Value>> {
     })
 }
 
-/// Merges the directives into `outcome`. A failure's reason becomes its notes, which is what
-/// the run reports and classifies.
-pub fn apply(directives: &Map<String, Value>, outcome: &mut Outcome) {
+/// Merges the directives, found in the stage file `file`, into `outcome`. A failure's reason
+/// becomes its notes, which is what the run reports and classifies; a context value is held
+/// as [`capped`] holds it.
+pub fn apply(directives: &Map<String, Value>, file: &str, outcome: &mut Outcome) {
     if let Some(label) = directives
         .get("preferred_next_label")
         .and_then(Value::as_str)
@@ -98,7 +100,8 @@ pub fn apply(directives: &Map<String, Value>, outcome: &mut Outcome) {
     }
     if let Some(Value::Object(updates)) = directives.get("context_updates") {
         for (key, value) in updates {
-            outcome.context_updates.insert(key.clone(), value.clone());
+            let value = capped(key, value.clone(), file);
+            outcome.context_updates.insert(key.clone(), value);
         }
     }
 }
@@ -122,7 +125,7 @@ Then {"preferred_next_label": "Ship it", "note": "a } in \"a string\""} done."#;
         let mut outcome = Outcome::succeeded("Stage completed: a".into());
         let text = r#"{"outcome": "failed", "failure_reason": "tests fail",
             "suggested_next_ids": ["fix", 3], "context_updates": {"tries": 2}}"#;
-        apply(&directives(text).unwrap(), &mut outcome);
+        apply(&directives(text).unwrap(), "response.md", &mut outcome);
         assert_eq!(outcome.status, Status::Failed);
         assert_eq!(outcome.notes, "tests fail");
         assert_eq!(outcome.suggested_next_ids, ["fix"]);
@@ -130,6 +133,7 @@ Then {"preferred_next_label": "Ship it", "note": "a } in \"a string\""} done."#;
         let mut outcome = Outcome::succeeded(String::new());
         apply(
             &directives(r#"{"outcome": "maybe"}"#).unwrap(),
+            "response.md",
             &mut outcome,
         );
         assert_eq!(outcome.status, Status::Succeeded);

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 use super::command::Ran;
 use super::failure::Failure;
-use super::{Engine, Stop, interrupt, retry, side_effect, watchdog};
+use super::{Engine, Stop, context_budget, interrupt, retry, side_effect, watchdog};
 use crate::engine::graph::Node;
 use crate::engine::handler::Handler;
 use crate::engine::outcome::{Outcome, Retry, Status};
@@ -79,12 +79,14 @@ impl Engine<'_> {
         if side_effect::is_side_effect(stage.node) {
             self.write_intent(id, stage)?;
         }
-        let attempted = self.attempts(id, workspace, stage, context)?;
+        let mut attempted = self.attempts(id, workspace, stage, context)?;
         // A node that Ctrl-C cut short is not recorded: it runs again on resume.
         if interrupt::requested() {
             return Ok(Err(Stop::Interrupted { stage: stage_id }));
         }
-        if let Ok(attempted) = &attempted {
+        if let Ok(attempted) = &mut attempted {
+            let outcome = std::mem::replace(&mut attempted.ran.outcome, Outcome::failed(""));
+            attempted.ran.outcome = context_budget::bounded(outcome, context);
             self.stage_end_hooks(id, workspace, stage, attempted);
         }
         Ok(attempted)

@@ -173,9 +173,19 @@ impl<'a> Engine<'a> {
                 stages.push(report);
                 return Ok(Ending::Failed(reason));
             }
-            self.record(
+            let recorded = self.record(
                 id, workspace, walk, &stage, attempted, &ran, &report, &mut moves,
-            )?;
+            );
+            if let Err(err @ Error::RecordTooLarge { .. }) = recorded {
+                // Nothing was written; left running, the run would fail so again on resume.
+                self.observer.stage_finished(&report);
+                stages.push(report);
+                return Ok(Ending::Failed(format!(
+                    "stage {} could not be recorded: {err}",
+                    stage.id()
+                )));
+            }
+            recorded?;
             self.checkpoint_hooks(id, workspace, node);
             self.observer.stage_finished(&report);
             stages.push(report);
