@@ -369,3 +369,56 @@ fn a_checkpoint_without_readable_trailers_is_named_not_skipped() {
     let (code, err) = run_err(repo.fabro().args(["resume", &run.id, "--", "true"]));
     assert_eq!(code, 1, "{err}");
 }
+
+#[test]
+fn fsck_names_refs_in_the_run_namespaces_that_name_no_run_and_keeps_them() {
+    let repo = TestRepo::new();
+    let healthy = repo.start().id;
+    let head = repo.git(&["rev-parse", "HEAD"]).trim().to_owned();
+    let foreign = [
+        "refs/heads/fabro/run/NOTAULID",
+        "refs/heads/fabro/meta/NOTAULID",
+        "refs/heads/fabro/run/parallel/NOTAULID/fork/pass1/a",
+        "refs/heads/fabro/meta/parallel/01M00000000000000000000001/x",
+    ];
+    for name in foreign {
+        repo.git(&["update-ref", name, &head]);
+    }
+    let out = repo.fabro().args(["fsck", "--json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "problems found");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let named: Vec<&str> = report["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["kind"] == "foreign-ref")
+        .filter_map(|p| p["message"].as_str())
+        .collect();
+    assert_eq!(named.len(), foreign.len(), "{report}");
+    for name in foreign {
+        assert!(
+            named.iter().any(|m| m.starts_with(name)),
+            "{name}: {report}"
+        );
+    }
+    let out = repo.fabro().args(["fsck", "--repair"]).output().unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stdout.contains(
+            "problem   foreign-ref: refs/heads/fabro/run/NOTAULID is in git-fabro's namespace"
+        ),
+        "{stdout}"
+    );
+    assert!(stderr.contains("checked 1 run: 4 problems"), "{stderr}");
+    for name in foreign {
+        assert_eq!(repo.git(&["rev-parse", name]).trim(), head, "{name} kept");
+    }
+    assert!(
+        !report.to_string().contains(&healthy),
+        "the run is fine: {report}"
+    );
+}

@@ -19,7 +19,9 @@ use crate::run::timeline::timeline_from_objects;
 use crate::run::workspace;
 use crate::run::{self, RUN_BRANCH_PREFIX, RunState, read_record};
 
+mod foreign;
 mod leftovers;
+use foreign::check_foreign_refs;
 use leftovers::{check_branch_work, check_locks, check_unfinished_worktrees};
 
 #[derive(Clone, Debug, Serialize)]
@@ -234,6 +236,7 @@ fn check_repository(
     report: &mut Report,
 ) -> Result<()> {
     let known: HashSet<&str> = runs.iter().map(RunId::as_str).collect();
+    check_foreign_refs(repo, report)?;
     // Run branches without a metadata branch: left by a start or fork killed between the two.
     for (name, tip) in repo.refs_under(RUN_BRANCH_PREFIX)? {
         let Ok(id) = RunId::parse(&name) else {
