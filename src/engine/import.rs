@@ -12,12 +12,16 @@
 //! in and out), it stays in the graph with the reason in `import_error`, which validation
 //! reports, as Fabro does: every problem of a workflow is listed at once, none stops the others.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use super::dot::{self, class_of_label};
 use super::files::{FileRefs, Unreadable, inline_file_refs_from};
 use super::graph::{AttrValue, Attrs, Edge, Graph, Node};
 use crate::input;
+
+mod splice;
+use splice::Splicer;
 
 /// Placeholder attributes that become defaults of every imported node (a node's own value
 /// wins): the ones that choose how an agent works, not what the node is.
@@ -48,12 +52,19 @@ const ROUTING_EDGE_ATTRS: &[&str] = &[
 /// twice at every level would otherwise make a graph of billions of nodes from kilobytes.
 const MAX_IMPORTS: usize = 256;
 
-/// Expands every `import` placeholder of `graph`, a workflow in `refs.dir`.
-pub fn expand_imports(graph: Graph, refs: &FileRefs) -> Graph {
+/// The most text a workflow and its imports may come to, a part counted each time it is
+/// imported: what one workflow file may be. Twenty imports of a part of a megabyte would
+/// otherwise make a graph no run could record, after gigabytes of memory.
+const MAX_SPLICED: u64 = input::MAX_DEFINITION;
+
+/// Expands every `import` placeholder of `graph`, a workflow of `size` bytes in `refs.dir`.
+pub fn expand_imports(graph: Graph, size: usize, refs: &FileRefs) -> Graph {
     let mut importer = Importer {
         refs,
         chain: Vec::new(),
         read: 0,
+        bytes: size as u64,
+        parsed: HashMap::new(),
     };
     importer.expand_in(graph, refs.dir)
 }
@@ -64,35 +75,43 @@ struct Importer<'r, 'a> {
     chain: Vec<PathBuf>,
     /// How many files were imported so far.
     read: usize,
+    /// How many bytes of workflow text were read so far, the host's included.
+    bytes: u64,
+    /// Each file imported so far, as [`read_part`] read it: a part imported many times is
+    /// read and parsed once.
+    parsed: HashMap<PathBuf, (Graph, u64)>,
 }
 
 impl Importer<'_, '_> {
     /// Expands the placeholders of a workflow in `base`.
-    fn expand_in(&mut self, mut graph: Graph, base: &Path) -> Graph {
+    fn expand_in(&mut self, graph: Graph, base: &Path) -> Graph {
         let placeholders: Vec<(String, String)> = graph
             .nodes()
             .iter()
             .filter_map(|n| Some((n.id.clone(), n.str_attr("import")?.to_owned())))
             .collect();
+        if placeholders.is_empty() {
+            return graph;
+        }
+        let mut splicer = Splicer::new(graph);
         for (id, reference) in placeholders {
-            match self.imported(&graph, &id, &reference, base) {
-                Ok(spliced) => graph = spliced,
-                Err(reason) => poison(&mut graph, &id, reason),
+            if let Err(reason) = self.imported(&mut splicer, &id, &reference, base) {
+                splicer.poison(&id, reason);
             }
         }
-        graph
+        splicer.finish()
     }
 
-    /// `graph` with placeholder `id` replaced by the workflow `reference` names.
+    /// Replaces placeholder `id` by the workflow `reference` names.
     fn imported(
         &mut self,
-        graph: &Graph,
+        graph: &mut Splicer,
         id: &str,
         reference: &str,
         base: &Path,
-    ) -> Result<Graph, String> {
+    ) -> Result<(), String> {
         let node = graph.node(id).ok_or_else(|| format!("no node {id}"))?;
-        if graph.outgoing(id).any(|e| e.to == id) {
+        if graph.outgoing(id).iter().any(|e| e.to == id) {
             return Err(format!("import placeholder '{id}' has an edge to itself"));
         }
         let placeholder = Placeholder::of(node)?;
@@ -116,21 +135,35 @@ impl Importer<'_, '_> {
                  imports included"
             ));
         }
-        let part = read_part(&path, self.refs)?;
+        let (part, size) = self.part(&path)?;
+        self.bytes += size;
         let dir = path.parent().unwrap_or(Path::new("/")).to_path_buf();
         self.chain.push(path);
         let part = self.expand_in(part, &dir);
         self.chain.pop();
         let ends = Ends::of(&part)?;
-        splice(graph, id, &placeholder, &part, &ends)
+        graph.splice(id, &placeholder, &part, &ends)
     }
-}
 
-fn poison(graph: &mut Graph, id: &str, reason: String) {
-    if let Some(node) = graph.node_mut(id) {
-        node.attrs.remove("import");
-        node.attrs
-            .insert("import_error".into(), AttrValue::String(reason));
+    /// The part at `path` as [`read_part`] reads it, and its size, within what is left of
+    /// [`MAX_SPLICED`].
+    fn part(&mut self, path: &Path) -> Result<(Graph, u64), String> {
+        let left = MAX_SPLICED.saturating_sub(self.bytes);
+        let known = self.parsed.get(path).map(|(_, size)| *size);
+        let size = known.unwrap_or_else(|| std::fs::metadata(path).map_or(0, |m| m.len()));
+        if size > left {
+            return Err(format!(
+                "the workflow and its imports come to more than {}, the most git-fabro takes \
+                 (a part counts each time it is imported)",
+                input::human_size(MAX_SPLICED)
+            ));
+        }
+        if let Some(read) = self.parsed.get(path) {
+            return Ok(read.clone());
+        }
+        let read = read_part(path, self.refs, left)?;
+        self.parsed.insert(path.to_owned(), read.clone());
+        Ok(read)
     }
 }
 
@@ -146,11 +179,12 @@ fn unreadable(reference: &str, why: Unreadable) -> String {
     }
 }
 
-/// The workflow at `path`, parsed, its `@file` prompts inlined from beside it.
-fn read_part(path: &Path, refs: &FileRefs) -> Result<Graph, String> {
+/// The workflow at `path` (at most `limit` bytes), parsed, its `@file` prompts inlined from
+/// beside it, and its size.
+fn read_part(path: &Path, refs: &FileRefs, limit: u64) -> Result<(Graph, u64), String> {
     let shown = path.display().to_string();
-    let bytes =
-        input::read_file(path, "import", input::MAX_DEFINITION).map_err(|e| e.to_string())?;
+    let bytes = input::read_file(path, "import", limit).map_err(|e| e.to_string())?;
+    let size = bytes.len() as u64;
     let text = String::from_utf8(bytes).map_err(|_| format!("{shown} is not UTF-8 text"))?;
     let mut part = dot::parse(&text, &shown).map_err(|e| format!("cannot parse {e}"))?;
     let dir = path.parent().unwrap_or(Path::new("/"));
@@ -165,7 +199,7 @@ fn read_part(path: &Path, refs: &FileRefs) -> Result<Graph, String> {
             ));
         }
     }
-    Ok(part)
+    Ok((part, size))
 }
 
 /// What the placeholder gives the nodes that replace it.
@@ -286,68 +320,6 @@ fn routes(edge: &Edge) -> bool {
     ROUTING_EDGE_ATTRS
         .iter()
         .any(|k| edge.attrs.contains_key(*k))
-}
-
-/// `graph` with node `id` replaced by `part`'s nodes and edges. The host's edges keep their
-/// order; the imported edges, then the rewired ones, come after them, as in Fabro.
-fn splice(
-    graph: &Graph,
-    id: &str,
-    placeholder: &Placeholder,
-    part: &Graph,
-    ends: &Ends,
-) -> Result<Graph, String> {
-    let sentinel = |n: &str| n == ends.start || n == ends.exit;
-    let prefixed = |n: &str| format!("{id}.{n}");
-    let own: Vec<&Node> = part.nodes().iter().filter(|n| !sentinel(&n.id)).collect();
-    if let Some(taken) = own.iter().find(|n| graph.node(&prefixed(&n.id)).is_some()) {
-        return Err(format!(
-            "import placeholder '{id}' would replace the existing node '{}'",
-            prefixed(&taken.id)
-        ));
-    }
-    let incoming: Vec<&Edge> = graph.incoming(id).collect();
-    let outgoing: Vec<&Edge> = graph.outgoing(id).collect();
-    let mut out = Graph::new(graph.name());
-    out.attrs = graph.attrs().clone();
-    for node in graph.nodes() {
-        if node.id != id {
-            out.insert_node(node.clone());
-            continue;
-        }
-        for inner in &own {
-            out.insert_node(merged(inner, id, placeholder));
-        }
-    }
-    for edge in graph.edges().iter().filter(|e| e.from != id && e.to != id) {
-        out.push_edge(edge.clone());
-    }
-    let (Some(first), Some(last)) = (&ends.first, &ends.last) else {
-        // A part with no nodes of its own: the edges around it meet, when nothing is lost.
-        if incoming.iter().chain(&outgoing).any(|e| routes(e)) {
-            return Err(format!(
-                "empty import '{id}' cannot stand in for edges that carry routing attributes"
-            ));
-        }
-        for from in &incoming {
-            for to in &outgoing {
-                out.push_edge(edge(&from.from, &to.to, Attrs::new()));
-            }
-        }
-        return Ok(out);
-    };
-    for e in part.edges() {
-        if !sentinel(&e.from) && !sentinel(&e.to) {
-            out.push_edge(edge(&prefixed(&e.from), &prefixed(&e.to), e.attrs.clone()));
-        }
-    }
-    for e in incoming {
-        out.push_edge(edge(&e.from, &prefixed(first), e.attrs.clone()));
-    }
-    for e in outgoing {
-        out.push_edge(edge(&prefixed(last), &e.to, e.attrs.clone()));
-    }
-    Ok(out)
 }
 
 fn edge(from: &str, to: &str, attrs: Attrs) -> Edge {

@@ -66,7 +66,7 @@ pub fn load_source(source: &str, name: &str) -> Result<Loaded> {
 fn checked(source: String, name: &str, refs: Option<&FileRefs>) -> Result<Loaded> {
     let mut graph = parse(&source, name).map_err(syntax)?;
     if let Some(refs) = refs {
-        graph = import::expand_imports(graph, refs);
+        graph = import::expand_imports(graph, source.len(), refs);
         files::inline_file_refs(&mut graph, refs);
     }
     let diagnostics = validate::validate(&graph);

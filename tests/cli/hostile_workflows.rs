@@ -281,3 +281,45 @@ fn a_child_workflow_file_outside_the_workflow_directory_and_the_repository_does_
     }
     assert_eq!(run_count(&repo), 3, "a child run was started");
 }
+
+#[test]
+fn imports_that_splice_more_than_one_workflow_may_hold_are_refused_before_the_run_starts() {
+    let repo = TestRepo::new();
+    let dir = repo.root.join("flows");
+    // 1.2 MB of text in one node: twenty imports would splice 24 MB into the graph.
+    write_file(
+        &dir.join("part.fabro"),
+        &format!(
+            "digraph part {{ start [shape=Mdiamond]; exit [shape=Msquare]\n  \
+             big [shape=parallelogram, script=\"true\", label=\"{}\"]\n  start -> big -> exit }}\n",
+            "x".repeat(1_200_000)
+        ),
+    );
+    let imports: String = (0..20)
+        .map(|i| format!("  p{i} [import=\"part.fabro\"]\n"))
+        .collect();
+    let chain: Vec<String> = (0..20).map(|i| format!("p{i}")).collect();
+    let host = dir.join("host.fabro");
+    write_file(
+        &host,
+        &format!(
+            "digraph host {{\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n{imports}  \
+             start -> {} -> exit\n}}\n",
+            chain.join(" -> ")
+        ),
+    );
+    let out = refused_by_validate_and_run(
+        &repo,
+        &host,
+        &[
+            "the workflow and its imports come to more than 16 MiB",
+            "(import_error)",
+        ],
+    );
+    // The first thirteen fit; each one after is refused, by its node.
+    assert!(
+        out.contains("[node: p13]") && out.contains("[node: p19]"),
+        "{out}"
+    );
+    assert!(!out.contains("[node: p12]"), "{out}");
+}

@@ -9,20 +9,44 @@ pub struct Located {
     pub message: String,
 }
 
-/// The source without comments, and for each of its bytes the offset it came from.
+/// The source without comments, and where each of its stretches came from. A stretch is
+/// kept source between two comments, so the map holds one entry per comment, not one per
+/// byte (an offset per byte made it eight times the size of the workflow).
 pub struct Stripped {
     pub text: String,
-    origin: Vec<usize>,
+    /// `(offset in text, offset in the source)` where each stretch starts, in order.
+    stretches: Vec<(usize, usize)>,
     end: usize,
 }
 
 impl Stripped {
     /// The original offset of a byte of `text` (or the end of the source past its end).
     pub fn original_offset(&self, at: usize) -> Located {
+        let offset = match self.stretches.partition_point(|(start, _)| *start <= at) {
+            _ if at >= self.text.len() => self.end,
+            0 => at,
+            n => {
+                let (start, origin) = self.stretches[n - 1];
+                origin + (at - start)
+            }
+        };
         Located {
-            offset: self.origin.get(at).copied().unwrap_or(self.end),
+            offset,
             message: String::new(),
         }
+    }
+
+    /// Appends `source[from..to]`, a stretch of the source `source`.
+    fn keep(&mut self, source: &str, from: usize, to: usize) {
+        let at = self.text.len();
+        let follows = self
+            .stretches
+            .last()
+            .is_some_and(|(start, origin)| origin + (at - start) == from);
+        if !follows {
+            self.stretches.push((at, from));
+        }
+        self.text.push_str(&source[from..to]);
     }
 }
 
@@ -30,13 +54,10 @@ pub fn strip_comments(source: &str) -> Result<Stripped, Located> {
     let bytes = source.as_bytes();
     let mut out = Stripped {
         text: String::with_capacity(source.len()),
-        origin: Vec::with_capacity(source.len()),
+        stretches: Vec::new(),
         end: source.len(),
     };
-    let keep = |out: &mut Stripped, from: usize, to: usize| {
-        out.text.push_str(&source[from..to]);
-        out.origin.extend(from..to);
-    };
+    let keep = |out: &mut Stripped, from: usize, to: usize| out.keep(source, from, to);
     let mut i = 0;
     while i < bytes.len() {
         match (bytes[i], bytes.get(i + 1)) {
@@ -77,4 +98,24 @@ pub fn strip_comments(source: &str) -> Result<Stripped, Located> {
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::strip_comments;
+
+    #[test]
+    fn every_byte_kept_maps_back_to_where_it_was() {
+        let source = "a /* one */ b // two\n\"c // not\" d";
+        let stripped = strip_comments(source).ok().expect("strips");
+        assert_eq!(stripped.text, "a  b \n\"c // not\" d");
+        for (at, byte) in stripped.text.bytes().enumerate() {
+            let offset = stripped.original_offset(at).offset;
+            assert_eq!(source.as_bytes()[offset], byte, "byte {at}");
+        }
+        assert_eq!(
+            stripped.original_offset(stripped.text.len()).offset,
+            source.len()
+        );
+    }
 }

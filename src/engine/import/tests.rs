@@ -220,3 +220,41 @@ fn a_workflow_given_as_text_cannot_import() {
         loaded.diagnostics
     );
 }
+
+#[test]
+fn several_placeholders_splice_in_order_with_edges_in_fabros_order() {
+    let two = "digraph two { start [shape=Mdiamond]; exit [shape=Msquare]\n  \
+               a [prompt=\"A\"]; b [prompt=\"B\"]; start -> a -> b -> exit }";
+    let loaded = load(
+        &[("two.fabro", two), ("empty.fabro", EMPTY)],
+        &host(
+            "x [import=\"two.fabro\"]; y [import=\"two.fabro\"]; z [import=\"empty.fabro\"]\n\
+             w [prompt=\"W\"]; bad [import=\"nowhere.fabro\"]",
+            "start -> x -> y -> z -> w -> exit\nstart -> y\nx -> w\nz -> exit\nw -> bad -> exit",
+        ),
+    );
+    let g = &loaded.graph;
+    let ids: Vec<&str> = g.nodes().iter().map(|n| n.id.as_str()).collect();
+    let got: Vec<String> = edges(g).iter().map(|(f, t)| format!("{f}>{t}")).collect();
+    assert_eq!(
+        ids,
+        ["start", "exit", "x.a", "x.b", "y.a", "y.b", "w", "bad"]
+    );
+    // Each splice keeps the edges around it in order, then adds the part's edges and the
+    // rewired ones: what splicing the placeholders one after the other gives.
+    let want = [
+        "w>exit",
+        "w>bad",
+        "bad>exit",
+        "x.a>x.b",
+        "start>x.a",
+        "x.b>w",
+        "y.a>y.b",
+        "start>y.a",
+        "x.b>y.a",
+        "y.b>w",
+        "y.b>exit",
+    ];
+    assert_eq!(got, want);
+    assert!(reason(g, "bad").is_some_and(|r| r.starts_with("file not found")));
+}
