@@ -16,6 +16,7 @@ mod maintenance;
 mod object_format;
 mod objects;
 mod observe;
+mod open_options;
 mod pack_reader;
 mod pathspec;
 mod reach;
@@ -76,17 +77,24 @@ impl Repo {
     /// command's hundred or so file operations would otherwise walk the directories of `cwd`
     /// again. What this type hands out (work tree, git dirs) is absolute all the same.
     pub fn discover_current(cwd: &Path) -> Result<Repo> {
-        let repo = gix::discover(".").map_err(|_| not_a_repository(cwd))?;
-        Repo::checked(repo)
+        let repo = gix::ThreadSafeRepository::discover_opts(
+            ".",
+            Default::default(),
+            open_options::trust_map(),
+        )
+        .map_err(|_| not_a_repository(cwd))?;
+        Repo::checked(repo.into())
     }
 
     /// Opens the repository or linked worktree whose work tree or git dir is `path`.
     pub fn open(path: &Path) -> Result<Repo> {
-        let repo = gix::open(path).map_err(|_| not_a_repository(path))?;
+        let repo =
+            gix::open_opts(path, open_options::options()).map_err(|_| not_a_repository(path))?;
         Repo::checked(repo)
     }
 
     fn checked(mut repo: gix::Repository) -> Result<Repo> {
+        open_options::settle(&mut repo);
         // A command reads the same few objects (a run's metadata tree, its newest commits)
         // several times over; without a cache each read of a loose one opens and inflates it.
         repo.object_cache_size_if_unset(OBJECT_CACHE);

@@ -57,6 +57,7 @@ mod held_runs;
 mod hooks;
 mod hostile_context;
 mod hostile_environment;
+mod hostile_git_hooks;
 mod hostile_hooks;
 mod hostile_records;
 mod hostile_run_hooks;
