@@ -4,7 +4,9 @@
 //! the work tree it installs in, the way Gemini records the answer itself: the folder's real
 //! path with `TRUST_FOLDER` in its trusted folders file (`~/.gemini/trustedFolders.json`). The
 //! file as it was is kept in the work tree's git dir, and uninstall takes the entry out again,
-//! giving the file back byte for byte when nothing else in it changed meanwhile.
+//! giving the file back byte for byte when nothing else in it changed meanwhile. A trusted
+//! folders file that is a symbolic link (dotfiles kept in a repository of their own) stays
+//! one: the file it leads to is written, as Gemini writes it.
 
 use std::path::{Path, PathBuf};
 
@@ -87,7 +89,7 @@ pub fn untrust(git_dir: &Path) -> Result<()> {
             let rest = Json::Object(entries);
             let before = parse(saved.text.as_deref(), file).ok();
             match &saved.text {
-                None if rest == Json::Object(Vec::new()) => std::fs::remove_file(file)
+                None if rest == Json::Object(Vec::new()) => std::fs::remove_file(followed(file))
                     .map_err(Error::io(format!("cannot remove {}", file.display())))?,
                 Some(old) if before.as_ref() == Some(&rest) => write(file, old)?,
                 _ => write(file, &rest.to_pretty())?,
@@ -125,11 +127,31 @@ fn not_an_object(path: &Path) -> Error {
     ))
 }
 
-fn write(path: &Path, text: &str) -> Result<()> {
+fn write(link: &Path, text: &str) -> Result<()> {
+    let path = &followed(link);
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)
             .map_err(Error::io(format!("cannot create {}", dir.display())))?;
     }
     let mode = super::hooks::existing_mode(path).unwrap_or(NEW_FILE_MODE);
     super::hooks::replace_file(path, text, mode)
+}
+
+/// The most links followed from the trusted folders file, as the kernel's own limit.
+const MAX_LINKS: usize = 40;
+
+/// The file `path` leads to through symbolic links (which need not exist yet), so that
+/// replacing it never turns the user's link into a copy.
+fn followed(path: &Path) -> PathBuf {
+    let mut at = path.to_owned();
+    for _ in 0..MAX_LINKS {
+        let Ok(target) = std::fs::read_link(&at) else {
+            break;
+        };
+        at = match at.parent() {
+            Some(dir) if target.is_relative() => dir.join(target),
+            _ => target,
+        };
+    }
+    at
 }

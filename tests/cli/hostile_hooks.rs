@@ -176,3 +176,47 @@ fn uninstall_refuses_a_link_that_now_leads_out_of_the_work_tree() {
     assert!(stderr.contains("outside the work tree"), "{stderr}");
     assert_eq!(std::fs::read_to_string(&outside).unwrap(), before);
 }
+
+#[test]
+fn a_linked_gemini_trusted_folders_file_stays_a_link() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    // Dotfiles kept elsewhere: the isolated HOME's trusted folders file is a relative link,
+    // and a second one leads to a file not made yet.
+    let dotfiles = repo.root.join("dotfiles");
+    let mine = "{\n  \"/home/me/project\": \"TRUST_FOLDER\"\n}";
+    write_file(&dotfiles.join("trustedFolders.json"), mine);
+    std::fs::create_dir_all(repo.root.join(".gemini")).unwrap();
+    let link = repo.root.join(".gemini/trustedFolders.json");
+    symlink("../dotfiles/trustedFolders.json", &link).unwrap();
+    std::fs::create_dir_all(repo.root.join("gemini-alt")).unwrap();
+    let dangling = repo.root.join("gemini-alt/trustedFolders.json");
+    symlink(dotfiles.join("new.json"), &dangling).unwrap();
+    for (file, env) in [(&link, None), (&dangling, Some(&dangling))] {
+        let install = |verb: &str| {
+            let mut cmd = repo.fabro_in(&run.worktree);
+            cmd.args(["hooks", verb, "--gemini"]);
+            if let Some(path) = env {
+                cmd.env("GEMINI_CLI_TRUSTED_FOLDERS_PATH", path);
+            }
+            run_ok(&mut cmd);
+        };
+        let target = std::fs::read_link(file).unwrap();
+        install("install");
+        assert_eq!(std::fs::read_link(file).unwrap(), target, "still a link");
+        let trusted = std::fs::read_to_string(file).unwrap();
+        let real = std::fs::canonicalize(&run.worktree).unwrap();
+        assert!(trusted.contains(real.to_str().unwrap()), "{trusted}");
+        install("uninstall");
+        assert_eq!(std::fs::read_link(file).unwrap(), target, "still a link");
+    }
+    let back = std::fs::read_to_string(dotfiles.join("trustedFolders.json")).unwrap();
+    assert_eq!(
+        back, mine,
+        "uninstall gives the linked file back byte for byte"
+    );
+    assert!(
+        !dotfiles.join("new.json").exists(),
+        "the file install made is gone"
+    );
+}
