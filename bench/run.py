@@ -598,7 +598,10 @@ class Bench:
         checkout = copy_repo(base, home / "checkout")
         gco = copy_repo(base, home / "git")
         r.fab("hooks", "install", "--claude", cwd=checkout)
-        transcript = home / "transcript.jsonl"
+        # The turn hook reads a transcript only in Claude Code's own folder for sessions.
+        claude_dir = Path(r.env.get("CLAUDE_CONFIG_DIR") or Path(r.env["HOME"]) / ".claude")
+        transcript = claude_dir / "projects" / f"bench-{nfiles}" / "transcript.jsonl"
+        transcript.parent.mkdir(parents=True, exist_ok=True)
         line = json.dumps({"type": "assistant", "message": {"content": "x" * 300}}) + "\n"
         transcript.write_text(line * 50)
 

@@ -2,7 +2,9 @@
 //! whole into memory and stored in git, so only a regular file is taken, and only up to a size
 //! limit: a FIFO would block the command forever, and `/dev/zero` or a huge file would read
 //! until memory runs out. What a user names as an argument (`--workflow`, `WORKFLOW`) may
-//! also be `-` or a pipe, as git takes them ([`read_named`]).
+//! also be `-` or a pipe, as git takes them ([`read_named`]). A file of the kernel's
+//! (`/proc/self/environ`, `/sys/...`) is not a file of anyone's, whatever link leads there:
+//! read, it would put git-fabro's own environment, tokens included, into a record.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -10,27 +12,60 @@ use std::sync::Mutex;
 
 use crate::error::{Error, Result};
 
+pub mod transcript;
+
+/// Where the kernel shows itself as files: never read, by path or through a link.
+const KERNEL_DIRS: &[&str] = &["/proc", "/sys"];
+/// Beside those, where an attachment is never read from: the devices' folder.
+const NOT_ATTACHED_DIRS: &[&str] = &["/proc", "/sys", "/dev"];
+
 /// The largest file `--attach` stores in a stage folder.
 pub const MAX_ATTACHMENT: u64 = 64 << 20;
 /// The largest `--workflow` graph or `--config` file read.
 pub const MAX_DEFINITION: u64 = 16 << 20;
 
-/// Reads the regular file at `path` (symlinks followed), refusing anything else and anything
-/// over `limit` bytes. `what` names the input in messages, e.g. `--attach log`.
+/// Reads the regular file at `path` (symlinks followed), refusing anything else, a file of
+/// the kernel's, and anything over `limit` bytes. `what` names the input in messages, e.g.
+/// `--workflow`.
 pub fn read_file(path: &Path, what: &str, limit: u64) -> Result<Vec<u8>> {
-    let cannot = |err: std::io::Error| {
-        Error::Usage(format!("{what}: cannot read {}: {err}", path.display()))
-    };
+    read_limited(open_regular(path, what, KERNEL_DIRS)?, path, what, limit)
+}
+
+/// Reads a file to be stored as a stage's attachment (`--attach`), as [`read_file`] does,
+/// refusing also what is in, or leads into, `/dev`.
+pub fn read_attachment(path: &Path, what: &str, limit: u64) -> Result<Vec<u8>> {
+    read_limited(
+        open_regular(path, what, NOT_ATTACHED_DIRS)?,
+        path,
+        what,
+        limit,
+    )
+}
+
+/// Opens the regular file at `path`, which neither is nor leads into one of `refused`.
+fn open_regular(path: &Path, what: &str, refused: &[&str]) -> Result<std::fs::File> {
+    let cannot = cannot_read(path, what);
     // Checked before opening: opening a FIFO blocks until someone writes to it.
     let metadata = std::fs::metadata(path).map_err(cannot)?;
     refuse_special(path, what, &metadata)?;
-    let file = std::fs::File::open(path).map_err(cannot)?;
+    let real = std::fs::canonicalize(path).map_err(cannot_read(path, what))?;
+    refuse_places(path, &real, what, refused)?;
+    let file = std::fs::File::open(&real).map_err(cannot_read(path, what))?;
     // The path may have been replaced between the check and the open.
-    refuse_special(path, what, &file.metadata().map_err(cannot)?)?;
+    refuse_special(
+        path,
+        what,
+        &file.metadata().map_err(cannot_read(path, what))?,
+    )?;
+    refuse_kernel_filesystem(&file, path, what)?;
+    Ok(file)
+}
+
+fn read_limited(file: std::fs::File, path: &Path, what: &str, limit: u64) -> Result<Vec<u8>> {
     let mut data = Vec::new();
     file.take(limit + 1)
         .read_to_end(&mut data)
-        .map_err(cannot)?;
+        .map_err(cannot_read(path, what))?;
     if data.len() as u64 > limit {
         return Err(Error::Usage(format!(
             "{what}: {} is larger than {}, the most git-fabro takes",
@@ -39,6 +74,48 @@ pub fn read_file(path: &Path, what: &str, limit: u64) -> Result<Vec<u8>> {
         )));
     }
     Ok(data)
+}
+
+fn cannot_read(path: &Path, what: &str) -> impl FnOnce(std::io::Error) -> Error {
+    let message = format!("{what}: cannot read {}", path.display());
+    move |err| Error::Usage(format!("{message}: {err}"))
+}
+
+/// Refuses `path` when it, or `real` (it with every link resolved), is in one of `refused`.
+fn refuse_places(path: &Path, real: &Path, what: &str, refused: &[&str]) -> Result<()> {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+    let Some(dir) = refused
+        .iter()
+        .find(|dir| absolute.starts_with(dir) || real.starts_with(dir))
+    else {
+        return Ok(());
+    };
+    Err(Error::Usage(format!(
+        "{what}: {} is in or leads into {dir}, which holds no file git-fabro reads",
+        path.display()
+    )))
+}
+
+/// Refuses a file on procfs or sysfs wherever they are mounted (a container's `/host/proc`).
+#[cfg(target_os = "linux")]
+fn refuse_kernel_filesystem(file: &std::fs::File, path: &Path, what: &str) -> Result<()> {
+    /// sysfs's magic number (`SYSFS_MAGIC` in `linux/magic.h`).
+    const SYSFS_MAGIC: rustix::fs::FsWord = 0x6265_6572;
+    let Ok(fs) = rustix::fs::fstatfs(file) else {
+        return Ok(());
+    };
+    if fs.f_type == rustix::fs::PROC_SUPER_MAGIC || fs.f_type == SYSFS_MAGIC {
+        return Err(Error::Usage(format!(
+            "{what}: {} is a file of the kernel's (procfs or sysfs), which git-fabro never reads",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(not(target_os = "linux"))]
+fn refuse_kernel_filesystem(_file: &std::fs::File, _path: &Path, _what: &str) -> Result<()> {
+    Ok(())
 }
 
 /// Reads what a user named on the command line: `-` is standard input, and a pipe (a shell's

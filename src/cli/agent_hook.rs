@@ -69,7 +69,7 @@ pub fn run(ctx: impl FnOnce() -> Result<Ctx>, hook: &str, args: &[String]) {
     };
     let problems = match hook {
         "agent-prompt" => prompt(&ctx, &run, asked(agent, &input)).map(|()| Vec::new()),
-        "agent-turn" => turn(&ctx, &run, &input),
+        "agent-turn" => turn(&ctx, &run, &input, agent),
         "agent-edit" => edit(&ctx, &run, &input).map(|()| Vec::new()),
         // Only a session's own run ends with it; a run started by hand goes on.
         "agent-end" if own => end(&ctx, &run),
@@ -148,8 +148,9 @@ pub fn asked<'a>(agent: &str, input: &'a Value) -> Option<&'a str> {
 }
 
 /// Checkpoints the turn that ended, with the session's transcript attached when the agent
-/// names one, and the turn's prompts. Returns what went wrong without stopping the checkpoint.
-fn turn(ctx: &Ctx, run: &OpenRun, input: &Value) -> Result<Vec<String>> {
+/// names one in its transcript folders, and the turn's prompts. Returns what went wrong
+/// without stopping the checkpoint.
+fn turn(ctx: &Ctx, run: &OpenRun, input: &Value, agent: &str) -> Result<Vec<String>> {
     let mut problems = Vec::new();
     let mut attachments = Vec::new();
     let prompts = run
@@ -167,7 +168,8 @@ fn turn(ctx: &Ctx, run: &OpenRun, input: &Value) -> Result<Vec<String>> {
     let mut turn_usage = None;
     if let Some(path) = input["transcript_path"].as_str().filter(|p| !p.is_empty()) {
         let path = Path::new(path);
-        match input::read_file(path, "the transcript", input::MAX_ATTACHMENT) {
+        let folders = input::transcript::folders(agent, |name| std::env::var_os(name));
+        match input::transcript::read(path, &folders, input::MAX_ATTACHMENT) {
             Ok(data) => {
                 turn_usage = transcript::turn_usage(&data, last_checkpoint_time(run));
                 attachments.push((transcript_name(path), Attachment::Bytes(data)));

@@ -178,7 +178,7 @@ fn request(args: &Args) -> Result<CheckpointRequest, Error> {
             .split_once('=')
             .ok_or_else(|| Error::Usage(format!("--attach {arg:?} is not NAME=PATH")))?;
         check_attachment_name(name)?;
-        let data = input::read_file(
+        let data = input::read_attachment(
             &PathBuf::from(path),
             &format!("--attach {name}"),
             input::MAX_ATTACHMENT,

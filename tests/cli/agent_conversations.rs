@@ -8,7 +8,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::agent_hooks::{our_command, run_hook};
-use crate::common::TestRepo;
+use crate::common::{TestRepo, agent_transcript};
 
 const SESSION: &str = "01a23338-f211-7d71-bacc-cc57242f8f78";
 
@@ -22,7 +22,7 @@ fn two_turns(repo: &TestRepo, agent: &str, lines: impl Fn(usize) -> String) -> S
     };
     let settings: Value =
         serde_json::from_str(&std::fs::read_to_string(repo.path.join(settings)).unwrap()).unwrap();
-    let transcript = repo.root.join(format!("{agent}-session.jsonl"));
+    let transcript = agent_transcript(&repo.root, agent, &format!("{agent}-session.jsonl"));
     let mut written = String::new();
     for n in 1..=2 {
         let fire = |event: &str, extra: Value| {

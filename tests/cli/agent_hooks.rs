@@ -9,7 +9,7 @@ use std::process::{Output, Stdio};
 
 use serde_json::{Value, json};
 
-use crate::common::{TestRepo, run_ok, write_file};
+use crate::common::{TestRepo, agent_transcript, run_ok, write_file};
 
 /// The user's own Claude Code settings, written the way they like it (four spaces).
 const USER_SETTINGS: &str = r#"{
@@ -156,7 +156,7 @@ fn claude_hooks_snapshot_each_write_checkpoint_each_turn_and_uninstall_restores_
     // Claude Code is about to edit src/lib.rs, which already holds unrecorded work.
     let lib = wt.join("src/lib.rs");
     std::fs::write(&lib, "pub fn f() -> u8 { 1 }\n").unwrap();
-    let transcript = repo.root.join("transcript.jsonl");
+    let transcript = agent_transcript(&repo.root, "claude", "transcript.jsonl");
     std::fs::write(
         &transcript,
         "{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"make f return 1\"}}\n",

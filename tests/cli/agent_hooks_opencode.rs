@@ -10,7 +10,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::agent_hooks::{Step, agent_that_exits, git_lines, run_hook};
-use crate::common::{TestRepo, run_ok, write_file};
+use crate::common::{TestRepo, agent_transcript, run_ok, write_file};
 
 const PLUGIN: &str = ".opencode/plugins/git-fabro.js";
 const SESSION: &str = "ses_dcc3008a4ffeilUWD0DYQU8Iq9";
@@ -90,7 +90,7 @@ fn the_plugin_is_kept_out_of_checkpoints_with_opencodes_installs_and_uninstall_g
 
     // The session goes idle: the turn, with the messages the plugin wrote as its transcript.
     std::fs::write(&lib, "edited\n").unwrap();
-    let transcript = repo.root.join("transcript.json");
+    let transcript = agent_transcript(&repo.root, "opencode", "transcript.json");
     std::fs::write(&transcript, "[{\"info\":{\"role\":\"user\"}}]\n").unwrap();
     let stop = json!({"hook_event_name": "Stop", "transcript_path": transcript});
     let (command, input) = plugin_call(wt, "turn", stop);

@@ -9,7 +9,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::agent_hooks::{Step, agent_that_exits, git_lines, our_command, run_hook};
-use crate::common::{TestRepo, run_ok, write_file};
+use crate::common::{TestRepo, agent_transcript, run_ok, write_file};
 
 const USER_SETTINGS: &str = "{\n  \"ui\": { \"hideTips\": true }\n}\n";
 const SESSION: &str = "d78bdbb8-77ee-43e6-bca1-c541b2fc7356";
@@ -21,7 +21,7 @@ fn settings(dir: &Path) -> Value {
 
 /// What Qwen Code sends to the hook of `event` in `dir`, with `extra` keys.
 fn event(repo: &TestRepo, dir: &Path, name: &str, extra: Value) -> Value {
-    let transcript = repo.root.join("transcript.jsonl");
+    let transcript = agent_transcript(&repo.root, "qwen", "transcript.jsonl");
     write_file(&transcript, "{\"type\":\"user\"}\n");
     let mut input = json!({
         "session_id": SESSION,

@@ -10,7 +10,7 @@ use std::process::Stdio;
 use serde_json::{Value, json};
 
 use crate::agent_hooks::{our_command, run_hook};
-use crate::common::{TestRepo, run_ok, write_file};
+use crate::common::{TestRepo, agent_transcript, run_ok, write_file};
 
 const SESSION_A: &str = "6cf09616-4697-4570-b3d5-11fde3c02b8a";
 const SESSION_B: &str = "3ddcece6-f7d2-41aa-a8b3-93ab6874ecef";
@@ -22,7 +22,7 @@ fn settings(repo: &TestRepo) -> Value {
 
 /// What Claude Code sends to the hook of `event` in session `session`.
 fn claude_event(repo: &TestRepo, session: &str, event: &str) -> Value {
-    let transcript = repo.root.join(format!("{session}.jsonl"));
+    let transcript = agent_transcript(&repo.root, "claude", &format!("{session}.jsonl"));
     std::fs::write(&transcript, "{\"type\":\"user\"}\n").unwrap();
     let mut input = json!({
         "session_id": session,

@@ -8,7 +8,7 @@ use std::process::Stdio;
 use serde_json::{Value, json};
 
 use crate::agent_hooks::{our_command, run_hook};
-use crate::common::{TestRepo, run_err, run_ok};
+use crate::common::{TestRepo, agent_transcript, run_err, run_ok};
 
 const SESSION: &str = "0b7e4f0e-2f7c-4b59-9a43-3f1d5c2e7a10";
 const NEXT_SESSION: &str = "9d2c7a4e-61b0-4c3e-8f5a-27e0c1b9d843";
@@ -305,7 +305,7 @@ fn a_killed_agent_leaves_its_session_interrupted_and_the_next_session_names_it()
 fn no_secret_of_a_prompt_or_a_transcript_reaches_the_metadata_branch() {
     let repo = checkout();
     let token = format!("ghp_{}", "Q7w8E9r0T1y2U3i4O5p6A7s8D9f0G1h2J3k4");
-    let transcript = repo.root.join("transcript.jsonl");
+    let transcript = agent_transcript(&repo.root, "claude", "transcript.jsonl");
     std::fs::write(
         &transcript,
         format!("{{\"type\":\"user\",\"message\":{{\"content\":\"push with {token}\"}}}}\n"),

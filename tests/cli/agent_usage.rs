@@ -9,7 +9,7 @@ use git_fabro::format::time::Timestamp;
 use serde_json::{Value, json};
 
 use crate::agent_hooks::run_hook;
-use crate::common::{TestRepo, run_ok, write_file};
+use crate::common::{TestRepo, agent_transcript, run_ok, write_file};
 use crate::engine_run::{meta_file, run, run_json, workflow};
 use crate::format_contract::assert_fabro_shapes;
 
@@ -54,7 +54,7 @@ fn each_turn_records_its_own_models_tokens_and_tool_calls_and_every_view_shows_t
     let repo = TestRepo::new();
     let run = repo.start();
     let wt = &run.worktree;
-    let transcript = repo.root.join("session.jsonl");
+    let transcript = agent_transcript(&repo.root, "claude", "session.jsonl");
 
     append(
         &transcript,
@@ -178,7 +178,7 @@ fn a_turn_without_a_readable_transcript_records_no_usage_and_ps_shows_no_tokens(
     let repo = TestRepo::new();
     let run = repo.start();
     let wt = &run.worktree;
-    let transcript = repo.root.join("notes.jsonl");
+    let transcript = agent_transcript(&repo.root, "claude", "notes.jsonl");
     write_file(&transcript, "not a transcript\n");
     turn(&repo, wt, &transcript);
     let status = status_json(&repo, &run.id, "001-turn@1");

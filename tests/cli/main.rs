@@ -55,6 +55,7 @@ mod git_agrees;
 mod graph;
 mod held_runs;
 mod hooks;
+mod hostile_agent_files;
 mod hostile_context;
 mod hostile_environment;
 mod hostile_git_hooks;

@@ -8,8 +8,10 @@
 // Every hook runs synchronously: `opencode run` exits once the session is idle without waiting
 // for a plugin's asynchronous work, so a hook left running would record the turn late, or not
 // at all. A hook never stops OpenCode: git-fabro exits 0 and says on stderr what went wrong.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+// A turn's transcript is handed over in OpenCode's data folder, the only place git-fabro reads
+// an OpenCode transcript from.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { homedir } from "node:os"
 import { join } from "node:path"
 
 const COMMAND = "git fabro hooks run agent-"
@@ -74,7 +76,10 @@ export const GitFabro = async ({ client, directory }) => {
       let dir
       try {
         const messages = await client.session.messages({ path: { id } })
-        dir = mkdtempSync(join(tmpdir(), "git-fabro-opencode-"))
+        const data = process.env.XDG_DATA_HOME || join(homedir(), ".local", "share")
+        const turns = join(data, "opencode", "git-fabro")
+        mkdirSync(turns, { recursive: true, mode: 0o700 })
+        dir = mkdtempSync(join(turns, "turn-"))
         payload.transcript_path = join(dir, "transcript.json")
         writeFileSync(payload.transcript_path, JSON.stringify(messages.data ?? messages, null, 1))
       } catch (err) {

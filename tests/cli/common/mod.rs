@@ -422,3 +422,18 @@ pub fn tree_digest(dir: &Path) -> BTreeMap<PathBuf, String> {
     walk(dir, dir, &mut out);
     out
 }
+
+/// Where `agent` keeps the transcript `name` in the isolated HOME `home`: its transcript
+/// folder (Claude Code's `projects/`, Codex's `sessions/`, Gemini CLI's `tmp/`), which the
+/// folder is made in. A turn hook reads a transcript nowhere else.
+pub fn agent_transcript(home: &Path, agent: &str, name: &str) -> PathBuf {
+    let folder = match agent {
+        "claude" => home.join(".claude/projects/-repo"),
+        "codex" => home.join(".codex/sessions/2026/12/01"),
+        "gemini" => home.join(".gemini/tmp/project/chats"),
+        "opencode" => home.join(".local/share/opencode/git-fabro/turn-1"),
+        other => home.join(format!(".{other}")),
+    };
+    std::fs::create_dir_all(&folder).expect("transcript folder");
+    folder.join(name)
+}
