@@ -57,6 +57,7 @@ mod held_runs;
 mod hooks;
 mod hostile_agent_files;
 mod hostile_context;
+mod hostile_build_folders;
 mod hostile_environment;
 mod hostile_git_hooks;
 mod hostile_hooks;

@@ -1,0 +1,152 @@
+//! Build folders (`target/`, `node_modules/`, `.venv/`) as a hostile place. Seeding a new
+//! run's worktree with the checkout's shares nothing writable with the checkout or with what
+//! lies outside the run: links inside a seeded folder lead to the run's own files or are left
+//! out, a Python environment (which names the checkout by absolute path in its scripts and
+//! `.pth` files) is not seeded, and a folder reached through a symbolic link of the run's tree
+//! is never written into. Each run writes through what it was given, and plain git then finds
+//! the checkout as it was.
+
+use std::os::unix::fs::symlink;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::common::{TestRepo, tree_digest, write_file};
+
+fn repo_ignoring(patterns: &str) -> TestRepo {
+    let repo = TestRepo::new();
+    repo.write(".gitignore", patterns);
+    repo.git(&["add", ".gitignore"]);
+    repo.git(&["commit", "-q", "-m", "ignore build output"]);
+    repo.git(&["config", "fabro.seedBuild", "copy"]);
+    repo
+}
+
+/// Starts a run with `args`; returns its worktree and what `start` said.
+fn start(repo: &TestRepo, args: &[&str]) -> (PathBuf, String) {
+    let out = repo
+        .fabro()
+        .args(["start", "--json"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let worktree = PathBuf::from(v["worktree"].as_str().unwrap());
+    (worktree, String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+fn is_link(path: &Path) -> bool {
+    path.symlink_metadata()
+        .is_ok_and(|m| m.file_type().is_symlink())
+}
+
+#[test]
+fn a_seeded_folders_links_lead_to_the_runs_files_never_the_checkouts() {
+    let repo = repo_ignoring("/target\n");
+    let outside = repo.root.join("outside.txt");
+    write_file(&outside, "outside\n");
+    write_file(&repo.path.join("target/file.txt"), "built\n");
+    let target = repo.path.join("target");
+    symlink(repo.path.join("README.md"), target.join("abs")).unwrap();
+    symlink("../README.md", target.join("rel")).unwrap();
+    symlink(repo.path.join("target/file.txt"), target.join("abs_inner")).unwrap();
+    symlink("file.txt", target.join("inner")).unwrap();
+    symlink(&outside, target.join("out")).unwrap();
+    symlink("../../outside.txt", target.join("up")).unwrap();
+    let before = tree_digest(&target);
+    let (wt, stderr) = start(&repo, &[]);
+    assert!(stderr.contains("left out 2 symbolic links"), "{stderr}");
+    let seeded = wt.join("target");
+    assert_eq!(
+        std::fs::read_link(seeded.join("abs")).unwrap(),
+        wt.join("README.md")
+    );
+    assert_eq!(
+        std::fs::read_link(seeded.join("abs_inner")).unwrap(),
+        wt.join("target/file.txt")
+    );
+    assert!(!is_link(&seeded.join("out")) && !is_link(&seeded.join("up")));
+    // A build in the run writes through every link it was given.
+    for link in ["abs", "rel", "abs_inner", "inner"] {
+        std::fs::write(seeded.join(link), format!("run wrote {link}\n")).unwrap();
+    }
+    assert_eq!(repo.git(&["status", "--porcelain"]), "");
+    assert_eq!(
+        repo.git(&["diff", "HEAD"]),
+        "",
+        "the tracked files are as committed"
+    );
+    assert_eq!(
+        tree_digest(&target),
+        before,
+        "the checkout's build folder too"
+    );
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "outside\n");
+    let run_readme = std::fs::read_to_string(wt.join("README.md")).unwrap();
+    assert_eq!(
+        run_readme, "run wrote rel\n",
+        "the run's own README took the writes"
+    );
+}
+
+#[test]
+fn a_python_environment_is_not_seeded() {
+    let repo = repo_ignoring(".venv/\nbuild/\n");
+    let venv = repo.path.join(".venv");
+    write_file(
+        &venv.join("pyvenv.cfg"),
+        &format!(
+            "home = /usr/bin\ncommand = python3 -m venv {}\n",
+            venv.display()
+        ),
+    );
+    write_file(
+        &venv.join("bin/pip"),
+        &format!("#!{}/bin/python\nimport pip\n", venv.display()),
+    );
+    write_file(
+        &venv.join("lib/python3/site-packages/__editable__.app.pth"),
+        &format!("{}/src\n", repo.path.display()),
+    );
+    // An environment nested in another build folder is left out of its copy.
+    let nested = repo.path.join("build/env");
+    write_file(&nested.join("pyvenv.cfg"), "home = /usr/bin\n");
+    write_file(&repo.path.join("build/lib/app.py"), "x = 1\n");
+    let (wt, stderr) = start(&repo, &[]);
+    assert!(stderr.contains("2 Python environments"), "{stderr}");
+    assert!(!wt.join(".venv").exists(), "the environment is not seeded");
+    assert!(!wt.join("build/env").exists());
+    assert!(
+        wt.join("build/lib/app.py").is_file(),
+        "the rest of build/ is"
+    );
+    assert_eq!(repo.git_in(&wt, &["status", "--porcelain"]), "");
+}
+
+#[test]
+fn seeding_never_goes_through_a_linked_folder_of_the_runs_tree() {
+    let repo = repo_ignoring("target/\n");
+    let outside = repo.root.join("outside");
+    std::fs::create_dir_all(outside.join("a")).unwrap();
+    let before_outside = tree_digest(&outside);
+    // A branch tracks `crates` as a link out of the work tree; the checkout has a real one.
+    repo.git(&["checkout", "-q", "-b", "linked"]);
+    symlink(&outside, repo.path.join("crates")).unwrap();
+    repo.git(&["add", "crates"]);
+    repo.git(&["commit", "-q", "-m", "crates elsewhere"]);
+    repo.git(&["checkout", "-q", "main"]);
+    write_file(&repo.path.join("crates/a/src/lib.rs"), "pub fn a() {}\n");
+    write_file(
+        &repo.path.join("crates/a/target/debug/liba.rlib"),
+        "built\n",
+    );
+    let (wt, _) = start(&repo, &["--base", "linked"]);
+    assert!(is_link(&wt.join("crates")), "the run's tree is checked out");
+    assert_eq!(
+        tree_digest(&outside),
+        before_outside,
+        "nothing written outside"
+    );
+    assert!(!outside.join("a/target").exists());
+}
