@@ -134,8 +134,13 @@ impl Repo {
                         continue; // an empty directory holds nothing to lose
                     }
                     // Build output git ignores is made again by the next build: losing it
-                    // loses nothing.
+                    // loses nothing, unless a repository lies inside (a package cloned into
+                    // `node_modules/`, `pip install -e git+...` in `.venv/src/`): no build
+                    // makes its commits and changes again.
                     if self.is_build_output(path.as_ref(), build_folders)? {
+                        for inside in repositories_below(&on_disk(&path), &path) {
+                            add(inside, Unrecorded::NestedRepository);
+                        }
                         continue;
                     }
                     let why = if excludes.is_excluded_entry(path.as_ref(), is_dir) {
@@ -156,6 +161,36 @@ impl Repo {
         found.dedup_by(|a, b| a.path == b.path);
         Ok(found)
     }
+}
+
+/// The repositories (folders holding a `.git` directory or file) at or below `dir`, whose
+/// path in the work tree is `rel`, as `git status` names a directory: `node_modules/lib/`.
+/// Links are not followed: removing one deletes nothing it points to.
+fn repositories_below(dir: &Path, rel: &BString) -> Vec<BString> {
+    let mut found = Vec::new();
+    let mut pending = vec![(dir.to_owned(), rel.clone())];
+    while let Some((dir, rel)) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let entries: Vec<_> = entries.flatten().collect();
+        // Seen in the listing the walk reads anyway: no look-up per folder.
+        if entries.iter().any(|entry| entry.file_name() == ".git") {
+            let mut path = rel;
+            path.push(b'/');
+            found.push(path);
+            continue;
+        }
+        for entry in entries {
+            if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
+                let mut path = rel.clone();
+                path.push(b'/');
+                path.extend_from_slice(entry.file_name().as_encoded_bytes());
+                pending.push((entry.path(), path));
+            }
+        }
+    }
+    found
 }
 
 /// Whether anything but directories lies below `dir`; stops at the first such entry.

@@ -4,7 +4,8 @@
 //! out, a Python environment (which names the checkout by absolute path in its scripts and
 //! `.pth` files) is not seeded, and a folder reached through a symbolic link of the run's tree
 //! is never written into. Each run writes through what it was given, and plain git then finds
-//! the checkout as it was.
+//! the checkout as it was. And a build folder that holds a repository is not disposable:
+//! `finish` keeps the worktree and names it.
 
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
@@ -149,4 +150,59 @@ fn seeding_never_goes_through_a_linked_folder_of_the_runs_tree() {
         "nothing written outside"
     );
     assert!(!outside.join("a/target").exists());
+}
+
+#[test]
+fn finish_keeps_a_worktree_whose_build_folder_holds_a_repository() {
+    let repo = repo_ignoring("node_modules/\n");
+    let run = repo.start();
+    let lib = run.worktree.join("node_modules/lib");
+    write_file(&lib.join("index.js"), "module.exports = 1\n");
+    repo.git_in(&lib, &["init", "-q", "-b", "main"]);
+    repo.git_in(&lib, &["add", "-A"]);
+    let who = ["-c", "user.name=Lib", "-c", "user.email=lib@example.com"];
+    repo.git_in(
+        &lib,
+        &[&who[..], &["commit", "-q", "-m", "the library's own work"]].concat(),
+    );
+    write_file(&lib.join("wip.js"), "not committed anywhere\n");
+    write_file(&run.worktree.join("node_modules/left-pad/index.js"), "x\n");
+    let out = repo
+        .fabro()
+        .args(["finish", "--run", &run.id, "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let done: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(done["worktree_removed"], false, "{done}");
+    assert_eq!(
+        done["unrecorded_files"][0]["path"], "node_modules/lib/",
+        "{done}"
+    );
+    assert_eq!(
+        done["unrecorded_files"][0]["why"], "nested-repository",
+        "{done}"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("kept the worktree")
+            && stderr.contains("node_modules/lib/ (nested repository)"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("git worktree remove --force"), "{stderr}");
+    // The repository is whole: its commit and its uncommitted file.
+    assert_eq!(
+        repo.git_in(&lib, &["log", "--format=%s"]),
+        "the library's own work\n"
+    );
+    assert!(lib.join("wip.js").is_file());
+    // Without it, the build folder is disposable again.
+    std::fs::remove_dir_all(&lib).unwrap();
+    let out = repo
+        .fabro()
+        .args(["finish", "--run", &run.id, "--json"])
+        .output()
+        .unwrap();
+    let done: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(done["worktree_removed"], true, "{done}");
 }
