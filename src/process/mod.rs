@@ -19,6 +19,6 @@ mod liveness;
 mod shell;
 
 pub use foreground::{run_in_foreground, spawn_on_terminal};
-pub use group::own_group;
+pub use group::{own_group, stop_every_group};
 pub use liveness::{command_line, is_alive, is_alive_since, name_and_parent};
 pub use shell::{Ending, Shell, run_shell};

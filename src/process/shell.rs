@@ -16,7 +16,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::exit_wait::ExitWait;
-use super::group::{own_group, stop_group};
+use super::group::{own_group, stop_group, track};
 
 /// How long a wait for the shell goes without looking at the clock and the stall watchdog;
 /// its exit and Ctrl-C end a wait at once.
@@ -47,6 +47,7 @@ pub struct Shell<'a> {
 /// Whatever is left of its group when it ends is stopped too.
 pub fn run_shell(shell: &Shell, interrupted: impl Fn() -> bool) -> std::io::Result<Ending> {
     let mut child = spawn(shell)?;
+    track(&child);
     let ending = wait(&mut child, shell.timeout, interrupted);
     stop_group(&mut child);
     ending

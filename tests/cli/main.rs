@@ -64,6 +64,7 @@ mod hostile_hooks;
 mod hostile_records;
 mod hostile_run_hooks;
 mod hostile_settings;
+mod hostile_signals;
 mod hostile_status;
 mod hostile_templates;
 mod hostile_trees;
