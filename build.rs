@@ -1,16 +1,11 @@
-//! Two things for a faster start of every command, both only where the linker is the lld
-//! that Rust brings, its default for x86-64 Linux; another linker keeps the plain build, as a
-//! build must never fail for speed.
+//! Links the unwinder into the program from the C compiler's `libgcc_eh.a` instead of loading
+//! it from `libgcc_s.so.1` at every start: that library's start-up asks the processor for its
+//! features, a question a virtual machine traps, and `git fabro --version` takes about a tenth
+//! less CPU without it (docs/decisions.md). The archive comes before `-lgcc_s` on the link
+//! line, so the program takes nothing from the shared library and does not load it.
 //!
-//! - The functions everyday commands run go first and together (`build/link-order.txt`,
-//!   written by `scripts/link-order`): a command then touches a few dozen 64 KB windows of the
-//!   program's text instead of a hundred, a page fault each. lld skips names the list has but
-//!   the program lacks.
-//! - The unwinder is linked in from the C compiler's `libgcc_eh.a` instead of loaded from
-//!   `libgcc_s.so.1`, whose start-up asks the processor for its features: a hundred
-//!   microseconds on a virtual machine, where each such question traps. The archive comes
-//!   before `-lgcc_s` on the link line, so the program takes nothing from the shared library
-//!   and does not load it.
+//! Only where the linker is the lld that Rust brings, its default for x86-64 Linux; another
+//! linker keeps the plain build, as a build must never fail for speed.
 
 use std::env;
 use std::path::{Path, PathBuf};
@@ -19,26 +14,10 @@ use std::process::Command;
 const TARGET: &str = "x86_64-unknown-linux-gnu";
 
 fn main() {
-    println!("cargo::rerun-if-changed=build/link-order.txt");
     println!("cargo::rerun-if-env-changed=RUSTC_LINKER");
-    if !links_with_rust_lld() {
-        return;
-    }
-    if static_unwinder_available() {
+    if links_with_rust_lld() && static_unwinder_available() {
         println!("cargo::rustc-link-lib=static:-bundle=gcc_eh");
     }
-    let order = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default())
-        .join("build")
-        .join("link-order.txt");
-    if !order.is_file() {
-        return;
-    }
-    // `-Wl,` splits at commas, so a path holding one cannot be passed.
-    let Some(path) = order.to_str().filter(|path| !path.contains(',')) else {
-        return;
-    };
-    println!("cargo::rustc-link-arg-bin=git-fabro=-Wl,--symbol-ordering-file={path}");
-    println!("cargo::rustc-link-arg-bin=git-fabro=-Wl,--no-warn-symbol-ordering");
 }
 
 /// Whether this build links with Rust's own lld: the x86-64 Linux target, a toolchain that

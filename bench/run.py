@@ -1194,18 +1194,6 @@ def machine_facts(work: Path, fabro: list[str], env: dict) -> dict:
     }
 
 
-def link_order_coverage(binary: Path) -> str:
-    """How many of build/link-order.txt's functions the binary has: a list gone stale with the
-    code or the compiler no longer lays out what commands run (CONTRIBUTING.md)."""
-    try:
-        listed = (ROOT / "build" / "link-order.txt").read_text().split()
-        symbols = set(cmd_text(["nm", "--defined-only", str(binary)]).split())
-    except OSError:
-        return "no build/link-order.txt"
-    found = sum(name in symbols for name in listed)
-    return f"{found:,} of the {len(listed):,} functions in build/link-order.txt are in the binary"
-
-
 def shared_libraries(binary: Path) -> str:
     """The libraries the binary loads at every start (`libgcc_s.so.1` among them means the
     unwinder was not linked in, see build.rs)."""
@@ -1452,7 +1440,6 @@ def main() -> int:
     fabro = ["git", "fabro"] if args.via_git else [str(binary)]
     r = Runner(env, fabro)
     facts = machine_facts(work, fabro, env)
-    facts["link order"] = link_order_coverage(binary)
     facts["shared libraries"] = shared_libraries(binary)
     bench = Bench(args, r, work, fabro_home)
 
