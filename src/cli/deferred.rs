@@ -112,3 +112,46 @@ fn only_named(cmd: Command, augment: fn(Command) -> Command) -> Command {
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::OsString;
+
+    use clap::CommandFactory;
+
+    use crate::cli::Cli;
+
+    /// A command registered as `Name(name::Args)` instead of `Name(Deferred<name::Args>)` builds
+    /// its arguments on every invocation, whichever command runs: nothing else would notice.
+    #[test]
+    fn every_command_builds_its_arguments_only_when_it_runs() {
+        let cli = Cli::command();
+        let eager: Vec<_> = cli
+            .get_subcommands()
+            .filter(|command| command.get_arguments().next().is_some())
+            .map(|command| command.get_name().to_owned())
+            .collect();
+        assert!(
+            eager.is_empty(),
+            "{eager:?} build their arguments before clap enters them: register each as \
+             `Name(Deferred<name::Args>)` in `Command` (src/cli/mod.rs)"
+        );
+        // The check sees arguments that are there before clap builds: the whole definition
+        // has them.
+        let whole = super::whole(Cli::command);
+        let log = whole.find_subcommand("log").expect("log");
+        assert!(log.get_arguments().next().is_some());
+    }
+
+    #[test]
+    fn a_parse_builds_only_the_commands_its_words_name() {
+        let words: Vec<OsString> = ["git-fabro", "-C", "log", "fork", "RUN"]
+            .map(OsString::from)
+            .into();
+        let cli = super::named(&words, Cli::command);
+        let names: Vec<_> = cli.get_subcommands().map(|c| c.get_name()).collect();
+        assert_eq!(names, ["log", "fork"]);
+        let all = Cli::command().get_subcommands().count();
+        assert!(all > 20, "without `named` every command is there ({all})");
+    }
+}
