@@ -11,7 +11,6 @@ mod excludes;
 pub mod flock;
 mod history;
 mod land;
-mod loose;
 mod maintenance;
 mod object_format;
 mod objects;

@@ -40,8 +40,16 @@ pub struct TreeEntry {
 }
 
 impl Repo {
+    /// Writes `data` as a blob unless the repository has it already.
     pub fn write_blob(&self, data: &[u8]) -> Result<ObjectId> {
-        self.write_loose(gix::objs::Kind::Blob, data)
+        let id = super::maintenance::retry_write(|| self.repo.write_blob(data))?;
+        Ok(id.detach())
+    }
+
+    /// Writes a tree or commit unless the repository has it already.
+    pub(super) fn write_object(&self, object: &impl gix::objs::WriteTo) -> Result<ObjectId> {
+        let id = super::maintenance::retry_write(|| self.repo.write_object(object))?;
+        Ok(id.detach())
     }
 
     /// Writes the file at `path` as a blob, streamed past a megabyte: a node's output of any
@@ -67,7 +75,7 @@ impl Repo {
             message: message.into(),
             extra_headers: Vec::new(),
         };
-        let id = self.write_encoded(&commit, &mut Vec::new())?;
+        let id = self.write_object(&commit)?;
         super::maintenance::note_written();
         Ok(id)
     }

@@ -70,8 +70,7 @@ impl TreeEdit<'_> {
     /// Writes the changed trees and returns the new root.
     pub fn write(mut self) -> Result<ObjectId> {
         let repo = self.repo;
-        let mut buf = Vec::new();
-        self.editor.write(|tree| repo.write_encoded(tree, &mut buf))
+        self.editor.write(|tree| repo.write_object(tree))
     }
 }
 

@@ -1,7 +1,7 @@
-//! A work tree file as an object, as gix's `Pipeline::worktree_file_to_object` makes it, with
-//! the blob written by git-fabro's loose-object writer: gix's writer starts a new zlib
-//! compressor for every object, which zeroes about 300 KB of fresh memory, 144 page faults in
-//! a checkpoint of two changed files.
+//! A work tree file as an object, as gix's `Pipeline::worktree_file_to_object` makes it, but
+//! with a file gix's filters leave unchanged streamed into the store past 1 MiB (gix reads it
+//! whole into memory first), and a file that changes size while it is read refused rather
+//! than stored as a blob that disagrees with its header.
 
 use std::fs::Metadata;
 use std::path::Path;
