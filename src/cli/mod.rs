@@ -188,8 +188,20 @@ fn suggest_subcommand(command: &clap::Command, err: &mut clap::Error) {
     }
 }
 
+/// The variable that chooses what reads timelines (`git::ObjectReader`): `gix` or `own`.
+pub const OBJECT_READER_ENV: &str = "GIT_FABRO_OBJECT_READER";
+
 pub fn run(cli: Cli) -> Result<()> {
     output::set_quiet(cli.quiet);
+    if let Some(name) = std::env::var_os(OBJECT_READER_ENV).filter(|name| !name.is_empty()) {
+        let reader = name.to_str().and_then(crate::git::ObjectReader::parse);
+        let reader = reader.ok_or_else(|| {
+            Error::Usage(format!(
+                "{OBJECT_READER_ENV} is {name:?}: it takes `gix` or `own`"
+            ))
+        })?;
+        crate::git::use_object_reader(reader);
+    }
     if cli.no_pager {
         pager::disable();
     }

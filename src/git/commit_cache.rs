@@ -1,7 +1,7 @@
 //! Commits a first-parent walk read before, kept whole in one file so that the next walk over
-//! the same history reads that file instead of a thousand objects. After `git gc` packed a
-//! run, its commits are deltas to inflate and rebuild one by one (a third of the first `log`'s
-//! time); a timeline mostly walks the same commits again.
+//! the same history reads that file instead of a thousand objects: a timeline mostly walks the
+//! same commits again, and gix reads each loose commit with a file mapping of its own and
+//! each packed one by inflating its delta base again.
 //!
 //! The file is never a source of truth. It holds each commit's content exactly as git hashes
 //! it, and a commit is taken from it only when that content hashes to the commit's id, so it
@@ -10,8 +10,11 @@
 //! walk's speed. New commits are appended; a new or damaged file is replaced whole (a
 //! temporary file renamed over it), so readers never see half of one.
 //!
-//! Lookups take the cache shared, so that a walk can look commits up on one thread while the
-//! commits it used are gathered on another ([`Learned`]) and kept once it ends.
+//! A walk looks commits up in the cache and gathers those it read from the object store
+//! ([`Learned`]); the cache keeps them once the walk ends.
+//!
+//! `GIT_FABRO_OBJECT_READER=gix` turns the cache off (docs/decisions.md): what it buys is
+//! measured against that in the benchmarks' `gix reader` rows.
 //!
 //! The format: a header line, then for each commit `<id in hex> <length>\n<content>\n`.
 

@@ -4,7 +4,6 @@
 
 mod build_output;
 mod commit_cache;
-pub mod delta;
 mod diff;
 mod error;
 mod excludes;
@@ -16,10 +15,8 @@ mod object_format;
 mod objects;
 mod observe;
 mod open_options;
-mod pack_reader;
 mod pathspec;
 mod reach;
-mod read_ahead;
 pub mod redirects;
 mod ref_writer;
 mod reflog;
@@ -47,7 +44,6 @@ pub use history::{CommitInfo, FirstParentWalk, for_each_trailer};
 pub use land::Merged;
 use object_format::not_a_repository;
 pub use objects::{Identity, TreeEntry};
-pub use read_ahead::ReadAhead;
 pub use reflog::{Movers, ReflogMarks};
 pub use refs::RefEdit;
 pub use restore::{PathAction, PathChange};
@@ -62,6 +58,46 @@ pub use worktree::Worktree;
 
 /// The most memory the cache of decoded objects takes, per thread.
 const OBJECT_CACHE: usize = 1 << 20;
+
+/// What reads the commits of a timeline walk. gix's object store reads every object; with
+/// `Own`, the default, a run's timeline is read first from the commit cache beside it, which
+/// holds each commit exactly as the store does (docs/decisions.md, "Timelines keep the commits
+/// they read"). `GIT_FABRO_OBJECT_READER=gix` turns the cache off, so that anything the cache
+/// gets wrong shows as a difference; the tests run both ways.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ObjectReader {
+    Gix,
+    Own,
+}
+
+impl ObjectReader {
+    /// `gix` or `own`, as `GIT_FABRO_OBJECT_READER` names them.
+    pub fn parse(name: &str) -> Option<ObjectReader> {
+        match name {
+            "gix" => Some(ObjectReader::Gix),
+            "own" => Some(ObjectReader::Own),
+            _ => None,
+        }
+    }
+}
+
+static GIX_ONLY: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Chooses what reads timelines from here on, for the whole process.
+pub fn use_object_reader(reader: ObjectReader) {
+    GIX_ONLY.store(
+        reader == ObjectReader::Gix,
+        std::sync::atomic::Ordering::Relaxed,
+    );
+}
+
+/// What reads timelines ([`use_object_reader`]).
+pub fn object_reader() -> ObjectReader {
+    match GIX_ONLY.load(std::sync::atomic::Ordering::Relaxed) {
+        true => ObjectReader::Gix,
+        false => ObjectReader::Own,
+    }
+}
 
 #[derive(Clone)]
 pub struct Repo {

@@ -21,7 +21,7 @@ use crate::format::message::{self, Trailers};
 use crate::format::record::{LINKS_DIR, Link};
 use crate::format::run_id::RunId;
 use crate::format::time::Timestamp;
-use crate::git::{CommitCache, CommitInfo, ObjectId, Repo};
+use crate::git::{CommitCache, CommitInfo, ObjectId, ObjectReader, Repo};
 use crate::run::RunState;
 use crate::run::target::Target;
 
@@ -75,18 +75,21 @@ pub fn timeline(repo: &Repo, state: &RunState) -> Result<Vec<Entry>> {
 
 /// The timeline, with the snapshots taken between checkpoints when `snapshots`.
 pub fn timeline_with(repo: &Repo, state: &RunState, snapshots: bool) -> Result<Vec<Entry>> {
-    let cache = commit_cache(repo, state);
     // A run of its own ends at its base; a fork's walk ends where its checkpoints are counted.
     let last = match state.record.spec.is_fork() {
         false => ObjectId::from_hex(state.record.start.base_sha.as_bytes()).ok(),
         true => None,
     };
-    let (walked, learned) = std::thread::scope(|scope| {
-        let mut commits = repo.first_parents_ahead(state.run_tip, last, Some(&cache), scope);
-        let walked: Result<Vec<_>> =
-            Walk::new(repo, state, snapshots, commits.by_ref()).and_then(Iterator::collect);
-        (walked, commits.learned())
-    });
+    let commits = repo.first_parents(state.run_tip).ending_after(last);
+    let Some(cache) = commit_cache(repo, state) else {
+        return Ok(numbered(
+            Walk::new(repo, state, snapshots, commits)?.collect::<Result<_>>()?,
+        ));
+    };
+    let mut commits = commits.cached_in(&cache);
+    let walked: Result<Vec<_>> =
+        Walk::new(repo, state, snapshots, commits.by_ref()).and_then(Iterator::collect);
+    let learned = commits.learned();
     cache.save(learned);
     Ok(numbered(walked?))
 }
@@ -100,9 +103,11 @@ pub fn timeline_from_objects(repo: &Repo, state: &RunState) -> Result<Vec<Entry>
     ))
 }
 
-/// The commits of the run's timeline that earlier walks read (`.git/fabro/commits/<run>`).
-fn commit_cache(repo: &Repo, state: &RunState) -> CommitCache {
-    CommitCache::open(commit_caches(repo).join(state.id.as_str()))
+/// The commits of the run's timeline that earlier walks read (`.git/fabro/commits/<run>`);
+/// none when commits are read through gix alone (`GIT_FABRO_OBJECT_READER=gix`).
+fn commit_cache(repo: &Repo, state: &RunState) -> Option<CommitCache> {
+    (crate::git::object_reader() == ObjectReader::Own)
+        .then(|| CommitCache::open(commit_caches(repo).join(state.id.as_str())))
 }
 
 fn commit_caches(repo: &Repo) -> std::path::PathBuf {

@@ -1,10 +1,8 @@
-//! Timelines longer than the 64 commits a walk reads on the caller's thread: the rest is read
-//! on a second thread and handed over in batches. What `log` shows and what its commit cache
-//! keeps must not depend on where a commit was read.
+//! Long timelines, loose and packed: what `log` shows and what its commit cache keeps must not
+//! depend on where a commit was read.
 
-use crate::common::{TestRepo, ordinals};
+use crate::common::{TestRepo, ordinals, without_commit_cache};
 
-/// Long enough for the walk to hand several batches across threads.
 const CHECKPOINTS: usize = 150;
 
 /// The ids of the records in the commit cache of run `id`, in file order.
@@ -40,14 +38,18 @@ fn a_long_timeline_reads_whole_and_in_order_loose_and_packed() {
         ordinals(&loose),
         (1..=CHECKPOINTS as u64).collect::<Vec<_>>()
     );
-    // The cache keeps the commits the timeline used, newest first: not the base commit the
-    // reading thread may have read past them.
-    assert_eq!(cached_commits(&repo, &id), run_commits);
+    // The cache keeps the commits the timeline used, newest first: not the base commit.
+    let cached = !without_commit_cache();
+    if cached {
+        assert_eq!(cached_commits(&repo, &id), run_commits);
+    }
 
     repo.git(&["gc", "-q"]);
-    std::fs::remove_file(repo.commit_cache_path(&id)).unwrap();
+    let _ = std::fs::remove_file(repo.commit_cache_path(&id));
     assert_eq!(repo.log_json(&id), loose, "first log after gc");
-    assert_eq!(cached_commits(&repo, &id), run_commits);
+    if cached {
+        assert_eq!(cached_commits(&repo, &id), run_commits);
+    }
     assert_eq!(repo.log_json(&id), loose, "log from the cache");
     assert_eq!(repo.ok(&["log", &id]).lines().count(), CHECKPOINTS + 1);
 }
@@ -73,6 +75,8 @@ fn a_fork_of_a_long_run_lists_what_it_inherited_then_its_own() {
     assert_eq!(entries[100]["node_id"], "fork");
     assert_eq!(entries[100]["run_id"].as_str(), Some(fork.as_str()));
     // The fork's cache holds the 101 commits its timeline used, and gives the same timeline.
-    assert_eq!(cached_commits(&repo, &fork).len(), 101);
+    if !without_commit_cache() {
+        assert_eq!(cached_commits(&repo, &fork).len(), 101);
+    }
     assert_eq!(repo.log_json(&fork), entries);
 }

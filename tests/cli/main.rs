@@ -85,6 +85,7 @@ mod messages;
 mod model;
 mod node_processes;
 mod nothing_changed;
+mod object_readers;
 mod output_like_git;
 mod packed_history;
 mod parity;

@@ -3,11 +3,14 @@
 //! `log` after it (no commit cache) shows what it showed while the commits were loose, and
 //! rebuilds every commit byte for byte as `git cat-file` gives it.
 
-use crate::common::{TestRepo, ordinals, run_err, write_file};
+use crate::common::{TestRepo, ordinals, run_err, without_commit_cache, write_file};
 
 /// The commits `log` kept in its cache, each as `git cat-file commit` gives it: all 45
 /// checkpoints at least.
 fn assert_cache_holds_what_git_stores(repo: &TestRepo, id: &str) {
+    if without_commit_cache() {
+        return;
+    }
     let cache = std::fs::read(repo.commit_cache_path(id)).unwrap();
     let walked = repo.git(&["rev-list", "--first-parent", &format!("fabro/run/{id}")]);
     let mut checked = 0;
@@ -40,7 +43,7 @@ fn every_way_git_packs_a_run_gives_the_timeline_it_had_loose() {
     ];
     for packing in packings {
         repo.git(packing);
-        std::fs::remove_file(repo.commit_cache_path(&id)).unwrap();
+        let _ = std::fs::remove_file(repo.commit_cache_path(&id));
         assert_eq!(repo.log_json(&id), loose, "after git {packing:?}");
         assert_cache_holds_what_git_stores(&repo, &id);
         repo.ok(&["fsck"]);
@@ -90,8 +93,6 @@ fn a_timeline_across_two_packs_and_loose_commits_reads_whole() {
 
 #[test]
 fn a_damaged_pack_is_reported_as_git_reports_it() {
-    // 30 checkpoints are read on log's own thread; 100 reach past the first 64, which go on
-    // on a second thread.
     for checkpoints in [30, 100] {
         damaged_oldest_commit_fails_log(checkpoints);
     }

@@ -20,6 +20,14 @@ pub struct TestRepo {
     pub home: PathBuf,
 }
 
+/// What reads timelines: `gix`, or unset for the default, the commit cache in front of gix.
+pub const OBJECT_READER: &str = "GIT_FABRO_OBJECT_READER";
+
+/// Whether this test run reads timelines through gix alone, without the commit cache.
+pub fn without_commit_cache() -> bool {
+    std::env::var_os(OBJECT_READER).is_some_and(|reader| reader == "gix")
+}
+
 /// Environment shared by git and git-fabro in tests.
 fn isolate(cmd: &mut Command, root: &Path) {
     for (key, _) in std::env::vars_os() {
@@ -32,6 +40,11 @@ fn isolate(cmd: &mut Command, root: &Path) {
     // for a terminal whatever its `TERM` says) or a user's CLICOLOR must not change it.
     for key in ["CI", "CLICOLOR", "CLICOLOR_FORCE"] {
         cmd.env_remove(key);
+    }
+    // The one variable a test run hands on: what reads timelines, so that the suite runs
+    // with the commit cache (the default) and without it (`GIT_FABRO_OBJECT_READER=gix`).
+    if let Some(reader) = std::env::var_os(OBJECT_READER) {
+        cmd.env(OBJECT_READER, reader);
     }
     cmd.env("HOME", root)
         .env("FABRO_HOME", root.join("fabro-home"))
