@@ -104,9 +104,9 @@ class Runner:
         )
 
     def run(self, argv: list[str], cwd: Path, discard_stdout: bool = False, rss: bool = False,
-            stdin: bytes | None = None) -> Proc:
+            stdin: bytes | None = None, env: dict[str, str] | None = None) -> Proc:
         """`stdin`, when given, is what the command reads on its standard input (from a file
-        written before the clock starts), else it reads /dev/null."""
+        written before the clock starts), else it reads /dev/null; `env` adds variables."""
         out = self.devnull if discard_stdout else tempfile.TemporaryFile()
         err = tempfile.TemporaryFile()
         feed = subprocess.DEVNULL
@@ -119,9 +119,10 @@ class Runner:
         if rss and self.gnu_time:
             rss_file = tempfile.NamedTemporaryFile(prefix="rss-")
             spawn = [TIME, "-f", "%M", "-o", rss_file.name, *argv]
+        full_env = {**self.env, **env} if env else self.env
         try:
             t0 = time.perf_counter()
-            p = subprocess.Popen(spawn, cwd=cwd, env=self.env, stdin=feed, stdout=out, stderr=err)
+            p = subprocess.Popen(spawn, cwd=cwd, env=full_env, stdin=feed, stdout=out, stderr=err)
             _, status, usage = os.wait4(p.pid, 0)
             elapsed = (time.perf_counter() - t0) * 1000.0
             p.returncode = os.waitstatus_to_exitcode(status)
@@ -158,8 +159,8 @@ class Runner:
         return self.git(*args, cwd=cwd).out.strip()
 
     def fab(self, *args: str, cwd: Path, discard_stdout: bool = False, rss: bool = False,
-            stdin: bytes | None = None) -> Proc:
-        return self.run([*self.fabro, *args], cwd, discard_stdout, rss, stdin)
+            stdin: bytes | None = None, env: dict[str, str] | None = None) -> Proc:
+        return self.run([*self.fabro, *args], cwd, discard_stdout, rss, stdin, env)
 
 
 def scratch_env(work: Path, fabro_home: Path, fabro_bin: Path) -> dict[str, str]:
@@ -931,12 +932,16 @@ class Bench:
             res.extra["checkpoints"] = [first + 2, count]
             return res
 
-        def bench_log(n: int, packed: bool = False, cold: bool = False) -> None:
+        def bench_log(n: int, packed: bool = False, cold: bool = False, gix: bool = False) -> None:
             """`log` of the run at exactly `n` checkpoints; `packed` after `git gc` has packed
             its objects (they are loose until then, as checkpoints write them); `cold` with
-            the run's commit cache removed before each one, as for the first log of a run."""
+            the run's commit cache removed before each one, as for the first log of a run;
+            `gix` with GIT_FABRO_OBJECT_READER=gix, commits read through gix alone (what the
+            commit cache buys, docs/decisions.md)."""
             build_to(n)
-            name = f"log-{n}" + (" packed" if packed else "") + (" no cache" if cold else "")
+            name = (f"log-{n}" + (" packed" if packed else "") + (" no cache" if cold else "")
+                    + (" gix reader" if gix else ""))
+            reader = {"GIT_FABRO_OBJECT_READER": "gix"} if gix else None
             say(f"[{n:,} checkpoints] {name}")
             res = Result(name, f"{n:,} ckpts")
             branch = f"fabro/run/{run_id}"
@@ -945,7 +950,7 @@ class Bench:
             def fabro_log(rss):
                 if cold:
                     cache.unlink(missing_ok=True)
-                p = r.fab("log", run_id, cwd=repo, discard_stdout=True, rss=rss)
+                p = r.fab("log", run_id, cwd=repo, discard_stdout=True, rss=rss, env=reader)
                 self.note_stderr("git fabro log", p)
                 return p.ms, p.rss_kb
 
@@ -999,9 +1004,11 @@ class Bench:
                 self.add(late)
                 if "log" in wanted:
                     bench_log(count)  # the run has exactly `end` checkpoints here
+                    bench_log(count, gix=True)
         elif "log" in wanted:
             for end in targets:
                 bench_log(end)
+                bench_log(end, gix=True)
         if "fork-growth" in wanted and early_fork is None:
             build_to(10)
             say(f"[{label}] fork at 10 checkpoints")
@@ -1021,6 +1028,7 @@ class Bench:
             r.git("gc", "-q", cwd=repo)
             bench_log(count, packed=True)
             bench_log(count, packed=True, cold=True)
+            bench_log(count, packed=True, gix=True)
         if build_ms:
             self.build_stats = {
                 "checkpoints": len(build_ms),
