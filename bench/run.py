@@ -1370,6 +1370,9 @@ def main() -> int:
     ap.add_argument("--bench", help=f"comma-separated subset of {','.join(BENCH_NAMES)}")
     ap.add_argument("--work", default=str(ROOT / "bench" / "work"), help="work dir (default bench/work)")
     ap.add_argument("--json", metavar="FILE", help="write raw results to FILE")
+    ap.add_argument("--compare", metavar="BASELINE",
+                    help="print each ratio against BASELINE (bench/baseline.json) and flag those more than "
+                         "its budget (15%%) worse; the exit status does not change (BENCHMARKS.md)")
     ap.add_argument("--no-build", action="store_true", help="do not run cargo build --release")
     ap.add_argument("--binary", help="git-fabro binary to use (default target/release/git-fabro)")
     ap.add_argument("--via-git", action="store_true", help="invoke as `git fabro` instead of the binary's path")
@@ -1488,21 +1491,26 @@ def main() -> int:
         + (" — SLOW: file creation is held up by recently freed inodes, distrust `start`" if slow else " (healthy)")
     )
     text = report(bench, facts, args, total)
+    data = {
+        "facts": facts,
+        "args": vars(args),
+        "racy_wait_s": None if args.no_racy_wait else RACY_WAIT,
+        "rss_source": r.rss_source + " (KiB)",
+        "results": [res.to_json() for res in bench.results],
+        "growth_build": getattr(bench, "build_stats", None),
+        "disk": getattr(bench, "disk_rows", None),
+        "problems": bench.problems,
+        "failures": bench.failures,
+        "total_seconds": total,
+    }
+    if args.compare:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import table  # noqa: E402 - bench/table.py, beside this file
+
+        text += "\n" + table.compare_report(Path(args.compare), data)
     sys.stdout.write(text)
     sys.stdout.flush()
     if args.json:
-        data = {
-            "facts": facts,
-            "args": vars(args),
-            "racy_wait_s": None if args.no_racy_wait else RACY_WAIT,
-            "rss_source": r.rss_source + " (KiB)",
-            "results": [res.to_json() for res in bench.results],
-            "growth_build": getattr(bench, "build_stats", None),
-            "disk": getattr(bench, "disk_rows", None),
-            "problems": bench.problems,
-            "failures": bench.failures,
-            "total_seconds": total,
-        }
         Path(args.json).write_text(json.dumps(data, indent=2) + "\n")
     if not args.keep and not bench.failures:
         discard(work, work / "runs")
