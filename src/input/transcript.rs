@@ -122,18 +122,34 @@ mod tests {
     fn each_agent_has_its_folders() {
         let home = env(&[("HOME", "/h")]);
         let one = |agent: &str| folders(agent, &home);
-        assert_eq!(one("claude"), [PathBuf::from("/h/.claude/projects")]);
+        assert_eq!(
+            one("claude"),
+            [
+                PathBuf::from("/h/.claude/projects"),
+                PathBuf::from("/h/.copilot/session-state")
+            ]
+        );
         assert_eq!(one("codex"), [PathBuf::from("/h/.codex/sessions")]);
         assert_eq!(one("gemini"), [PathBuf::from("/h/.gemini/tmp")]);
         assert_eq!(one("qwen"), [PathBuf::from("/h/.qwen")]);
         assert_eq!(one("copilot"), [PathBuf::from("/h/.copilot")]);
+        assert_eq!(
+            one("opencode"),
+            [PathBuf::from("/h/.local/share/opencode/git-fabro")]
+        );
         assert!(one("../etc").is_empty());
         let moved = env(&[
             ("HOME", "/h"),
             ("CLAUDE_CONFIG_DIR", "/c"),
             ("CODEX_HOME", ""),
         ]);
-        assert_eq!(folders("claude", &moved), [PathBuf::from("/c/projects")]);
+        assert_eq!(
+            folders("claude", &moved),
+            [
+                PathBuf::from("/c/projects"),
+                PathBuf::from("/h/.copilot/session-state")
+            ]
+        );
         assert_eq!(
             folders("codex", &moved),
             [PathBuf::from("/h/.codex/sessions")]
