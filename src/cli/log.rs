@@ -93,74 +93,42 @@ const STATUS_LIMIT: u64 = 1 << 20;
 
 /// The timeline with each checkpoint's usage: a dash where its stage reported none.
 fn print_usage(ctx: &Ctx, used: &[WithUsage], run: &str) -> Result<()> {
-    if used.is_empty() {
-        output::note(format!("run {run} has no checkpoints yet"));
-        return Ok(());
-    }
-    let header = [
-        "#", "STAGE", "STATUS", "IN", "OUT", "CACHE", "TOOLS", "MODEL",
-    ];
-    let rows: Vec<Vec<String>> = used
-        .iter()
-        .map(|WithUsage { entry: e, usage }| {
-            let stage = match &e.snapshot {
-                Some(reason) => format!("snapshot: {}", cut(reason)),
-                None => format!("{}@{}", e.node_id, e.visit),
+    let columns = ["IN", "OUT", "CACHE", "TOOLS", "MODEL"];
+    table(
+        ctx,
+        used,
+        |u| u.entry,
+        run,
+        &columns,
+        |WithUsage { usage, .. }| {
+            let Some(u) = usage else {
+                return vec!["-".into(); columns.len()];
             };
-            let ordinal = match e.snapshot {
-                Some(_) => "-".to_owned(),
-                None => format!("@{}", e.ordinal),
-            };
-            let mut row = vec![ordinal, stage, e.status.as_str().to_owned()];
-            match usage {
-                Some(u) => {
-                    let t = u.tokens();
-                    row.extend([
-                        grouped(t.input_tokens),
-                        grouped(t.output_tokens.saturating_add(t.reasoning_tokens)),
-                        grouped(t.cache_read_tokens.saturating_add(t.cache_write_tokens)),
-                        grouped(u.tool_calls),
-                        u.main_model()
-                            .map_or("-".into(), |m| m.model.model_id.clone()),
-                    ]);
-                }
-                None => row.extend(["-", "-", "-", "-", "-"].map(String::from)),
-            }
-            if e.run_id != run {
-                row[1] = format!("{} ({})", row[1], ctx.short(&e.run_id));
-            }
-            row
-        })
-        .collect();
-    output::table(&header, &rows, Some(2))
+            let t = u.tokens();
+            vec![
+                grouped(t.input_tokens).into(),
+                grouped(t.output_tokens.saturating_add(t.reasoning_tokens)).into(),
+                grouped(t.cache_read_tokens.saturating_add(t.cache_write_tokens)).into(),
+                grouped(u.tool_calls).into(),
+                u.main_model()
+                    .map_or("-", |m| m.model.model_id.as_str())
+                    .into(),
+            ]
+        },
+    )
 }
 
 /// The human timeline; the RUN column appears only when a fork inherited entries.
 pub fn print(ctx: &Ctx, entries: &[Entry], run: &str) -> Result<()> {
-    if entries.is_empty() {
-        output::note(format!("run {run} has no checkpoints yet"));
-        return Ok(());
-    }
-    let mixed = entries.iter().any(|e| e.run_id != run);
-    let mut header = vec!["#", "STAGE", "STATUS", "DONE", "COMMIT", "META", "TIME"];
-    if mixed {
-        header.insert(1, "RUN");
-    }
-    // Cells borrow what they show as it is: a long timeline is thousands of them.
-    let rows: Vec<Vec<Cow<str>>> = entries
-        .iter()
-        .map(|e| {
-            let (ordinal, stage) = match &e.snapshot {
-                Some(reason) => ("-".into(), format!("snapshot: {}", cut(reason))),
-                None => (
-                    format!("@{}", e.ordinal).into(),
-                    format!("{}@{}", e.node_id, e.visit),
-                ),
-            };
-            let mut row = vec![
-                ordinal,
-                stage.into(),
-                e.status.as_str().into(),
+    let columns = ["DONE", "COMMIT", "META", "TIME"];
+    table(
+        ctx,
+        entries,
+        |e| e,
+        run,
+        &columns,
+        |e| {
+            vec![
                 e.completed.to_string().into(),
                 crate::format::short_sha(&e.run_commit).into(),
                 match e.meta_commit.as_str() {
@@ -168,7 +136,45 @@ pub fn print(ctx: &Ctx, entries: &[Entry], run: &str) -> Result<()> {
                     sha => crate::format::short_sha(sha).into(),
                 },
                 output::local_time(&e.timestamp).into(),
-            ];
+            ]
+        },
+    )
+}
+
+/// A timeline table: `#`, the RUN column only when a fork inherited entries, `STAGE` and
+/// `STATUS`, then `columns`, filled by `cells`. Cells borrow what they show as it is: a long
+/// timeline is thousands of them.
+fn table<'a, T>(
+    ctx: &Ctx,
+    items: &'a [T],
+    entry: impl Fn(&'a T) -> &'a Entry,
+    run: &str,
+    columns: &[&'static str],
+    cells: impl Fn(&'a T) -> Vec<Cow<'a, str>>,
+) -> Result<()> {
+    if items.is_empty() {
+        output::note(format!("run {run} has no checkpoints yet"));
+        return Ok(());
+    }
+    let mixed = items.iter().any(|item| entry(item).run_id != run);
+    let mut header = vec!["#", "STAGE", "STATUS"];
+    header.extend_from_slice(columns);
+    if mixed {
+        header.insert(1, "RUN");
+    }
+    let rows: Vec<Vec<Cow<str>>> = items
+        .iter()
+        .map(|item| {
+            let e = entry(item);
+            let (ordinal, stage) = match &e.snapshot {
+                Some(reason) => ("-".into(), format!("snapshot: {}", cut(reason))),
+                None => (
+                    format!("@{}", e.ordinal).into(),
+                    format!("{}@{}", e.node_id, e.visit),
+                ),
+            };
+            let mut row = vec![ordinal, stage.into(), e.status.as_str().into()];
+            row.extend(cells(item));
             if mixed {
                 row.insert(1, ctx.short(&e.run_id).into());
             }
