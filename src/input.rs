@@ -12,6 +12,7 @@ use std::sync::Mutex;
 
 use crate::error::{Error, Result};
 
+pub mod agent_dirs;
 pub mod transcript;
 
 /// Where the kernel shows itself as files: never read, by path or through a link.

@@ -8,6 +8,7 @@ use std::path::Path;
 
 use super::{Ctx, output};
 use crate::format::run_id::new_ulid;
+use crate::input::agent_dirs;
 use crate::ops::agent_sessions::{AGENT_LABEL, SESSION_LABEL};
 use crate::ops::conversation::{self, Agent, RestoredConversation};
 use crate::run::RunState;
@@ -40,16 +41,14 @@ pub fn offer(
             return None;
         }
     };
-    let home = std::env::var_os("HOME");
+    let var = |name: &str| std::env::var_os(name);
     let restored = match agent {
         Agent::Claude => {
-            let var = std::env::var_os("CLAUDE_CONFIG_DIR");
-            let config_dir = conversation::claude_config_dir(var.as_deref(), home.as_deref())?;
+            let config_dir = agent_dirs::claude_config(&var)?;
             conversation::restore_claude(&transcript, workdir, &config_dir)
         }
         Agent::Codex => {
-            let var = std::env::var_os("CODEX_HOME");
-            let codex_home = conversation::codex_home(var.as_deref(), home.as_deref())?;
+            let codex_home = agent_dirs::codex_home(&var)?;
             let now = jiff::Timestamp::now().to_zoned(output::local_zone().clone());
             conversation::restore_codex(&transcript, &codex_home, &now)
         }

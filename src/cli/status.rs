@@ -276,7 +276,7 @@ fn list(ctx: &Ctx, json: bool) -> Result<()> {
 }
 
 /// `1,200 in, 340 out, 0 cache read, 0 cache write; 3 tool calls in 2 stages`.
-pub fn total_usage(total: &UsageTotal) -> String {
+fn total_usage(total: &UsageTotal) -> String {
     let plural = |n: u64, one: &str, many: &str| match n {
         1 => format!("1 {one}"),
         n => format!("{} {many}", usage::grouped(n)),

@@ -8,6 +8,7 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
+use super::agent_dirs::{self, Var};
 use crate::error::{Error, Result};
 
 /// Where `agent` (the name its hook passes, `claude`) keeps its session transcripts, as the
@@ -18,32 +19,18 @@ use crate::error::{Error, Result};
 /// plugin hands one over in OpenCode's data folder; any other agent in its folder of the home
 /// directory, `~/.NAME/`.
 pub fn folders(agent: &str, var: impl Fn(&str) -> Option<OsString>) -> Vec<PathBuf> {
-    let set = |name: &str| var(name).filter(|v| !v.is_empty()).map(PathBuf::from);
-    let home = set("HOME");
-    let in_home = |rel: &str| home.as_ref().map(|home| home.join(rel));
+    let var: Var = &var;
     let folder = match agent {
         "claude" => {
-            let claude = set("CLAUDE_CONFIG_DIR").or_else(|| in_home(".claude"));
-            let copilot = in_home(".copilot").map(|dir| dir.join("session-state"));
-            return claude
-                .map(|dir| dir.join("projects"))
-                .into_iter()
-                .chain(copilot)
-                .collect();
+            let claude = agent_dirs::claude_config(var).map(|dir| dir.join("projects"));
+            let copilot = agent_dirs::copilot_dir(var).map(|dir| dir.join("session-state"));
+            return claude.into_iter().chain(copilot).collect();
         }
-        "qwen" => set("QWEN_RUNTIME_DIR")
-            .or_else(|| set("QWEN_HOME"))
-            .or_else(|| in_home(".qwen")),
-        "opencode" => set("XDG_DATA_HOME")
-            .or_else(|| in_home(".local/share"))
-            .map(|dir| dir.join("opencode").join("git-fabro")),
-        "codex" => set("CODEX_HOME")
-            .or_else(|| in_home(".codex"))
-            .map(|dir| dir.join("sessions")),
-        "gemini" => set("GEMINI_CLI_HOME")
-            .or_else(|| home.clone())
-            .map(|dir| dir.join(".gemini").join("tmp")),
-        other if is_plain_name(other) => in_home(&format!(".{other}")),
+        "qwen" => agent_dirs::qwen_runtime(var),
+        "opencode" => agent_dirs::opencode_data(var).map(|dir| dir.join("git-fabro")),
+        "codex" => agent_dirs::codex_home(var).map(|dir| dir.join("sessions")),
+        "gemini" => agent_dirs::gemini_dir(var).map(|dir| dir.join("tmp")),
+        other if is_plain_name(other) => agent_dirs::in_home(var, &format!(".{other}")),
         _ => None,
     };
     folder.into_iter().collect()

@@ -11,7 +11,7 @@
 //! - Gemini CLI ([`restore_gemini`]): the copy goes where the caller says, as it is; `gemini
 //!   --session-file <path>` imports it as a new session.
 //!
-//! The callers read the environment (`$CLAUDE_CONFIG_DIR`, `$CODEX_HOME`, `$HOME`, the clock);
+//! The callers find the agents' folders ([`crate::input::agent_dirs`]) and read the clock;
 //! this module only decides and writes.
 
 mod claude;
@@ -20,11 +20,10 @@ mod gemini;
 mod json_scan;
 mod session_lines;
 
-pub use claude::{claude_config_dir, claude_project_dir, claude_project_name, restore_claude};
-pub use codex::{codex_home, restore_codex};
+pub use claude::{claude_project_dir, claude_project_name, restore_claude};
+pub use codex::restore_codex;
 pub use gemini::restore_gemini;
 
-use std::ffi::OsStr;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -146,12 +145,6 @@ impl From<ConversationError> for Error {
 
 fn io(context: String) -> impl FnOnce(std::io::Error) -> ConversationError {
     move |source| ConversationError::Io { context, source }
-}
-
-/// `var` when set and not empty, else `home`/`in_home` when `home` is set and not empty.
-fn dir_or_home(var: Option<&OsStr>, home: Option<&OsStr>, in_home: &str) -> Option<PathBuf> {
-    let set = |v: Option<&OsStr>| v.filter(|v| !v.is_empty()).map(PathBuf::from);
-    set(var).or_else(|| set(home).map(|home| home.join(in_home)))
 }
 
 /// A new random session id, a UUID of version 4 (as Claude Code makes its own).

@@ -14,9 +14,8 @@ use crate::format::time::Timestamp;
 use crate::format::usage::Usage;
 use crate::format::usage::transcript::turn_usage;
 use crate::input;
-use crate::ops::conversation::{
-    claude_config_dir, claude_project_dir, claude_project_name, codex_home,
-};
+use crate::input::agent_dirs::{self, Var};
+use crate::ops::conversation::{claude_project_dir, claude_project_name};
 
 /// How much of a Codex rollout's start is read to find where its session ran: its first line,
 /// `session_meta`, carries the session's instructions too.
@@ -29,47 +28,34 @@ pub fn since(
     worktree: &Path,
     started: (Timestamp, SystemTime),
 ) -> Option<Usage> {
-    let var = |name: &str| {
+    let lookup = |name: &str| {
         env.iter()
             .find(|(key, _)| key == name)
-            .map(|(_, value)| value.as_os_str())
+            .map(|(_, value)| value.clone())
     };
-    let home = var("HOME");
+    let var: Var = &lookup;
     let real = std::fs::canonicalize(worktree).unwrap_or_else(|_| worktree.to_owned());
+    let since = started.1;
     let mut files = Vec::new();
-    if let Some(config) = claude_config_dir(var("CLAUDE_CONFIG_DIR"), home) {
-        files.extend(written_since(
-            &claude_project_dir(&config, &real),
-            started.1,
-        ));
+    if let Some(config) = agent_dirs::claude_config(var) {
+        files.extend(written_since(&claude_project_dir(&config, &real), since));
     }
-    if let Some(codex) = codex_home(var("CODEX_HOME"), home) {
-        files.extend(codex_rollouts(&codex.join("sessions"), &real, started.1));
+    if let Some(codex) = agent_dirs::codex_home(var) {
+        files.extend(codex_rollouts(&codex.join("sessions"), &real, since));
     }
-    let set = |name: &str| var(name).filter(|v| !v.is_empty()).map(PathBuf::from);
-    let in_home = |dir: &str| home.map(|home| Path::new(home).join(dir));
-    if let Some(gemini) = set("GEMINI_CLI_HOME")
-        .map(|h| h.join(".gemini"))
-        .or(in_home(".gemini"))
-    {
-        files.extend(gemini_chats(&gemini, &real, started.1));
+    if let Some(gemini) = agent_dirs::gemini_dir(var) {
+        files.extend(gemini_chats(&gemini, &real, since));
     }
     // Qwen Code names a project's folder as Claude Code does.
-    let qwen = set("QWEN_RUNTIME_DIR")
-        .or(set("QWEN_HOME"))
-        .or(in_home(".qwen"));
-    if let Some(qwen) = qwen {
-        let chats = qwen
-            .join("projects")
-            .join(claude_project_name(&real))
-            .join("chats");
-        files.extend(written_since(&chats, started.1));
+    if let Some(qwen) = agent_dirs::qwen_runtime(var) {
+        let project = qwen.join("projects").join(claude_project_name(&real));
+        files.extend(written_since(&project.join("chats"), since));
     }
-    if let Some(copilot) = in_home(".copilot") {
+    if let Some(copilot) = agent_dirs::copilot_dir(var) {
         files.extend(copilot_sessions(
             &copilot.join("session-state"),
             &real,
-            started.1,
+            since,
         ));
     }
     let mut total: Option<Usage> = None;

@@ -19,7 +19,6 @@
 //! Files the session kept beside its transcript (`<id>/` with subagents' transcripts and large
 //! tool results) are not in the checkpoint and are not copied.
 
-use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 use super::{
@@ -29,13 +28,6 @@ use super::{
 /// Claude Code keeps a project's folder name at most this long, then adds a hash (see
 /// [`claude_project_name`]).
 const MAX_PROJECT_NAME: usize = 200;
-
-/// Claude Code's config dir, as Claude finds it: `config_dir_var` (the value of
-/// `$CLAUDE_CONFIG_DIR`) when set and not empty, else `.claude` in `home` (`$HOME`). `None`
-/// with neither. The caller reads the environment; this only decides.
-pub fn claude_config_dir(config_dir_var: Option<&OsStr>, home: Option<&OsStr>) -> Option<PathBuf> {
-    super::dir_or_home(config_dir_var, home, ".claude")
-}
 
 /// The name of the folder under `projects/` where Claude Code keeps the sessions run in
 /// `dir` (a real path): each UTF-16 unit outside `[A-Za-z0-9]` of the path becomes `-` (so
@@ -83,7 +75,7 @@ pub fn claude_project_dir(config_dir: &Path, dir: &Path) -> PathBuf {
 /// Writes `transcript` (a Claude Code session's JSON Lines, as a turn's checkpoint holds it)
 /// back for Claude Code under a new session id (a UUID v4, as Claude makes its own), for the
 /// checkout `workdir` (where the user runs the command; its real path names the folder), in
-/// Claude's config dir `config_dir` (see [`claude_config_dir`]). Folders are created as
+/// Claude's config dir `config_dir` (see [`crate::input::agent_dirs::claude_config`]). Folders are created as
 /// needed; the file is written as [`write_new`] does, so no file of Claude's is ever replaced.
 /// Returns where it went and the command that continues it, `claude --resume <id>`.
 pub fn restore_claude(
@@ -138,15 +130,6 @@ mod tests {
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
             .collect();
         assert_eq!(name, format!("{cut}-ql5ywg"));
-    }
-
-    #[test]
-    fn the_config_dir_is_claudes() {
-        let dir = claude_config_dir(Some(OsStr::new("/c")), Some(OsStr::new("/h")));
-        assert_eq!(dir, Some(PathBuf::from("/c")));
-        let dir = claude_config_dir(Some(OsStr::new("")), Some(OsStr::new("/h")));
-        assert_eq!(dir, Some(PathBuf::from("/h/.claude")));
-        assert_eq!(claude_config_dir(None, None), None);
     }
 
     #[test]

@@ -11,9 +11,8 @@
 //! id as text stays as recorded. A parent session's id (a fork's `forked_from_id`) is another
 //! id and stays too.
 
-use std::ffi::OsStr;
 use std::ops::Range;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::{Agent, ConversationError, RestoredConversation, io, json_scan, uuid_v7, write_new};
 
@@ -23,15 +22,8 @@ const SESSION_META: &str = "session_meta";
 /// session (`id` only in the `session_meta` record, where it is the session's own).
 const ID_KEYS: [&str; 3] = ["session_id", "thread_id", "conversation_id"];
 
-/// Codex's home, as Codex finds it: `codex_home_var` (the value of `$CODEX_HOME`) when set and
-/// not empty, else `.codex` in `home` (`$HOME`). `None` with neither. The caller reads the
-/// environment; this only decides.
-pub fn codex_home(codex_home_var: Option<&OsStr>, home: Option<&OsStr>) -> Option<PathBuf> {
-    super::dir_or_home(codex_home_var, home, ".codex")
-}
-
 /// Writes `transcript` (a Codex rollout, as a turn's checkpoint holds it) back into Codex's
-/// home `codex_home` (see [`codex_home`]) as a new session: a new id (a UUID v7 of `now`, as
+/// home `codex_home` (see [`crate::input::agent_dirs::codex_home`]) as a new session: a new id (a UUID v7 of `now`, as
 /// Codex makes its own), a file named as Codex names one started at `now` (local time), never
 /// replacing one (see [`write_new`]). Returns where it went and the command that continues it,
 /// `codex resume <id>`.
@@ -267,14 +259,5 @@ mod tests {
             );
         }
         assert!(!home.exists());
-    }
-
-    #[test]
-    fn codex_home_is_codexs() {
-        let home = codex_home(Some(OsStr::new("/c")), Some(OsStr::new("/h")));
-        assert_eq!(home, Some(PathBuf::from("/c")));
-        let home = codex_home(None, Some(OsStr::new("/h")));
-        assert_eq!(home, Some(PathBuf::from("/h/.codex")));
-        assert_eq!(codex_home(Some(OsStr::new("")), None), None);
     }
 }
