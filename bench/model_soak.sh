@@ -7,7 +7,7 @@
 # Besides the failure points CI kills at, it kills commands by SIGKILL after random delays.
 # It runs the debug build on purpose: the failure points it kills commands at are compiled out
 # of release builds. The summary line (cases, steps, kills, failed seeds) and the time taken
-# go to stderr; BENCHMARKS.md ("The model test") keeps the figures of the last soak.
+# go to stderr.
 set -eu
 cd "$(dirname "$0")/.."
 cases=${1:-200}

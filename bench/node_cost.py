@@ -2,7 +2,7 @@
 """What one engine node costs, by part: `perf record` of `git fabro run` of N `true` command
 nodes and of the same run with no node, each CPU sample put in the first part its call stack
 names, the difference divided by N.  CPU time only: waiting (for a core on a busy machine, for
-the disk) is not in it.  See BENCHMARKS.md, "Per-node cost".
+the disk) is not in it.
 
     python3 bench/node_cost.py BINARY REPO [--nodes 200]
 
