@@ -1241,6 +1241,19 @@ def shown_command(argv: list[str]) -> str:
     return " ".join(a[len(root):] if a.startswith(root) else a for a in argv)
 
 
+def shown_args(args) -> dict:
+    """The options as the JSON keeps them: a path inside the repository relative to it, any
+    other by its name alone, so that no machine's layout ends up in a checked-in result."""
+    root = Path(__file__).resolve().parent.parent
+    shown = {}
+    for name, value in vars(args).items():
+        if name in ("work", "json", "binary", "compare") and isinstance(value, str):
+            path = Path(value).resolve()
+            value = str(path.relative_to(root)) if path.is_relative_to(root) else path.name
+        shown[name] = value
+    return shown
+
+
 def fmt_ms(values: list[float]) -> str:
     if not values:
         return "-"
@@ -1493,7 +1506,7 @@ def main() -> int:
     text = report(bench, facts, args, total)
     data = {
         "facts": facts,
-        "args": vars(args),
+        "args": shown_args(args),
         "racy_wait_s": None if args.no_racy_wait else RACY_WAIT,
         "rss_source": r.rss_source + " (KiB)",
         "results": [res.to_json() for res in bench.results],

@@ -123,8 +123,8 @@ def results(data: dict, source: str) -> str:
 def summary(data: dict, source: str) -> str:
     """README.md's table: medians and ratios."""
     facts = data.get("facts", {})
-    out = [f"Generated from [{source}]({source}) ({facts.get('date', '?').split(' ')[0]}, "
-           f"{facts.get('nproc', '?')} CPUs, source {facts.get('source', '?')}); do not edit.", "",
+    out = [f"Medians, generated from [{source}]({source}) (measured on {facts.get('nproc', '?')} CPUs, "
+           f"source {facts.get('source', '?')}) by `bench/table.py`; do not edit.", "",
            "| benchmark | size | git-fabro | baseline | ratio |", "|---|---|---|---|---|"]
     for row in data.get("results", []):
         r = ratio(row)
