@@ -12,10 +12,15 @@ use crate::common::TestRepo;
 /// Every file of the docs a reader follows from the README, relative to the crate's root.
 pub fn doc_files() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files: Vec<PathBuf> = ["README.md", "CONTRIBUTING.md", "CHANGELOG.md"]
-        .iter()
-        .map(PathBuf::from)
-        .collect();
+    let mut files: Vec<PathBuf> = [
+        "README.md",
+        "CONTRIBUTING.md",
+        "CHANGELOG.md",
+        "BENCHMARKS.md",
+    ]
+    .iter()
+    .map(PathBuf::from)
+    .collect();
     let mut docs: Vec<PathBuf> = std::fs::read_dir(root.join("docs"))
         .expect("docs/")
         .flatten()

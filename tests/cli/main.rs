@@ -13,6 +13,7 @@ mod agent_undo;
 mod agent_usage;
 mod archive;
 mod auto_gc;
+mod benchmarks;
 mod branch_guard;
 mod build_output;
 mod checkpoint;
