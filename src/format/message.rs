@@ -24,6 +24,22 @@ pub fn run_commit(
     )
 }
 
+/// The status word of the commit the engine writes on the run branch before a fan-out, as
+/// Fabro does: the commit every branch starts from.
+pub const PARALLEL_BASE: &str = "parallel_base";
+
+/// `fabro(<RUN_ID>): <node> (parallel_base)` with Fabro's two trailers and its literal count 0:
+/// the commit completes no node and has no checkpoint, so timelines pass over it.
+pub fn parallel_base_commit(run: &RunId, node: &str) -> String {
+    format!("fabro({run}): {node} ({PARALLEL_BASE})\n\n{RUN}: {run}\n{COMPLETED}: 0\n")
+}
+
+/// Whether `message` is the parallel base commit of `node` in `run`.
+pub fn is_parallel_base(message: &[u8], run: &RunId, node: &str) -> bool {
+    Trailers::parse(message).run.as_deref() == Some(run.as_str())
+        && parse_subject(message).is_some_and(|(n, status)| n == node && status == PARALLEL_BASE)
+}
+
 /// A metadata commit: the subject starts with one of `init run`, `checkpoint`, `finalize run`.
 pub fn meta_commit(subject: &str, run: &RunId, stage: Option<&str>) -> String {
     let mut message = format!("{subject}\n\n{RUN}: {run}\n");

@@ -96,16 +96,19 @@ fn summarize(repo: &Repo, id: &RunId, meta_tip: ObjectId, tip: ObjectId) -> Resu
         .commit_tree(meta_tip)
         .map_err(|err| unreadable(err.into()))?;
     let record = read_record(repo, tree, &meta_tip.to_string()).map_err(unreadable)?;
-    // The run branch's newest trailer is the truth about completed nodes.
-    let completed = Trailers::parse(
+    // The run branch's newest checkpoint trailer is the truth about completed nodes (a
+    // parallel base's count of 0 is none).
+    let trailers = Trailers::parse(
         &repo
             .commit_info(tip)
             .map_err(|err| unreadable(err.into()))?
             .message,
-    )
-    .completed
-    .unwrap_or(record.completed())
-    .saturating_sub(record.spec.completed_offset);
+    );
+    let completed = trailers
+        .completed
+        .filter(|_| trailers.checkpoint.is_some())
+        .unwrap_or(record.completed())
+        .saturating_sub(record.spec.completed_offset);
     Ok(RunSummary {
         run_id: id.to_string(),
         status: record.status.kind,

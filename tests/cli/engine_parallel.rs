@@ -82,11 +82,25 @@ fn branches_run_in_worktrees_of_their_own_and_the_winner_joins_the_run() {
         ]);
         assert_eq!(trailer.trim(), id);
         repo.git(&["cat-file", "-e", &format!("{name}:{file}")]);
-        // Each branch starts from the run's commit before the fork.
+        // Each branch starts from the parallel base on the run branch.
         let parent = repo.git(&["rev-parse", &format!("{name}^")]);
-        let before = repo.git(&["rev-parse", &format!("fabro/run/{id}~4")]);
-        assert_eq!(parent, before, "{branch}");
+        let base = repo.git(&["rev-parse", &format!("fabro/run/{id}~4")]);
+        assert_eq!(parent, base, "{branch}");
     }
+    // The base is Fabro's: the run's work so far, completing no node and linking no checkpoint.
+    let base = format!("fabro/run/{id}~4");
+    assert_eq!(
+        repo.git(&["log", "-1", "--format=%B", &base]),
+        format!("fabro({id}): fork (parallel_base)\n\nFabro-Run: {id}\nFabro-Completed: 0\n\n")
+    );
+    let message = repo.root.join("base-message");
+    std::fs::write(&message, repo.git(&["log", "-1", "--format=%B", &base])).unwrap();
+    let parsed = repo.git(&["interpret-trailers", "--parse", message.to_str().unwrap()]);
+    assert_eq!(parsed, format!("Fabro-Run: {id}\nFabro-Completed: 0\n"));
+    assert_eq!(
+        repo.git(&["rev-parse", &format!("{base}^{{tree}}")]),
+        repo.git(&["rev-parse", &format!("{base}^^{{tree}}")])
+    );
 
     // The first succeeded branch by id (a) was fast-forwarded into the run branch.
     let run_branch = format!("fabro/run/{id}");
@@ -104,6 +118,7 @@ fn branches_run_in_worktrees_of_their_own_and_the_winner_joins_the_run() {
             format!("fabro({id}): merge (succeeded)"),
             format!("fabro({id}): fork (partially_succeeded)"),
             format!("fabro({id}): a (succeeded)"),
+            format!("fabro({id}): fork (parallel_base)"),
         ]
     );
     // The timeline reads past the branch commit.
@@ -311,6 +326,7 @@ fn a_join_nobody_satisfied_fails_as_fabro_does() {
 #[test]
 fn a_run_killed_during_a_parallel_node_resumes_with_the_work_its_branches_committed() {
     for point in [
+        "engine:parallel-base:fork",
         "engine:parallel-branches-ran:fork@1",
         "engine:parallel-joined:fork@1",
     ] {
@@ -332,9 +348,14 @@ fn a_run_killed_during_a_parallel_node_resumes_with_the_work_its_branches_commit
             "refs/heads/fabro/meta/",
         ]);
         let id = ids.trim().to_owned();
-        // The kill left the branches' worktrees, or the joined run branch, behind; fsck
-        // knows them for the run's.
-        assert_eq!(parallel_refs(&repo).len(), 3, "{point}");
+        // The kill left the parallel base, the branches' worktrees, or the joined run branch
+        // behind; fsck knows them for the run's.
+        let made = if point.starts_with("engine:parallel-base") {
+            0
+        } else {
+            3
+        };
+        assert_eq!(parallel_refs(&repo).len(), made, "{point}");
         let fsck = repo.fabro().args(["fsck", "--json"]).output().unwrap();
         let fsck = String::from_utf8_lossy(&fsck.stdout);
         assert!(!fsck.contains("stale-worktree"), "{point}: {fsck}");
@@ -368,7 +389,9 @@ fn a_run_killed_during_a_parallel_node_resumes_with_the_work_its_branches_commit
             &format!("fabro/run/{id}"),
             "^main",
         ]);
-        assert_eq!(log.lines().count(), 4, "{point}: {log}");
+        // One parallel base, written again by no resume.
+        assert_eq!(log.lines().count(), 5, "{point}: {log}");
+        assert_eq!(log.matches("(parallel_base)").count(), 1, "{point}: {log}");
         let run_branch = format!("fabro/run/{id}");
         assert_eq!(
             repo.git(&["show", &format!("{run_branch}:seen.txt")]),
@@ -408,4 +431,39 @@ fn a_run_in_place_refuses_parallel_branches() {
     assert!(parallel_refs(&repo).is_empty());
     let worktrees = repo.git(&["worktree", "list", "--porcelain"]);
     assert!(!worktrees.contains("parallel"), "{worktrees}");
+}
+
+#[test]
+fn a_run_killed_at_its_parallel_base_counts_the_nodes_before_it_and_resumes_on_that_base() {
+    let repo = TestRepo::new();
+    let prepared = FAN.replace(
+        "start -> fork",
+        "prep [shape=parallelogram, script=\"echo base > base.txt\"]\n  start -> prep -> fork",
+    );
+    let path = workflow(&repo, "fan", &prepared);
+    die_at(
+        repo.fabro().arg("run").arg(&path),
+        "engine:parallel-base:fork",
+    );
+    let ps: Value = serde_json::from_str(&repo.ok(&["ps", "--json"])).unwrap();
+    let run = &ps.as_array().unwrap()[0];
+    let id = run["run_id"].as_str().unwrap().to_owned();
+    // The base completes no node: the run has done prep, as its timeline says.
+    assert_eq!(run["completed"], 1, "{ps}");
+    let timeline: Vec<String> = repo
+        .log_json(&id)
+        .iter()
+        .map(|e| e["node_id"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(timeline, ["prep"]);
+
+    repo.ok(&["resume", &id]);
+    let log = repo.git(&[
+        "log",
+        "--format=%s",
+        "--first-parent",
+        &format!("fabro/run/{id}"),
+    ]);
+    assert_eq!(log.matches("fork (parallel_base)").count(), 1, "{log}");
+    repo.git(&["fsck", "--strict"]);
 }

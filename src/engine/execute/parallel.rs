@@ -2,8 +2,9 @@
 //! target node, as in Fabro, with up to `max_parallel` (4) branches at once.
 //!
 //! Every branch works in a linked worktree of its own, on the branch
-//! `fabro/run/parallel/<run>/<node>/pass<visit>/<target>` made from the run branch's current
-//! commit, and its work is committed there (`fabro(<run>): <target> (<status>)`, with a
+//! `fabro/run/parallel/<run>/<node>/pass<visit>/<target>` made from the parallel base commit
+//! written on the run branch first (`fabro(<run>): <node> (parallel_base)`, as Fabro writes
+//! it), and its work is committed there (`fabro(<run>): <target> (<status>)`, with a
 //! `Fabro-Run` trailer). Branch nodes run through the engine's own handler dispatch, each on a
 //! copy of the context whose changes are dropped: only `parallel.results` and
 //! `parallel.branch_count` come back. After the join the worktrees are removed unless they hold
@@ -35,6 +36,7 @@ use crate::ops::checkpoint::Attachment;
 use crate::run::workspace::{Place, Workspace};
 use crate::run::{self, RunState};
 
+mod base;
 mod branches;
 
 use branches::BranchResult;

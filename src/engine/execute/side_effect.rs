@@ -100,14 +100,16 @@ fn intents(engine: &Engine, state: &RunState) -> Result<(Vec<Intent>, Vec<Intent
 }
 
 /// Whether the branch's tip is this run's commit of `node`: the work the intent announced is
-/// recorded there.
+/// recorded there (a parallel base records none).
 fn branch_committed(engine: &Engine, state: &RunState, branch: &str, node: &str) -> Result<bool> {
     let Some(tip) = engine.repo.ref_target(branch)? else {
         return Ok(false);
     };
     let message = engine.repo.commit_info(tip)?.message;
     let ours = message::Trailers::parse(&message).run.as_deref() == Some(state.id.as_str());
-    Ok(ours && message::parse_subject(&message).is_some_and(|(n, _)| n == node))
+    Ok(ours
+        && message::parse_subject(&message)
+            .is_some_and(|(n, status)| n == node && status != message::PARALLEL_BASE))
 }
 
 impl Engine<'_> {

@@ -1,4 +1,4 @@
-//! A parallel node's branches: each made from the run's commit, checked out in a worktree of
+//! A parallel node's branches: each made from the run's parallel base commit, checked out in a worktree of
 //! its own, run in a thread of its own, its work committed on its branch, and its worktree
 //! removed when its commit holds everything in it. A pass that a killed run left half done
 //! keeps what its branches committed, and what they had not: a branch runs again in the
@@ -86,11 +86,15 @@ impl<'a> Engine<'a> {
             .iter()
             .map(|b| self.committed(id, b))
             .collect::<Result<_>>()?;
-        let base = committed
+        let earlier = committed
             .iter()
             .flatten()
-            .find(|c| c.head == tip)
-            .map_or(tip, |c| c.base);
+            .find(|c| c.head == tip || c.base == tip)
+            .map(|c| c.base);
+        let base = match earlier {
+            Some(base) => base,
+            None => self.parallel_base(id, node, tip)?,
+        };
         let mut results = Vec::new();
         let mut to_run = Vec::new();
         for (branch, committed) in branches.iter().zip(committed) {
