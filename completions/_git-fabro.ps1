@@ -53,6 +53,8 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             [CompletionResult]::new('fsck', 'fsck', [CompletionResultType]::ParameterValue, 'Check that runs hold together, and repair what can be repaired without losing anything')
             [CompletionResult]::new('push', 'push', [CompletionResultType]::ParameterValue, 'Push runs (both branches of each) to a remote, never forcing')
             [CompletionResult]::new('fetch', 'fetch', [CompletionResultType]::ParameterValue, 'Fetch runs (both branches of each) from a remote, never forcing')
+            [CompletionResult]::new('submit', 'submit', [CompletionResultType]::ParameterValue, 'Queue a workflow''s run on a shared remote, for a worker to run: start it here without executing it, push it, print its id')
+            [CompletionResult]::new('worker', 'worker', [CompletionResultType]::ParameterValue, 'Take queued runs from a shared remote and run them, each under a lease that fences every write')
             [CompletionResult]::new('hooks', 'hooks', [CompletionResultType]::ParameterValue, 'Install, remove or inspect git-fabro''s git hooks and coding agents'' hooks')
             [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Check a Fabro workflow as `fabro validate` does')
             [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Run a Fabro workflow: start a run, execute it node by node, checkpoint every node, finish')
@@ -146,6 +148,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
         'git-fabro;ps' {
             [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'Only runs with this status (repeatable: any of them)')
             [CompletionResult]::new('--label', '--label', [CompletionResultType]::ParameterName, 'Only runs started with this label (repeatable: all of them)')
+            [CompletionResult]::new('--remote', '--remote', [CompletionResultType]::ParameterName, 'List the runs a shared remote holds in its queue and leases instead: queued, running (on which worker, lease age) or stale')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
             [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Include archived runs')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print a JSON array')
@@ -388,6 +391,44 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'git-fabro;submit' {
+            [CompletionResult]::new('--remote', '--remote', [CompletionResultType]::ParameterName, 'The shared remote: a configured remote''s name or a URL')
+            [CompletionResult]::new('--goal', '--goal', [CompletionResultType]::ParameterName, 'The run''s goal, instead of the workflow''s `goal` attribute')
+            [CompletionResult]::new('--input', '--input', [CompletionResultType]::ParameterName, 'A workflow input, KEY=VALUE (repeatable)')
+            [CompletionResult]::new('--label', '--label', [CompletionResultType]::ParameterName, 'A label recorded in run.json (repeatable)')
+            [CompletionResult]::new('--base', '--base', [CompletionResultType]::ParameterName, 'Commit the run branch starts at (default: HEAD)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'run.toml for this run')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print {"run_id", "remote"} as JSON')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
+            [CompletionResult]::new('-P', '-P ', [CompletionResultType]::ParameterName, 'Do not send the output of log, diff and show through a pager')
+            [CompletionResult]::new('--no-pager', '--no-pager', [CompletionResultType]::ParameterName, 'Do not send the output of log, diff and show through a pager')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'git-fabro;worker' {
+            [CompletionResult]::new('--remote', '--remote', [CompletionResultType]::ParameterName, 'The shared remote: a configured remote''s name or a URL')
+            [CompletionResult]::new('--run', '--run', [CompletionResultType]::ParameterName, 'Run only this run (its full id), then exit; waits out another worker''s lease on it')
+            [CompletionResult]::new('--max-runs', '--max-runs', [CompletionResultType]::ParameterName, 'Exit after this many runs')
+            [CompletionResult]::new('--ttl', '--ttl', [CompletionResultType]::ParameterName, 'How long a lease lives unrenewed before another worker may take the run (default 60s)')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The command agent and prompt nodes run, instead of the configured one')
+            [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'The worker''s name in its leases (default: the host name); its process id follows')
+            [CompletionResult]::new('--rerun', '--rerun', [CompletionResultType]::ParameterName, 'With --run: run again the side-effect node NODE that a lost worker cut short')
+            [CompletionResult]::new('--assume-done', '--assume-done', [CompletionResultType]::ParameterName, 'With --run: record the side-effect node NODE that a lost worker cut short as succeeded')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
+            [CompletionResult]::new('--once', '--once', [CompletionResultType]::ParameterName, 'Run one run, then exit')
+            [CompletionResult]::new('--exit-when-idle', '--exit-when-idle', [CompletionResultType]::ParameterName, 'Exit when no run is queued or leased, instead of waiting for one')
+            [CompletionResult]::new('--trust', '--trust', [CompletionResultType]::ParameterName, 'Run workflows this machine neither wrote nor approved')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
+            [CompletionResult]::new('-P', '-P ', [CompletionResultType]::ParameterName, 'Do not send the output of log, diff and show through a pager')
+            [CompletionResult]::new('--no-pager', '--no-pager', [CompletionResultType]::ParameterName, 'Do not send the output of log, diff and show through a pager')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'git-fabro;hooks' {
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
@@ -558,6 +599,8 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             [CompletionResult]::new('fsck', 'fsck', [CompletionResultType]::ParameterValue, 'Check that runs hold together, and repair what can be repaired without losing anything')
             [CompletionResult]::new('push', 'push', [CompletionResultType]::ParameterValue, 'Push runs (both branches of each) to a remote, never forcing')
             [CompletionResult]::new('fetch', 'fetch', [CompletionResultType]::ParameterValue, 'Fetch runs (both branches of each) from a remote, never forcing')
+            [CompletionResult]::new('submit', 'submit', [CompletionResultType]::ParameterValue, 'Queue a workflow''s run on a shared remote, for a worker to run: start it here without executing it, push it, print its id')
+            [CompletionResult]::new('worker', 'worker', [CompletionResultType]::ParameterValue, 'Take queued runs from a shared remote and run them, each under a lease that fences every write')
             [CompletionResult]::new('hooks', 'hooks', [CompletionResultType]::ParameterValue, 'Install, remove or inspect git-fabro''s git hooks and coding agents'' hooks')
             [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Check a Fabro workflow as `fabro validate` does')
             [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Run a Fabro workflow: start a run, execute it node by node, checkpoint every node, finish')
@@ -633,6 +676,12 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             break
         }
         'git-fabro;help;fetch' {
+            break
+        }
+        'git-fabro;help;submit' {
+            break
+        }
+        'git-fabro;help;worker' {
             break
         }
         'git-fabro;help;hooks' {

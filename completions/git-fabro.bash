@@ -94,6 +94,9 @@ _git__fabro() {
             git__fabro,status)
                 cmd="git__fabro__subcmd__status"
                 ;;
+            git__fabro,submit)
+                cmd="git__fabro__subcmd__submit"
+                ;;
             git__fabro,unarchive)
                 cmd="git__fabro__subcmd__unarchive"
                 ;;
@@ -102,6 +105,9 @@ _git__fabro() {
                 ;;
             git__fabro,validate)
                 cmd="git__fabro__subcmd__validate"
+                ;;
+            git__fabro,worker)
+                cmd="git__fabro__subcmd__worker"
                 ;;
             git__fabro__subcmd__help,agents)
                 cmd="git__fabro__subcmd__help__subcmd__agents"
@@ -181,6 +187,9 @@ _git__fabro() {
             git__fabro__subcmd__help,status)
                 cmd="git__fabro__subcmd__help__subcmd__status"
                 ;;
+            git__fabro__subcmd__help,submit)
+                cmd="git__fabro__subcmd__help__subcmd__submit"
+                ;;
             git__fabro__subcmd__help,unarchive)
                 cmd="git__fabro__subcmd__help__subcmd__unarchive"
                 ;;
@@ -189,6 +198,9 @@ _git__fabro() {
                 ;;
             git__fabro__subcmd__help,validate)
                 cmd="git__fabro__subcmd__help__subcmd__validate"
+                ;;
+            git__fabro__subcmd__help,worker)
+                cmd="git__fabro__subcmd__help__subcmd__worker"
                 ;;
             git__fabro__subcmd__help__subcmd__hooks,install)
                 cmd="git__fabro__subcmd__help__subcmd__hooks__subcmd__install"
@@ -239,7 +251,7 @@ _git__fabro() {
 
     case "${cmd}" in
         git__fabro)
-            opts="-C -q -P -h -V --quiet --no-pager --help --version start checkpoint snapshot finish log ps status show diff graph land path fork rewind resume restore undo archive unarchive gc fsck push fetch hooks validate run agents completions help"
+            opts="-C -q -P -h -V --quiet --no-pager --help --version start checkpoint snapshot finish log ps status show diff graph land path fork rewind resume restore undo archive unarchive gc fsck push fetch submit worker hooks validate run agents completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -531,7 +543,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__help)
-            opts="start checkpoint snapshot finish log ps status show diff graph land path fork rewind resume restore undo archive unarchive gc fsck push fetch hooks validate run agents completions help"
+            opts="start checkpoint snapshot finish log ps status show diff graph land path fork rewind resume restore undo archive unarchive gc fsck push fetch submit worker hooks validate run agents completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -964,6 +976,20 @@ _git__fabro() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        git__fabro__subcmd__help__subcmd__submit)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         git__fabro__subcmd__help__subcmd__unarchive)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -993,6 +1019,20 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__help__subcmd__validate)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__fabro__subcmd__help__subcmd__worker)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1255,7 +1295,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__ps)
-            opts="-C -q -P -h --all --status --label --json --quiet --no-pager --help"
+            opts="-C -q -P -h --all --status --label --json --remote --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1266,6 +1306,10 @@ _git__fabro() {
                     return 0
                     ;;
                 --label)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --remote)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1546,6 +1590,48 @@ _git__fabro() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        git__fabro__subcmd__submit)
+            opts="-C -q -P -h --remote --goal --input --label --base --config --json --quiet --no-pager --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --remote)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --goal)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --label)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --base)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         git__fabro__subcmd__unarchive)
             opts="-C -q -P -h --run --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -1593,6 +1679,56 @@ _git__fabro() {
                 return 0
             fi
             case "${prev}" in
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__fabro__subcmd__worker)
+            opts="-C -q -P -h --remote --run --once --max-runs --exit-when-idle --ttl --trust --agent --name --rerun --assume-done --quiet --no-pager --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --remote)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --run)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-runs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ttl)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rerun)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --assume-done)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 -C)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

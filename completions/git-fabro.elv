@@ -50,6 +50,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand fsck 'Check that runs hold together, and repair what can be repaired without losing anything'
             cand push 'Push runs (both branches of each) to a remote, never forcing'
             cand fetch 'Fetch runs (both branches of each) from a remote, never forcing'
+            cand submit 'Queue a workflow''s run on a shared remote, for a worker to run: start it here without executing it, push it, print its id'
+            cand worker 'Take queued runs from a shared remote and run them, each under a lease that fences every write'
             cand hooks 'Install, remove or inspect git-fabro''s git hooks and coding agents'' hooks'
             cand validate 'Check a Fabro workflow as `fabro validate` does'
             cand run 'Run a Fabro workflow: start a run, execute it node by node, checkpoint every node, finish'
@@ -137,6 +139,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
         &'git-fabro;ps'= {
             cand --status 'Only runs with this status (repeatable: any of them)'
             cand --label 'Only runs started with this label (repeatable: all of them)'
+            cand --remote 'List the runs a shared remote holds in its queue and leases instead: queued, running (on which worker, lease age) or stale'
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
             cand --all 'Include archived runs'
             cand --json 'Print a JSON array'
@@ -361,6 +364,42 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'git-fabro;submit'= {
+            cand --remote 'The shared remote: a configured remote''s name or a URL'
+            cand --goal 'The run''s goal, instead of the workflow''s `goal` attribute'
+            cand --input 'A workflow input, KEY=VALUE (repeatable)'
+            cand --label 'A label recorded in run.json (repeatable)'
+            cand --base 'Commit the run branch starts at (default: HEAD)'
+            cand --config 'run.toml for this run'
+            cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
+            cand --json 'Print {"run_id", "remote"} as JSON'
+            cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -P 'Do not send the output of log, diff and show through a pager'
+            cand --no-pager 'Do not send the output of log, diff and show through a pager'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'git-fabro;worker'= {
+            cand --remote 'The shared remote: a configured remote''s name or a URL'
+            cand --run 'Run only this run (its full id), then exit; waits out another worker''s lease on it'
+            cand --max-runs 'Exit after this many runs'
+            cand --ttl 'How long a lease lives unrenewed before another worker may take the run (default 60s)'
+            cand --agent 'The command agent and prompt nodes run, instead of the configured one'
+            cand --name 'The worker''s name in its leases (default: the host name); its process id follows'
+            cand --rerun 'With --run: run again the side-effect node NODE that a lost worker cut short'
+            cand --assume-done 'With --run: record the side-effect node NODE that a lost worker cut short as succeeded'
+            cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
+            cand --once 'Run one run, then exit'
+            cand --exit-when-idle 'Exit when no run is queued or leased, instead of waiting for one'
+            cand --trust 'Run workflows this machine neither wrote nor approved'
+            cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -P 'Do not send the output of log, diff and show through a pager'
+            cand --no-pager 'Do not send the output of log, diff and show through a pager'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'git-fabro;hooks'= {
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
@@ -516,6 +555,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand fsck 'Check that runs hold together, and repair what can be repaired without losing anything'
             cand push 'Push runs (both branches of each) to a remote, never forcing'
             cand fetch 'Fetch runs (both branches of each) from a remote, never forcing'
+            cand submit 'Queue a workflow''s run on a shared remote, for a worker to run: start it here without executing it, push it, print its id'
+            cand worker 'Take queued runs from a shared remote and run them, each under a lease that fences every write'
             cand hooks 'Install, remove or inspect git-fabro''s git hooks and coding agents'' hooks'
             cand validate 'Check a Fabro workflow as `fabro validate` does'
             cand run 'Run a Fabro workflow: start a run, execute it node by node, checkpoint every node, finish'
@@ -568,6 +609,10 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
         &'git-fabro;help;push'= {
         }
         &'git-fabro;help;fetch'= {
+        }
+        &'git-fabro;help;submit'= {
+        }
+        &'git-fabro;help;worker'= {
         }
         &'git-fabro;help;hooks'= {
             cand install 'Install the hooks (both unless one is named)'

@@ -85,6 +85,12 @@ pub enum Error {
         what: &'static str,
         sha256: String,
     },
+    /// Another worker took over run `run` on the shared remote: nothing this one wrote since
+    /// its last accepted push landed there.
+    #[error(
+        "run {run}: another worker holds its lease now; this worker stopped, and nothing it wrote since its last push reached the remote"
+    )]
+    LeaseLost { run: String },
     /// A remote refused a push or fetch; nothing was changed on either side.
     #[error("{0}")]
     Refused(String),
@@ -134,7 +140,7 @@ impl Error {
             | Error::NotARepository(_)
             | Error::WorkflowSyntax(_) => exit::USAGE,
             Error::Conflict(_) => exit::CONFLICT,
-            Error::Busy(_) | Error::Held { .. } => exit::CONFLICT,
+            Error::Busy(_) | Error::Held { .. } | Error::LeaseLost { .. } => exit::CONFLICT,
             Error::Untrusted { .. } => exit::UNTRUSTED,
             _ => exit::FAILED,
         }

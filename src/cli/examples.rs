@@ -324,6 +324,32 @@ const EXAMPLES: &[(&str, &[Example])] = &[
         ],
     ),
     (
+        "submit",
+        &[
+            ex(
+                "git fabro submit review.fabro --remote runs",
+                "Queue a run of review.fabro on the remote named runs",
+            ),
+            ex(
+                "git fabro submit fix.fabro --remote runs --input issue=42",
+                "Queue a run with an input",
+            ),
+        ],
+    ),
+    (
+        "worker",
+        &[
+            ex(
+                "git fabro worker --remote runs",
+                "Run queued runs one after another, waiting for more",
+            ),
+            ex(
+                "git fabro worker --remote runs --run RUN",
+                "Run one run, taking it over once its last worker's lease expires",
+            ),
+        ],
+    ),
+    (
         "hooks",
         &[
             ex(

@@ -12,7 +12,7 @@ use serde::Serialize;
 use super::stage_progress::StageProgress;
 use super::{Ctx, ExitWith, output};
 use crate::engine::execute::{
-    Directions, Engine, Executed, StageReport, Stop, Warnings, interrupt,
+    Directions, Engine, Executed, Fence, StageReport, Stop, Warnings, interrupt,
 };
 use crate::engine::outcome::Status;
 use crate::engine::workflow::Graph;
@@ -72,6 +72,7 @@ pub fn execute(
     json: bool,
     agent: Option<&str>,
     directions: &Directions,
+    fence: Option<&dyn Fence>,
 ) -> Result<()> {
     if json {
         output::note(format!("run {id}"));
@@ -108,6 +109,7 @@ pub fn execute(
         directions,
         interviewer: interviewer.as_deref(),
         warnings: &warnings,
+        fence,
     };
     let executed = engine.execute(id);
     drop(lines);

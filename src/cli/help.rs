@@ -1,4 +1,4 @@
-//! `git fabro --help` as a map: the commands in five groups, in the order a run meets them,
+//! `git fabro --help` as a map: the commands in six groups, in the order a run meets them,
 //! each group with one example. The text is built from the clap definition, so a command's
 //! one-line help is written once; the man page `git-fabro.1` shows the same groups (see
 //! `man.rs`), and a unit test checks that every command is in a group.
@@ -28,6 +28,11 @@ pub(super) const GROUPS: &[(&str, &[&str], &str)] = &[
         "Share the result",
         &["land", "push", "fetch"],
         "git fabro land RUN",
+    ),
+    (
+        "Run on many machines",
+        &["submit", "worker"],
+        "git fabro worker --remote runs",
     ),
     (
         "Maintain",

@@ -37,6 +37,7 @@ mod path;
 mod prepare;
 mod progress;
 mod ps;
+mod ps_remote;
 mod push;
 mod restore;
 mod resume;
@@ -48,9 +49,11 @@ mod snapshot;
 mod stage_progress;
 mod start;
 mod status;
+mod submit;
 mod trust_review;
 mod undo;
 mod validate;
+mod worker;
 mod workflow_file;
 
 use std::path::PathBuf;
@@ -118,6 +121,8 @@ pub enum Command {
     Fsck(Deferred<fsck::Args>),
     Push(Deferred<push::Args>),
     Fetch(Deferred<fetch::Args>),
+    Submit(Deferred<submit::Args>),
+    Worker(Deferred<worker::Args>),
     Hooks(Deferred<hooks::Args>),
     Validate(Deferred<validate::Args>),
     Run(Deferred<run::Args>),
@@ -236,6 +241,8 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Fsck(Deferred(args)) => fsck::run(&ctx()?, args),
         Command::Push(Deferred(args)) => push::run(&ctx()?, args),
         Command::Fetch(Deferred(args)) => fetch::run(&ctx()?, args),
+        Command::Submit(Deferred(args)) => submit::run(args),
+        Command::Worker(Deferred(args)) => worker::run(&ctx()?, args),
         Command::Hooks(Deferred(args)) => hooks::run(ctx, args),
         // A workflow is checked or simulated from its file alone: no repository is opened.
         Command::Validate(Deferred(args)) => validate::run(args),

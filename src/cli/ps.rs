@@ -32,6 +32,10 @@ pub struct Args {
     /// Print a JSON array
     #[arg(long)]
     json: bool,
+    /// List the runs a shared remote holds in its queue and leases instead: queued, running
+    /// (on which worker, lease age) or stale
+    #[arg(long, value_name = "REMOTE", conflicts_with_all = ["all", "statuses", "labels"])]
+    remote: Option<String>,
 }
 
 /// A row of `ps --json`: the run's summary and what its run.pid says.
@@ -46,6 +50,9 @@ struct Listed<'a> {
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
+    if let Some(remote) = &args.remote {
+        return super::ps_remote::run(ctx, remote, args.json);
+    }
     let labels = args
         .labels
         .iter()

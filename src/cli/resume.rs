@@ -6,7 +6,7 @@ use anyhow::Result;
 use super::progress::Spinner;
 use super::run_arg::RunArgs;
 use super::{Ctx, ExitWith, output, trust_review, workflow_file};
-use crate::engine::execute::{Directions, check_answers, nested_workflows};
+use crate::engine::execute::{Directions, Fence, check_answers, nested_workflows};
 use crate::engine::workflow::{self, Graph};
 use crate::error::Error;
 use crate::format::record::StatusKind;
@@ -252,6 +252,33 @@ fn check_directions(
     Ok(())
 }
 
+/// Continues run `id` through the engine as `resume RUN` does, publishing through `fence`:
+/// a worker's way in, refused where `resume` refuses (a live holder here, an archived or
+/// succeeded run, a workflow this machine did not approve without `trust`).
+pub(super) fn continue_fenced(
+    ctx: &Ctx,
+    id: &RunId,
+    directions: &Directions,
+    agent: Option<&str>,
+    fence: &dyn Fence,
+) -> Result<()> {
+    let state = RunState::load(&ctx.repo, id)?;
+    let existing = ctx.run_dir(id, None);
+    if let Some(pid) = existing.as_ref().and_then(RunDir::live_holder) {
+        return Err(crate::ops::run_pid::held(id, pid, false).into());
+    }
+    let config = ctx.config(&state, existing.as_ref())?;
+    let graph = engine_graph(&state, None)?;
+    trust_review::gate(&ctx.repo, &ctx.home, &state, false, directions.trust)?;
+    check_directions(ctx, &state, &graph, directions)?;
+    let request = ResumeRequest {
+        workflow: None,
+        force: false,
+    };
+    resume(&ctx.repo, &state, &config, &request)?;
+    super::execute::execute(ctx, id, &graph, false, agent, directions, Some(fence))
+}
+
 /// Continues a run the engine executes.
 fn continue_workflow(
     ctx: &Ctx,
@@ -270,5 +297,5 @@ fn continue_workflow(
             "properties": {},
         }));
     }
-    super::execute::execute(ctx, id, graph, json, agent, directions)
+    super::execute::execute(ctx, id, graph, json, agent, directions, None)
 }

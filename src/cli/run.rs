@@ -89,7 +89,7 @@ pub struct Args {
     json: bool,
 }
 
-fn parse_input(text: &str) -> Result<(String, String), String> {
+pub(super) fn parse_input(text: &str) -> Result<(String, String), String> {
     match text.split_once('=') {
         Some((key, value)) if !key.is_empty() => Ok((key.to_owned(), value.to_owned())),
         _ => Err(format!("{text:?} is not KEY=VALUE")),
@@ -151,28 +151,20 @@ pub fn run(args: Args) -> Result<()> {
 /// Validates, checks templates, the agent command and the answers, starts the run and
 /// executes it.
 fn run_for_real(args: Args) -> Result<()> {
-    let checked = workflow_file::check(&args.workflow)?;
-    workflow_file::refuse_invalid(&checked, "nothing was run")?;
-    // Checked now, so that a workflow that cannot run writes nothing.
-    let inputs = args.inputs.iter().cloned().collect();
-    prepare::render(
-        &checked.graph,
-        &checked.shown,
-        args.goal.as_deref(),
-        &inputs,
-    )?;
-    let here = std::env::current_dir().ok();
-    let repo = here.and_then(|dir| crate::git::Repo::discover_current(&dir).ok());
-    let agent =
-        prepare::configured_agent(args.agent.as_deref(), repo.as_ref(), args.config.as_deref())?;
-    prepare::require_agent(&checked.graph, &checked.shown, agent.as_deref())?;
-    let dir = crate::input::named_dir(&args.workflow);
-    let workdir = repo.as_ref().and_then(|r| r.workdir());
-    let nested = execute::nested_workflows(&checked.graph, dir, workdir);
-    execute::check_answers(&checked.graph, &nested, &args.answers)?;
-    if !args.json {
-        workflow_file::print_diagnostics(&checked.diagnostics);
-    }
+    let launch = Launch {
+        workflow: &args.workflow,
+        goal: args.goal,
+        inputs: args.inputs,
+        labels: args.labels,
+        base: args.base,
+        in_place: args.in_place,
+        config: args.config,
+        agent: args.agent.as_deref(),
+        check_agent: true,
+        answers: &args.answers,
+        quiet: args.json,
+    };
+    let (ctx, id, graph) = start_workflow(launch)?;
     let directions = execute::Directions {
         answers: args.answers,
         auto_approve: args.auto_approve,
@@ -180,19 +172,76 @@ fn run_for_real(args: Args) -> Result<()> {
         trust: true,
         ..Default::default()
     };
+    super::execute::execute(
+        &ctx,
+        &id,
+        &graph,
+        args.json,
+        args.agent.as_deref(),
+        &directions,
+        None,
+    )
+}
+
+/// What starting a workflow's run takes, for `run` and `submit`.
+pub(super) struct Launch<'a> {
+    pub workflow: &'a std::path::Path,
+    pub goal: Option<String>,
+    pub inputs: Vec<(String, String)>,
+    pub labels: Vec<(String, String)>,
+    pub base: Option<String>,
+    pub in_place: bool,
+    pub config: Option<PathBuf>,
+    /// `--agent`; `None` with `check_agent` false: the machine that executes it checks.
+    pub agent: Option<&'a str>,
+    pub check_agent: bool,
+    pub answers: &'a [(String, String)],
+    /// No diagnostics or notes for people (`--json`).
+    pub quiet: bool,
+}
+
+/// Validates the workflow, checks its templates, agent command and answers, and starts its
+/// run, approved on this machine with the child workflows beside it: nothing is written for a
+/// workflow that cannot run.
+pub(super) fn start_workflow(
+    launch: Launch,
+) -> Result<(Ctx, RunId, crate::engine::workflow::Graph)> {
+    let checked = workflow_file::check(launch.workflow)?;
+    workflow_file::refuse_invalid(&checked, "nothing was run")?;
+    let inputs = launch.inputs.iter().cloned().collect();
+    prepare::render(
+        &checked.graph,
+        &checked.shown,
+        launch.goal.as_deref(),
+        &inputs,
+    )?;
+    let here = std::env::current_dir().ok();
+    let repo = here.and_then(|dir| crate::git::Repo::discover_current(&dir).ok());
+    if launch.check_agent {
+        let agent =
+            prepare::configured_agent(launch.agent, repo.as_ref(), launch.config.as_deref())?;
+        prepare::require_agent(&checked.graph, &checked.shown, agent.as_deref())?;
+    }
+    let dir = crate::input::named_dir(launch.workflow);
+    let workdir = repo.as_ref().and_then(|r| r.workdir());
+    let nested = execute::nested_workflows(&checked.graph, dir, workdir);
+    execute::check_answers(&checked.graph, &nested, launch.answers)?;
+    if !launch.quiet {
+        workflow_file::print_diagnostics(&checked.diagnostics);
+    }
     let ctx = Ctx::open(true)?;
     let graph = checked.graph.to_fabro_json();
     let request = StartRequest {
-        goal: args.goal,
-        workflow: Some(args.workflow.clone()),
-        labels: args.labels,
-        base: args.base,
+        goal: launch.goal,
+        workflow: Some(launch.workflow.to_owned()),
+        labels: launch.labels,
+        base: launch.base,
         run_dir: None,
-        config: args.config,
-        in_place: args.in_place,
+        config: launch.config,
+        in_place: launch.in_place,
         graph: Some(graph),
         engine: true,
-        inputs: args.inputs,
+        inputs: launch.inputs,
         spec_extra: Default::default(),
         // What `resume` will run: with imports, the graph recorded from them, and the values.
         approve: Some(trusted::approved_at_start),
@@ -212,12 +261,5 @@ fn run_for_real(args: Args) -> Result<()> {
         output::note(note);
     }
     let id = RunId::parse(&started.run_id)?;
-    super::execute::execute(
-        &ctx,
-        &id,
-        &checked.graph,
-        args.json,
-        args.agent.as_deref(),
-        &directions,
-    )
+    Ok((ctx, id, checked.graph))
 }

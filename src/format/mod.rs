@@ -5,6 +5,7 @@
 
 pub mod agent_settings;
 pub mod fabro;
+pub mod lease;
 pub mod message;
 pub mod node;
 pub mod record;

@@ -80,6 +80,11 @@ impl Repo {
         Ok(id)
     }
 
+    /// The empty tree, written, so that a commit of it can be pushed to any remote.
+    pub fn write_empty_tree(&self) -> Result<ObjectId> {
+        self.write_object(&gix::objs::Tree::empty())
+    }
+
     pub fn empty_tree(&self) -> ObjectId {
         ObjectId::empty_tree(self.repo.object_hash())
     }

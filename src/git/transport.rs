@@ -36,6 +36,27 @@ impl Repo {
         self.transfer(&args, remote, refspecs, progress, parse_push_line)
     }
 
+    /// The same push, fenced: each `(ref, expected)` must hold `expected` on the remote (`None`:
+    /// must not exist) for any ref of the push to move (`--force-with-lease`, which git also
+    /// checks on the remote's side within the atomic transaction).
+    pub fn push_fenced(
+        &self,
+        remote: &str,
+        refspecs: &[String],
+        expected: &[(String, Option<ObjectId>)],
+    ) -> Result<Transfer> {
+        let leases: Vec<String> = expected
+            .iter()
+            .map(|(name, sha)| {
+                let sha = sha.map(|s| s.to_string()).unwrap_or_default();
+                format!("--force-with-lease={name}:{sha}")
+            })
+            .collect();
+        let mut args = vec!["push", "--atomic", "--porcelain", "--no-verify"];
+        args.extend(leases.iter().map(String::as_str));
+        self.transfer(&args, remote, refspecs, false, parse_push_line)
+    }
+
     /// `git fetch --atomic --porcelain REMOTE REFSPECS` into local refs of the same names,
     /// never forced. Objects are checked as they arrive (`fetch.fsckObjects`), so a tree
     /// holding `..`, `.git` or a name twice never enters this clone through git-fabro; an empty
@@ -78,12 +99,18 @@ impl Repo {
 
     /// The refs of `remote` under `prefix`.
     pub fn ls_remote(&self, remote: &str, prefix: &str) -> Result<Vec<(String, ObjectId)>> {
-        let out = self.git(
-            &["ls-remote", "--refs"],
-            remote,
-            &[format!("{prefix}*")],
-            false,
-        )?;
+        self.ls_remote_prefixes(remote, &[prefix])
+    }
+
+    /// The refs of `remote` under any of `prefixes`, asked for by prefix (protocol v2), so
+    /// that a remote with many other refs sends only these.
+    pub fn ls_remote_prefixes(
+        &self,
+        remote: &str,
+        prefixes: &[&str],
+    ) -> Result<Vec<(String, ObjectId)>> {
+        let patterns: Vec<String> = prefixes.iter().map(|p| format!("{p}*")).collect();
+        let out = self.git(&["ls-remote", "--refs"], remote, &patterns, false)?;
         if !out.ok {
             return Err(Error::Failed(format!(
                 "cannot list the refs of {}: {}",

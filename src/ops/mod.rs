@@ -21,6 +21,7 @@ pub mod interrupted_gc;
 pub mod land;
 pub mod lifecycle;
 pub mod ordered_json;
+pub mod pool;
 pub mod relink;
 pub mod restore;
 pub mod resume;

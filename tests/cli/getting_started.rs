@@ -17,6 +17,7 @@ fn help_groups_the_commands_with_one_example_each() {
             "Inspect runs:",
             "Travel in time:",
             "Share the result:",
+            "Run on many machines:",
             "Maintain:",
         ] {
             let found = help[at..]
@@ -24,7 +25,7 @@ fn help_groups_the_commands_with_one_example_each() {
                 .unwrap_or_else(|| panic!("{group} in order in {help}"));
             at += found + group.len();
         }
-        assert_eq!(help.matches("  e.g. git fabro ").count(), 5, "{help}");
+        assert_eq!(help.matches("  e.g. git fabro ").count(), 6, "{help}");
         assert!(
             help.contains("  checkpoint   Record a completed node"),
             "{help}"

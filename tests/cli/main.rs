@@ -90,6 +90,7 @@ mod object_readers;
 mod output_like_git;
 mod packed_history;
 mod parity;
+mod pool;
 mod progress;
 mod ps;
 mod ref_locks;

@@ -74,6 +74,11 @@ fn watch(signals: &mut UnixStream) {
     }
 }
 
+/// Raises the flag as a signal would: a worker that lost its lease stops its engine so.
+pub fn request() {
+    REQUESTED.store(true, Ordering::Relaxed);
+}
+
 /// Whether Ctrl-C or SIGTERM arrived since [`install`].
 pub fn requested() -> bool {
     REQUESTED.load(Ordering::Relaxed)

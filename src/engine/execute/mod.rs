@@ -70,6 +70,8 @@ use super::graph::{Graph, Node};
 use super::handler::Handler;
 use super::outcome::Status;
 use crate::config::Config;
+use crate::error::Result;
+use crate::format::run_id::RunId;
 use crate::format::store::RunDir;
 use crate::git::Repo;
 
@@ -149,6 +151,16 @@ pub struct Engine<'a> {
     pub interviewer: Option<&'a dyn Interviewer>,
     /// Shared by the run's branches and children: see [`Warnings`].
     pub warnings: &'a Warnings,
+    /// Where the run's writes must land before the engine goes on, if anywhere: a worker's
+    /// remote, under its lease.
+    pub fence: Option<&'a dyn Fence>,
+}
+
+/// Publishes a run's refs where they must be before the engine may go on: after each
+/// checkpoint, and after a side-effect node's intent and before its process starts, so that
+/// the node runs only when its intent is on record there. An error stops the run.
+pub trait Fence: Sync {
+    fn publish(&self, id: &RunId) -> Result<()>;
 }
 
 /// What the user should be told that is no stage's outcome (a hook's stdout that looks like a
@@ -163,6 +175,11 @@ impl Engine<'_> {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .push(text);
+    }
+
+    /// Publishes the run's refs through the fence, when there is one.
+    fn fenced(&self, id: &RunId) -> Result<()> {
+        self.fence.map_or(Ok(()), |fence| fence.publish(id))
     }
 
     fn stage_dir(&self, node: &Node, visit: u64) -> PathBuf {

@@ -78,6 +78,7 @@ impl Engine<'_> {
         }
         if side_effect::is_side_effect(stage.node) {
             self.write_intent(id, stage)?;
+            self.fenced(id)?;
         }
         let mut attempted = self.attempts(id, workspace, stage, context)?;
         // A node that Ctrl-C cut short is not recorded: it runs again on resume.

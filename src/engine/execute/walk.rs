@@ -438,6 +438,7 @@ impl<'a> Engine<'a> {
         if side_effect::is_side_effect(node) {
             self.resolve_intent(id, &node.id, stage.visit)?;
         }
+        self.fenced(id)?;
         if request.run_commit {
             self.event(
                 id,

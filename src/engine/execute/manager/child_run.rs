@@ -219,6 +219,8 @@ fn execute_child(
         directions: engine.directions,
         interviewer: engine.interviewer,
         warnings: engine.warnings,
+        // A child run's refs travel with its parent's next checkpoint (docs/many-machines.md).
+        fence: None,
     };
     let executed = child_engine.execute(child);
     drop(hold);

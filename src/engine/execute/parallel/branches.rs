@@ -277,7 +277,7 @@ impl<'a> Engine<'a> {
         let queue = Mutex::new(branches.iter().copied());
         let results: Mutex<Vec<(usize, BranchResult)>> = Mutex::new(Vec::new());
         let (config, run_dir, graph, env) = (self.config, self.run_dir, self.graph, &self.env);
-        let (directions, warnings) = (self.directions, self.warnings);
+        let (directions, warnings, fence) = (self.directions, self.warnings, self.fence);
         std::thread::scope(|scope| {
             for _ in 0..max_parallel.min(branches.len()) {
                 scope.spawn(|| {
@@ -300,6 +300,7 @@ impl<'a> Engine<'a> {
                                     directions,
                                     interviewer: None,
                                     warnings,
+                                    fence,
                                 };
                                 engine.run_branch(id, branch, base, pass, context)
                             }

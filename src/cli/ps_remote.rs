@@ -1,0 +1,38 @@
+//! `ps --remote`: the runs a shared remote holds in its queue and leases.
+
+use anyhow::Result;
+
+use super::{Ctx, output};
+use crate::ops::pool::listing;
+
+pub fn run(ctx: &Ctx, remote: &str, json: bool) -> Result<()> {
+    let runs = listing::list(&ctx.repo, remote)?;
+    if json {
+        return output::json(&runs);
+    }
+    if runs.is_empty() {
+        output::note(format!(
+            "no runs queued or leased on {}; queue one with `git fabro submit WORKFLOW --remote {remote}`",
+            crate::ops::sync::display_remote(&ctx.repo, remote)
+        ));
+        return Ok(());
+    }
+    let rows: Vec<Vec<String>> = runs
+        .iter()
+        .map(|r| {
+            vec![
+                r.run_id.clone(),
+                r.state.to_owned(),
+                r.owner.clone().unwrap_or_else(|| "-".into()),
+                r.epoch.map_or_else(|| "-".into(), |e| e.to_string()),
+                r.lease_age_ms
+                    .map_or_else(|| "-".into(), |ms| format!("{}s", ms / 1000)),
+            ]
+        })
+        .collect();
+    output::table(
+        &["RUN", "STATE", "WORKER", "EPOCH", "LEASE AGE"],
+        &rows,
+        Some(1),
+    )
+}

@@ -1,0 +1,92 @@
+use std::path::PathBuf;
+
+use anyhow::Result;
+
+use super::{Ctx, output};
+use crate::format::run_id::RunId;
+use crate::ops::pool;
+use crate::ops::worktree_removal::{Removal, remove_if_clean};
+use crate::run::RunState;
+use crate::run::workspace::Workspace;
+
+/// Queue a workflow's run on a shared remote, for a worker to run: start it here without
+/// executing it, push it, print its id
+///
+/// Validates WORKFLOW and starts its run as `run` does (nothing is written for a workflow
+/// that cannot run), removes the worktree it would have worked in here, and pushes the run's
+/// branches with `refs/fabro/queue/<RUN_ID>` to REMOTE in one atomic push. A worker
+/// (`git fabro worker --remote REMOTE`) claims it there, runs it under a lease and pushes each
+/// checkpoint; `git fabro ps --remote REMOTE` says where each queued run stands, and `git fabro
+/// fetch REMOTE` brings its record here. A worker runs only workflows its machine approved
+/// (see docs/many-machines.md).
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The workflow file (.fabro or .dot)
+    #[arg(value_name = "WORKFLOW")]
+    workflow: PathBuf,
+    /// The shared remote: a configured remote's name or a URL
+    #[arg(long, value_name = "REMOTE")]
+    remote: String,
+    /// The run's goal, instead of the workflow's `goal` attribute
+    #[arg(long, value_name = "TEXT")]
+    goal: Option<String>,
+    /// A workflow input, KEY=VALUE (repeatable)
+    #[arg(long = "input", value_name = "KEY=VALUE", value_parser = super::run::parse_input)]
+    inputs: Vec<(String, String)>,
+    /// A label recorded in run.json (repeatable)
+    #[arg(long = "label", value_name = "K=V", value_parser = super::run::parse_input)]
+    labels: Vec<(String, String)>,
+    /// Commit the run branch starts at (default: HEAD)
+    #[arg(long, value_name = "REV")]
+    base: Option<String>,
+    /// run.toml for this run
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Print {"run_id", "remote"} as JSON
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let launch = super::run::Launch {
+        workflow: &args.workflow,
+        goal: args.goal,
+        inputs: args.inputs,
+        labels: args.labels,
+        base: args.base,
+        in_place: false,
+        config: args.config,
+        // A worker's machine runs the agent its own configuration names, and checks it.
+        agent: None,
+        check_agent: false,
+        answers: &[],
+        quiet: args.json,
+    };
+    let (ctx, id, _) = super::run::start_workflow(launch)?;
+    leave_no_worktree(&ctx, &id)?;
+    pool::submit(&ctx.repo, &args.remote, &id)?;
+    let remote = crate::ops::sync::display_remote(&ctx.repo, &args.remote);
+    if args.json {
+        return output::json(&serde_json::json!({ "run_id": id.to_string(), "remote": remote }));
+    }
+    output::line(&id)?;
+    output::note(format!("queued run {id} on {remote}"));
+    Ok(())
+}
+
+/// The run works on a worker's machine: the worktree `start` made here goes (it holds only
+/// the base commit's files).
+fn leave_no_worktree(ctx: &Ctx, id: &RunId) -> Result<()> {
+    let state = RunState::load(&ctx.repo, id)?;
+    let Some(workspace) = Workspace::find(&ctx.repo, id)? else {
+        return Ok(());
+    };
+    let config = ctx.config(&state, ctx.run_dir(id, Some(&workspace.path)).as_ref())?;
+    if let Removal::Kept(kept) = remove_if_clean(&ctx.repo, &workspace, state.run_tip, &config)? {
+        output::warn(crate::ops::worktree_removal::kept_message(
+            &workspace.path,
+            &kept,
+        ));
+    }
+    Ok(())
+}

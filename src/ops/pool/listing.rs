@@ -1,0 +1,83 @@
+//! What a shared remote says of its runs: which wait in its queue and which a worker holds,
+//! read from the queue and lease refs alone (asked for by prefix, so a remote with many other
+//! refs sends only these) and the lease commits they point at.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::error::Result;
+use crate::format::lease::{LEASE_PREFIX, Lease, QUEUE_PREFIX};
+use crate::format::run_id::RunId;
+use crate::format::time::Timestamp;
+use crate::git::{ObjectId, Repo};
+
+/// One run of the remote's queue or leases, as `ps --remote --json` prints it.
+#[derive(Clone, Debug, Serialize)]
+pub struct RemoteRun {
+    pub run_id: String,
+    /// `queued` (no worker holds it), `running` (a worker renewed its lease within its
+    /// life), `stale` (the last renewal is older than the lease's life: its worker is likely
+    /// gone, and the next worker takes it over once it has seen the lease unchanged that long).
+    pub state: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub owner: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub epoch: Option<u64>,
+    /// Since the lease's last renewal, by the clock of the machine that wrote it: shown, never
+    /// used to decide.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lease_age_ms: Option<u64>,
+}
+
+/// The remote's queued and leased runs, by id.
+pub fn list(repo: &Repo, remote: &str) -> Result<Vec<RemoteRun>> {
+    crate::git::remote::check(remote)?;
+    let refs = repo.ls_remote_prefixes(remote, &[QUEUE_PREFIX, LEASE_PREFIX])?;
+    let under = |prefix: &str| -> BTreeMap<RunId, ObjectId> {
+        refs.iter()
+            .filter_map(|(name, sha)| Some((RunId::parse(name.strip_prefix(prefix)?).ok()?, *sha)))
+            .collect()
+    };
+    let queued: BTreeSet<RunId> = under(QUEUE_PREFIX).into_keys().collect();
+    let leases = under(LEASE_PREFIX);
+    if !leases.is_empty() {
+        // The lease commits' objects only: no ref of this clone moves.
+        let names: Vec<String> = leases.keys().map(crate::format::lease::lease_ref).collect();
+        repo.fetch(remote, &names, false)?;
+    }
+    let now = Timestamp::now().seconds();
+    let ids: BTreeSet<&RunId> = queued.iter().chain(leases.keys()).collect();
+    Ok(ids
+        .into_iter()
+        .map(|id| match leases.get(id) {
+            None => RemoteRun {
+                run_id: id.to_string(),
+                state: "queued",
+                owner: None,
+                epoch: None,
+                lease_age_ms: None,
+            },
+            Some(&tip) => leased(repo, id, tip, now),
+        })
+        .collect())
+}
+
+fn leased(repo: &Repo, id: &RunId, tip: ObjectId, now: i64) -> RemoteRun {
+    let commit = repo.commit_info(tip).ok();
+    let lease = commit.as_ref().and_then(|c| Lease::parse(&c.message));
+    let age = commit.map(|c| Duration::from_secs(u64::try_from(now - c.time).unwrap_or(0)));
+    let stale = match (&lease, age) {
+        (Some(lease), Some(age)) => age > lease.ttl,
+        // A lease no worker could have written: the next worker takes it over as stale.
+        _ => true,
+    };
+    RemoteRun {
+        run_id: id.to_string(),
+        state: if stale { "stale" } else { "running" },
+        owner: lease.as_ref().map(|l| l.owner.clone()),
+        epoch: lease.as_ref().map(|l| l.epoch),
+        lease_age_ms: age.map(|a| u64::try_from(a.as_millis()).unwrap_or(u64::MAX)),
+    }
+}
