@@ -2,8 +2,8 @@
 //! base commit, the run directory, and the place the run works in. That is a linked worktree on
 //! the run branch, or for a run in place the user's own directory, whose current state (staged,
 //! unstaged and untracked files alike) becomes the run's base through a private index. Refs
-//! are created only after every object exists, and a failure after that undoes what this call
-//! created.
+//! are created only after every object exists, and a failure at any step undoes what this call
+//! wrote, on one path (`Written`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -15,7 +15,7 @@ use crate::config::{Config, RUN_FILE, Settings};
 use crate::error::{Error, Result};
 use crate::failpoint;
 use crate::format::message;
-use crate::format::record::{FORMAT, GitContext, RunRecord, Spec, Start, Status, StatusKind};
+use crate::format::record::RunRecord;
 use crate::format::run_id::RunId;
 use crate::format::store::{Manifest, RunDir};
 use crate::format::time::Timestamp;
@@ -23,6 +23,10 @@ use crate::git::{ObjectId, RefEdit, Repo, Snapshot, SnapshotSpec};
 use crate::input;
 use crate::run::workspace;
 use crate::run::{self, GRAPH_FILE, RUN_JSON};
+
+mod record;
+
+pub use record::{ENGINE, WORKFLOW_DIR};
 
 #[derive(Clone, Debug, Default)]
 pub struct StartRequest {
@@ -96,89 +100,63 @@ pub fn sha256_hex(data: &[u8]) -> String {
         .collect()
 }
 
+/// What a start reads from the files its request names: the workflow (its bytes, name and
+/// SHA-256) and the run's settings file (its text, and what it sets).
+struct Sources {
+    workflow: Option<(Vec<u8>, String, String)>,
+    run_toml: Option<String>,
+    settings: Option<Settings>,
+}
+
+impl Sources {
+    fn read(request: &StartRequest) -> Result<Self> {
+        let workflow = request.workflow.as_deref().map(read_workflow).transpose()?;
+        let Some(path) = &request.config else {
+            return Ok(Sources {
+                workflow,
+                run_toml: None,
+                settings: None,
+            });
+        };
+        let bytes = input::read_file(path, "--config", input::MAX_DEFINITION)?;
+        let text = String::from_utf8(bytes)
+            .map_err(|_| Error::Usage(format!("--config: {} is not UTF-8 text", path.display())))?;
+        let settings = Settings::parse(&text, path)?;
+        Ok(Sources {
+            workflow,
+            run_toml: Some(text),
+            settings: Some(settings),
+        })
+    }
+
+    fn workflow_source(&self) -> Option<&[u8]> {
+        self.workflow
+            .as_ref()
+            .map(|(source, _, _)| source.as_slice())
+    }
+}
+
 pub fn start(repo: &Repo, home: &Path, request: &StartRequest) -> Result<Started> {
-    let workflow = request.workflow.as_deref().map(read_workflow).transpose()?;
+    let sources = Sources::read(request)?;
     // A workflow started here is one this machine wrote: `resume` runs it without asking.
-    if let Some((source, _, _)) = &workflow {
+    if let Some(source) = sources.workflow_source() {
         crate::ops::trust::approve(home, source)?;
     }
-    let run_toml = match &request.config {
-        Some(path) => {
-            let bytes = input::read_file(path, "--config", input::MAX_DEFINITION)?;
-            Some(String::from_utf8(bytes).map_err(|_| {
-                Error::Usage(format!("--config: {} is not UTF-8 text", path.display()))
-            })?)
-        }
-        None => None,
-    };
-    let settings = match (&run_toml, &request.config) {
-        (Some(text), Some(path)) => Some(Settings::parse(text, path)?),
-        _ => None,
-    };
     let in_place = request.in_place || repo.is_shadow();
-    if in_place
-        && let Some(dir) = repo.workdir()
-        && dir.to_str().is_none()
-    {
-        // The registration and run.json name the directory in JSON, which holds only UTF-8.
-        return Err(Error::Usage(format!(
-            "cannot run in place in {}: its path is not UTF-8, which the run's records cannot hold",
-            dir.display()
-        )));
-    }
-    if in_place && request.base.is_some() {
-        return Err(Error::Usage(
-            "--base and --in-place do not go together: a run in place starts from the directory as it is".into(),
-        ));
+    if in_place {
+        check_in_place(repo, request)?;
     }
     let id = RunId::mint();
     let now = Timestamp::now();
-    let config = Config::load(repo, home, settings.as_ref())?;
+    let config = Config::load(repo, home, sources.settings.as_ref())?;
+    let mut written = Written::new(repo, &id, &config);
     let (base, capture) = if in_place {
         let (base, snapshot) = capture(repo, &id, &config)?;
         (base, Some(snapshot))
     } else {
         (base_commit(repo, request.base.as_deref())?, None)
     };
-
-    let mut record = RunRecord {
-        format: FORMAT,
-        run_id: id.to_string(),
-        spec: Spec {
-            run_id: id.to_string(),
-            graph: request.graph.clone().unwrap_or_default(),
-            workflow_slug: workflow.as_ref().map(|(_, name, _)| name.clone()),
-            goal: request.goal.clone(),
-            labels: request.labels.iter().cloned().collect(),
-            graph_sha256: workflow.as_ref().map(|(_, _, sha)| sha.clone()),
-            git: git_context(repo, base, in_place),
-            in_place,
-            completed_offset: usize::from(request.engine),
-            extra: engine_keys(request),
-            ..Spec::default()
-        },
-        graph_source: workflow
-            .as_ref()
-            .and_then(|(source, _, _)| String::from_utf8(source.clone()).ok()),
-        start: Start {
-            run_id: id.to_string(),
-            start_time: now.rfc3339(),
-            run_branch: short_branch(&run::run_branch(&id)),
-            meta_branch: short_branch(&run::meta_branch(&id)),
-            base_sha: base.to_string(),
-            extra: BTreeMap::new(),
-        },
-        status: Status::new(StatusKind::Running),
-        checkpoint: None,
-        conclusion: None,
-        superseded_by: None,
-        extra: BTreeMap::new(),
-    };
-    let workdir = repo.workdir().map(Path::to_owned);
-    if let (true, Some(dir)) = (in_place, &workdir) {
-        record.start.extra.insert("in_place".into(), json!(true));
-        record.start.extra.insert("workdir".into(), json!(dir));
-    }
+    let record = record::run_record(repo, request, &sources, &id, now, base, in_place);
     for text in request
         .approve
         .map(|texts| texts(&record))
@@ -186,29 +164,11 @@ pub fn start(repo: &Repo, home: &Path, request: &StartRequest) -> Result<Started
     {
         crate::ops::trust::approve(home, text.as_bytes())?;
     }
-
-    let mut tree = repo.edit_tree(repo.empty_tree())?;
-    tree.put_file(RUN_JSON, &record.to_json()?)?;
-    if let Some((source, _, _)) = &workflow {
-        tree.put_file(GRAPH_FILE, source)?;
-    }
-    if let Some(text) = &run_toml {
-        tree.put_file(RUN_FILE, text.as_bytes())?;
-    }
-    let tree = tree.write()?;
-    let init = repo.write_commit(
-        tree,
-        &[],
-        &message::meta_commit("init run", &id, None),
-        &config.identity,
-    )?;
-
-    let run_dir = RunDir::create(
-        &request
-            .run_dir
-            .clone()
-            .unwrap_or_else(|| RunDir::default_path(&config.runs_dir, &id, now)),
-    )?;
+    let init = init_commit(repo, &record, &sources, &id, &config)?;
+    let run_dir_path = (request.run_dir.clone())
+        .unwrap_or_else(|| RunDir::default_path(&config.runs_dir, &id, now));
+    let run_dir = RunDir::create(&run_dir_path)?;
+    written.run_dir = Some(run_dir.path.clone());
     failpoint::reach("start:objects-written");
     // The run branch first, as in a fork: a crash between the two never leaves a run
     // without its branch.
@@ -222,53 +182,26 @@ pub fn start(repo: &Repo, home: &Path, request: &StartRequest) -> Result<Started
             new: init,
         },
     ];
-    if let Err(err) = repo.update_refs(&created, "fabro: start run", &config.identity) {
-        let _ = std::fs::remove_dir_all(&run_dir.path);
-        workspace::unregister(repo, &id);
-        return Err(err.into());
-    }
+    repo.update_refs(&created, "fabro: start run", &config.identity)?;
+    written.refs = Some(Created { base, init });
     // Both branches are created in one ref transaction, the run branch first: git-fabro has
     // no boundary between the two refs.
     failpoint::reach("start:refs-moved");
-    let finish_local = |capture: Option<Snapshot>| -> Result<PathBuf> {
-        run_dir.write_json(
-            crate::format::store::MANIFEST,
-            &Manifest::new(&record, &repo.main_path()),
-        )?;
-        if let Some((source, _, _)) = &workflow {
-            run_dir.write(GRAPH_FILE, source)?;
+    write_run_dir(repo, &run_dir, &record, &sources, now)?;
+    let worktree = match (capture, repo.workdir().filter(|_| in_place)) {
+        (Some(snapshot), Some(dir)) => {
+            workspace::register(repo, &id, dir, &record.spec.labels)?;
+            snapshot.write_index()?;
+            failpoint::reach("start:index-written");
+            dir.to_owned()
         }
-        if let Some(text) = &run_toml {
-            run_dir.write(RUN_FILE, text.as_bytes())?;
-        }
-        run_dir.append_event(&json!({
-            "event": "run.started", "timestamp": now.rfc3339(), "run_id": id.as_str(), "base_sha": base.to_string(),
-        }))?;
-        run_dir.write_json("live.json", &crate::ops::checkpoint::live(&record, None))?;
-        failpoint::reach("start:run-dir-written");
-        match (capture, &workdir) {
-            (Some(snapshot), Some(dir)) => {
-                workspace::register(repo, &id, dir, &record.spec.labels)?;
-                snapshot.write_index()?;
-                failpoint::reach("start:index-written");
-                Ok(dir.clone())
-            }
-            _ => {
-                repo.add_worktree(&run_dir.worktree(), &run::run_branch(&id), &config.identity)?;
-                failpoint::reach("start:worktree-written");
-                Ok(run_dir.worktree())
-            }
+        _ => {
+            repo.add_worktree(&run_dir.worktree(), &run::run_branch(&id), &config.identity)?;
+            failpoint::reach("start:worktree-written");
+            run_dir.worktree()
         }
     };
-    let worktree = match finish_local(capture) {
-        Ok(worktree) => worktree,
-        Err(err) => {
-            undo(repo, &id, init, base, &config);
-            workspace::unregister(repo, &id);
-            let _ = std::fs::remove_dir_all(&run_dir.path);
-            return Err(err);
-        }
-    };
+    written.keep();
     let seed_note = (!in_place)
         .then(|| crate::ops::build_seed::seed(repo, &worktree, &config))
         .flatten();
@@ -284,32 +217,133 @@ pub fn start(repo: &Repo, home: &Path, request: &StartRequest) -> Result<Started
     })
 }
 
-/// Fabro's `GitContext` of a run in a repository: its origin without credentials (empty when
-/// it has none), the branch checked out, the base commit, and whether the directory held
-/// changes that `HEAD` lacks (known only for a run in place, which captures them).
-fn git_context(repo: &Repo, base: ObjectId, in_place: bool) -> Option<GitContext> {
-    if repo.is_shadow() {
-        return None;
+/// Whether this repository and request can run in place.
+fn check_in_place(repo: &Repo, request: &StartRequest) -> Result<()> {
+    if let Some(dir) = repo.workdir()
+        && dir.to_str().is_none()
+    {
+        // The registration and run.json name the directory in JSON, which holds only UTF-8.
+        return Err(Error::Usage(format!(
+            "cannot run in place in {}: its path is not UTF-8, which the run's records cannot hold",
+            dir.display()
+        )));
     }
-    let head = repo.resolve_commit("HEAD").ok();
-    Some(GitContext {
-        origin_url: repo
-            .config_string("remote.origin.url")
-            .map(|url| crate::git::remote::redact_url(&url))
-            .unwrap_or_default(),
-        branch: repo
-            .head_branch()
-            .map(|name| short_branch(&name))
-            .unwrap_or_default(),
-        sha: Some(base.to_string()),
-        dirty: match (in_place, head == Some(base)) {
-            (true, false) => "dirty",
-            (true, true) => "clean",
-            (false, _) => "unknown",
+    if request.base.is_some() {
+        return Err(Error::Usage(
+            "--base and --in-place do not go together: a run in place starts from the directory as it is".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// The metadata branch's first commit: `run.json`, and the workflow and settings files the
+/// run started with.
+fn init_commit(
+    repo: &Repo,
+    record: &RunRecord,
+    sources: &Sources,
+    id: &RunId,
+    config: &Config,
+) -> Result<ObjectId> {
+    let mut tree = repo.edit_tree(repo.empty_tree())?;
+    tree.put_file(RUN_JSON, &record.to_json()?)?;
+    if let Some(source) = sources.workflow_source() {
+        tree.put_file(GRAPH_FILE, source)?;
+    }
+    if let Some(text) = &sources.run_toml {
+        tree.put_file(RUN_FILE, text.as_bytes())?;
+    }
+    let tree = tree.write()?;
+    let message = message::meta_commit("init run", id, None);
+    Ok(repo.write_commit(tree, &[], &message, &config.identity)?)
+}
+
+/// The run directory's files of a run that starts: the manifest, the workflow and settings,
+/// the first event and the live status.
+fn write_run_dir(
+    repo: &Repo,
+    run_dir: &RunDir,
+    record: &RunRecord,
+    sources: &Sources,
+    now: Timestamp,
+) -> Result<()> {
+    let manifest = Manifest::new(record, &repo.main_path());
+    run_dir.write_json(crate::format::store::MANIFEST, &manifest)?;
+    if let Some(source) = sources.workflow_source() {
+        run_dir.write(GRAPH_FILE, source)?;
+    }
+    if let Some(text) = &sources.run_toml {
+        run_dir.write(RUN_FILE, text.as_bytes())?;
+    }
+    run_dir.append_event(&json!({
+        "event": "run.started", "timestamp": now.rfc3339(), "run_id": record.run_id, "base_sha": record.start.base_sha,
+    }))?;
+    run_dir.write_json("live.json", &crate::ops::checkpoint::live(record, None))?;
+    failpoint::reach("start:run-dir-written");
+    Ok(())
+}
+
+/// The two branches a start created.
+struct Created {
+    base: ObjectId,
+    init: ObjectId,
+}
+
+/// What a start has written so far, undone when it is dropped before `keep`: every failure
+/// after the first write takes this one way back. (A kill runs no code; what it leaves is a
+/// run that `fsck` and `gc` know.)
+struct Written<'a> {
+    repo: &'a Repo,
+    id: &'a RunId,
+    config: &'a Config,
+    run_dir: Option<PathBuf>,
+    refs: Option<Created>,
+    kept: bool,
+}
+
+impl<'a> Written<'a> {
+    fn new(repo: &'a Repo, id: &'a RunId, config: &'a Config) -> Self {
+        Written {
+            repo,
+            id,
+            config,
+            run_dir: None,
+            refs: None,
+            kept: false,
         }
-        .into(),
-        push_outcome: json!({ "type": "not_attempted" }),
-    })
+    }
+
+    fn keep(mut self) {
+        self.kept = true;
+    }
+}
+
+impl Drop for Written<'_> {
+    fn drop(&mut self) {
+        if self.kept {
+            return;
+        }
+        if let Some(created) = &self.refs {
+            // Only if nobody moved them since.
+            let edits = [
+                RefEdit::Delete {
+                    name: run::meta_branch(self.id),
+                    old: created.init,
+                },
+                RefEdit::Delete {
+                    name: run::run_branch(self.id),
+                    old: created.base,
+                },
+            ];
+            let identity = &self.config.identity;
+            let _ = (self.repo).update_refs(&edits, "fabro: undo failed start", identity);
+        }
+        // The registration and private index of a run in place.
+        workspace::unregister(self.repo, self.id);
+        if let Some(dir) = &self.run_dir {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
 }
 
 fn base_commit(repo: &Repo, base: Option<&str>) -> Result<ObjectId> {
@@ -340,6 +374,7 @@ fn capture(repo: &Repo, id: &RunId, config: &Config) -> Result<(ObjectId, Snapsh
         let _ = std::fs::copy(repo.index_path(), &private);
     }
     let excludes = config.excludes(workdir);
+    // A failure from here leaves the private index to the start's `Written`, which removes it.
     let snapshot = repo.snapshot(&SnapshotSpec {
         base: head,
         excludes: &excludes,
@@ -347,14 +382,7 @@ fn capture(repo: &Repo, id: &RunId, config: &Config) -> Result<(ObjectId, Snapsh
         max_file_size: config.max_file_size,
         paths: &[],
         changed: None,
-    });
-    let snapshot = match snapshot {
-        Ok(snapshot) => snapshot,
-        Err(err) => {
-            let _ = std::fs::remove_file(&private);
-            return Err(err.into());
-        }
-    };
+    })?;
     if let Some(head) = head.filter(|head| repo.commit_tree(*head).ok() == Some(snapshot.tree)) {
         return Ok((head, snapshot));
     }
@@ -367,55 +395,7 @@ fn capture(repo: &Repo, id: &RunId, config: &Config) -> Result<(ObjectId, Snapsh
     Ok((commit, snapshot))
 }
 
-/// Deletes the refs a failed start created, if nobody moved them since.
-fn undo(repo: &Repo, id: &RunId, init: ObjectId, base: ObjectId, config: &Config) {
-    let edits = [
-        RefEdit::Delete {
-            name: run::meta_branch(id),
-            old: init,
-        },
-        RefEdit::Delete {
-            name: run::run_branch(id),
-            old: base,
-        },
-    ];
-    let _ = repo.update_refs(&edits, "fabro: undo failed start", &config.identity);
-}
-
 /// `refs/heads/fabro/run/X` -> `fabro/run/X`, the form records and people use.
 pub fn short_branch(full: &str) -> String {
     full.strip_prefix("refs/heads/").unwrap_or(full).to_owned()
 }
-
-/// `spec.engine` and `spec.inputs`, git-fabro's keys for a run its engine executes.
-fn engine_keys(request: &StartRequest) -> BTreeMap<String, serde_json::Value> {
-    let mut keys = BTreeMap::new();
-    if request.engine {
-        keys.insert("engine".into(), json!(ENGINE));
-        let inputs: BTreeMap<&str, &str> = request
-            .inputs
-            .iter()
-            .map(|(k, v)| (k.as_str(), v.as_str()))
-            .collect();
-        keys.insert("inputs".into(), json!(inputs));
-        // A manager loop's child file is named relative to the workflow's directory, which a
-        // resume must still know.
-        let dir = request.workflow.as_deref().and_then(workflow_dir);
-        if let Some(dir) = dir.as_deref().and_then(Path::to_str) {
-            keys.insert(WORKFLOW_DIR.into(), json!(dir));
-        }
-    }
-    keys.extend(request.spec_extra.clone());
-    keys
-}
-
-/// `spec.workflow_dir`: the absolute directory of the workflow file an engine run started with.
-pub const WORKFLOW_DIR: &str = "workflow_dir";
-
-fn workflow_dir(workflow: &Path) -> Option<PathBuf> {
-    let dir = Some(input::named_dir(workflow)).filter(|d| !d.as_os_str().is_empty());
-    std::fs::canonicalize(dir.unwrap_or(Path::new("."))).ok()
-}
-
-/// The value of `spec.engine` for runs git-fabro's engine executes.
-pub const ENGINE: &str = "git-fabro";
