@@ -14,14 +14,20 @@ use crate::error::{Error, Result};
 use crate::failpoint;
 use crate::format::message;
 use crate::format::node::{NodeId, StageStatus};
-use crate::format::record::{Checkpoint, RunRecord, StageRecord, StatusKind, pretty};
+use crate::format::record::{Checkpoint, RunRecord, StatusKind};
+use crate::format::redact::Redactor;
 use crate::format::stages;
 use crate::format::store::RunDir;
 use crate::format::time::Timestamp;
 use crate::format::usage::Usage;
-use crate::git::Repo;
+use crate::git::{ObjectId, Repo, SkippedFile, Snapshot};
 use crate::run::workspace::Workspace;
 use crate::run::{RUN_JSON, RunState};
+
+mod local;
+mod stage;
+
+pub use local::live;
 
 /// How often a checkpoint is tried again when an object it read vanished under it.
 pub const VANISHED_TRIES: u32 = 3;
@@ -158,31 +164,15 @@ pub fn checkpoint(
     request: &CheckpointRequest,
     run_dir: Option<&RunDir>,
 ) -> Result<Checkpointed> {
-    let kind = state.record.status.kind;
-    if kind.is_terminal() || kind == StatusKind::Archived {
-        return Err(Error::Failed(format!(
-            "run {} is {}; only a running run takes checkpoints",
-            state.id,
-            kind.as_str()
-        )));
-    }
+    check_running(state)?;
     let previous = state.linked_checkpoint(repo)?.unwrap_or_default();
     let node = request.node.as_str();
     let visit = previous.node_visits.get(node).copied().unwrap_or(0) + 1;
     let completed = previous.completed_nodes.len() + 1;
     let stage = format!("{node}@{visit}");
-    let stage_dir = stages::dir(completed, node, visit);
     let now = Timestamp::now();
 
-    let snapshot = if request.run_commit {
-        Some(workspace.snapshot(Some(state.run_tip), config, &[])?)
-    } else {
-        None
-    };
-    let tree = match &snapshot {
-        Some(snapshot) => snapshot.tree,
-        None => repo.commit_tree(state.run_tip)?,
-    };
+    let (snapshot, tree) = work_tree(repo, workspace, state, config, request)?;
     let skipped = snapshot
         .as_ref()
         .map(|s| s.skipped.as_slice())
@@ -190,79 +180,23 @@ pub fn checkpoint(
 
     // What an agent or a node wrote is stored only with its secrets taken out.
     let redactor = &config.redactor;
-    let redacted = redact_attachments(redactor, &request.attachments)?;
-    let mut attachments: Vec<(&str, &Attachment)> = request
-        .attachments
-        .iter()
-        .zip(&redacted)
-        .map(|((name, data), clean)| (name.as_str(), clean.as_ref().unwrap_or(data)))
-        .collect();
-    let patch = match request.diff_patch && request.run_commit {
-        true => repo.diff_trees(repo.commit_tree(state.run_tip)?, tree)?,
-        false => Vec::new(),
-    };
-    let patch = Attachment::Bytes(patch);
-    if !matches!(&patch, Attachment::Bytes(bytes) if bytes.is_empty()) {
-        attachments.push(("diff.patch", &patch));
-    }
-    let mut record = next_record(previous, request, visit, now, tree.to_string());
-    for value in record.context_values.values_mut() {
-        redactor.json(value);
-    }
-    if let Some(outcome) = record.node_outcomes.get_mut(node) {
-        redactor.json(outcome);
-    }
-    let clean = |text: &Option<String>| text.as_deref().map(|t| redactor.text(t).into_owned());
+    let redacted = stage::redact_attachments(redactor, &request.attachments)?;
+    let patch = Attachment::Bytes(diff_patch(repo, state, request, tree)?);
+    let attachments = stage::files(&request.attachments, &redacted, &patch);
     let mut run_json = state.record.clone();
-    run_json.checkpoint = Some(record);
-    let stage_record = StageRecord {
-        node_id: node.to_owned(),
-        visit,
-        outcome: request.status,
-        notes: clean(&request.notes),
-        failure_reason: clean(&request.failure_reason),
-        timestamp: now.rfc3339(),
-        next_node_id: request.next.as_ref().map(ToString::to_string),
-        files: attachments
-            .iter()
-            .map(|(name, _)| (*name).to_owned())
-            .collect(),
-        skipped_files: skipped.iter().map(|f| f.path.clone()).collect(),
-        duration_ms: request.duration_ms,
-        usage: request.usage.clone(),
-    };
+    let record = next_record(previous, request, visit, now, tree.to_string());
+    run_json.checkpoint = Some(redacted_record(record, node, redactor));
+    let stage_record = stage::record(request, visit, now, &attachments, skipped, redactor);
 
-    let mut stage_tree = repo.edit_tree(repo.empty_tree())?;
-    stage_tree.put_file("status.json", &pretty(&stage_record))?;
-    for (name, data) in &attachments {
-        match data {
-            Attachment::Bytes(bytes) => stage_tree.put_file(name, bytes)?,
-            Attachment::File(path) => stage_tree.put_file_from(name, path)?,
-        }
-    }
-    let stage_tree = stage_tree.write()?;
-    let mut meta_tree = repo.edit_tree(state.meta_tree)?;
-    meta_tree.put_file(RUN_JSON, &run_json.to_json()?)?;
-    meta_tree.put_tree(&stage_dir, stage_tree)?;
-    let meta_tree = meta_tree.write()?;
-    let meta_subject = format!("checkpoint {stage} ({})", request.status);
-    let meta_commit = repo.write_commit(
-        meta_tree,
-        &[state.meta_tip],
-        &message::meta_commit(&meta_subject, &state.id, Some(&stage)),
-        &config.identity,
+    let stage_tree = stage::write_tree(repo, &stage_record, &attachments)?;
+    let stage_dir = stages::dir(completed, node, visit);
+    let subject = format!("checkpoint {stage} ({})", request.status);
+    let message = message::meta_commit(&subject, &state.id, Some(&stage));
+    let (meta_tree, meta_commit) = write_meta_commit(
+        repo, state, config, &run_json, &stage_dir, stage_tree, &message,
     )?;
     let run_commit = match snapshot {
-        Some(_) => {
-            let message = message::run_commit(
-                &state.id,
-                &request.node,
-                request.status,
-                completed,
-                &meta_commit.to_string(),
-            );
-            repo.write_commit(tree, &[state.run_tip], &message, &config.identity)?
-        }
+        Some(_) => write_run_commit(repo, state, config, request, tree, completed, meta_commit)?,
         // A node recorded without a run commit: the run branch stays where it is.
         None => state.run_tip,
     };
@@ -287,15 +221,7 @@ pub fn checkpoint(
         completed,
         run_commit: run_commit.to_string(),
         meta_commit: meta_commit.to_string(),
-        warnings: skipped
-            .iter()
-            .map(|f| {
-                format!(
-                    "left out {} ({} bytes, over the size limit)",
-                    f.path, f.size
-                )
-            })
-            .collect(),
+        warnings: skipped.iter().map(left_out).collect(),
         state: RunState {
             id: state.id.clone(),
             run_tip: run_commit,
@@ -311,7 +237,7 @@ pub fn checkpoint(
     }
     failpoint::reach("checkpoint:index-written");
     if let Some(dir) = run_dir
-        && let Err(err) = record_locally(dir, &stage_record, &attachments, &outcome)
+        && let Err(err) = local::record(dir, &stage_record, &attachments, &outcome)
     {
         outcome
             .warnings
@@ -319,6 +245,105 @@ pub fn checkpoint(
     }
     failpoint::reach("checkpoint:run-dir-written");
     Ok(outcome)
+}
+
+/// The worktree's snapshot and its tree, for a checkpoint with a run commit; else the run's
+/// tree as it is.
+fn work_tree(
+    repo: &Repo,
+    workspace: &Workspace,
+    state: &RunState,
+    config: &Config,
+    request: &CheckpointRequest,
+) -> Result<(Option<Snapshot>, ObjectId)> {
+    if !request.run_commit {
+        return Ok((None, repo.commit_tree(state.run_tip)?));
+    }
+    let snapshot = workspace.snapshot(Some(state.run_tip), config, &[])?;
+    let tree = snapshot.tree;
+    Ok((Some(snapshot), tree))
+}
+
+/// The node's change to the work as a patch, when the request wants `diff.patch`.
+fn diff_patch(
+    repo: &Repo,
+    state: &RunState,
+    request: &CheckpointRequest,
+    tree: ObjectId,
+) -> Result<Vec<u8>> {
+    if !(request.diff_patch && request.run_commit) {
+        return Ok(Vec::new());
+    }
+    Ok(repo.diff_trees(repo.commit_tree(state.run_tip)?, tree)?)
+}
+
+/// The run commit of the worktree's tree, naming the metadata commit in its trailers.
+fn write_run_commit(
+    repo: &Repo,
+    state: &RunState,
+    config: &Config,
+    request: &CheckpointRequest,
+    tree: ObjectId,
+    completed: usize,
+    meta_commit: ObjectId,
+) -> Result<ObjectId> {
+    let message = message::run_commit(
+        &state.id,
+        &request.node,
+        request.status,
+        completed,
+        &meta_commit.to_string(),
+    );
+    Ok(repo.write_commit(tree, &[state.run_tip], &message, &config.identity)?)
+}
+
+fn check_running(state: &RunState) -> Result<()> {
+    let kind = state.record.status.kind;
+    if kind.is_terminal() || kind == StatusKind::Archived {
+        return Err(Error::Failed(format!(
+            "run {} is {}; only a running run takes checkpoints",
+            state.id,
+            kind.as_str()
+        )));
+    }
+    Ok(())
+}
+
+/// The checkpoint record with the secrets taken out of its context and the node's outcome.
+fn redacted_record(mut record: Checkpoint, node: &str, redactor: &Redactor) -> Checkpoint {
+    for value in record.context_values.values_mut() {
+        redactor.json(value);
+    }
+    if let Some(outcome) = record.node_outcomes.get_mut(node) {
+        redactor.json(outcome);
+    }
+    record
+}
+
+/// The metadata commit on top of the run's: the new `run.json` and the stage's folder (its
+/// tree, and itself).
+fn write_meta_commit(
+    repo: &Repo,
+    state: &RunState,
+    config: &Config,
+    run_json: &RunRecord,
+    stage_dir: &str,
+    stage_tree: ObjectId,
+    message: &str,
+) -> Result<(ObjectId, ObjectId)> {
+    let mut tree = repo.edit_tree(state.meta_tree)?;
+    tree.put_file(RUN_JSON, &run_json.to_json()?)?;
+    tree.put_tree(stage_dir, stage_tree)?;
+    let tree = tree.write()?;
+    let commit = repo.write_commit(tree, &[state.meta_tip], message, &config.identity)?;
+    Ok((tree, commit))
+}
+
+fn left_out(file: &SkippedFile) -> String {
+    format!(
+        "left out {} ({} bytes, over the size limit)",
+        file.path, file.size
+    )
 }
 
 /// Fabro's `Outcome` with the stage's usage and duration, where it holds none of its own.
@@ -379,88 +404,6 @@ fn next_record(
     }
     record.git_tree_sha = Some(tree);
     record
-}
-
-/// For each attachment, its redacted copy when it held a secret (a file's content is read
-/// whole: the engine caps what a node's output may be).
-fn redact_attachments(
-    redactor: &crate::format::redact::Redactor,
-    attachments: &[(String, Attachment)],
-) -> Result<Vec<Option<Attachment>>> {
-    attachments
-        .iter()
-        .map(|(_, data)| {
-            let read;
-            let bytes = match data {
-                Attachment::Bytes(bytes) => bytes.as_slice(),
-                Attachment::File(path) => {
-                    read = std::fs::read(path)
-                        .map_err(Error::io(format!("cannot read {}", path.display())))?;
-                    read.as_slice()
-                }
-            };
-            Ok(match redactor.bytes(bytes) {
-                std::borrow::Cow::Owned(clean) => Some(Attachment::Bytes(clean)),
-                std::borrow::Cow::Borrowed(_) => None,
-            })
-        })
-        .collect()
-}
-
-fn record_locally(
-    dir: &RunDir,
-    stage: &StageRecord,
-    attachments: &[(&str, &Attachment)],
-    outcome: &Checkpointed,
-) -> Result<()> {
-    let node_dir = RunDir::node_dir(&outcome.node_id, outcome.visit);
-    dir.write(&format!("{node_dir}/status.json"), &pretty(stage))?;
-    for (name, data) in attachments {
-        let name = format!("{node_dir}/{name}");
-        match data {
-            Attachment::Bytes(bytes) => dir.write(&name, bytes)?,
-            // A node's output streams into its stage folder: that file is already the copy.
-            Attachment::File(path) if dir.holds(&name, path) => {}
-            Attachment::File(path) => dir.copy(&name, path)?,
-        }
-    }
-    let record = outcome.state.record.checkpoint.as_ref();
-    let mut latest = serde_json::to_value(record).unwrap_or(Value::Null);
-    if let Value::Object(map) = &mut latest {
-        map.insert("git_commit_sha".into(), outcome.run_commit.clone().into());
-        map.insert("meta_commit_sha".into(), outcome.meta_commit.clone().into());
-    }
-    dir.write_json("checkpoint.json", &latest)?;
-    dir.append_event(&json!({
-        "event": "checkpoint.completed",
-        "timestamp": stage.timestamp,
-        "run_id": outcome.run_id,
-        "node_id": outcome.node_id,
-        "visit": outcome.visit,
-        "status": stage.outcome,
-        "completed": outcome.completed,
-        "run_commit": outcome.run_commit,
-        "meta_commit": outcome.meta_commit,
-    }))?;
-    dir.write_json("live.json", &live(&outcome.state.record, Some(outcome)))
-}
-
-/// `live.json`: the run's state at its latest event.
-pub fn live(record: &RunRecord, last: Option<&Checkpointed>) -> Value {
-    let checkpoint = record.checkpoint.as_ref();
-    let mut live = BTreeMap::new();
-    live.insert("run_id", json!(record.run_id));
-    live.insert("status", json!(record.status.kind));
-    live.insert("updated_at", json!(Timestamp::now().rfc3339()));
-    live.insert("completed", json!(record.completed()));
-    live.insert("current_node", json!(checkpoint.map(|c| &c.current_node)));
-    live.insert(
-        "next_node_id",
-        json!(checkpoint.and_then(|c| c.next_node_id.as_ref())),
-    );
-    live.insert("run_commit", json!(last.map(|l| &l.run_commit)));
-    live.insert("meta_commit", json!(last.map(|l| &l.meta_commit)));
-    json!(live)
 }
 
 #[cfg(test)]
