@@ -47,6 +47,7 @@ pub mod retry;
 mod run_hooks;
 mod side_effect;
 mod stage;
+mod stage_checkpoint;
 mod start;
 mod status_file;
 mod stop;

@@ -5,25 +5,19 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::failure::Failure;
-use super::record::{outcome_json, stage_status};
 use super::stage::{Attempted, Stage};
 use super::start::Walk;
-use super::{
-    Engine, Executed, StageReport, Stop, conclusion, interrupt, loops, side_effect, watchdog,
-};
+use super::{Engine, Executed, StageReport, Stop, conclusion, interrupt, loops, watchdog};
 use crate::engine::graph::{Edge, Graph, Node};
-use crate::engine::handler::Handler;
 use crate::engine::outcome::{Outcome, Status};
 use crate::engine::routing::{is_terminal, retry_target, select_edge};
 use crate::error::{Error, Result};
-use crate::format::node::NodeId;
 use crate::format::record::StatusKind;
 use crate::format::run_id::RunId;
-use crate::git::{Movers, ReflogMarks};
-use crate::ops::checkpoint::{CheckpointRequest, WalkUpdate, checkpoint, retrying_vanished};
+use crate::git::Movers;
 use crate::ops::finish::{FinishRequest, finish};
 use crate::run::workspace::Workspace;
 use crate::run::{RunState, meta_branch, run_branch};
@@ -39,8 +33,8 @@ enum Ending {
 
 /// A stage that ran, with where the walk goes from it.
 pub(super) struct Routed<'g> {
-    outcome: Outcome,
-    failure: Option<Failure>,
+    pub(super) outcome: Outcome,
+    pub(super) failure: Option<Failure>,
     pub(super) edge: Option<&'g Edge>,
     pub(super) next: Option<String>,
     /// A run error (Fabro's loop breaker, a blocked restart) that ends the run before the
@@ -367,92 +361,6 @@ impl<'a> Engine<'a> {
                 "stage_status": outcome.status.as_str(),
             }));
         }
-    }
-
-    /// Checkpoints the stage (the run commit of its work, the walk on the metadata branch),
-    /// then resolves its side-effect intent.
-    #[allow(clippy::too_many_arguments)]
-    fn record(
-        &self,
-        id: &RunId,
-        workspace: &Workspace,
-        walk: &mut Walk,
-        stage: &Stage,
-        attempted: Attempted,
-        routed: &Routed,
-        report: &StageReport,
-        moves: &mut ReflogMarks,
-    ) -> Result<()> {
-        let (node, outcome, failure) = (stage.node, &routed.outcome, routed.failure.as_ref());
-        let changed: Vec<(String, Value)> = walk
-            .context
-            .iter()
-            .filter(|(k, v)| walk.recorded.get(*k) != Some(*v))
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
-        let request = CheckpointRequest {
-            node: NodeId::parse(&node.id)?,
-            status: stage_status(outcome.status),
-            next: routed.next.as_deref().map(NodeId::parse).transpose()?,
-            context: changed,
-            attachments: attempted.ran.files,
-            outcome: Some(outcome_json(outcome, failure)),
-            notes: Some(outcome.notes.clone()).filter(|n| !n.is_empty()),
-            failure_reason: failure.map(|f| f.message.clone()),
-            // Fabro's first start has no run commit; a start the walk comes back to (a goal
-            // gate's retry target) gets one, so that the next checkpoint builds on it.
-            run_commit: Handler::of(node) != Handler::Start || stage.visit > 1,
-            diff_patch: true,
-            duration_ms: Some(report.duration_ms),
-            usage: attempted.ran.usage.clone(),
-            walk: WalkUpdate {
-                restarted: std::mem::take(&mut walk.restarted),
-                retries: u64::from(attempted.attempt - 1),
-                signatures: Some((
-                    walk.breaker.loop_signatures.clone(),
-                    walk.breaker.restart_signatures.clone(),
-                )),
-            },
-        };
-        // A branch of the run that something other than git-fabro moved meanwhile (a
-        // fetch, git by hand) is not built on: the run stops here, resumable.
-        self.repo
-            .ensure_moved_only_by_allowed(moves)
-            .map_err(|err| Error::from(err).in_run(id))?;
-        let mut last_state = walk.last_state.take();
-        let done = retrying_vanished(|| {
-            let state = match last_state.take() {
-                Some(state) if state.is_current(self.repo)? => state,
-                _ => RunState::load(self.repo, id)?,
-            };
-            checkpoint(
-                self.repo,
-                workspace,
-                &state,
-                self.config,
-                &request,
-                Some(self.run_dir),
-            )
-        })?;
-        crate::failpoint::reach(&format!("engine:checkpointed:{}", stage.id()));
-        if side_effect::is_side_effect(node) {
-            self.resolve_intent(id, &node.id, stage.visit)?;
-        }
-        self.fenced(id)?;
-        if request.run_commit {
-            self.event(
-                id,
-                "git.commit",
-                node,
-                &stage.id(),
-                json!({
-                    "node_id": node.id, "sha": done.run_commit,
-                }),
-            );
-        }
-        walk.recorded = walk.context.clone();
-        walk.last_state = Some(done.state);
-        Ok(())
     }
 }
 
