@@ -11,17 +11,16 @@ use std::path::Path;
 
 use gix::bstr::{BString, ByteSlice};
 use gix::objs::tree::EntryKind;
-use gix::status::plumbing::index_as_worktree::{Change, EntryStatus};
 
 use super::observe::{Observed, Walk};
 use super::{Excludes, ObjectId, Repo};
 use crate::git::error::{Error, Result};
+use collect::Collect;
 
 mod blob;
+mod collect;
 mod index;
-use index::{
-    IndexChange, apply, has_racy_entries, index_matches, mode_of, stamp_path, stat_of, write_stamp,
-};
+use index::{apply, has_racy_entries, index_matches, stamp_path, write_stamp};
 
 /// What to snapshot and how.
 pub struct SnapshotSpec<'a> {
@@ -111,32 +110,15 @@ impl Repo {
         };
         let mut index = self.index_for(spec.index, base_tree)?;
         let stamped = index_matches(&index, base_tree);
-        let (mut edits, left_out_staged) = if stamped {
+        let (edits, left_out_staged) = if stamped {
             (Vec::new(), false)
         } else {
             self.staged_edits(base_tree, &index, spec)?
         };
-        let mut pipeline = self.filter_pipeline(&index, base_tree)?;
-        let mut changes = Vec::new();
-        let mut skipped = Vec::new();
         let workdir = self
             .workdir()
             .ok_or_else(|| Error::Failed("the run has no work tree".into()))?
             .to_owned();
-        let too_big = |path: &BString, skipped: &mut Vec<SkippedFile>| {
-            let size = gix::path::from_bstr(path.as_bstr())
-                .ok()
-                .and_then(|rel| std::fs::symlink_metadata(workdir.join(rel)).ok())
-                .map_or(0, |m| m.len());
-            let big = size > spec.max_file_size;
-            if big {
-                skipped.push(SkippedFile {
-                    path: path.to_str_lossy().into_owned(),
-                    size,
-                });
-            }
-            big
-        };
         let observed = match spec.changed {
             // Every path that moved on disk is named, and the index is one a snapshot wrote
             // (the stamp holds), so every other path is as the index says.
@@ -148,93 +130,25 @@ impl Repo {
         if !spec.paths.is_empty() {
             self.refuse_unmatched(spec.paths, &index, &observed, &edits)?;
         }
+        let mut collect = Collect {
+            repo: self,
+            pipeline: self.filter_pipeline(&index, base_tree)?,
+            workdir: &workdir,
+            index: &index,
+            spec,
+            edits,
+            changes: Vec::new(),
+            skipped: Vec::new(),
+        };
         for item in observed {
-            match item {
-                Observed::Tracked {
-                    entry,
-                    path,
-                    status,
-                } => match status {
-                    EntryStatus::NeedsUpdate(stat) => {
-                        changes.push(IndexChange::Stat { entry, stat });
-                    }
-                    EntryStatus::Change(Change::Modification {
-                        executable_bit_changed: false,
-                        content_change: None,
-                        set_entry_stat_size_zero,
-                    }) => {
-                        if set_entry_stat_size_zero {
-                            changes.push(IndexChange::SmudgeSize { entry });
-                        }
-                    }
-                    EntryStatus::Change(Change::SubmoduleModification(_))
-                    | EntryStatus::IntentToAdd => {}
-                    EntryStatus::Conflict { .. } => {
-                        return Err(Error::Failed(format!(
-                            "the work tree has an unresolved merge conflict at {path}; resolve it, then checkpoint"
-                        )));
-                    }
-                    _ if spec.excludes.is_excluded(path.as_ref()) => {}
-                    EntryStatus::Change(Change::Removed) => {
-                        edits.push((path, None));
-                        changes.push(IndexChange::Remove { entry });
-                    }
-                    EntryStatus::Change(_) => {
-                        if too_big(&path, &mut skipped) {
-                            continue;
-                        }
-                        let written = super::maintenance::retry_write(|| {
-                            blob::file_to_object(
-                                self,
-                                &mut pipeline,
-                                &workdir,
-                                path.as_ref(),
-                                &index,
-                            )
-                        });
-                        match written? {
-                            Some((id, kind, metadata)) => {
-                                edits.push((path, Some((kind, id))));
-                                let stat = stat_of(metadata)?;
-                                changes.push(IndexChange::Content {
-                                    entry,
-                                    id,
-                                    mode: mode_of(kind),
-                                    stat,
-                                });
-                            }
-                            None => {
-                                edits.push((path, None));
-                                changes.push(IndexChange::Remove { entry });
-                            }
-                        }
-                    }
-                },
-                Observed::Untracked { path } => {
-                    if too_big(&path, &mut skipped) {
-                        continue;
-                    }
-                    let written = super::maintenance::retry_write(|| {
-                        blob::file_to_object(self, &mut pipeline, &workdir, path.as_ref(), &index)
-                    });
-                    let Some((id, kind, metadata)) = written? else {
-                        continue;
-                    };
-                    if kind == EntryKind::Commit {
-                        continue; // a nested repository is not part of the run's files
-                    }
-                    edits.push((path.clone(), Some((kind, id))));
-                    changes.push(IndexChange::Add {
-                        path,
-                        id,
-                        mode: mode_of(kind),
-                        stat: stat_of(metadata)?,
-                    });
-                }
-                // Nested repositories are not the run's files; ignored ones are never asked for.
-                Observed::Repository { .. } | Observed::Ignored { .. } => {}
-            }
+            collect.take(item)?;
         }
+        let Collect {
+            edits,
+            changes,
+            skipped,
+            ..
+        } = collect;
         // A path may be edited twice: as staged (the index against the base; a checkpoint
         // killed before it wrote the index leaves the previous one) and as found on disk. The
         // run holds what is on disk, so the last edit of a path wins, whatever order the tree
