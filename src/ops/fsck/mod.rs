@@ -237,7 +237,21 @@ fn check_repository(
 ) -> Result<()> {
     let known: HashSet<&str> = runs.iter().map(RunId::as_str).collect();
     check_foreign_refs(repo, report)?;
-    // Run branches without a metadata branch: left by a start or fork killed between the two.
+    check_orphan_run_branches(repo, config, &known, repair, report)?;
+    check_unfinished_worktrees(repo, repair, report)?;
+    check_stale_worktrees(repo, config, &known, repair, report)?;
+    check_stale_registrations(repo, &known, repair, report);
+    check_stale_run_dirs(repo, config, &known, repair, report)
+}
+
+/// Run branches without a metadata branch: left by a start or fork killed between the two.
+fn check_orphan_run_branches(
+    repo: &Repo,
+    config: &Config,
+    known: &HashSet<&str>,
+    repair: bool,
+    report: &mut Report,
+) -> Result<()> {
     for (name, tip) in repo.refs_under(RUN_BRANCH_PREFIX)? {
         let Ok(id) = RunId::parse(&name) else {
             continue;
@@ -271,7 +285,17 @@ fn check_repository(
         let repaired = repair && delete_branch(repo, config, &id, tip);
         report.fixable(Some(&id), "orphan-run-branch", message, repaired);
     }
-    check_unfinished_worktrees(repo, repair, report)?;
+    Ok(())
+}
+
+/// Worktree registrations whose directory is gone or whose run no longer exists.
+fn check_stale_worktrees(
+    repo: &Repo,
+    config: &Config,
+    known: &HashSet<&str>,
+    repair: bool,
+    report: &mut Report,
+) -> Result<()> {
     for worktree in repo.worktrees()? {
         if worktree.unfinished.is_some() {
             continue;
@@ -318,6 +342,16 @@ fn check_repository(
             report.problem(run.as_ref(), "stale-worktree", message);
         }
     }
+    Ok(())
+}
+
+/// In-place registrations of runs that no longer exist.
+fn check_stale_registrations(
+    repo: &Repo,
+    known: &HashSet<&str>,
+    repair: bool,
+    report: &mut Report,
+) {
     for registration in workspace::registrations(repo) {
         if known.contains(registration.run_id.as_str()) {
             continue;
@@ -334,6 +368,16 @@ fn check_repository(
         );
         report.fixable(Some(&id), "stale-in-place", message, repair);
     }
+}
+
+/// Run directories of this repository whose run no longer exists.
+fn check_stale_run_dirs(
+    repo: &Repo,
+    config: &Config,
+    known: &HashSet<&str>,
+    repair: bool,
+    report: &mut Report,
+) -> Result<()> {
     for (dir, manifest) in run_dirs_of(&config.runs_dir, &repo.main_path()) {
         if known.contains(manifest.run_id.as_str()) {
             continue;
