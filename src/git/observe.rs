@@ -170,40 +170,38 @@ impl Repo {
             ))
         })?;
 
-        let mut observed = Vec::with_capacity(recorder.records.len());
-        for record in recorder.records {
-            match record {
-                Entry::Modification {
-                    entry_index,
-                    rela_path,
-                    status,
-                    ..
-                } => {
-                    observed.push(Observed::Tracked {
-                        entry: entry_index,
-                        path: rela_path.to_owned(),
-                        status,
-                    });
-                }
-                Entry::DirectoryContents { entry, .. } => {
-                    use gix::dir::entry::{Kind, Status};
-                    let path = entry.rela_path;
-                    match (entry.status, entry.disk_kind) {
-                        (_, None) | (Status::Tracked | Status::Pruned, _) => {}
-                        (Status::Untracked, Some(Kind::Repository)) => {
-                            observed.push(Observed::Repository { path });
-                        }
-                        (Status::Untracked, Some(_)) => observed.push(Observed::Untracked { path }),
-                        (Status::Ignored(_), Some(kind)) => observed.push(Observed::Ignored {
-                            path,
-                            is_dir: matches!(kind, Kind::Directory | Kind::Repository),
-                        }),
-                    }
-                }
-                Entry::Rewrite { .. } => {}
+        Ok(recorder.records.into_iter().filter_map(observed).collect())
+    }
+}
+
+/// What the status walk's record says of its path, when it says anything a snapshot or a
+/// watch needs.
+fn observed(record: Entry<'_, (), ()>) -> Option<Observed> {
+    use gix::dir::entry::{Kind, Status};
+    match record {
+        Entry::Modification {
+            entry_index,
+            rela_path,
+            status,
+            ..
+        } => Some(Observed::Tracked {
+            entry: entry_index,
+            path: rela_path.to_owned(),
+            status,
+        }),
+        Entry::DirectoryContents { entry, .. } => {
+            let path = entry.rela_path;
+            match (entry.status, entry.disk_kind) {
+                (_, None) | (Status::Tracked | Status::Pruned, _) => None,
+                (Status::Untracked, Some(Kind::Repository)) => Some(Observed::Repository { path }),
+                (Status::Untracked, Some(_)) => Some(Observed::Untracked { path }),
+                (Status::Ignored(_), Some(kind)) => Some(Observed::Ignored {
+                    path,
+                    is_dir: matches!(kind, Kind::Directory | Kind::Repository),
+                }),
             }
         }
-        Ok(observed)
+        Entry::Rewrite { .. } => None,
     }
 }
 
