@@ -61,12 +61,8 @@ pub fn land(
     who: &Identity,
 ) -> Result<Landed> {
     let id = &state.id;
-    let status = state.record.status.kind;
-    if !force && !matches!(status, StatusKind::Succeeded | StatusKind::Failed) {
-        return Err(Error::Usage(format!(
-            "run {id} is {} and has not finished; finish it first (`git fabro finish {id}`), or land it as it is with --force",
-            status.as_str()
-        )));
+    if !force {
+        check_finished(state)?;
     }
     let branch = &target.branch;
     let shown = branch.strip_prefix("refs/heads/").unwrap_or(branch);
@@ -96,20 +92,10 @@ pub fn land(
     if merged == ours_tree && mode == LandMode::Squash {
         return Ok(landed);
     }
-    // A land killed after it brought the checkout to the result and before it moved the
-    // branch left exactly the result staged: this land finishes that one.
-    let mut checkout_moved = false;
-    if let Some(workdir) = &target.checkout {
-        let staged = repo.staged_changes(workdir, ours)?;
-        checkout_moved = !staged.is_empty() && repo.staged_changes(workdir, merged)?.is_empty();
-        if !staged.is_empty() && !checkout_moved {
-            return Err(Error::Failed(format!(
-                "{} has staged changes ({}); commit or unstage them first, nothing was changed",
-                workdir.display(),
-                staged.join(", ")
-            )));
-        }
-    }
+    let checkout_moved = match &target.checkout {
+        Some(workdir) => checkout_moved_before(repo, workdir, ours, merged)?,
+        None => false,
+    };
     let parents: Vec<ObjectId> = match mode {
         LandMode::Squash => vec![ours],
         LandMode::Merge => vec![ours, state.run_tip],
@@ -135,30 +121,65 @@ pub fn land(
     {
         move_checkout(workdir, ours_tree, merged)?;
     }
-    let commit = match repo.write_commit(merged, &parents, &message, who) {
+    let reflog = format!("fabro land: run {id}");
+    let commit = repo
+        .write_commit(merged, &parents, &message, who)
+        .and_then(|commit| {
+            let edit = RefEdit::Update {
+                name: branch.clone(),
+                old: ours,
+                new: commit,
+            };
+            repo.update_refs(&[edit], &reflog, who).map(|()| commit)
+        });
+    let commit = match commit {
         Ok(commit) => commit,
         Err(err) => {
+            // No commit, or the branch moved under us: put the checkout back where its branch
+            // still is.
             if let Some(workdir) = &target.checkout {
                 let _ = move_checkout(workdir, merged, ours_tree);
             }
             return Err(err.into());
         }
     };
-    let edit = RefEdit::Update {
-        name: branch.clone(),
-        old: ours,
-        new: commit,
-    };
-    let reflog = format!("fabro land: run {id}");
-    if let Err(err) = repo.update_refs(&[edit], &reflog, who) {
-        // The branch moved under us: put the checkout back where its branch still is.
-        if let Some(workdir) = &target.checkout {
-            let _ = move_checkout(workdir, merged, ours_tree);
-        }
-        return Err(err.into());
-    }
     landed.commit = Some(commit.to_string());
     Ok(landed)
+}
+
+fn check_finished(state: &RunState) -> Result<()> {
+    let id = &state.id;
+    let status = state.record.status.kind;
+    if matches!(status, StatusKind::Succeeded | StatusKind::Failed) {
+        return Ok(());
+    }
+    Err(Error::Usage(format!(
+        "run {id} is {} and has not finished; finish it first (`git fabro finish {id}`), or land it as it is with --force",
+        status.as_str()
+    )))
+}
+
+/// Whether a land killed after it brought the checkout to the result and before it moved the
+/// branch left exactly the result staged, which this land then finishes. Other staged
+/// changes refuse the land.
+fn checkout_moved_before(
+    repo: &Repo,
+    workdir: &Path,
+    ours: ObjectId,
+    merged: ObjectId,
+) -> Result<bool> {
+    let staged = repo.staged_changes(workdir, ours)?;
+    if staged.is_empty() {
+        return Ok(false);
+    }
+    if repo.staged_changes(workdir, merged)?.is_empty() {
+        return Ok(true);
+    }
+    Err(Error::Failed(format!(
+        "{} has staged changes ({}); commit or unstage them first, nothing was changed",
+        workdir.display(),
+        staged.join(", ")
+    )))
 }
 
 /// Records on the run's metadata branch that it landed (`land run` commit): `ps` shows it.
