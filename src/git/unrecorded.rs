@@ -11,6 +11,7 @@ use gix::status::plumbing::index_as_worktree::{Change, EntryStatus};
 use serde::Serialize;
 
 use super::observe::{Observed, Walk};
+use super::snapshot::Edit;
 use super::{Excludes, ObjectId, Repo};
 use crate::git::error::Result;
 
@@ -88,21 +89,8 @@ impl Repo {
         let staged = self.index_changes(tree, &index, &[])?;
         let index_is_commit = staged.is_empty();
         if !index_is_commit {
-            let unlike_parent: Option<HashSet<BString>> =
-                match self.commit_info(commit)?.first_parent {
-                    Some(parent) => {
-                        let changes = self.index_changes(self.commit_tree(parent)?, &index, &[])?;
-                        Some(changes.into_iter().map(|(path, _)| path).collect())
-                    }
-                    None => None,
-                };
-            for (path, _) in staged {
-                if unlike_parent
-                    .as_ref()
-                    .is_none_or(|paths| paths.contains(&path))
-                {
-                    add(path, Unrecorded::Staged);
-                }
+            for path in self.unlike_parent(commit, &index, staged)? {
+                add(path, Unrecorded::Staged);
             }
         }
         // The files are compared with the commit itself: against an index that holds something
@@ -160,6 +148,26 @@ impl Repo {
         found.sort_by(|a, b| a.path.cmp(&b.path));
         found.dedup_by(|a, b| a.path == b.path);
         Ok(found)
+    }
+
+    /// The `staged` paths whose entry in `index` the first parent of `commit` does not hold
+    /// either (all of them for a first commit).
+    fn unlike_parent(
+        &self,
+        commit: ObjectId,
+        index: &gix::index::File,
+        staged: Vec<Edit>,
+    ) -> Result<Vec<BString>> {
+        let Some(parent) = self.commit_info(commit)?.first_parent else {
+            return Ok(staged.into_iter().map(|(path, _)| path).collect());
+        };
+        let changes = self.index_changes(self.commit_tree(parent)?, index, &[])?;
+        let unlike: HashSet<BString> = changes.into_iter().map(|(path, _)| path).collect();
+        Ok(staged
+            .into_iter()
+            .map(|(path, _)| path)
+            .filter(|path| unlike.contains(path))
+            .collect())
     }
 }
 
