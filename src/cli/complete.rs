@@ -130,33 +130,11 @@ fn position(before: &[String], current: &str) -> Option<(Wanted, Option<String>,
             name => break root.find_subcommand(name)?.clone(),
         }
     };
-    let mut positionals: Vec<&String> = Vec::new();
-    let mut run_flag: Option<String> = None;
-    let mut pending: Option<String> = None;
-    for word in words {
-        if let Some(flag) = pending.take() {
-            if flag == "run" {
-                run_flag = Some(word.clone());
-            }
-            continue;
-        }
-        if word == "--" {
-            return None; // a command to run (`resume -- COMMAND`), never a run
-        }
-        if let Some(long) = word.strip_prefix("--") {
-            if let Some(("run", value)) = long.split_once('=') {
-                run_flag = Some(value.to_owned());
-            } else if takes_value(&sub, long, None) {
-                pending = Some(long.to_owned());
-            }
-        } else if let Some(short) = word.strip_prefix('-').filter(|s| s.len() == 1) {
-            if takes_value(&sub, "", short.chars().next()) || short == "C" {
-                pending = Some(short.to_owned());
-            }
-        } else if !word.starts_with('-') {
-            positionals.push(word);
-        }
-    }
+    let Typed {
+        positionals,
+        run_flag,
+        pending,
+    } = typed(&sub, words)?;
     if pending.as_deref() == Some("run") {
         return Some((Wanted::Runs, None, String::new()));
     }
@@ -215,6 +193,50 @@ fn position(before: &[String], current: &str) -> Option<(Wanted, Option<String>,
         n if is_target(n) => Some((Wanted::Targets, run, String::new())),
         _ => None,
     }
+}
+
+/// The words typed after the command: its positionals, the value of `--run`, and the flag
+/// whose value comes next, if the last word was one.
+struct Typed<'w> {
+    positionals: Vec<&'w String>,
+    run_flag: Option<String>,
+    pending: Option<String>,
+}
+
+/// None after `--`: what follows is a command to run (`resume -- COMMAND`), never a run.
+fn typed<'w>(sub: &clap::Command, words: impl Iterator<Item = &'w String>) -> Option<Typed<'w>> {
+    let mut positionals: Vec<&String> = Vec::new();
+    let mut run_flag: Option<String> = None;
+    let mut pending: Option<String> = None;
+    for word in words {
+        if let Some(flag) = pending.take() {
+            if flag == "run" {
+                run_flag = Some(word.clone());
+            }
+            continue;
+        }
+        if word == "--" {
+            return None; // a command to run (`resume -- COMMAND`), never a run
+        }
+        if let Some(long) = word.strip_prefix("--") {
+            if let Some(("run", value)) = long.split_once('=') {
+                run_flag = Some(value.to_owned());
+            } else if takes_value(sub, long, None) {
+                pending = Some(long.to_owned());
+            }
+        } else if let Some(short) = word.strip_prefix('-').filter(|s| s.len() == 1) {
+            if takes_value(sub, "", short.chars().next()) || short == "C" {
+                pending = Some(short.to_owned());
+            }
+        } else if !word.starts_with('-') {
+            positionals.push(word);
+        }
+    }
+    Some(Typed {
+        positionals,
+        run_flag,
+        pending,
+    })
 }
 
 fn is_target(value_name: &str) -> bool {
