@@ -12,6 +12,7 @@ use serde_json::Value;
 use tempfile::TempDir;
 
 pub mod failpoints;
+pub mod snapshot;
 
 pub struct TestRepo {
     _dir: TempDir,
@@ -19,6 +20,10 @@ pub struct TestRepo {
     pub path: PathBuf,
     pub home: PathBuf,
 }
+
+/// When the commits a test makes with git were made. git-fabro's own commits take the time
+/// now whatever the environment says (`Identity::signature_now`), and name a random run id.
+pub const GIT_DATE: &str = "2026-01-01T12:00:00Z";
 
 /// What reads timelines: `gix`, or unset for the default, the commit cache in front of gix.
 pub const OBJECT_READER: &str = "GIT_FABRO_OBJECT_READER";
@@ -127,8 +132,11 @@ impl TestRepo {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
+    /// git's own commits are dated [`GIT_DATE`], so that their ids are the same in every run.
     pub fn git_output(&self, dir: &Path, args: &[&str]) -> Output {
         self.command("git")
+            .env("GIT_AUTHOR_DATE", GIT_DATE)
+            .env("GIT_COMMITTER_DATE", GIT_DATE)
             .args(args)
             .current_dir(dir)
             .output()
