@@ -1,4 +1,4 @@
-use crate::common::{TestRepo, run_err};
+use crate::common::{TestRepo, run_err, snapshot};
 
 /// The refs and object count, to show a refused command wrote nothing.
 fn written(repo: &TestRepo) -> (String, String) {
@@ -11,7 +11,7 @@ fn bad_node_ids_exit_2_and_write_nothing() {
     let run = repo.start();
     let before = written(&repo);
     let long = "n".repeat(129);
-    for node in [
+    let refusals: String = [
         "../x",
         "a/b",
         "a b",
@@ -21,16 +21,12 @@ fn bad_node_ids_exit_2_and_write_nothing() {
         ".hidden",
         "a..b",
         long.as_str(),
-    ] {
-        let (code, err) =
-            run_err(
-                repo.fabro()
-                    .args(["checkpoint", "--run", &run.id, "--node", node]),
-            );
-        assert_eq!(code, 2, "{node:?}: {err}");
-        assert!(err.starts_with("error: invalid node id"), "{node:?}: {err}");
-        assert!(!err.contains("panicked"), "{err}");
-    }
+    ]
+    .iter()
+    .map(|node| snapshot::refused(&repo, &["checkpoint", "--run", &run.id, "--node", node]))
+    .collect();
+    let _filters = snapshot::filters(&repo).bind_to_scope();
+    insta::assert_snapshot!(refusals);
     let (code, _) = run_err(repo.fabro().args([
         "checkpoint",
         "--run",
@@ -49,20 +45,19 @@ fn unknown_statuses_list_the_valid_ones() {
     let repo = TestRepo::new();
     let run = repo.start();
     let before = written(&repo);
-    let (code, err) = run_err(repo.fabro().args([
-        "checkpoint",
-        "--run",
-        &run.id,
-        "--node",
-        "a",
-        "--status",
-        "done",
-    ]));
-    assert_eq!(code, 2);
-    assert!(
-        err.contains("succeeded, partially_succeeded, failed, skipped"),
-        "{err}"
-    );
+    let _filters = snapshot::filters(&repo).bind_to_scope();
+    insta::assert_snapshot!(snapshot::refused(
+        &repo,
+        &[
+            "checkpoint",
+            "--run",
+            &run.id,
+            "--node",
+            "a",
+            "--status",
+            "done"
+        ]
+    ));
     assert_eq!(written(&repo), before);
 }
 
@@ -93,9 +88,6 @@ fn unknown_and_ambiguous_run_prefixes() {
     let repo = TestRepo::new();
     let a = repo.start();
     let b = repo.start();
-    let (code, err) = run_err(repo.fabro().args(["log", "ZZZZZZ"]));
-    assert_eq!(code, 2);
-    assert!(err.contains("no run matches"), "{err}");
     let common: String =
         a.id.chars()
             .zip(b.id.chars())
@@ -106,17 +98,21 @@ fn unknown_and_ambiguous_run_prefixes() {
         common.len() >= 4,
         "runs minted in the same second share a prefix"
     );
-    let (code, err) = run_err(
-        repo.fabro()
-            .args(["log", &common[..4].to_ascii_lowercase()]),
-    );
-    assert_eq!(code, 2);
-    assert!(
-        err.contains("ambiguous") && err.contains(&a.id) && err.contains(&b.id),
-        "{err}"
-    );
-    let (code, _) = run_err(repo.fabro().args(["log", "abc"]));
-    assert_eq!(code, 2);
+    let refusals = [
+        snapshot::refused(&repo, &["log", "ZZZZZZ"]),
+        snapshot::refused(&repo, &["log", &common[..4].to_ascii_lowercase()]),
+        snapshot::refused(&repo, &["log", "abc"]),
+    ]
+    .concat();
+    // The ambiguous prefix, lower case, and the two runs in the order they were started.
+    let prefix = common[..4].to_ascii_lowercase();
+    let names = [
+        (prefix.as_str(), "[PREFIX]"),
+        (&a.id, "[FIRST]"),
+        (&b.id, "[SECOND]"),
+    ];
+    let _filters = snapshot::filters_naming(&repo, &names).bind_to_scope();
+    insta::assert_snapshot!(refusals);
 }
 
 #[test]
@@ -125,13 +121,16 @@ fn outside_a_repository_is_a_usage_error() {
     let outside = repo.root.join("plain");
     std::fs::create_dir(&outside).unwrap();
     // (`start` there keeps the run in a shadow repository instead; see shadow.rs.)
-    for args in [vec!["ps"], vec!["log"], vec!["show"]] {
-        let (code, err) = run_err(repo.fabro_in(&outside).args(&args));
-        assert_eq!(code, 2, "{args:?}");
-        assert!(err.contains("not a git repository"), "{err}");
-    }
-    let (code, _) = run_err(repo.fabro().args(["-C", outside.to_str().unwrap(), "ps"]));
-    assert_eq!(code, 2);
+    let refusals: String = [vec!["ps"], vec!["log"], vec!["show"]]
+        .iter()
+        .map(|args| snapshot::refused_in(&repo, &outside, args))
+        .chain([snapshot::refused(
+            &repo,
+            &["-C", outside.to_str().unwrap(), "ps"],
+        )])
+        .collect();
+    let _filters = snapshot::filters(&repo).bind_to_scope();
+    insta::assert_snapshot!(refusals);
 }
 
 #[test]
@@ -197,38 +196,19 @@ fn typos_are_answered_with_the_name_most_likely_meant() {
     let run = repo.start();
     repo.checkpoint(&run.id, "plan");
     repo.checkpoint(&run.id, "code");
-    let refused = |args: &[&str]| {
-        let (code, stderr) = run_err(repo.fabro().args(args));
-        assert_eq!(code, 2, "{args:?}: {stderr}");
-        stderr
-    };
-
-    let stderr = refused(&["show", &run.id, "plann@1"]);
-    assert!(
-        stderr.contains("matches plann@1 (did you mean plan?)"),
-        "{stderr}"
-    );
-    let stderr = refused(&["show", &run.id, "cdoe"]);
-    assert!(stderr.contains("(did you mean code?)"), "{stderr}");
-    assert!(!refused(&["show", &run.id, "deploy"]).contains("did you mean"));
-
     // The last character of the id's first eight, changed.
     let mut typo = run.id[..8].to_owned();
     let last = if typo.ends_with('0') { '1' } else { '0' };
     typo.replace_range(7.., &last.to_string());
-    let stderr = refused(&["show", &typo]);
-    assert!(
-        stderr.contains(&format!(
-            "no run matches \"{typo}\"; did you mean {}?",
-            run.id
-        )),
-        "{stderr}"
-    );
-    assert!(!refused(&["show", "ZZZZZZZZ"]).contains("did you mean"));
-
-    let stderr = refused(&["lgo"]);
-    assert!(
-        stderr.contains("a similar subcommand exists: 'log'"),
-        "{stderr}"
-    );
+    let refusals = [
+        snapshot::refused(&repo, &["show", &run.id, "plann@1"]),
+        snapshot::refused(&repo, &["show", &run.id, "cdoe"]),
+        snapshot::refused(&repo, &["show", &run.id, "deploy"]),
+        snapshot::refused(&repo, &["show", &typo]),
+        snapshot::refused(&repo, &["show", "ZZZZZZZZ"]),
+        snapshot::refused(&repo, &["lgo"]),
+    ]
+    .concat();
+    let _filters = snapshot::filters_naming(&repo, &[(&typo, "[TYPO]")]).bind_to_scope();
+    insta::assert_snapshot!(refusals);
 }
