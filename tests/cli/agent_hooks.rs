@@ -121,8 +121,7 @@ pub fn git_lines(repo: &TestRepo, args: &[&str]) -> Vec<String> {
 
 #[test]
 fn claude_hooks_snapshot_each_write_checkpoint_each_turn_and_uninstall_restores_the_file() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let wt = &run.worktree;
     let settings_path = wt.join(".claude/settings.local.json");
     write_file(&settings_path, USER_SETTINGS);
@@ -247,8 +246,7 @@ fn claude_hooks_snapshot_each_write_checkpoint_each_turn_and_uninstall_restores_
 
 #[test]
 fn a_failing_agent_hook_exits_0_and_status_shows_the_failure() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let wt = &run.worktree;
     run_ok(repo.fabro_in(wt).args(["hooks", "install", "--claude"]));
     let stop = json!({
@@ -299,8 +297,7 @@ fn a_failing_agent_hook_exits_0_and_status_shows_the_failure() {
 
 #[test]
 fn codex_and_gemini_hooks_round_trip_and_created_files_go_away() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let wt = &run.worktree;
     run_ok(
         repo.fabro_in(wt)
@@ -365,8 +362,7 @@ fn codex_and_gemini_hooks_round_trip_and_created_files_go_away() {
 
 #[test]
 fn copilot_runs_claudes_hooks_and_each_of_its_writes_is_snapshotted_first() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let wt = &run.worktree;
     run_ok(repo.fabro_in(wt).args(["hooks", "install", "--claude"]));
     let settings: Value = serde_json::from_str(

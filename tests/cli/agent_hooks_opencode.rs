@@ -40,8 +40,7 @@ fn opencode_installs(dir: &Path) {
 #[test]
 fn the_plugin_is_kept_out_of_checkpoints_with_opencodes_installs_and_uninstall_gives_back_the_file()
 {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let wt = &run.worktree;
     // A file of the user's at the plugin's path, and a plugin of their own beside it.
     let theirs = "export const Old = async () => ({})\n";

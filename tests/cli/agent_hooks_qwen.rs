@@ -54,8 +54,7 @@ fn edit_of(file: &Path) -> Value {
 
 #[test]
 fn qwen_hooks_snapshot_each_write_record_the_typed_prompt_and_uninstall_restores_the_file() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let wt = &run.worktree;
     let path = wt.join(".qwen/settings.json");
     write_file(&path, USER_SETTINGS);

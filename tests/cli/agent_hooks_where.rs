@@ -141,8 +141,7 @@ fn codex_hooks_for_a_worktree_run_go_to_the_main_checkout_and_catch_shell_patche
 
 #[test]
 fn gemini_install_trusts_the_work_tree_and_uninstall_gives_the_trust_file_back() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let wt = &run.worktree;
     // The isolated HOME is the test's root: Gemini's trusted folders, as Gemini writes them.
     let trust_file = repo.root.join(".gemini/trustedFolders.json");

@@ -51,8 +51,7 @@ fn status_json(repo: &TestRepo, id: &str, stage: &str) -> Value {
 
 #[test]
 fn each_turn_records_its_own_models_tokens_and_tool_calls_and_every_view_shows_them() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let wt = &run.worktree;
     let transcript = agent_transcript(&repo.root, "claude", "session.jsonl");
 
@@ -175,8 +174,7 @@ fn each_turn_records_its_own_models_tokens_and_tool_calls_and_every_view_shows_t
 
 #[test]
 fn a_turn_without_a_readable_transcript_records_no_usage_and_ps_shows_no_tokens() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let wt = &run.worktree;
     let transcript = agent_transcript(&repo.root, "claude", "notes.jsonl");
     write_file(&transcript, "not a transcript\n");
@@ -244,8 +242,7 @@ fn an_agent_nodes_usage_is_read_from_the_session_it_recorded_in_its_worktree() {
 
 #[test]
 fn a_harness_reports_its_nodes_usage_with_checkpoint_and_bad_usage_writes_nothing() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let wt = &run.worktree;
     let usage = r#"{"models": [{"model": {"provider": "open_ai", "model_id": "gpt-5.5"},
         "tokens": {"input_tokens": 1200, "output_tokens": 300}}], "tool_calls": 4}"#;

@@ -81,8 +81,7 @@ fn gc_removes_old_archived_runs_and_nothing_else() {
 
 #[test]
 fn gc_prunes_stale_worktree_registrations_of_runs() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     std::fs::remove_dir_all(&run.worktree).unwrap();
     let out = repo.ok(&["gc"]);
     assert!(out.contains("stale worktree"), "{out}");

@@ -60,8 +60,7 @@ fn wait_until_packed(repo: &TestRepo, rev: &str) -> bool {
 
 #[test]
 fn checkpoints_past_the_threshold_leave_git_gc_packing_behind_them() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let tip = format!("refs/heads/fabro/run/{}", run.id);
     for node in ["plan", "code"] {
         crate::common::write_file(&run.worktree.join(format!("{node}.txt")), node);
@@ -102,8 +101,7 @@ fn gc_auto_zero_and_maintenance_auto_false_keep_objects_loose() {
 
 #[test]
 fn a_command_that_writes_nothing_starts_no_gc() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     repo.checkpoint(&run.id, "plan");
     seed_sampled_objects(&repo);
     repo.git(&["config", "gc.auto", "1"]);
@@ -115,8 +113,7 @@ fn a_command_that_writes_nothing_starts_no_gc() {
 
 #[test]
 fn checkpoints_succeed_while_git_gc_packs_and_prunes_beside_them() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let gc = {
         let stop = stop.clone();

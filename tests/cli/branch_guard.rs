@@ -111,8 +111,7 @@ fn gc_keeps_an_archived_run_whose_branch_the_user_checked_out_and_committed_on()
 
 #[test]
 fn gc_keeps_an_archived_run_whose_worktree_holds_work() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     write_file(&run.worktree.join("a.txt"), "recorded\n");
     repo.checkpoint(&run.id, "a");
     repo.ok(&["finish", "--run", &run.id, "--keep-worktree"]);
@@ -133,8 +132,7 @@ fn gc_keeps_an_archived_run_whose_worktree_holds_work() {
 
 #[test]
 fn gc_moves_refs_before_it_touches_the_worktree() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     write_file(&run.worktree.join("a.txt"), "recorded\n");
     repo.checkpoint(&run.id, "a");
     repo.ok(&["finish", "--run", &run.id, "--keep-worktree"]);

@@ -4,8 +4,7 @@ use crate::common::{TestRepo, run_err, run_ok, write_file};
 
 #[test]
 fn three_checkpoints_including_a_second_visit() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     write_file(&run.worktree.join("plan.md"), "the plan\n");
     repo.checkpoint(&run.id, "plan");
     write_file(&run.worktree.join("src/lib.rs"), "pub fn f() { todo!() }\n");
@@ -87,8 +86,7 @@ fn three_checkpoints_including_a_second_visit() {
 
 #[test]
 fn the_run_commit_message_is_byte_for_byte_the_format() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let sha = repo.checkpoint(&run.id, "plan");
     let meta = repo.git(&["rev-parse", &format!("fabro/meta/{}", run.id)]);
     let raw = repo.git(&["cat-file", "commit", &sha]);
@@ -105,8 +103,7 @@ fn the_run_commit_message_is_byte_for_byte_the_format() {
 
 #[test]
 fn a_checkpoint_with_nothing_changed_still_adds_one_commit() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     repo.checkpoint(&run.id, "a");
     repo.checkpoint(&run.id, "b");
     let branch = format!("fabro/run/{}", run.id);
@@ -221,8 +218,7 @@ fn settings_toml_globs_apply_when_the_run_has_none() {
 
 #[test]
 fn the_run_is_found_from_the_worktree_and_from_the_environment() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     write_file(&run.worktree.join("src/inner.rs"), "x\n");
     run_ok(
         repo.fabro_in(&run.worktree.join("src"))
@@ -242,8 +238,7 @@ fn the_run_is_found_from_the_worktree_and_from_the_environment() {
 
 #[test]
 fn checkpoint_keeps_the_run_directory_current() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     write_file(&repo.root.join("prompt.txt"), "do the thing\n");
     repo.ok(&[
         "checkpoint",
@@ -304,8 +299,7 @@ fn checkpoint_works_when_the_run_directory_is_gone() {
 
 #[test]
 fn a_metadata_commit_left_by_a_killed_process_is_not_counted() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     repo.checkpoint(&run.id, "a");
     repo.leave_dangling_metadata(&run.id);
     let meta = format!("refs/heads/fabro/meta/{}", run.id);
@@ -329,8 +323,7 @@ fn a_metadata_commit_left_by_a_killed_process_is_not_counted() {
 
 #[test]
 fn changes_staged_with_git_add_after_a_checkpoint_are_taken() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     repo.checkpoint(&run.id, "one");
     // The agent stages a file with git itself: the index now differs from the run's tip while
     // the work tree equals the index, so only comparing the index with the tip shows it.
@@ -349,8 +342,7 @@ fn changes_staged_with_git_add_after_a_checkpoint_are_taken() {
 /// deleted, not the index's stale copy of it.
 #[test]
 fn after_a_checkpoint_killed_before_its_index_a_deleted_file_stays_deleted() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     std::fs::remove_file(run.worktree.join("README.md")).unwrap();
     crate::common::failpoints::die_at(
         repo.fabro()

@@ -14,8 +14,7 @@ fn ref_lock(repo: &TestRepo, id: &str) -> std::path::PathBuf {
 
 #[test]
 fn wait_retries_until_the_race_is_won() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let lock = ref_lock(&repo, &run.id);
     std::fs::write(&lock, "").unwrap();
     let started = Instant::now();
@@ -53,8 +52,7 @@ fn wait_retries_until_the_race_is_won() {
 
 #[test]
 fn wait_still_exits_3_when_the_time_is_up_and_without_it_at_once() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     std::fs::write(ref_lock(&repo, &run.id), "").unwrap();
     let started = Instant::now();
     let (code, _) = run_err(
@@ -87,8 +85,7 @@ fn wait_still_exits_3_when_the_time_is_up_and_without_it_at_once() {
 
 #[test]
 fn checkpoints_racing_on_one_run_all_land_with_wait() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let children: Vec<_> = (0..6)
         .map(|i| {
             repo.fabro()

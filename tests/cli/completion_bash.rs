@@ -180,8 +180,7 @@ fn completion_bash_git_fabro_binary_completes_without_git() {
 #[test]
 fn completion_bash_git_fabro_completes_run_ids_and_checkpoints() {
     let Some(git) = git_completion() else { return };
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     repo.checkpoint(&run.id, "plan");
     repo.checkpoint(&run.id, "code");
     let offered = complete_in(&repo, Some(&git), &["git", "fabro", "log", ""]);

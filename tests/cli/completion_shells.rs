@@ -56,8 +56,7 @@ fn completion_fish_completes_run_ids_and_checkpoints() {
         eprintln!("SKIPPED running fish: it is not installed; checked the script's text only");
         return;
     }
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     repo.checkpoint(&run.id, "plan");
     let source = format!("source '{}';", script("git-fabro.fish").display());
     let out = run_shell(
@@ -99,8 +98,7 @@ fn completion_zsh_completes_run_ids_and_falls_back_to_clap() {
         eprintln!("SKIPPED running zsh: it is not installed; checked the script's text only");
         return;
     }
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     repo.checkpoint(&run.id, "plan");
     // `compdef` is compinit's; `compadd` and `_arguments` only work inside completion: record
     // what they are given (`compadd -a NAME` takes the array NAME).

@@ -21,8 +21,7 @@ fn wait_all(children: Vec<(String, Child)>) -> Vec<(String, i32, String)> {
 
 #[test]
 fn concurrent_checkpoints_of_one_run_win_whole_or_exit_3() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let children: Vec<(String, Child)> = (0..8)
         .map(|i| {
             let node = format!("n{i}");

@@ -10,8 +10,7 @@ use crate::common::{TestRepo, run_ok, write_file};
 
 #[test]
 fn every_read_command_speaks_json() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     write_file(&run.worktree.join("a.txt"), "a\n");
     repo.checkpoint(&run.id, "a");
     for args in [
@@ -37,8 +36,7 @@ fn every_read_command_speaks_json() {
 
 #[test]
 fn dash_c_runs_as_if_started_elsewhere() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let elsewhere = repo.root.join("elsewhere");
     std::fs::create_dir(&elsewhere).unwrap();
     let runs: Vec<Value> = serde_json::from_str(&run_ok(repo.fabro_in(&elsewhere).args([
@@ -90,8 +88,7 @@ fn global_options_and_values_named_like_commands_parse_as_meant() {
 
 #[test]
 fn piped_output_has_no_colour_or_progress() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     repo.checkpoint(&run.id, "a");
     for args in [vec!["log", run.id.as_str()], vec!["ps"], vec!["start"]] {
         let out = repo.fabro().args(&args).output().unwrap();

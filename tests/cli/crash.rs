@@ -139,8 +139,7 @@ fn run_ids(repo: &TestRepo) -> Vec<String> {
 
 #[test]
 fn checkpoints_killed_at_each_boundary_lose_nothing_and_a_rerun_records() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let mut acknowledged = Vec::new();
     for (i, &point) in CHECKPOINT.iter().enumerate() {
         write_file(&run.worktree.join(format!("f{i}.txt")), point);
@@ -266,8 +265,7 @@ fn rewinds_killed_at_each_boundary_are_finished_by_a_rerun_without_a_second_repl
 
 #[test]
 fn restores_killed_at_each_boundary_keep_the_work_and_are_completed_by_a_rerun() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     for i in 0..20 {
         write_file(&run.worktree.join(format!("base/{i}.txt")), "base\n");
     }

@@ -2,8 +2,7 @@ use crate::common::{TestRepo, run_ok, write_file};
 
 #[test]
 fn diff_between_checkpoints_and_against_the_worktree() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     write_file(&run.worktree.join("a.txt"), "one\n");
     let first = repo.checkpoint(&run.id, "one");
     write_file(&run.worktree.join("a.txt"), "one\ntwo\n");
@@ -42,8 +41,7 @@ type Step<'a> = Box<dyn Fn() + 'a>;
 /// against the one before must be git's own `git diff --stat`, byte for byte, piped.
 #[test]
 fn the_stat_is_what_git_diff_stat_prints() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let at = |rel: &str| run.worktree.join(rel);
     let numbered = |n: usize| (1..=n).map(|i| format!("line {i}\n")).collect::<String>();
     let steps: Vec<(&str, Step)> = vec![
@@ -143,8 +141,7 @@ fn the_stat_is_what_git_diff_stat_prints() {
 
 #[test]
 fn the_first_checkpoint_is_compared_with_the_base() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     write_file(&run.worktree.join("a.txt"), "a\n");
     let first = repo.checkpoint(&run.id, "one");
     assert_eq!(

@@ -7,8 +7,7 @@ fn written(repo: &TestRepo) -> (String, String) {
 
 #[test]
 fn bad_node_ids_exit_2_and_write_nothing() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let before = written(&repo);
     let long = "n".repeat(129);
     let refusals: String = [
@@ -42,8 +41,7 @@ fn bad_node_ids_exit_2_and_write_nothing() {
 
 #[test]
 fn unknown_statuses_list_the_valid_ones() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let before = written(&repo);
     let _filters = snapshot::filters(&repo).bind_to_scope();
     insta::assert_snapshot!(snapshot::refused(
@@ -63,8 +61,7 @@ fn unknown_statuses_list_the_valid_ones() {
 
 #[test]
 fn malformed_context_and_attachments_exit_2() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let before = written(&repo);
     for args in [
         vec!["--context", "k={not json"],
@@ -135,8 +132,7 @@ fn outside_a_repository_is_a_usage_error() {
 
 #[test]
 fn a_corrupt_run_json_is_reported_not_trusted() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let meta = format!("refs/heads/fabro/meta/{}", run.id);
     for bad in ["{ not json", "{\"format\": 99, \"run_id\": \"x\"}", "[]"] {
         let path = repo.root.join("bad.json");
@@ -192,8 +188,7 @@ fn clap_usage_errors_exit_2() {
 /// the closest name that exists, when one is a likely typo; nothing close, no guess.
 #[test]
 fn typos_are_answered_with_the_name_most_likely_meant() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     repo.checkpoint(&run.id, "plan");
     repo.checkpoint(&run.id, "code");
     // The last character of the id's first eight, changed.

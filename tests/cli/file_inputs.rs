@@ -47,8 +47,7 @@ fn refused(repo: &TestRepo, args: &[&str], expect: &str) {
 
 #[test]
 fn attach_refuses_fifos_directories_devices_and_huge_files() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let fifo = repo.root.join("pipe");
     mkfifo(&repo, &fifo);
     let huge = repo.root.join("huge.bin");

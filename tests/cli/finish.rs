@@ -4,8 +4,7 @@ use crate::common::{TestRepo, write_file};
 
 #[test]
 fn finish_writes_the_conclusion_and_removes_the_worktree() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     write_file(&run.worktree.join("src/lib.rs"), "pub fn f() { 1 }\n");
     write_file(&run.worktree.join("new.txt"), "new\n");
     let tip = repo.checkpoint(&run.id, "code");
@@ -43,8 +42,7 @@ fn finish_writes_the_conclusion_and_removes_the_worktree() {
 
 #[test]
 fn finish_failed_with_a_reason_and_keep_worktree() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     repo.ok(&[
         "finish",
         "--run",
@@ -78,8 +76,7 @@ fn finish_failed_with_a_reason_and_keep_worktree() {
 
 #[test]
 fn finish_keeps_a_worktree_with_work_no_checkpoint_holds() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     write_file(&run.worktree.join("unsaved.txt"), "precious\n");
     let out = repo
         .fabro()
@@ -99,8 +96,7 @@ fn finish_keeps_a_worktree_with_work_no_checkpoint_holds() {
 /// removing the worktree and does not call it staged work.
 #[test]
 fn finish_after_a_checkpoint_killed_before_its_index_removes_the_worktree() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     std::fs::remove_file(run.worktree.join("README.md")).unwrap();
     crate::common::failpoints::die_at(
         repo.fabro()

@@ -23,8 +23,7 @@ fn kinds(report: &Value, list: &str) -> Vec<String> {
 
 #[test]
 fn a_healthy_repository_is_clean_and_a_lost_race_is_only_a_note() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     repo.checkpoint(&run.id, "a");
     let (code, clean) = report(&repo, &[]);
     assert_eq!(code, 0, "{clean}");
@@ -40,8 +39,7 @@ fn a_healthy_repository_is_clean_and_a_lost_race_is_only_a_note() {
 
 #[test]
 fn repair_fixes_what_a_killed_process_or_a_removed_directory_left() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let other = repo.start();
     // A start killed between its two refs: a run branch without a run.
     let head = repo.git(&["rev-parse", "HEAD"]);
@@ -138,8 +136,7 @@ fn a_missing_run_directory_is_rebuilt_from_git() {
 
 #[test]
 fn broken_links_counts_and_records_are_problems() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     repo.checkpoint(&run.id, "a");
     let branch = format!("refs/heads/fabro/run/{}", run.id);
     let tree = repo.git(&["rev-parse", &format!("{branch}^{{tree}}")]);

@@ -5,8 +5,7 @@ use crate::common::{TestRepo, write_file};
 
 #[test]
 fn plain_git_reads_the_trailers_and_fsck_is_clean() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     for node in ["plan", "code", "plan"] {
         write_file(&run.worktree.join(format!("{node}.txt")), node);
         repo.checkpoint(&run.id, node);
@@ -137,8 +136,7 @@ fn identity_comes_from_git_config_fabro_author() {
 
 #[test]
 fn loose_objects_are_compressed_as_git_config_says_and_read_only() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let content = "the same line again\n".repeat(2000);
     let len = content.len();
     // The files are named in their lines, so that each is a new blob.

@@ -39,8 +39,7 @@ fn path_with_binary() -> String {
 
 #[test]
 fn of_three_concurrent_resumes_exactly_one_runs_its_command() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let ran = repo.root.join("ran.txt");
     let script = format!("echo ran >> '{}'; sleep 2", ran.display());
     let children: Vec<Child> = (0..3)
@@ -76,8 +75,7 @@ fn of_three_concurrent_resumes_exactly_one_runs_its_command() {
 
 #[test]
 fn a_run_pid_left_by_a_dead_process_is_taken_over() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     std::fs::write(run.run_dir.join("run.pid"), "999999999\n").unwrap();
     run_ok(repo.fabro().args(["resume", &run.id, "--", "true"]));
     assert!(!run.run_dir.join("run.pid").exists());
@@ -87,8 +85,7 @@ fn a_run_pid_left_by_a_dead_process_is_taken_over() {
 /// reused by an unrelated process, which holds nothing.
 #[test]
 fn a_run_pid_whose_pid_was_reused_is_taken_over() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let sleeper = Sleeper::new();
     let pid_file = run.run_dir.join("run.pid");
     sleeper.hold(&run.run_dir);
@@ -108,8 +105,7 @@ fn a_run_pid_whose_pid_was_reused_is_taken_over() {
 /// While `resume -- COMMAND` runs, its run.pid is held, and another resume names its pid.
 #[test]
 fn a_live_holder_is_named_by_its_pid() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let marker = repo.root.join("started");
     let script = format!("touch '{}'; sleep 5", marker.display());
     let mut holder = repo
@@ -133,8 +129,7 @@ fn a_live_holder_is_named_by_its_pid() {
 
 #[test]
 fn finish_archive_gc_and_restore_refuse_a_held_run_unless_forced() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     std::fs::write(run.worktree.join("a.txt"), "a\n").unwrap();
     repo.checkpoint(&run.id, "build");
     let sleeper = Sleeper::new();
@@ -164,8 +159,7 @@ fn finish_archive_gc_and_restore_refuse_a_held_run_unless_forced() {
 
 #[test]
 fn the_held_runs_own_command_may_finish_it() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     std::fs::write(run.worktree.join("a.txt"), "a\n").unwrap();
     repo.checkpoint(&run.id, "build");
     let script = "git-fabro finish --run \"$FABRO_RUN_ID\" --keep-worktree";
@@ -182,8 +176,7 @@ fn the_held_runs_own_command_may_finish_it() {
 /// the system still answers for its pid, yet it holds nothing.
 #[test]
 fn a_run_pid_left_by_a_zombie_is_taken_over() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let mut ended = Command::new("true").spawn().unwrap();
     let stat = format!("/proc/{}/stat", ended.id());
     let started = std::time::Instant::now();
@@ -255,8 +248,7 @@ fn end_command(pid: &str) {
 #[test]
 fn ctrl_c_reaches_the_resumed_command_and_git_fabro_ends_with_it() {
     use std::io::Write;
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let script = signalled_command(&repo, "INT");
     let mut terminal = repo
         .fabro_on_terminal(&format!("resume {} -- sh {}", run.id, script.display()))
@@ -283,8 +275,7 @@ fn ctrl_c_reaches_the_resumed_command_and_git_fabro_ends_with_it() {
 /// working on a run nobody holds.
 #[test]
 fn sigterm_to_resume_is_passed_on_to_its_command() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let script = signalled_command(&repo, "TERM");
     let mut holder = repo
         .fabro()
@@ -312,8 +303,7 @@ fn sigterm_to_resume_is_passed_on_to_its_command() {
 /// started from the shell; Ctrl-C stays its to handle.
 #[test]
 fn the_resumed_command_inherits_the_signals_git_fabro_ignores() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let bin = assert_cmd::cargo::cargo_bin("git-fabro");
     let mask = repo.root.join("mask");
     let line = format!(

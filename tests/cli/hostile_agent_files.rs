@@ -54,8 +54,7 @@ fn assert_not_planted(repo: &TestRepo, run: &Started) {
 
 #[test]
 fn a_transcript_path_outside_the_agents_folder_is_not_read() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     run_ok(
         repo.fabro_in(&run.worktree)
             .args(["hooks", "install", "--claude"]),
@@ -98,8 +97,7 @@ fn a_transcript_path_outside_the_agents_folder_is_not_read() {
 
 #[test]
 fn checkpoint_attach_refuses_the_kernels_files_and_devices() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let link = repo.root.join("innocent.txt");
     symlink("/proc/self/environ", &link).unwrap();
     let meta = format!("refs/heads/fabro/meta/{}", run.id);

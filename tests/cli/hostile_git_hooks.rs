@@ -90,8 +90,7 @@ fn check_run(repo: &TestRepo, run: &Started, hook: &str) {
 }
 
 fn hook_case(hook: &str, linked: bool, args: &[&str]) {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let done = repo.root.join("hook-done");
     let checkout: PathBuf = if linked {
         let at = repo.root.join("linked");
@@ -123,8 +122,7 @@ fn git_fabro_in_each_commit_hook_leaves_the_users_commit_and_index_alone() {
 
 #[test]
 fn an_exported_index_work_tree_or_namespace_does_not_redirect_a_checkpoint() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let before = repo.user_state();
     write_file(&run.worktree.join("run.txt"), "run\n");
     let git_dir = repo.path.join(".git");

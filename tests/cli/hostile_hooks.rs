@@ -179,8 +179,7 @@ fn uninstall_refuses_a_link_that_now_leads_out_of_the_work_tree() {
 
 #[test]
 fn a_linked_gemini_trusted_folders_file_stays_a_link() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     // Dotfiles kept elsewhere: the isolated HOME's trusted folders file is a relative link,
     // and a second one leads to a file not made yet.
     let dotfiles = repo.root.join("dotfiles");

@@ -262,8 +262,7 @@ fn push_all_pushes_the_readable_runs_and_warns_about_the_others() {
 
 #[test]
 fn malformed_trailers_on_a_run_branch_are_refused_or_skipped_without_panicking() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     repo.checkpoint(&run.id, "plan");
     let branch = format!("refs/heads/fabro/run/{}", run.id);
     let tree = repo.git(&["rev-parse", &format!("{branch}^{{tree}}")]);
@@ -332,8 +331,7 @@ fn an_oversized_run_toml_on_a_fetched_run_is_refused_unread() {
 /// continuing from an older record.
 #[test]
 fn a_checkpoint_without_readable_trailers_is_named_not_skipped() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     repo.checkpoint(&run.id, "plan");
     repo.checkpoint(&run.id, "code");
     let branch = format!("refs/heads/fabro/run/{}", run.id);

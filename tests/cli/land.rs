@@ -174,8 +174,7 @@ fn land_refuses_and_changes_nothing_on_conflicts_dirty_checkouts_and_unfinished_
 
 #[test]
 fn land_path_prints_the_worktree_or_fails_with_a_hint() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let path = repo.ok(&["path", &run.id]);
     assert_eq!(path.trim(), run.worktree.to_str().unwrap());
     // git agrees that it is the run branch's worktree.

@@ -5,8 +5,7 @@ use crate::common::{TestRepo, ordinals, run_ok, snapshot, write_file};
 
 #[test]
 fn the_timeline_is_rebuilt_from_trailers_on_a_fresh_clone() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     for node in ["plan", "code", "plan"] {
         write_file(&run.worktree.join(format!("{node}.txt")), node);
         repo.checkpoint(&run.id, node);
@@ -48,8 +47,7 @@ fn the_timeline_is_rebuilt_from_trailers_on_a_fresh_clone() {
 
 #[test]
 fn the_human_timeline_is_a_compact_table() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     repo.checkpoint(&run.id, "plan");
     repo.checkpoint(&run.id, "plan");
     let out = repo.ok(&["log", &run.id[..8]]);
@@ -59,8 +57,7 @@ fn the_human_timeline_is_a_compact_table() {
 
 #[test]
 fn a_timeline_reads_the_same_across_loose_and_packed_history() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     repo.checkpoint(&run.id, "plan");
     repo.checkpoint(&run.id, "code");
     let before = repo.log_json(&run.id);
@@ -84,8 +81,7 @@ fn a_timeline_reads_the_same_across_loose_and_packed_history() {
 /// timeline or panics. Packed history after it is not reached.
 #[test]
 fn a_damaged_loose_commit_fails_the_log_and_is_named() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     repo.checkpoint(&run.id, "plan");
     repo.checkpoint(&run.id, "code");
     let commit = repo.git(&["rev-parse", &format!("fabro/run/{}~1", run.id)]);
@@ -123,8 +119,7 @@ fn a_damaged_loose_commit_fails_the_log_and_is_named() {
 
 #[test]
 fn commits_made_inside_the_worktree_do_not_break_the_timeline() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     repo.checkpoint(&run.id, "a");
     write_file(&run.worktree.join("agent.txt"), "by the agent\n");
     repo.git_in(&run.worktree, &["add", "-A"]);
@@ -142,8 +137,7 @@ fn commits_made_inside_the_worktree_do_not_break_the_timeline() {
 
 #[test]
 fn a_closed_pipe_ends_quietly() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     repo.checkpoint(&run.id, "a");
     let mut child = repo
         .fabro()
@@ -167,8 +161,7 @@ fn a_closed_pipe_ends_quietly() {
 
 #[test]
 fn times_are_local_as_git_shows_them_whatever_tz_says() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     repo.checkpoint(&run.id, "plan");
     let branch = format!("fabro/run/{}", run.id);
     // An IANA name, a path, a POSIX rule, and no TZ at all (the machine's /etc/localtime).

@@ -10,8 +10,7 @@ use crate::common::{TestRepo, run_err, run_ok, write_file};
 
 #[test]
 fn a_target_that_matches_nothing_says_so_and_names_the_log_command() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let (code, err) = run_err(repo.fabro().args(["show", &run.id, "plan"]));
     assert_eq!(code, 2);
     assert!(err.contains("has no checkpoints yet"), "{err}");
@@ -45,8 +44,7 @@ fn a_target_that_matches_nothing_says_so_and_names_the_log_command() {
 
 #[test]
 fn a_context_value_that_is_not_json_shows_the_quotes_it_needs() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let (code, err) = run_err(repo.fabro().args([
         "checkpoint",
         "--run",
@@ -84,8 +82,7 @@ impl Drop for Holder {
 
 #[test]
 fn a_held_run_names_the_process_and_its_command_line() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let holder = Holder(Command::new("sleep").arg("61").spawn().unwrap());
     let pid = holder.0.id();
     repo.checkpoint(&run.id, "plan");
@@ -112,8 +109,7 @@ fn a_held_run_names_the_process_and_its_command_line() {
 
 #[test]
 fn a_lost_race_names_the_run_and_the_ref_not_the_library() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let lock = repo
         .path
         .join(".git/refs/heads/fabro/run")

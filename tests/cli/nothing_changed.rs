@@ -35,8 +35,7 @@ fn age_files(repo: &TestRepo, worktree: &Path) {
 
 #[test]
 fn a_checkpoint_with_nothing_changed_leaves_the_index_as_it_was() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     age_files(&repo, &run.worktree);
     // This one records the new stat data.
     repo.checkpoint(&run.id, "a");

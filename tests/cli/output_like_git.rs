@@ -205,8 +205,7 @@ fn ctrl_c_while_paging_is_the_pagers() {
 
 #[test]
 fn times_are_local_with_their_offset_and_json_stays_utc_with_nulls() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let sha = repo.checkpoint(&run.id, "plan");
     std::fs::write(run.worktree.join("README.md"), "changed\n").unwrap();
     let long = "x".repeat(80);

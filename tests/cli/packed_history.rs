@@ -52,8 +52,7 @@ fn every_way_git_packs_a_run_gives_the_timeline_it_had_loose() {
 
 #[test]
 fn a_timeline_across_two_packs_and_loose_commits_reads_whole() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     for n in 0..60 {
         write_file(&run.worktree.join("work.txt"), &n.to_string());
         repo.checkpoint(&run.id, "code");

@@ -48,8 +48,7 @@ fn ps_lists_runs_from_refs_alone() {
 
 #[test]
 fn ps_shows_the_worktree_when_there_is_one() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let runs: Vec<Value> = serde_json::from_str(&repo.ok(&["ps", "--json"])).unwrap();
     assert_eq!(
         runs[0]["worktree"].as_str().unwrap(),
@@ -92,8 +91,7 @@ fn ps_reads_a_run_again_only_when_its_tips_moved() {
 
 #[test]
 fn ps_ignores_a_damaged_or_foreign_summary_file() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     repo.checkpoint(&run.id, "one");
     let expected = repo.ok(&["ps", "--json"]);
     let cache = repo.path.join(".git/fabro/summaries");

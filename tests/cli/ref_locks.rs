@@ -33,8 +33,7 @@ fn checkpoint(repo: &TestRepo, id: &str, worktree: &Path) -> std::process::Comma
 
 #[test]
 fn an_old_lock_is_not_broken_by_a_command_but_named_with_the_repair() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let lock = leave_lock(&repo, &format!("refs/heads/fabro/meta/{}", run.id), 60);
     let (code, err) = run_err(&mut checkpoint(&repo, &run.id, &run.worktree));
     assert_eq!(code, 3, "{err}");
@@ -50,8 +49,7 @@ fn an_old_lock_is_not_broken_by_a_command_but_named_with_the_repair() {
 
 #[test]
 fn a_fresh_lock_is_reported_as_held_and_left_alone_by_fsck() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let lock = leave_lock(&repo, &format!("refs/heads/fabro/run/{}", run.id), 0);
     let (code, err) = run_err(&mut checkpoint(&repo, &run.id, &run.worktree));
     assert_eq!(code, 3, "{err}");
@@ -72,8 +70,7 @@ fn meta_lock(repo: &TestRepo, id: &str) -> std::path::PathBuf {
 
 #[test]
 fn a_checkpoint_killed_holding_its_ref_locks_blocks_nothing() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     write_file(&run.worktree.join("a.txt"), "a\n");
     die_at(
         repo.fabro()
@@ -95,8 +92,7 @@ fn a_checkpoint_killed_holding_its_ref_locks_blocks_nothing() {
 /// one that was killed, whatever came before it; the next writer clears them and empties it.
 #[test]
 fn the_writer_record_names_only_a_killed_transactions_locks() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let record = repo.path.join(".git/fabro/ref-writer");
     let read = || std::fs::read_to_string(&record).unwrap();
     write_file(&run.worktree.join("a.txt"), "a\n");
@@ -123,8 +119,7 @@ fn the_writer_record_names_only_a_killed_transactions_locks() {
 /// writer killed holding it blocks nothing either.
 #[test]
 fn a_checkpoint_killed_holding_packed_refs_lock_blocks_nothing() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     repo.git(&["pack-refs", "--all"]);
     write_file(&run.worktree.join("a.txt"), "a\n");
     die_at(
@@ -145,8 +140,7 @@ fn a_checkpoint_killed_holding_packed_refs_lock_blocks_nothing() {
 
 #[test]
 fn fsck_names_what_a_killed_writer_left_and_repair_removes_it() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     write_file(&run.worktree.join("a.txt"), "a\n");
     die_at(
         repo.fabro()
@@ -209,8 +203,7 @@ fn a_workflow_resume_killed_holding_its_ref_locks_is_resumed_at_once() {
 /// succeeds straight away.
 #[test]
 fn after_a_checkpoint_killed_at_a_random_moment_the_next_one_succeeds() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let mut rng = Lcg(0x5eed_1001);
     for trial in 0..trials().min(40) {
         write_file(&run.worktree.join("f.txt"), &format!("{trial}\n"));
@@ -239,8 +232,7 @@ fn after_a_checkpoint_killed_at_a_random_moment_the_next_one_succeeds() {
 /// pid; nothing is broken, and once it is gone the next command goes through.
 #[test]
 fn a_live_writer_that_keeps_the_lock_is_named_by_its_pid() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let writer_lock = repo.path.join(".git/fabro/ref-writer");
     let marker = repo.root.join("holding");
     // flock(1) holds the lock (not passed on to its command, `-o`) and records its pid as a

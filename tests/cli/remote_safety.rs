@@ -152,8 +152,7 @@ fn fetch_of_a_diverged_run_says_it_diverged_and_changes_nothing() {
 
 #[test]
 fn a_remote_named_like_an_option_never_reaches_git_as_one() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let pwned = repo.root.join("pwned");
     let hostile = format!("--upload-pack=touch {}", pwned.display());
     let push_hostile = format!("--receive-pack=touch {}", pwned.display());

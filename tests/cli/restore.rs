@@ -102,8 +102,7 @@ fn restore_makes_the_worktree_match_the_checkpoint_exactly() {
 
 #[test]
 fn restore_never_touches_anything_outside_the_worktree_and_prints_the_way_back() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     repo.checkpoint(&run.id, "one");
     write_file(&run.worktree.join("later.txt"), "x\n");
     let before = repo.user_state();
@@ -130,8 +129,7 @@ fn restore_never_touches_anything_outside_the_worktree_and_prints_the_way_back()
 #[test]
 fn restore_puts_back_file_names_that_are_not_utf8_byte_for_byte() {
     use std::os::unix::ffi::OsStrExt;
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let name = std::ffi::OsStr::from_bytes(b"caf\xe9.txt");
     let file = run.worktree.join(name);
     std::fs::write(&file, "first\n").unwrap();
@@ -156,8 +154,7 @@ fn restore_puts_back_file_names_that_are_not_utf8_byte_for_byte() {
 
 #[test]
 fn restore_counts_one_path_in_the_singular() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     write_file(&run.worktree.join("a.txt"), "v1\n");
     repo.checkpoint(&run.id, "one");
     write_file(&run.worktree.join("a.txt"), "v2\n");

@@ -204,8 +204,7 @@ fn a_path_that_names_no_file_exits_2_and_changes_nothing() {
 
 #[test]
 fn restore_paths_never_writes_through_a_symlink() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let wt = &run.worktree;
     write_file(&wt.join("cache/data.txt"), "checkpointed\n");
     repo.checkpoint(&run.id, "one");
@@ -230,8 +229,7 @@ fn restore_paths_never_writes_through_a_symlink() {
 
 #[test]
 fn restore_list_of_a_run_no_restore_changed_is_empty() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let list: Vec<Value> =
         serde_json::from_str(&repo.ok(&["restore", "--run", &run.id, "--list", "--json"])).unwrap();
     assert!(list.is_empty());
@@ -251,8 +249,7 @@ fn restore_list_of_a_run_no_restore_changed_is_empty() {
 
 #[test]
 fn show_file_prints_one_stage_file_byte_for_byte() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let data: Vec<u8> = (0..=255u8)
         .chain(b"\r\nno newline at end".iter().copied())
         .collect();

@@ -29,8 +29,7 @@ fn left_alone(restored: &Value) -> Vec<String> {
 
 #[test]
 fn restore_never_writes_through_an_ignored_symlink_standing_for_a_directory() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let wt = &run.worktree;
     write_file(&wt.join("cache/data.txt"), "checkpointed\n");
     repo.checkpoint(&run.id, "one");
@@ -61,8 +60,7 @@ fn restore_never_writes_through_an_ignored_symlink_standing_for_a_directory() {
 
 #[test]
 fn a_recorded_symlink_where_the_target_has_a_directory_is_replaced_not_followed() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let wt = &run.worktree;
     write_file(&wt.join("cache/data.txt"), "checkpointed\n");
     repo.checkpoint(&run.id, "one");
@@ -156,8 +154,7 @@ fn ignored_secret_survives_restore_and_the_way_back(repo: &TestRepo, id: &str, d
 
 #[test]
 fn restore_and_its_way_back_never_touch_an_ignored_secret_in_a_worktree() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     ignored_secret_survives_restore_and_the_way_back(&repo, &run.id, &run.worktree);
 }
 

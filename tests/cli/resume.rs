@@ -5,8 +5,7 @@ use crate::fork::finished_run;
 
 #[test]
 fn resume_rebuilds_the_run_directory_and_worktree_from_git() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     write_file(&run.worktree.join("a.txt"), "a\n");
     repo.ok(&[
         "checkpoint",
@@ -45,8 +44,7 @@ fn resume_rebuilds_the_run_directory_and_worktree_from_git() {
 
 #[test]
 fn resume_runs_a_command_that_checkpoints_through_the_environment() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     repo.ok(&[
         "checkpoint",
         "--run",

@@ -76,8 +76,7 @@ fn a_rewind_interrupted_after_archiving_is_finished_by_a_retry() {
 
 #[test]
 fn rewind_needs_an_ended_run_unless_forced() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     repo.checkpoint(&run.id, "a");
     let (code, err) = run_err(repo.fabro().args(["rewind", &run.id]));
     assert_eq!(code, 1);

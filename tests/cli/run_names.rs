@@ -46,8 +46,7 @@ fn run_names_positional_and_flag_agree_or_fail_with_usage() {
 
 #[test]
 fn run_names_every_command_infers_the_run_of_its_worktree() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let wt = &run.worktree;
     let here = |args: &[&str]| run_ok(repo.fabro_in(wt).args(args));
     std::fs::write(wt.join("a.txt"), "a\n").unwrap();
@@ -88,8 +87,7 @@ fn run_names_every_command_infers_the_run_of_its_worktree() {
 
 #[test]
 fn run_names_short_ids_are_unique_prefixes_that_commands_accept() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     repo.checkpoint(&run.id, "plan");
     // A second run whose id shares the first eleven characters, as runs started in the same
     // millisecond do: its refs are copies under that id.

@@ -28,8 +28,7 @@ fn path(p: &Path) -> &str {
 
 #[test]
 fn a_run_resumes_in_a_second_clone_with_its_own_run_directory() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     write_file(&run.worktree.join("a.txt"), "from clone one\n");
     repo.checkpoint(&run.id, "plan");
     write_file(&run.worktree.join("wip.txt"), "not checkpointed\n");
@@ -72,8 +71,7 @@ fn a_run_resumes_in_a_second_clone_with_its_own_run_directory() {
 
 #[test]
 fn commands_of_a_second_clone_never_touch_the_first_clones_run_directory() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     write_file(&run.worktree.join("a.txt"), "a\n");
     repo.checkpoint(&run.id, "plan");
     write_file(&run.worktree.join("wip.txt"), "not checkpointed\n");

@@ -93,8 +93,7 @@ fn a_target_matching_nothing_or_several_exits_2_with_the_timeline_hint() {
 
 #[test]
 fn show_prints_the_context_one_value_a_line() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     repo.ok(&[
         "checkpoint",
         "--run",

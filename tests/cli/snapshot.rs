@@ -4,8 +4,7 @@ use crate::common::{TestRepo, write_file};
 
 #[test]
 fn snapshots_complete_no_node_and_are_restore_targets() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     write_file(&run.worktree.join("a.txt"), "v1\n");
     repo.checkpoint(&run.id, "one");
     write_file(&run.worktree.join("a.txt"), "v2 before a risky write\n");
@@ -68,8 +67,7 @@ fn snapshots_complete_no_node_and_are_restore_targets() {
 
 #[test]
 fn snapshot_of_named_paths_only() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     write_file(&run.worktree.join("a.txt"), "a\n");
     write_file(&run.worktree.join("b.txt"), "b\n");
     let sha = crate::common::run_ok(repo.fabro_in(&run.worktree).args(["snapshot", "a.txt"]))
@@ -86,8 +84,7 @@ fn snapshot_of_named_paths_only() {
 fn a_snapshot_of_named_paths_keeps_the_index_vouching_for_its_tree() {
     // The hook before each file write snapshots one path; the next snapshot must not have to
     // compare the whole index with the tree again, nor miss what changed elsewhere.
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     write_file(&run.worktree.join("a.txt"), "a\n");
     repo.checkpoint(&run.id, "plan");
     write_file(&run.worktree.join("a.txt"), "a2\n");
@@ -117,8 +114,7 @@ fn a_snapshot_of_named_paths_keeps_the_index_vouching_for_its_tree() {
 
 #[test]
 fn restore_last_success_skips_failed_checkpoints() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     write_file(&run.worktree.join("a.txt"), "good\n");
     repo.checkpoint(&run.id, "one");
     write_file(&run.worktree.join("a.txt"), "bad\n");
@@ -141,8 +137,7 @@ fn restore_last_success_skips_failed_checkpoints() {
 
 #[test]
 fn snapshot_paths_are_relative_to_the_current_directory_once() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     write_file(&run.worktree.join("sub/a.txt"), "a\n");
     write_file(&run.worktree.join("top.txt"), "top\n");
     let sub = run.worktree.join("sub");
@@ -163,8 +158,7 @@ fn snapshot_paths_are_relative_to_the_current_directory_once() {
 
 #[test]
 fn a_snapshot_path_that_matches_nothing_is_refused() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     write_file(&run.worktree.join("a.txt"), "a\n");
     let tip = repo.git(&["rev-parse", &format!("fabro/run/{}", run.id)]);
     let (code, err) = crate::common::run_err(repo.fabro_in(&run.worktree).args([
@@ -191,8 +185,7 @@ fn a_snapshot_path_that_matches_nothing_is_refused() {
 #[test]
 fn file_names_that_are_not_utf8_are_kept_byte_for_byte() {
     use std::os::unix::ffi::OsStrExt;
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let name = std::ffi::OsStr::from_bytes(b"caf\xe9.txt");
     std::fs::write(run.worktree.join("sub").join(name), "x\n")
         .or_else(|_| {

@@ -18,8 +18,7 @@ fn dead_pid() -> u32 {
 
 #[test]
 fn status_in_a_worktree_shows_the_last_checkpoint_next_node_and_changes() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let here = |args: &[&str]| crate::common::run_ok(repo.fabro_in(&run.worktree).args(args));
     let first = json(&here(&["status", "--json"]));
     assert_eq!(first["last_checkpoint"], Value::Null);
@@ -79,8 +78,7 @@ fn status_outside_a_run_lists_the_unfinished_runs() {
 
 #[test]
 fn status_and_ps_tell_a_live_process_from_one_that_is_gone() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     std::fs::write(run.run_dir.join("run.pid"), format!("{}\n", dead_pid())).unwrap();
     let ps = json(&repo.ok(&["ps", "--json"]));
     assert_eq!(ps[0]["process_alive"], false);

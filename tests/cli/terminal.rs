@@ -58,8 +58,7 @@ fn start_resume_and_gc_exit_on_a_terminal() {
 
 #[test]
 fn every_command_on_one_run_exits_on_a_terminal() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     repo.checkpoint(&run.id, "plan");
     crate::common::write_file(&run.worktree.join("src/lib.rs"), "pub fn g() {}\n");
     repo.checkpoint(&run.id, "code");
@@ -98,8 +97,7 @@ fn push_and_fetch_exit_on_a_terminal() {
 
 #[test]
 fn colour_only_on_a_terminal_and_never_with_no_color() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     repo.checkpoint(&run.id, "a");
     let args = format!("log {}", run.id);
     let coloured = on_terminal(&repo, &args, 0);

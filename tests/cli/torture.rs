@@ -64,8 +64,7 @@ pub fn timeline_commits(repo: &TestRepo, id: &str) -> BTreeSet<String> {
 
 #[test]
 fn killed_checkpoints_lose_nothing_that_was_recorded() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let mut rng = Lcg(0x5eed_0001);
     let mut recorded = BTreeSet::new();
     let mut tally = Tally::default();

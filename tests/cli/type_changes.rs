@@ -49,8 +49,7 @@ fn checkpoint_agrees(repo: &TestRepo, id: &str, worktree: &Path, node: &str) {
 
 #[test]
 fn a_symlink_replaced_by_a_directory_records_the_files_inside() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     symlink("README.md", run.worktree.join("link")).unwrap();
     checkpoint_agrees(&repo, &run.id, &run.worktree, "a");
     std::fs::remove_file(run.worktree.join("link")).unwrap();
@@ -70,8 +69,7 @@ fn a_symlink_replaced_by_a_directory_records_the_files_inside() {
 
 #[test]
 fn a_directory_replaced_by_a_symlink_records_the_link() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     write_file(&run.worktree.join("dir/a.txt"), "a\n");
     write_file(&run.worktree.join("dir/sub/b.txt"), "b\n");
     checkpoint_agrees(&repo, &run.id, &run.worktree, "a");
@@ -84,8 +82,7 @@ fn a_directory_replaced_by_a_symlink_records_the_link() {
 
 #[test]
 fn a_file_replaced_by_a_directory_records_the_files_inside() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     write_file(&run.worktree.join("thing"), "a file\n");
     checkpoint_agrees(&repo, &run.id, &run.worktree, "a");
     std::fs::remove_file(run.worktree.join("thing")).unwrap();

@@ -42,8 +42,7 @@ fn fsck_kinds(repo: &TestRepo) -> Vec<String> {
 
 #[test]
 fn resume_never_adopts_an_unfinished_checkout_and_fsck_reports_it() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     std::fs::write(run.worktree.join("a.txt"), "a\n").unwrap();
     repo.checkpoint(&run.id, "build");
     leave_unfinished(&repo, &run.worktree);
@@ -67,8 +66,7 @@ fn resume_never_adopts_an_unfinished_checkout_and_fsck_reports_it() {
 
 #[test]
 fn checkpoint_refuses_an_unfinished_checkout_and_fsck_repair_clears_it() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     std::fs::write(run.worktree.join("a.txt"), "a\n").unwrap();
     repo.checkpoint(&run.id, "build");
     let admin = leave_unfinished(&repo, &run.worktree);
@@ -90,8 +88,7 @@ fn checkpoint_refuses_an_unfinished_checkout_and_fsck_repair_clears_it() {
 
 #[test]
 fn a_registration_that_records_no_worktree_is_reported_and_cleared() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     let stray = repo.path.join(".git/worktrees/worktree9");
     std::fs::create_dir_all(&stray).unwrap();
     std::fs::write(stray.join("locked"), "initializing\n").unwrap();
@@ -138,8 +135,7 @@ fn a_registration_that_records_no_worktree_does_not_stop_a_start() {
 
 #[test]
 fn resume_names_a_directory_in_the_worktrees_way_and_leaves_it_alone() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     repo.git(&[
         "worktree",
         "remove",
@@ -157,8 +153,7 @@ fn resume_names_a_directory_in_the_worktrees_way_and_leaves_it_alone() {
 
 #[test]
 fn an_unfinished_registration_whose_directory_is_gone_stops_no_command() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     std::fs::write(run.worktree.join("a.txt"), "a\n").unwrap();
     repo.checkpoint(&run.id, "build");
     leave_unfinished(&repo, &run.worktree);

@@ -61,8 +61,7 @@ fn finish_keeps_a_worktree_with_ignored_excluded_or_oversized_files() {
 
 #[test]
 fn finish_removes_a_worktree_that_holds_only_what_the_final_commit_holds() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     write_file(&run.worktree.join("new.txt"), "new\n");
     repo.checkpoint(&run.id, "code");
     // Directories hold nothing to lose, ignored or not.
@@ -75,8 +74,7 @@ fn finish_removes_a_worktree_that_holds_only_what_the_final_commit_holds() {
 
 #[test]
 fn a_snapshot_of_some_paths_leaves_a_staged_change_for_the_next_checkpoint() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     repo.checkpoint(&run.id, "one");
     // The agent stages one file, and a harness snapshots another before touching it.
     write_file(&run.worktree.join("staged.txt"), "staged by the agent\n");
@@ -97,8 +95,7 @@ fn a_snapshot_of_some_paths_leaves_a_staged_change_for_the_next_checkpoint() {
 
 #[test]
 fn finish_keeps_a_worktree_whose_staged_change_no_checkpoint_took() {
-    let repo = TestRepo::new();
-    let run = repo.start();
+    let (repo, run) = TestRepo::with_run();
     repo.checkpoint(&run.id, "one");
     write_file(&run.worktree.join("staged.txt"), "staged\n");
     repo.git_in(&run.worktree, &["add", "staged.txt"]);

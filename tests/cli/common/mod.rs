@@ -113,6 +113,13 @@ impl TestRepo {
         repo
     }
 
+    /// A new repository with one run started in it, the start of most tests.
+    pub fn with_run() -> (TestRepo, Started) {
+        let repo = TestRepo::new();
+        let run = repo.start();
+        (repo, run)
+    }
+
     pub fn write(&self, rel: &str, content: &str) {
         write_file(&self.path.join(rel), content);
     }
