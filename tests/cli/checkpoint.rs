@@ -8,19 +8,9 @@ fn three_checkpoints_including_a_second_visit() {
     write_file(&run.worktree.join("plan.md"), "the plan\n");
     repo.checkpoint(&run.id, "plan");
     write_file(&run.worktree.join("src/lib.rs"), "pub fn f() { todo!() }\n");
-    repo.ok(&[
-        "checkpoint",
-        "--run",
-        &run.id,
-        "--node",
-        "code",
-        "--status",
-        "fail",
-        "--next",
-        "plan",
-    ]);
+    repo.checkpoint_with(&run.id, "code", &["--status", "fail", "--next", "plan"]);
     std::fs::remove_file(run.worktree.join("plan.md")).unwrap();
-    let out = repo.ok(&["checkpoint", "--run", &run.id, "--node", "plan", "--json"]);
+    let out = repo.checkpoint_with(&run.id, "plan", &["--json"]);
     let done: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(done["node_id"], "plan");
     assert_eq!(done["visit"], 2);
@@ -240,17 +230,16 @@ fn the_run_is_found_from_the_worktree_and_from_the_environment() {
 fn checkpoint_keeps_the_run_directory_current() {
     let (repo, run) = TestRepo::with_run();
     write_file(&repo.root.join("prompt.txt"), "do the thing\n");
-    repo.ok(&[
-        "checkpoint",
-        "--run",
+    repo.checkpoint_with(
         &run.id,
-        "--node",
         "plan",
-        "--attach",
-        "prompt.md=../prompt.txt",
-        "--context",
-        "goal=\"x\"",
-    ]);
+        &[
+            "--attach",
+            "prompt.md=../prompt.txt",
+            "--context",
+            "goal=\"x\"",
+        ],
+    );
     let sha = repo.checkpoint(&run.id, "plan");
     let latest: Value =
         serde_json::from_slice(&std::fs::read(run.run_dir.join("checkpoint.json")).unwrap())
@@ -303,7 +292,7 @@ fn a_metadata_commit_left_by_a_killed_process_is_not_counted() {
     repo.checkpoint(&run.id, "a");
     repo.leave_dangling_metadata(&run.id);
     let meta = format!("refs/heads/fabro/meta/{}", run.id);
-    let out = repo.ok(&["checkpoint", "--run", &run.id, "--node", "b", "--json"]);
+    let out = repo.checkpoint_with(&run.id, "b", &["--json"]);
     let done: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(done["completed"], 2, "the lost checkpoint is not counted");
     let log = repo.log_json(&run.id);

@@ -84,15 +84,7 @@ fn attach_refuses_fifos_directories_devices_and_huge_files() {
     );
     write_file(&repo.root.join("small.log"), "fine\n");
     let attach = format!("log={}", repo.root.join("small.log").display());
-    repo.ok(&[
-        "checkpoint",
-        "--run",
-        &run.id,
-        "--node",
-        "a",
-        "--attach",
-        &attach,
-    ]);
+    repo.checkpoint_with(&run.id, "a", &["--attach", &attach]);
 }
 
 #[test]

@@ -7,17 +7,11 @@ pub fn finished_run(repo: &TestRepo) -> String {
     let run = repo.start();
     for (i, node) in ["plan", "code", "plan"].iter().enumerate() {
         write_file(&run.worktree.join(format!("step{i}.txt")), node);
-        repo.ok(&[
-            "checkpoint",
-            "--run",
+        repo.checkpoint_with(
             &run.id,
-            "--node",
             node,
-            "--next",
-            "next",
-            "--context",
-            &format!("step={i}"),
-        ]);
+            &["--next", "next", "--context", &format!("step={i}")],
+        );
     }
     repo.ok(&["finish", "--run", &run.id]);
     run.id

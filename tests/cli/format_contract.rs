@@ -356,29 +356,20 @@ fn every_document_git_fabro_writes_meets_the_contract() {
         .to_owned();
     repo.ok(&["snapshot", "--run", &a]);
     let attach = format!("prompt.md={}", attachment.display());
-    repo.ok(&[
-        "checkpoint",
-        "--run",
+    repo.checkpoint_with(
         &a,
-        "--node",
         "plan",
-        "--next",
-        "code",
-        "--context",
-        "k=\"v\"",
-        "--attach",
-        &attach,
-    ]);
-    for status in ["failed", "partially_succeeded", "skipped", "succeeded"] {
-        repo.ok(&[
-            "checkpoint",
-            "--run",
-            &a,
-            "--node",
+        &[
+            "--next",
             "code",
-            "--status",
-            status,
-        ]);
+            "--context",
+            "k=\"v\"",
+            "--attach",
+            &attach,
+        ],
+    );
+    for status in ["failed", "partially_succeeded", "skipped", "succeeded"] {
+        repo.checkpoint_with(&a, "code", &["--status", status]);
     }
     repo.ok(&["fork", &a, "@2"]);
     repo.ok(&["finish", "--run", &a]);

@@ -57,15 +57,7 @@ fn a_context_value_that_is_not_json_shows_the_quotes_it_needs() {
     assert_eq!(code, 2);
     assert!(err.contains(r#"--context 'x="notjson"'"#), "{err}");
     // What the message suggests is taken.
-    repo.ok(&[
-        "checkpoint",
-        "--run",
-        &run.id,
-        "--node",
-        "plan",
-        "--context",
-        r#"x="notjson""#,
-    ]);
+    repo.checkpoint_with(&run.id, "plan", &["--context", r#"x="notjson""#]);
     let show: Value = serde_json::from_str(&repo.ok(&["show", &run.id, "--json"])).unwrap();
     assert_eq!(show["record"]["context_values"]["x"], "notjson");
 }

@@ -255,15 +255,11 @@ fn show_file_prints_one_stage_file_byte_for_byte() {
         .collect();
     let attached = repo.root.join("blob.bin");
     std::fs::write(&attached, &data).unwrap();
-    repo.ok(&[
-        "checkpoint",
-        "--run",
+    repo.checkpoint_with(
         &run.id,
-        "--node",
         "code",
-        "--attach",
-        &format!("response.bin={}", attached.display()),
-    ]);
+        &["--attach", &format!("response.bin={}", attached.display())],
+    );
     let out = repo
         .fabro()
         .args(["show", &run.id, "code", "--file", "response.bin"])

@@ -7,17 +7,11 @@ use crate::fork::finished_run;
 fn resume_rebuilds_the_run_directory_and_worktree_from_git() {
     let (repo, run) = TestRepo::with_run();
     write_file(&run.worktree.join("a.txt"), "a\n");
-    repo.ok(&[
-        "checkpoint",
-        "--run",
+    repo.checkpoint_with(
         &run.id,
-        "--node",
         "plan",
-        "--next",
-        "code",
-        "--context",
-        "internal.fidelity=\"full\"",
-    ]);
+        &["--next", "code", "--context", "internal.fidelity=\"full\""],
+    );
     std::fs::remove_dir_all(&run.run_dir).unwrap();
 
     let state: Value = serde_json::from_str(&repo.ok(&["resume", &run.id])).unwrap();
@@ -45,15 +39,7 @@ fn resume_rebuilds_the_run_directory_and_worktree_from_git() {
 #[test]
 fn resume_runs_a_command_that_checkpoints_through_the_environment() {
     let (repo, run) = TestRepo::with_run();
-    repo.ok(&[
-        "checkpoint",
-        "--run",
-        &run.id,
-        "--node",
-        "plan",
-        "--next",
-        "code",
-    ]);
+    repo.checkpoint_with(&run.id, "plan", &["--next", "code"]);
     let script = "test \"$FABRO_RESUME\" = 1 && test \"$FABRO_NEXT_NODE\" = code && test -f \"$FABRO_RUN_DIR/run.pid\" \
                   && test \"$(pwd)\" = \"$FABRO_WORKTREE\" && echo done > out.txt \
                   && git-fabro checkpoint --node \"$FABRO_NEXT_NODE\" >/dev/null && exit 7";

@@ -5,26 +5,8 @@ use crate::common::{TestRepo, run_ok, snapshot, write_file};
 fn three_checkpoints(repo: &TestRepo) -> crate::common::Started {
     let run = repo.start();
     write_file(&repo.root.join("resp.md"), "answer\n");
-    repo.ok(&[
-        "checkpoint",
-        "--run",
-        &run.id,
-        "--node",
-        "plan",
-        "--next",
-        "code",
-        "--context",
-        "n=1",
-    ]);
-    repo.ok(&[
-        "checkpoint",
-        "--run",
-        &run.id,
-        "--node",
-        "code",
-        "--attach",
-        "response.md=../resp.md",
-    ]);
+    repo.checkpoint_with(&run.id, "plan", &["--next", "code", "--context", "n=1"]);
+    repo.checkpoint_with(&run.id, "code", &["--attach", "response.md=../resp.md"]);
     repo.checkpoint(&run.id, "plan");
     run
 }
@@ -94,19 +76,18 @@ fn a_target_matching_nothing_or_several_exits_2_with_the_timeline_hint() {
 #[test]
 fn show_prints_the_context_one_value_a_line() {
     let (repo, run) = TestRepo::with_run();
-    repo.ok(&[
-        "checkpoint",
-        "--run",
+    repo.checkpoint_with(
         &run.id,
-        "--node",
         "plan",
-        "--context",
-        "n=1",
-        "--context",
-        "note=\"ready\"",
-        "--context",
-        "list=[1,2]",
-    ]);
+        &[
+            "--context",
+            "n=1",
+            "--context",
+            "note=\"ready\"",
+            "--context",
+            "list=[1,2]",
+        ],
+    );
     let _filters = snapshot::filters(&repo).bind_to_scope();
     insta::assert_snapshot!(repo.ok(&["show", &run.id]));
 }

@@ -34,15 +34,8 @@ fn snapshots_complete_no_node_and_are_restore_targets() {
     assert_eq!(unchanged["run_commit"], sha.as_str());
 
     write_file(&run.worktree.join("a.txt"), "v3\n");
-    let done: Value = serde_json::from_str(&repo.ok(&[
-        "checkpoint",
-        "--run",
-        &run.id,
-        "--node",
-        "two",
-        "--json",
-    ]))
-    .unwrap();
+    let done: Value =
+        serde_json::from_str(&repo.checkpoint_with(&run.id, "two", &["--json"])).unwrap();
     assert_eq!(done["completed"], 2, "the snapshot did not count");
     assert_eq!(repo.log_json(&run.id).len(), 2);
     let all: Vec<Value> =
@@ -118,15 +111,7 @@ fn restore_last_success_skips_failed_checkpoints() {
     write_file(&run.worktree.join("a.txt"), "good\n");
     repo.checkpoint(&run.id, "one");
     write_file(&run.worktree.join("a.txt"), "bad\n");
-    repo.ok(&[
-        "checkpoint",
-        "--run",
-        &run.id,
-        "--node",
-        "two",
-        "--status",
-        "failed",
-    ]);
+    repo.checkpoint_with(&run.id, "two", &["--status", "failed"]);
     write_file(&run.worktree.join("a.txt"), "worse\n");
     repo.ok(&["restore", "--run", &run.id, "--last-success"]);
     assert_eq!(

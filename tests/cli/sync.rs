@@ -33,15 +33,7 @@ fn a_run_pushed_from_one_clone_is_fetched_listed_inspected_and_resumed_in_anothe
     let (bare, other) = remote_and_clone(&repo);
     let run = repo.start();
     write_file(&run.worktree.join("a.txt"), "from clone one\n");
-    repo.ok(&[
-        "checkpoint",
-        "--run",
-        &run.id,
-        "--node",
-        "plan",
-        "--next",
-        "code",
-    ]);
+    repo.checkpoint_with(&run.id, "plan", &["--next", "code"]);
 
     let pushed: Value =
         serde_json::from_str(&repo.ok(&["push", "origin", &run.id, "--json"])).unwrap();

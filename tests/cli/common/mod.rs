@@ -202,9 +202,14 @@ impl TestRepo {
     }
 
     pub fn checkpoint(&self, id: &str, node: &str) -> String {
-        self.ok(&["checkpoint", "--run", id, "--node", node])
-            .trim()
-            .to_owned()
+        self.checkpoint_with(id, node, &[])
+    }
+
+    /// `checkpoint` with more flags (`&["--next", "code"]`); returns what it printed, trimmed.
+    pub fn checkpoint_with(&self, id: &str, node: &str, flags: &[&str]) -> String {
+        let mut args = vec!["checkpoint", "--run", id, "--node", node];
+        args.extend_from_slice(flags);
+        self.ok(&args).trim().to_owned()
     }
 
     /// A run with `count` checkpoints, of the nodes plan, code and review in turn.
