@@ -8,7 +8,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::agent_hooks::{our_command, run_hook};
-use crate::common::{TestRepo, agent_transcript};
+use crate::common::{TestRepo, agent_transcript, assert_success};
 
 const SESSION: &str = "01a23338-f211-7d71-bacc-cc57242f8f78";
 
@@ -35,11 +35,7 @@ fn two_turns(repo: &TestRepo, agent: &str, lines: impl Fn(usize) -> String) -> S
                 .unwrap()
                 .extend(extra.as_object().unwrap().clone());
             let out = run_hook(repo, &repo.path, &our_command(&settings, event), &input);
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            assert_success(&out);
         };
         fire(prompt, json!({"prompt": format!("turn {n}")}));
         repo.write("src/lib.rs", &format!("pub fn f() -> u8 {{ {n} }}\n"));

@@ -9,7 +9,7 @@ use std::process::{Output, Stdio};
 
 use serde_json::{Value, json};
 
-use crate::common::{TestRepo, agent_transcript, run_ok, write_file};
+use crate::common::{TestRepo, agent_transcript, assert_success, run_ok, write_file};
 
 /// The user's own Claude Code settings, written the way they like it (four spaces).
 const USER_SETTINGS: &str = r#"{
@@ -108,11 +108,7 @@ for kind, a, b in json.loads(sys.argv[1]):
         .env("PATH", path)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
 }
 
 pub fn git_lines(repo: &TestRepo, args: &[&str]) -> Vec<String> {
@@ -181,11 +177,7 @@ fn claude_hooks_snapshot_each_write_checkpoint_each_turn_and_uninstall_restores_
         &our_command(&settings, "PreToolUse"),
         &pre_tool_use,
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     assert!(out.stdout.is_empty(), "a hook prints nothing on stdout");
     let branch = format!("fabro/run/{}", run.id);
     let message = repo.git(&["log", "-1", "--format=%B", &branch]);
@@ -209,11 +201,7 @@ fn claude_hooks_snapshot_each_write_checkpoint_each_turn_and_uninstall_restores_
         "stop_hook_active": false
     });
     let out = run_hook(&repo, wt, &our_command(&settings, "Stop"), &stop);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let message = repo.git(&["log", "-1", "--format=%B", &branch]);
     assert!(message.contains("Fabro-Completed: 1"), "{message}");
     assert_eq!(
@@ -335,11 +323,7 @@ fn codex_and_gemini_hooks_round_trip_and_created_files_go_away() {
         }
     });
     let out = run_hook(&repo, wt, &our_command(&codex, "PreToolUse"), &apply_patch);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let branch = format!("fabro/run/{}", run.id);
     assert_eq!(
         repo.git(&["show", &format!("{branch}:README.md")]),

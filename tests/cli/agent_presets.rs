@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::common::{TestRepo, run_err, run_ok, write_file};
+use crate::common::{TestRepo, assert_success, run_err, run_ok, write_file};
 use crate::engine_run::workflow;
 
 /// A directory of fake agent CLIs: each records its arguments, one a line, in `NAME.argv`
@@ -68,11 +68,7 @@ fn run_with(repo: &TestRepo, bin: &Path, extra: &[&str]) {
         .env("PATH", path_with(bin))
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
 }
 
 #[test]
@@ -160,11 +156,7 @@ fn the_new_presets_get_their_logins_and_no_github_token() {
         run.env(name, "v");
     }
     let out = run.env("PATH", path_with(&bin)).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let passed: Vec<String> = std::fs::read_to_string(&seen)
         .unwrap()
         .lines()

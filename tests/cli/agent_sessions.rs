@@ -10,7 +10,7 @@ use std::process::Stdio;
 use serde_json::{Value, json};
 
 use crate::agent_hooks::{our_command, run_hook};
-use crate::common::{TestRepo, agent_transcript, run_ok, write_file};
+use crate::common::{TestRepo, agent_transcript, assert_success, run_ok, write_file};
 
 const SESSION_A: &str = "6cf09616-4697-4570-b3d5-11fde3c02b8a";
 const SESSION_B: &str = "3ddcece6-f7d2-41aa-a8b3-93ab6874ecef";
@@ -174,11 +174,7 @@ fn hooks_of_one_session_at_once_start_one_run() {
         .collect();
     for child in children {
         let out = child.wait_with_output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert_success(&out);
     }
     only_run(&repo, SESSION_A);
 }

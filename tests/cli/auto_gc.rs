@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::common::TestRepo;
+use crate::common::{TestRepo, assert_success};
 
 /// Blob contents whose object ids begin with `17`, the directory git samples to estimate
 /// how many loose objects there are: writing them makes the estimate deterministic.
@@ -123,11 +123,7 @@ fn checkpoints_succeed_while_git_gc_packs_and_prunes_beside_them() {
             let mut rounds = 0;
             while !stop.load(std::sync::atomic::Ordering::Relaxed) {
                 let out = gc.output().unwrap();
-                assert!(
-                    out.status.success(),
-                    "{}",
-                    String::from_utf8_lossy(&out.stderr)
-                );
+                assert_success(&out);
                 rounds += 1;
             }
             rounds

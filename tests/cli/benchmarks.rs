@@ -2,6 +2,7 @@
 //! file their generated blocks name (`bench/results/latest.json`), and the plot is drawn from
 //! it: none of them can drift from the numbers they claim.
 
+use crate::common::assert_success;
 use std::path::Path;
 use std::process::Command;
 
@@ -20,11 +21,7 @@ fn python(args: &[&str]) -> std::process::Output {
 #[test]
 fn the_results_tables_are_the_json_they_name() {
     let out = python(&["bench/table.py", "--check"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     for doc in ["BENCHMARKS.md", "README.md"] {
         let text = std::fs::read_to_string(root().join(doc)).unwrap();
         assert!(
@@ -43,11 +40,7 @@ fn the_plot_is_drawn_from_the_same_json() {
         "bench/results/latest.json",
         drawn.to_str().unwrap(),
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     assert!(
         std::fs::read(&drawn).unwrap()
             == std::fs::read(root().join("bench/checkpoint-cost.svg")).unwrap(),

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::common::{TestRepo, run_err, run_ok, write_file};
+use crate::common::{TestRepo, assert_success, run_err, run_ok, write_file};
 use crate::fork::finished_run;
 
 const ORPHAN: &str = "01ARZ3NDEKTSV4RRFFQ69G5FAV";
@@ -213,11 +213,7 @@ fn a_gc_killed_between_its_ref_deletions_is_finished_by_fsck_repair_or_gc() {
 
     let collected = left_amid_a_killed_gcs_ref_deletions(&repo);
     let out = repo.fabro().args(["gc"]).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     assert!(!exists(&repo, &branch(&collected.id)));
     assert!(!collected.worktree.exists() && !collected.run_dir.exists());
     run_ok(repo.fabro().arg("fsck"));
@@ -361,11 +357,7 @@ fn gc_skips_a_run_whose_record_it_cannot_read_and_collects_the_others() {
         .args(["gc", "--older-than", "0"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     assert!(!exists(&repo, &branch(&done)));
     assert!(
         exists(&repo, &branch(ORPHAN)) && exists(&repo, &format!("refs/heads/fabro/meta/{ORPHAN}"))

@@ -4,7 +4,7 @@
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use crate::common::{TestRepo, run_err};
+use crate::common::{TestRepo, assert_success, run_err};
 
 fn ref_lock(repo: &TestRepo, id: &str) -> std::path::PathBuf {
     repo.path
@@ -35,11 +35,7 @@ fn wait_retries_until_the_race_is_won() {
     std::thread::sleep(Duration::from_millis(800));
     std::fs::remove_file(&lock).unwrap();
     let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     assert!(started.elapsed() < Duration::from_secs(10));
     assert_eq!(repo.log_json(&run.id).len(), 1);
     let sha = String::from_utf8_lossy(&out.stdout).trim().to_owned();
@@ -105,11 +101,7 @@ fn checkpoints_racing_on_one_run_all_land_with_wait() {
         .collect();
     for child in children {
         let out = child.wait_with_output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert_success(&out);
     }
     let log = repo.log_json(&run.id);
     assert_eq!(

@@ -3,7 +3,7 @@ use std::process::Child;
 
 use serde_json::Value;
 
-use crate::common::TestRepo;
+use crate::common::{TestRepo, assert_success};
 
 fn wait_all(children: Vec<(String, Child)>) -> Vec<(String, i32, String)> {
     children
@@ -62,11 +62,7 @@ fn concurrent_checkpoints_of_one_run_win_whole_or_exit_3() {
         .collect();
     assert_eq!(counts, (1..=log.len() as u64).collect::<Vec<_>>());
     let fsck = repo.git_output(&repo.path, &["fsck", "--strict"]);
-    assert!(
-        fsck.status.success(),
-        "{}",
-        String::from_utf8_lossy(&fsck.stderr)
-    );
+    assert_success(&fsck);
     // A later checkpoint builds on whatever won.
     repo.checkpoint(&run.id, "after");
     assert_eq!(repo.log_json(&run.id).len(), log.len() + 1);
@@ -155,11 +151,7 @@ fn race_finish_gc_unarchive(repo: &TestRepo, dirty: bool) {
         assert_eq!(std::fs::read_to_string(&unsaved).unwrap(), "not recorded\n");
     }
     let fsck = repo.git_output(&repo.path, &["fsck", "--strict", "--no-dangling"]);
-    assert!(
-        fsck.status.success(),
-        "{}",
-        String::from_utf8_lossy(&fsck.stderr)
-    );
+    assert_success(&fsck);
     let out = repo.fabro().args(["fsck", "--json"]).output().unwrap();
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     for problem in report["problems"].as_array().unwrap() {
@@ -221,9 +213,5 @@ fn six_concurrent_runs_all_complete() {
         assert_ne!(run["status"], "running", "{run}");
     }
     let fsck = repo.git_output(&repo.path, &["fsck", "--strict"]);
-    assert!(
-        fsck.status.success(),
-        "{}",
-        String::from_utf8_lossy(&fsck.stderr)
-    );
+    assert_success(&fsck);
 }

@@ -8,7 +8,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::common::failpoints::die_at;
-use crate::common::{TestRepo, run_err, write_file};
+use crate::common::{TestRepo, assert_success, run_err, write_file};
 use crate::engine_run::{meta_file, run, run_dir, workflow};
 
 /// A fake agent: echoes what it was given and its stage's variables, leaves a file in the
@@ -66,11 +66,7 @@ fn agents_get_the_prompt_on_stdin_and_in_a_file_and_their_stage_in_the_environme
         .env("GITHUB_TOKEN", "kept-from-agents")
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     let id = stdout.lines().next().unwrap();
 
@@ -356,11 +352,7 @@ fn resume_needs_an_agent_command_too_takes_the_flag_and_keeps_the_inlined_prompt
         .args(["resume", id, "--agent", "echo resumed; cat"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     assert_eq!(
         meta_file(&repo, id, "stages/002-work@1/response.md"),
         "resumed\nWork as the file said"

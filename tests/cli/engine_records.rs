@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use crate::common::failpoints::{Tally, die_at};
-use crate::common::{TestRepo, rerun, run_ok};
+use crate::common::{TestRepo, assert_success, rerun, run_ok};
 use crate::engine_run::{
     completed_counts, counted, counted_pipeline, meta_file, run, run_dir, run_json, the_only_run,
     workflow,
@@ -229,11 +229,7 @@ fn resume_continues_under_a_changed_workflow_only_with_force() {
         .arg(&changed)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     assert_eq!(std::fs::read_to_string(&log).unwrap(), "a\nb\nc2\n");
     assert_eq!(run_json(&repo, &id)["status"]["kind"], "succeeded");
 }

@@ -7,8 +7,8 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::TestRepo;
 use crate::common::failpoints::die_at;
+use crate::common::{TestRepo, assert_success};
 pub use crate::engine_run::{Ran, run_json, workflow};
 use crate::engine_run::{run_dir, summary};
 use crate::format_contract::assert_fabro_shapes;
@@ -248,11 +248,7 @@ fn a_run_killed_right_after_choosing_a_loop_restart_resumes_with_the_fresh_start
     let id = ids.trim();
     assert_eq!(run_json(&repo, id)["checkpoint"]["next_node_id"], "work");
     let out = repo.fabro().args(["resume", id]).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     assert_eq!(lines(&counter), 2);
     let checkpoint = &run_json(&repo, id)["checkpoint"];
     assert_eq!(

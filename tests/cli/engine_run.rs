@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::common::failpoints::die_at;
-use crate::common::{TestRepo, run_err, write_file};
+use crate::common::{TestRepo, assert_success, run_err, write_file};
 use crate::format_contract::assert_fabro_shapes;
 
 /// Writes `workflow` beside the repository (not in it) and returns its path.
@@ -507,11 +507,7 @@ fn scripts_get_the_allowlisted_environment_and_fabros_variables() {
         .env("KEEP_ME", "kept")
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let id = String::from_utf8_lossy(&out.stdout)
         .lines()
         .next()

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::common::{TestRepo, write_file};
+use crate::common::{TestRepo, assert_success, write_file};
 
 /// Runs `cmd`, killing it if it has not exited within 20 seconds (a blocked read); `None` then.
 fn within_deadline(cmd: &mut Command) -> Option<Output> {
@@ -228,11 +228,7 @@ fn a_workflow_is_read_from_standard_input_or_a_pipe() {
     }
     // Read once, recorded whole: the run's graph.fabro is the text that came down the pipe.
     let out = in_bash(&repo, &format!("git-fabro run <(cat '{flow}') --json"));
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
     let id = summary["run_id"].as_str().unwrap();
     let recorded = repo.git(&["show", &format!("fabro/meta/{id}:graph.fabro")]);
@@ -240,11 +236,7 @@ fn a_workflow_is_read_from_standard_input_or_a_pipe() {
     let ps: Value = serde_json::from_str(&repo.ok(&["ps", "--json"])).unwrap();
     assert_eq!(ps[0]["workflow_name"], "piped", "{ps}");
     let out = in_bash(&repo, &format!("git-fabro start --workflow - < '{flow}'"));
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! Plain git agrees with everything git-fabro writes, and git-fabro leaves the user's state,
 //! hooks and signing configuration alone.
 
-use crate::common::{TestRepo, write_file};
+use crate::common::{TestRepo, assert_success, write_file};
 
 #[test]
 fn plain_git_reads_the_trailers_and_fsck_is_clean() {
@@ -43,11 +43,7 @@ fn plain_git_reads_the_trailers_and_fsck_is_clean() {
         assert_eq!(repo.git(&["cat-file", "-t", checkpoint]).trim(), "commit");
     }
     let fsck = repo.git_output(&repo.path, &["fsck", "--strict"]);
-    assert!(
-        fsck.status.success(),
-        "{}",
-        String::from_utf8_lossy(&fsck.stderr)
-    );
+    assert_success(&fsck);
     assert!(
         repo.git(&["worktree", "list"])
             .contains(run.worktree.to_str().unwrap())
@@ -167,11 +163,7 @@ fn loose_objects_are_compressed_as_git_config_says_and_read_only() {
     repo.git(&["config", "core.looseCompression", "9"]);
     assert!(loose_size("best.txt", "c") < len / 10);
     let fsck = repo.git_output(&repo.path, &["fsck", "--strict"]);
-    assert!(
-        fsck.status.success(),
-        "{}",
-        String::from_utf8_lossy(&fsck.stderr)
-    );
+    assert_success(&fsck);
 }
 
 #[test]

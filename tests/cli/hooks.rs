@@ -1,6 +1,6 @@
 use serde_json::Value;
 
-use crate::common::{TestRepo, run_ok, write_file};
+use crate::common::{TestRepo, assert_success, run_ok, write_file};
 
 /// PATH with the git-fabro under test first, as an installed hook needs it.
 fn path_with_fabro() -> String {
@@ -106,11 +106,7 @@ fn pushing_a_run_branch_pushes_its_metadata_and_the_users_hook_still_runs() {
             "main",
         ],
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let remote = repo.git_in(&bare, &["for-each-ref", "--format=%(refname)"]);
     assert!(
         remote.contains(&format!("refs/heads/fabro/meta/{}", run.id)),
@@ -146,11 +142,7 @@ fn a_git_fabro_failure_never_blocks_the_push() {
         &repo.path,
         &["push", "-q", "origin", &format!("fabro/run/{}", run.id)],
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     assert!(String::from_utf8_lossy(&out.stderr).contains("git-fabro pre-push hook"));
     assert!(
         repo.git_in(&bare, &["for-each-ref"])
@@ -182,11 +174,7 @@ fn an_amend_that_drops_the_trailers_is_re_linked_by_tree() {
             "my own words",
         ],
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let new = repo
         .git_in(&run.worktree, &["rev-parse", "HEAD"])
         .trim()

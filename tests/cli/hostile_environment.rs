@@ -5,7 +5,7 @@
 //! only when the user names it in `[env] pass` or `fabro.envPass`, and a repository redirect
 //! never.
 
-use crate::common::{TestRepo, run_err, write_file};
+use crate::common::{TestRepo, assert_success, run_err, write_file};
 use crate::engine_run::{meta_file, workflow};
 
 /// A node that commits in the directory it runs in, as a build step or an agent might.
@@ -37,11 +37,7 @@ fn path_with_fabro() -> String {
 
 /// The run id printed first, after asserting the run succeeded.
 fn succeeded(out: &std::process::Output) -> String {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(out);
     String::from_utf8_lossy(&out.stdout)
         .lines()
         .next()
@@ -279,11 +275,7 @@ fn a_run_toml_from_another_clone_passes_nothing() {
         .stdin(std::process::Stdio::null())
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let shown = repo.git_in(
         &other,
         &[
@@ -339,11 +331,7 @@ fn an_exported_git_dir_does_not_point_a_resumed_command_at_the_users_repository(
         .env("GIT_INDEX_FILE", repo.path.join(".git/index"))
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     assert_eq!(repo.git(&["rev-parse", "main"]), main_before);
     assert_eq!(repo.git(&["status", "--porcelain"]), "");
     let subjects = repo.git(&["log", "--format=%s", &format!("fabro/run/{}", run.id)]);

@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::{Started, TestRepo, write_file};
+use crate::common::{Started, TestRepo, assert_success, write_file};
 
 const HOOKS: &[&str] = &[
     "pre-commit",
@@ -134,11 +134,7 @@ fn an_exported_index_work_tree_or_namespace_does_not_redirect_a_checkpoint() {
         .env("GIT_NAMESPACE", "elsewhere")
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     assert_eq!(repo.user_state(), before);
     let tree = repo.git(&["ls-tree", "--name-only", &format!("fabro/run/{}", run.id)]);
     assert!(tree.lines().any(|l| l == "run.txt"), "{tree}");

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::common::failpoints::die_at;
-use crate::common::{TestRepo, run_err, write_file};
+use crate::common::{TestRepo, assert_success, run_err, write_file};
 use crate::engine_run::{counted, run, run_json, the_only_run};
 
 /// A part of two command nodes that append their (unprefixed) names to `log`.
@@ -317,11 +317,7 @@ fn a_recorded_graph_rewritten_behind_the_run_does_not_run_without_trust() {
         .args(["resume", &id, "--trust"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     assert!(marker.exists());
 }
 

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::common::{TestRepo, run_err};
+use crate::common::{TestRepo, assert_success, run_err};
 
 /// A checkout with staged, unstaged, untracked and ignored changes.
 fn dirty(repo: &TestRepo) {
@@ -175,11 +175,7 @@ fn big_files_are_left_out_and_listed_and_the_fabro_home_is_never_captured() {
         .output()
         .unwrap();
     // The fabro home moved into the work tree for this call: it must not be captured either.
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let files = repo.git(&["ls-tree", "-r", "--name-only", &format!("fabro/run/{id}")]);
     assert!(
         files.contains("small.txt") && !files.contains("big.bin") && !files.contains(".fabro-home"),

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::TestRepo;
+use crate::common::{TestRepo, assert_success};
 use crate::engine_retry::{run, workflow};
 
 /// Branch `k` writes `partial.txt`, then kills the engine the first time; run again (its
@@ -83,11 +83,7 @@ fn resume_runs_a_killed_branch_again_in_its_worktree_keeping_its_files() {
     let repo = TestRepo::new();
     let (id, k) = killed_in_a_branch(&repo);
     let out = repo.fabro().args(["resume", &id]).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let branch = format!("fabro/run/parallel/{id}/fork/pass1/k");
     assert_eq!(
         repo.git(&["show", &format!("{branch}:partial.txt")]),

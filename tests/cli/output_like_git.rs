@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::common::{OnTerminal, TestRepo, run_ok};
+use crate::common::{OnTerminal, TestRepo, assert_success, run_ok};
 
 /// A run whose two checkpoints add, delete, modify and retype files, some with names git
 /// quotes, and whose patch has a function name in a hunk header and trailing blanks.
@@ -46,11 +46,7 @@ fn name_only_and_name_status_match_git_byte_for_byte() {
             .output()
             .unwrap();
         let git = repo.git_output(&repo.path, &["diff", "--no-renames", flag, &first, &second]);
-        assert!(
-            ours.status.success(),
-            "{}",
-            String::from_utf8_lossy(&ours.stderr)
-        );
+        assert_success(&ours);
         assert_eq!(
             String::from_utf8_lossy(&ours.stdout),
             String::from_utf8_lossy(&git.stdout),

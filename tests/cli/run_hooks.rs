@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use crate::common::{TestRepo, write_file};
+use crate::common::{TestRepo, assert_success, write_file};
 use crate::engine_interrupt::{wait_exit, wait_for};
 use crate::engine_retry::stages;
 use crate::engine_run::{Ran, run, run_dir, summary, workflow};
@@ -153,11 +153,7 @@ fn hook_sees_only_the_environment_scripts_see() {
         .env("NPM_TOKEN", "token")
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let env = read(&marker(&repo, "env"));
     assert!(env.contains("FABRO_EVENT=run_start"), "{env}");
     assert!(
@@ -255,11 +251,7 @@ fn hooks_of_a_recorded_run_toml_never_run() {
         .args(["resume", &ran.id, "--answer", "approve=a"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     assert_eq!(read(&marker(&repo, "events")), "run_start\n");
 }
 

@@ -5,7 +5,7 @@
 use std::os::unix::fs::symlink;
 use std::path::Path;
 
-use crate::common::{TestRepo, write_file};
+use crate::common::{TestRepo, assert_success, write_file};
 
 /// The tree `git add -A && git write-tree` makes of the worktree, with an index of its own.
 fn git_tree_of(repo: &TestRepo, worktree: &Path) -> String {
@@ -19,11 +19,7 @@ fn git_tree_of(repo: &TestRepo, worktree: &Path) -> String {
             .env("GIT_INDEX_FILE", &index)
             .output()
             .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert_success(&out);
         String::from_utf8_lossy(&out.stdout).trim().to_owned()
     };
     git(&["add", "-A"]);

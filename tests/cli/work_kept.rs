@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::common::{TestRepo, run_ok, write_file};
+use crate::common::{TestRepo, assert_success, run_ok, write_file};
 
 fn finish_json(repo: &TestRepo, id: &str) -> (Value, String) {
     let out = repo
@@ -12,11 +12,7 @@ fn finish_json(repo: &TestRepo, id: &str) -> (Value, String) {
         .args(["finish", "--run", id, "--json"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     (
         serde_json::from_slice(&out.stdout).unwrap(),
         String::from_utf8_lossy(&out.stderr).into_owned(),

@@ -324,6 +324,15 @@ pub fn run_ok(cmd: &mut Command) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// Fails the test, showing the command's stderr, unless it exited 0.
+pub fn assert_success(out: &Output) {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// Runs a command expected to fail; returns (exit code, stderr).
 pub fn run_err(cmd: &mut Command) -> (i32, String) {
     let out = cmd.output().expect("git-fabro runs");
