@@ -8,7 +8,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::agent_hooks::{our_command, run_hook};
-use crate::common::{TestRepo, agent_transcript, assert_success};
+use crate::common::{TestRepo, agent_transcript, assert_success, read_file};
 
 const SESSION: &str = "01a23338-f211-7d71-bacc-cc57242f8f78";
 
@@ -20,8 +20,7 @@ fn two_turns(repo: &TestRepo, agent: &str, lines: impl Fn(usize) -> String) -> S
         "codex" => (".codex/hooks.json", "UserPromptSubmit", "Stop"),
         _ => (".gemini/settings.json", "BeforeAgent", "AfterAgent"),
     };
-    let settings: Value =
-        serde_json::from_str(&std::fs::read_to_string(repo.path.join(settings)).unwrap()).unwrap();
+    let settings: Value = serde_json::from_str(&read_file(repo.path.join(settings))).unwrap();
     let transcript = agent_transcript(&repo.root, agent, &format!("{agent}-session.jsonl"));
     let mut written = String::new();
     for n in 1..=2 {
@@ -61,7 +60,7 @@ fn restore_turn_1(repo: &TestRepo, run: &str, env: &[(&str, &Path)]) -> String {
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(out.status.success(), "{stderr}");
     assert_eq!(
-        std::fs::read_to_string(repo.path.join("src/lib.rs")).unwrap(),
+        read_file(repo.path.join("src/lib.rs")),
         "pub fn f() -> u8 { 1 }\n"
     );
     let line = stderr
@@ -100,7 +99,7 @@ fn a_codex_sessions_turn_comes_back_as_a_new_rollout_for_codex_resume() {
         name.starts_with("rollout-") && name.ends_with(&format!("-{id}.jsonl")),
         "{name}"
     );
-    let copy = std::fs::read_to_string(&files[0]).unwrap();
+    let copy = read_file(&files[0]);
     assert_eq!(
         copy.matches(id).count(),
         2,
@@ -130,7 +129,7 @@ fn a_gemini_sessions_turn_comes_back_as_a_file_for_gemini_session_file() {
         .unwrap()
         .join(&run);
     assert_eq!(Path::new(path).parent(), Some(dir.as_path()), "{path}");
-    let copy = std::fs::read_to_string(path).unwrap();
+    let copy = read_file(path);
     assert!(
         copy.contains("MARKER-1") && !copy.contains("MARKER-2"),
         "{copy}"

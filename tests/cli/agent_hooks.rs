@@ -9,7 +9,7 @@ use std::process::{Output, Stdio};
 
 use serde_json::{Value, json};
 
-use crate::common::{TestRepo, agent_transcript, assert_success, run_ok, write_file};
+use crate::common::{TestRepo, agent_transcript, assert_success, read_file, run_ok, write_file};
 
 /// The user's own Claude Code settings, written the way they like it (four spaces).
 const USER_SETTINGS: &str = r#"{
@@ -124,8 +124,7 @@ fn claude_hooks_snapshot_each_write_checkpoint_each_turn_and_uninstall_restores_
 
     run_ok(repo.fabro_in(wt).args(["hooks", "install", "--claude"]));
     run_ok(repo.fabro_in(wt).args(["hooks", "install", "--claude"]));
-    let settings: Value =
-        serde_json::from_str(&std::fs::read_to_string(&settings_path).unwrap()).unwrap();
+    let settings: Value = serde_json::from_str(&read_file(&settings_path)).unwrap();
     assert_eq!(settings["permissions"]["allow"][0], "Bash(cargo test:*)");
     assert_eq!(settings["env"]["RUST_LOG"], "info");
     let pre = settings["hooks"]["PreToolUse"].as_array().unwrap();
@@ -221,12 +220,12 @@ fn claude_hooks_snapshot_each_write_checkpoint_each_turn_and_uninstall_restores_
         .unwrap_or_else(|| panic!("no transcript in {stored:?}"));
     assert_eq!(
         repo.git(&["show", &format!("{meta}:{attached}")]),
-        std::fs::read_to_string(&transcript).unwrap()
+        read_file(&transcript)
     );
 
     run_ok(repo.fabro_in(wt).args(["hooks", "uninstall", "--claude"]));
     assert_eq!(
-        std::fs::read_to_string(&settings_path).unwrap(),
+        read_file(&settings_path),
         USER_SETTINGS,
         "uninstall gives the user's file back byte for byte"
     );
@@ -292,17 +291,13 @@ fn codex_and_gemini_hooks_round_trip_and_created_files_go_away() {
             .args(["hooks", "install", "--codex", "--gemini"]),
     );
     // Codex reads a linked worktree's hooks from the main checkout's file.
-    let codex: Value = serde_json::from_str(
-        &std::fs::read_to_string(repo.path.join(".codex/hooks.json")).unwrap(),
-    )
-    .unwrap();
+    let codex: Value =
+        serde_json::from_str(&read_file(repo.path.join(".codex/hooks.json"))).unwrap();
     assert_eq!(
         codex["hooks"]["PreToolUse"][0]["matcher"],
         "apply_patch|Bash"
     );
-    let gemini: Value =
-        serde_json::from_str(&std::fs::read_to_string(wt.join(".gemini/settings.json")).unwrap())
-            .unwrap();
+    let gemini: Value = serde_json::from_str(&read_file(wt.join(".gemini/settings.json"))).unwrap();
     assert_eq!(
         gemini["hooks"]["BeforeTool"][0]["matcher"],
         "write_file|replace|run_shell_command"
@@ -349,10 +344,8 @@ fn copilot_runs_claudes_hooks_and_each_of_its_writes_is_snapshotted_first() {
     let (repo, run) = TestRepo::with_run();
     let wt = &run.worktree;
     run_ok(repo.fabro_in(wt).args(["hooks", "install", "--claude"]));
-    let settings: Value = serde_json::from_str(
-        &std::fs::read_to_string(wt.join(".claude/settings.local.json")).unwrap(),
-    )
-    .unwrap();
+    let settings: Value =
+        serde_json::from_str(&read_file(wt.join(".claude/settings.local.json"))).unwrap();
     let command = our_command(&settings, "PreToolUse");
     let branch = format!("fabro/run/{}", run.id);
     let lib = wt.join("src/lib.rs");

@@ -10,7 +10,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::agent_hooks::{Step, agent_that_exits, git_lines, run_hook};
-use crate::common::{TestRepo, agent_transcript, run_ok, write_file};
+use crate::common::{TestRepo, agent_transcript, read_file, run_ok, write_file};
 
 const PLUGIN: &str = ".opencode/plugins/git-fabro.js";
 const SESSION: &str = "ses_dcc3008a4ffeilUWD0DYQU8Iq9";
@@ -60,7 +60,7 @@ fn the_plugin_is_kept_out_of_checkpoints_with_opencodes_installs_and_uninstall_g
         said.contains(&format!("installed opencode's plugin in {PLUGIN}")),
         "{said}"
     );
-    let plugin = std::fs::read_to_string(wt.join(PLUGIN)).unwrap();
+    let plugin = read_file(wt.join(PLUGIN));
     assert!(plugin.contains("git fabro hooks run agent-"), "{plugin}");
     assert!(plugin.contains("spawnSync"), "{plugin}");
     let status: Vec<Value> = serde_json::from_str(&run_ok(
@@ -108,7 +108,7 @@ fn the_plugin_is_kept_out_of_checkpoints_with_opencodes_installs_and_uninstall_g
     );
 
     run_ok(repo.fabro_in(wt).args(["hooks", "uninstall", "--opencode"]));
-    assert_eq!(std::fs::read_to_string(wt.join(PLUGIN)).unwrap(), theirs);
+    assert_eq!(read_file(wt.join(PLUGIN)), theirs);
     let status: Vec<Value> = serde_json::from_str(&run_ok(
         repo.fabro_in(wt).args(["hooks", "status", "--json"]),
     ))

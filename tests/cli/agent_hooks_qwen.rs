@@ -9,14 +9,13 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::agent_hooks::{Step, agent_that_exits, git_lines, our_command, run_hook};
-use crate::common::{TestRepo, agent_transcript, run_ok, write_file};
+use crate::common::{TestRepo, agent_transcript, read_file, run_ok, write_file};
 
 const USER_SETTINGS: &str = "{\n  \"ui\": { \"hideTips\": true }\n}\n";
 const SESSION: &str = "d78bdbb8-77ee-43e6-bca1-c541b2fc7356";
 
 fn settings(dir: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(dir.join(".qwen/settings.json")).unwrap())
-        .unwrap()
+    serde_json::from_str(&read_file(dir.join(".qwen/settings.json"))).unwrap()
 }
 
 /// What Qwen Code sends to the hook of `event` in `dir`, with `extra` keys.
@@ -111,7 +110,7 @@ fn qwen_hooks_snapshot_each_write_record_the_typed_prompt_and_uninstall_restores
     marked["$version"] = json!(4);
     std::fs::write(&path, serde_json::to_string_pretty(&marked).unwrap()).unwrap();
     run_ok(repo.fabro_in(wt).args(["hooks", "uninstall", "--qwen"]));
-    assert_eq!(std::fs::read_to_string(&path).unwrap(), USER_SETTINGS);
+    assert_eq!(read_file(&path), USER_SETTINGS);
 }
 
 #[test]

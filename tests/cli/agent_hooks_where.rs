@@ -9,13 +9,13 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::agent_hooks::{git_lines, our_command, run_hook};
-use crate::common::{TestRepo, run_ok, write_file};
+use crate::common::{TestRepo, read_file, run_ok, write_file};
 
 /// The user's own Codex hooks in the main checkout, written their way.
 const USER_CODEX_HOOKS: &str = "{\"hooks\": {\"SessionStart\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"echo hi\"}]}]}}\n";
 
 fn settings(path: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    serde_json::from_str(&read_file(path)).unwrap()
 }
 
 fn hook_ok(repo: &TestRepo, dir: &Path, command: &str, input: &Value) {
@@ -132,7 +132,7 @@ fn codex_hooks_for_a_worktree_run_go_to_the_main_checkout_and_catch_shell_patche
             .args(["hooks", "uninstall", "--codex"]),
     );
     assert_eq!(
-        std::fs::read_to_string(&main_file).unwrap(),
+        read_file(&main_file),
         USER_CODEX_HOOKS,
         "uninstall gives the user's file back byte for byte"
     );
@@ -175,7 +175,7 @@ fn gemini_install_trusts_the_work_tree_and_uninstall_gives_the_trust_file_back()
     );
 
     run_ok(repo.fabro_in(wt).args(["hooks", "uninstall", "--gemini"]));
-    assert_eq!(std::fs::read_to_string(&trust_file).unwrap(), mine);
+    assert_eq!(read_file(&trust_file), mine);
     assert!(!wt.join(".gemini").exists());
 }
 
@@ -189,5 +189,5 @@ fn settings_with_an_empty_hooks_object_come_back_byte_for_byte() {
     run_ok(repo.fabro_in(&wt).args(["hooks", "install", "--claude"]));
     assert!(settings(&path)["hooks"]["Stop"].is_array());
     run_ok(repo.fabro_in(&wt).args(["hooks", "uninstall", "--claude"]));
-    assert_eq!(std::fs::read_to_string(&path).unwrap(), mine);
+    assert_eq!(read_file(&path), mine);
 }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::common::{TestRepo, assert_success, run_err, run_ok, write_file};
+use crate::common::{TestRepo, assert_success, read_file, run_err, run_ok, write_file};
 use crate::engine_run::workflow;
 
 /// A directory of fake agent CLIs: each records its arguments, one a line, in `NAME.argv`
@@ -157,8 +157,7 @@ fn the_new_presets_get_their_logins_and_no_github_token() {
     }
     let out = run.env("PATH", path_with(&bin)).output().unwrap();
     assert_success(&out);
-    let passed: Vec<String> = std::fs::read_to_string(&seen)
-        .unwrap()
+    let passed: Vec<String> = read_file(&seen)
         .lines()
         .map(|line| line.trim_end_matches("=v").to_owned())
         .collect();

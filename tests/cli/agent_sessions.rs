@@ -10,13 +10,13 @@ use std::process::Stdio;
 use serde_json::{Value, json};
 
 use crate::agent_hooks::{our_command, run_hook};
-use crate::common::{TestRepo, agent_transcript, assert_success, run_ok, write_file};
+use crate::common::{TestRepo, agent_transcript, assert_success, read_file, run_ok, write_file};
 
 const SESSION_A: &str = "6cf09616-4697-4570-b3d5-11fde3c02b8a";
 const SESSION_B: &str = "3ddcece6-f7d2-41aa-a8b3-93ab6874ecef";
 
 fn settings(repo: &TestRepo) -> Value {
-    let text = std::fs::read_to_string(repo.path.join(".claude/settings.local.json")).unwrap();
+    let text = read_file(repo.path.join(".claude/settings.local.json"));
     serde_json::from_str(&text).unwrap()
 }
 
@@ -121,7 +121,7 @@ fn each_session_in_the_users_checkout_is_a_run_of_its_own() {
             .args(["restore", "--run", &b, b_start.trim(), "--", "src/lib.rs"]),
     );
     assert_eq!(
-        std::fs::read_to_string(repo.path.join("src/lib.rs")).unwrap(),
+        read_file(repo.path.join("src/lib.rs")),
         "pub fn f() -> u8 { 1 }\n"
     );
     repo.write("src/lib.rs", "pub fn f() -> u8 { 3 }\n");
@@ -131,7 +131,7 @@ fn each_session_in_the_users_checkout_is_a_run_of_its_own() {
     assert_eq!(runs_of(&repo, SESSION_A)[0]["status"], "succeeded");
     assert_eq!(runs_of(&repo, SESSION_B)[0]["status"], "running");
     assert_eq!(
-        std::fs::read_to_string(repo.path.join("src/lib.rs")).unwrap(),
+        read_file(repo.path.join("src/lib.rs")),
         "pub fn f() -> u8 { 3 }\n"
     );
     // The hooks' settings are never captured.

@@ -8,7 +8,7 @@ use std::process::Stdio;
 use serde_json::{Value, json};
 
 use crate::agent_hooks::{our_command, run_hook};
-use crate::common::{TestRepo, agent_transcript, run_err, run_ok};
+use crate::common::{TestRepo, agent_transcript, read_file, run_err, run_ok};
 
 const SESSION: &str = "0b7e4f0e-2f7c-4b59-9a43-3f1d5c2e7a10";
 const NEXT_SESSION: &str = "9d2c7a4e-61b0-4c3e-8f5a-27e0c1b9d843";
@@ -21,10 +21,8 @@ fn checkout() -> TestRepo {
 }
 
 fn fire(repo: &TestRepo, session: &str, event: &str, extra: Value) -> String {
-    let settings: Value = serde_json::from_str(
-        &std::fs::read_to_string(repo.path.join(".claude/settings.local.json")).unwrap(),
-    )
-    .unwrap();
+    let settings: Value =
+        serde_json::from_str(&read_file(repo.path.join(".claude/settings.local.json"))).unwrap();
     let mut input = json!({"session_id": session, "cwd": repo.path, "hook_event_name": event});
     input
         .as_object_mut()
@@ -46,7 +44,7 @@ fn turn(repo: &TestRepo, session: &str, prompt: &str, content: &str) {
 }
 
 fn lib(repo: &TestRepo) -> String {
-    std::fs::read_to_string(repo.path.join("src/lib.rs")).unwrap()
+    read_file(repo.path.join("src/lib.rs"))
 }
 
 fn session_run(repo: &TestRepo) -> String {
@@ -231,10 +229,8 @@ fn a_killed_agent_leaves_its_session_interrupted_and_the_next_session_names_it()
     let repo = checkout();
     turn(&repo, SESSION, "Write it", "good\n");
     // An agent that runs its write hook, writes, and is killed mid-turn.
-    let settings: Value = serde_json::from_str(
-        &std::fs::read_to_string(repo.path.join(".claude/settings.local.json")).unwrap(),
-    )
-    .unwrap();
+    let settings: Value =
+        serde_json::from_str(&read_file(repo.path.join(".claude/settings.local.json"))).unwrap();
     let input = json!({"session_id": SESSION, "cwd": repo.path, "tool_name": "Edit",
         "tool_input": {"file_path": repo.path.join("src/lib.rs")}});
     let bin = assert_cmd::cargo::cargo_bin("git-fabro");

@@ -2,7 +2,7 @@
 //! file their generated blocks name (`bench/results/latest.json`), and the plot is drawn from
 //! it: none of them can drift from the numbers they claim.
 
-use crate::common::assert_success;
+use crate::common::{assert_success, read_file};
 use std::path::Path;
 use std::process::Command;
 
@@ -23,7 +23,7 @@ fn the_results_tables_are_the_json_they_name() {
     let out = python(&["bench/table.py", "--check"]);
     assert_success(&out);
     for doc in ["BENCHMARKS.md", "README.md"] {
-        let text = std::fs::read_to_string(root().join(doc)).unwrap();
+        let text = read_file(root().join(doc));
         assert!(
             text.contains("<!-- bench/table.py ") && text.contains("bench/results/latest.json"),
             "{doc} has a table generated from bench/results/latest.json"
@@ -52,12 +52,9 @@ fn the_plot_is_drawn_from_the_same_json() {
 #[test]
 fn the_baseline_names_a_ratio_for_every_row_of_the_results() {
     let baseline: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(root().join("bench/baseline.json")).unwrap())
-            .unwrap();
-    let results: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(root().join("bench/results/latest.json")).unwrap(),
-    )
-    .unwrap();
+        serde_json::from_str(&read_file(root().join("bench/baseline.json"))).unwrap();
+    let results: serde_json::Value =
+        serde_json::from_str(&read_file(root().join("bench/results/latest.json"))).unwrap();
     assert_eq!(baseline["budget"], 0.15);
     for row in results["results"].as_array().unwrap() {
         if row["git_ms"].as_array().is_some_and(|ms| !ms.is_empty()) {

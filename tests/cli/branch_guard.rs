@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::common::{TestRepo, assert_success, run_err, run_ok, write_file};
+use crate::common::{TestRepo, assert_success, read_file, run_err, run_ok, write_file};
 use crate::fork::finished_run;
 
 const ORPHAN: &str = "01ARZ3NDEKTSV4RRFFQ69G5FAV";
@@ -123,7 +123,7 @@ fn gc_keeps_an_archived_run_whose_worktree_holds_work() {
         "{out}"
     );
     assert_eq!(
-        std::fs::read_to_string(run.worktree.join("unsaved.txt")).unwrap(),
+        read_file(run.worktree.join("unsaved.txt")),
         "not recorded\n"
     );
     assert!(exists(&repo, &branch(&run.id)));
@@ -300,7 +300,7 @@ fn a_worktree_an_interrupted_gc_left_goes_only_when_it_is_clean() {
     }
     assert!(!clean.worktree.exists() && !clean.run_dir.exists());
     assert_eq!(
-        std::fs::read_to_string(dirty.worktree.join("unsaved.txt")).unwrap(),
+        read_file(dirty.worktree.join("unsaved.txt")),
         "not recorded\n"
     );
     // gc finishes the clean one too, and keeps the other.

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::{TestRepo, tree_digest, write_file};
+use crate::common::{TestRepo, read_file, tree_digest, write_file};
 
 /// A repository whose `.gitignore` ignores the usual build folders and a `.env`.
 fn repo_ignoring(patterns: &str) -> TestRepo {
@@ -101,10 +101,7 @@ fn anything_else_unrecorded_keeps_the_worktree_and_is_named_without_the_build_ou
         !stderr.contains("target") && !stderr.contains("node_modules"),
         "{stderr}"
     );
-    assert_eq!(
-        std::fs::read_to_string(run.worktree.join(".env")).unwrap(),
-        "TOKEN=secret\n"
-    );
+    assert_eq!(read_file(run.worktree.join(".env")), "TOKEN=secret\n");
     assert!(run.worktree.join("target/debug/deps/libapp.rlib").exists());
 }
 
@@ -190,7 +187,7 @@ fn a_new_run_starts_with_copies_of_the_ignored_build_folders() {
     // A build in the run rewrites its copy; the checkout's file stays as it was.
     write_file(&worktree.join("target/debug/deps/libapp.rlib"), "rebuilt\n");
     assert_eq!(
-        std::fs::read_to_string(repo.path.join("target/debug/deps/libapp.rlib")).unwrap(),
+        read_file(repo.path.join("target/debug/deps/libapp.rlib")),
         "compiled\n"
     );
 
@@ -268,9 +265,6 @@ fn a_fork_resumed_into_a_new_worktree_starts_warm() {
     let fork = repo.ok(&["fork", &run.id, "plan"]);
     let state: Value = serde_json::from_str(&repo.ok(&["resume", fork.trim()])).unwrap();
     let worktree = Path::new(state["worktree"].as_str().unwrap());
-    assert_eq!(
-        std::fs::read_to_string(worktree.join("target/debug/app")).unwrap(),
-        "built\n"
-    );
+    assert_eq!(read_file(worktree.join("target/debug/app")), "built\n");
     assert_eq!(repo.git_in(worktree, &["status", "--porcelain"]), "");
 }

@@ -1,6 +1,6 @@
 use serde_json::Value;
 
-use crate::common::{TestRepo, run_err, run_ok, write_file};
+use crate::common::{TestRepo, read_file, run_err, run_ok, write_file};
 
 #[test]
 fn three_checkpoints_including_a_second_visit() {
@@ -250,7 +250,7 @@ fn checkpoint_keeps_the_run_directory_current() {
         serde_json::from_slice(&std::fs::read(run.run_dir.join("live.json")).unwrap()).unwrap();
     assert_eq!(live["completed"], 2);
     assert_eq!(live["run_commit"], sha.as_str());
-    let progress = std::fs::read_to_string(run.run_dir.join("progress.jsonl")).unwrap();
+    let progress = read_file(run.run_dir.join("progress.jsonl"));
     let events: Vec<Value> = progress
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -260,7 +260,7 @@ fn checkpoint_keeps_the_run_directory_current() {
     assert_eq!(events[2]["event"], "checkpoint.completed");
     assert!(run.run_dir.join("nodes/plan/status.json").is_file());
     assert_eq!(
-        std::fs::read_to_string(run.run_dir.join("nodes/plan/prompt.md")).unwrap(),
+        read_file(run.run_dir.join("nodes/plan/prompt.md")),
         "do the thing\n"
     );
     assert!(run.run_dir.join("nodes/plan-visit_2/status.json").is_file());

@@ -7,7 +7,7 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use crate::common::TestRepo;
+use crate::common::{TestRepo, read_file};
 
 fn script(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -47,7 +47,7 @@ fn run_shell(repo: &TestRepo, shell: &str, args: &[&str], code: &str) -> String 
 
 #[test]
 fn completion_fish_completes_run_ids_and_checkpoints() {
-    let text = std::fs::read_to_string(script("git-fabro.fish")).unwrap();
+    let text = read_file(script("git-fabro.fish"));
     assert!(
         text.contains("git-fabro __complete"),
         "the fish script asks the binary"
@@ -85,7 +85,7 @@ fn completion_fish_completes_run_ids_and_checkpoints() {
 
 #[test]
 fn completion_zsh_completes_run_ids_and_falls_back_to_clap() {
-    let text = std::fs::read_to_string(script("_git-fabro")).unwrap();
+    let text = read_file(script("_git-fabro"));
     assert!(
         text.contains("git-fabro __complete"),
         "the zsh script asks the binary"

@@ -3,7 +3,7 @@ use std::process::Child;
 
 use serde_json::Value;
 
-use crate::common::{TestRepo, assert_success};
+use crate::common::{TestRepo, assert_success, read_file};
 
 fn wait_all(children: Vec<(String, Child)>) -> Vec<(String, i32, String)> {
     children
@@ -148,7 +148,7 @@ fn race_finish_gc_unarchive(repo: &TestRepo, dirty: bool) {
         assert!(!refs.contains(&run.id), "{refs}");
     }
     if dirty {
-        assert_eq!(std::fs::read_to_string(&unsaved).unwrap(), "not recorded\n");
+        assert_eq!(read_file(&unsaved), "not recorded\n");
     }
     let fsck = repo.git_output(&repo.path, &["fsck", "--strict", "--no-dangling"]);
     assert_success(&fsck);

@@ -7,7 +7,7 @@
 use serde_json::Value;
 
 use crate::common::failpoints::die_at;
-use crate::common::{TestRepo, rerun, run_ok, write_file};
+use crate::common::{TestRepo, read_file, rerun, run_ok, write_file};
 use crate::fork::finished_run;
 use crate::torture::{assert_repairable, timeline_commits};
 
@@ -67,7 +67,7 @@ fn points_in_source(dir: &std::path::Path, out: &mut Vec<String>) {
         if path.is_dir() {
             points_in_source(&path, out);
         } else if path.extension().is_some_and(|e| e == "rs") {
-            let text = std::fs::read_to_string(&path).unwrap();
+            let text = read_file(&path);
             let mut at = 0;
             while let Some(found) = text[at..].find("failpoint::reach(\"") {
                 let start = at + found + "failpoint::reach(\"".len();
@@ -331,10 +331,7 @@ fn resumes_killed_at_each_boundary_are_completed_by_a_rerun() {
         let state: Value = serde_json::from_str(&rerun(&repo, &["resume", &run.id])).unwrap();
         assert_eq!(state["dirty"], false, "{point}");
         assert_eq!(state["status"], "running", "{point}");
-        assert_eq!(
-            std::fs::read_to_string(run.worktree.join("a.txt")).unwrap(),
-            point
-        );
+        assert_eq!(read_file(run.worktree.join("a.txt")), point);
         assert_eq!(repo.log_json(&run.id).len(), 1, "{point}");
     }
 }

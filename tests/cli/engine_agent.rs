@@ -8,7 +8,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::common::failpoints::die_at;
-use crate::common::{TestRepo, assert_success, run_err, write_file};
+use crate::common::{TestRepo, assert_success, read_file, run_err, write_file};
 use crate::engine_run::{meta_file, run, run_dir, workflow};
 
 /// A fake agent: echoes what it was given and its stage's variables, leaves a file in the
@@ -105,7 +105,7 @@ fn agents_get_the_prompt_on_stdin_and_in_a_file_and_their_stage_in_the_environme
     assert_eq!(Path::new(file), dir.join("nodes/build/prompt.md"));
 
     // The stage files are in the run directory too, and the agents' work is in the run commits.
-    let local = std::fs::read_to_string(dir.join("nodes/plan/response.md")).unwrap();
+    let local = read_file(dir.join("nodes/plan/response.md"));
     assert_eq!(local, plan);
     assert_eq!(
         repo.git(&["show", &format!("fabro/run/{id}:agents.txt")]),
@@ -357,7 +357,7 @@ fn resume_needs_an_agent_command_too_takes_the_flag_and_keeps_the_inlined_prompt
         meta_file(&repo, id, "stages/002-work@1/response.md"),
         "resumed\nWork as the file said"
     );
-    let events = std::fs::read_to_string(run_dir(&repo, id).join("progress.jsonl")).unwrap();
+    let events = read_file(run_dir(&repo, id).join("progress.jsonl"));
     for event in ["\"stage.prompt\"", "\"prompt.completed\""] {
         assert!(events.contains(event), "{event} in {events}");
     }

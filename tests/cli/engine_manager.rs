@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use crate::common::failpoints::die_at;
-use crate::common::{TestRepo, write_file};
+use crate::common::{TestRepo, read_file, write_file};
 use crate::engine_run::{meta_file, run, run_commits, run_json};
 
 /// A parent whose manager node runs `child.fabro` (beside it, outside the repository), then
@@ -339,10 +339,7 @@ fn a_parent_run_in_place_runs_its_child_in_the_same_directory() {
         run_json(&repo, &ran.id)["start"]["base_sha"]
     );
     // The user's directory holds what both runs wrote; both runs' branches record it.
-    assert_eq!(
-        std::fs::read_to_string(repo.path.join("seen.txt")).unwrap(),
-        "from-child\n"
-    );
+    assert_eq!(read_file(repo.path.join("seen.txt")), "from-child\n");
     assert_eq!(
         repo.git(&["show", &format!("fabro/run/{child}:child.txt")]),
         "from-child\n"

@@ -5,8 +5,8 @@
 
 use serde_json::{Value, json};
 
-use crate::common::TestRepo;
 use crate::common::failpoints::die_at;
+use crate::common::{TestRepo, read_file};
 use crate::engine_retry::{events, run, run_json, stages, workflow};
 use crate::format_contract::assert_fabro_shapes;
 
@@ -370,11 +370,7 @@ fn a_run_killed_during_a_parallel_node_resumes_with_the_work_its_branches_commit
             "{point}"
         );
         // The branches' committed work was taken, not done again.
-        let mut counted: Vec<String> = std::fs::read_to_string(&count)
-            .unwrap()
-            .lines()
-            .map(str::to_owned)
-            .collect();
+        let mut counted: Vec<String> = read_file(&count).lines().map(str::to_owned).collect();
         counted.sort();
         assert_eq!(counted, ["a", "b"], "{point}");
         let results = &checkpoint["context_values"]["parallel.results"];

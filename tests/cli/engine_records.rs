@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use crate::common::failpoints::{Tally, die_at};
-use crate::common::{TestRepo, assert_success, rerun, run_ok};
+use crate::common::{TestRepo, assert_success, read_file, rerun, run_ok};
 use crate::engine_run::{
     completed_counts, counted, counted_pipeline, meta_file, run, run_dir, run_json, the_only_run,
     workflow,
@@ -32,10 +32,8 @@ fn the_conclusion_summarises_each_stage_as_fabro_does() {
     let path = workflow(&repo, "two", TWO_CHANGES);
     let ran = run(&repo, &path, &[]);
     assert_eq!(ran.code, 0, "{}", ran.stderr);
-    let conclusion: Value = serde_json::from_str(
-        &std::fs::read_to_string(run_dir(&repo, &ran.id).join("conclusion.json")).unwrap(),
-    )
-    .unwrap();
+    let conclusion: Value =
+        serde_json::from_str(&read_file(run_dir(&repo, &ran.id).join("conclusion.json"))).unwrap();
     let rows: Vec<(String, String, u64)> = conclusion["stages"]
         .as_array()
         .expect("stages")
@@ -83,11 +81,10 @@ fn each_node_that_changed_the_work_records_the_diff_git_shows() {
         let recorded = meta_file(&repo, &ran.id, &format!("stages/{stage}/diff.patch"));
         let git = repo.git(&["diff", &format!("{commit}~1"), &commit]);
         assert_eq!(recorded, git, "{stage}");
-        let local = std::fs::read_to_string(
+        let local = read_file(
             run_dir(&repo, &ran.id)
                 .join(format!("nodes/{}/diff.patch", &stage[4..stage.len() - 2])),
-        )
-        .unwrap();
+        );
         assert_eq!(local, git, "{stage} in the run directory");
     }
     // look changed nothing: no patch, and status.json does not list one.
@@ -107,7 +104,7 @@ fn events_come_in_fabros_order() {
     let path = workflow(&repo, "two", TWO_CHANGES);
     let ran = run(&repo, &path, &[]);
     assert_eq!(ran.code, 0, "{}", ran.stderr);
-    let log = std::fs::read_to_string(run_dir(&repo, &ran.id).join("progress.jsonl")).unwrap();
+    let log = read_file(run_dir(&repo, &ran.id).join("progress.jsonl"));
     let events: Vec<Value> = log
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -147,7 +144,7 @@ fn a_failed_run_ends_its_events_with_run_failed() {
     );
     let ran = run(&repo, &path, &[]);
     assert_eq!(ran.code, 1, "{}", ran.stderr);
-    let log = std::fs::read_to_string(run_dir(&repo, &ran.id).join("progress.jsonl")).unwrap();
+    let log = read_file(run_dir(&repo, &ran.id).join("progress.jsonl"));
     let last: Value = serde_json::from_str(log.lines().last().unwrap()).unwrap();
     assert_eq!(last["event"], "run.failed");
 }
@@ -203,7 +200,7 @@ fn resume_continues_under_a_changed_workflow_only_with_force() {
         "engine:checkpointed:a@1",
     );
     let id = the_only_run(&repo);
-    let original = std::fs::read_to_string(&path).unwrap();
+    let original = read_file(&path);
     let changed = workflow(
         &repo,
         "changed",
@@ -221,7 +218,7 @@ fn resume_continues_under_a_changed_workflow_only_with_force() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("--force"), "{stderr}");
-    assert_eq!(std::fs::read_to_string(&log).unwrap(), "a\n", "nothing ran");
+    assert_eq!(read_file(&log), "a\n", "nothing ran");
 
     let out = repo
         .fabro()
@@ -230,7 +227,7 @@ fn resume_continues_under_a_changed_workflow_only_with_force() {
         .output()
         .unwrap();
     assert_success(&out);
-    assert_eq!(std::fs::read_to_string(&log).unwrap(), "a\nb\nc2\n");
+    assert_eq!(read_file(&log), "a\nb\nc2\n");
     assert_eq!(run_json(&repo, &id)["status"]["kind"], "succeeded");
 }
 

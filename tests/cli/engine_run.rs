@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::common::failpoints::die_at;
-use crate::common::{TestRepo, assert_success, run_err, write_file};
+use crate::common::{TestRepo, assert_success, read_file, run_err, write_file};
 use crate::format_contract::assert_fabro_shapes;
 
 /// Writes `workflow` beside the repository (not in it) and returns its path.
@@ -283,7 +283,7 @@ fn a_pipeline_of_commands_is_checkpointed_node_by_node_and_finished() {
     let conclusion: Value =
         serde_json::from_slice(&std::fs::read(dir.join("conclusion.json")).unwrap()).unwrap();
     assert_eq!(conclusion["status"], "succeeded");
-    let patch = std::fs::read_to_string(dir.join("final.patch")).unwrap();
+    let patch = read_file(dir.join("final.patch"));
     assert!(patch.contains("+two"), "{patch}");
     assert!(dir.join("nodes/grow/stdout.log").is_file());
     let log = repo.ok(&["log", &id]);
@@ -647,11 +647,7 @@ fn resume_after_a_kill_between_two_nodes_runs_no_recorded_node_again() {
         assert!(out.status.success(), "{point}: {stderr}");
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert_eq!(run_id(&stdout), id, "{point}");
-        assert_eq!(
-            std::fs::read_to_string(&log).unwrap(),
-            "a\nb\nc\n",
-            "{point}"
-        );
+        assert_eq!(read_file(&log), "a\nb\nc\n", "{point}");
         assert_eq!(completed_counts(&repo, &id), ["2", "3", "4"], "{point}");
         let record = run_json(&repo, &id);
         assert_eq!(record["status"]["kind"], "succeeded", "{point}");
@@ -678,7 +674,7 @@ fn resume_prepare_only_keeps_printing_the_state() {
     let state: Value = serde_json::from_str(&out).expect("the state as JSON");
     assert_eq!(state["next_node_id"], "b");
     assert_eq!(state["completed_nodes"], serde_json::json!(["start", "a"]));
-    assert_eq!(std::fs::read_to_string(&log).unwrap(), "a\n");
+    assert_eq!(read_file(&log), "a\n");
 }
 
 #[test]
@@ -740,9 +736,9 @@ fn resume_after_sigkill_inside_a_node_runs_that_node_once_more() {
         Some(9)
     );
     let id = the_only_run(&repo);
-    assert_eq!(std::fs::read_to_string(&log).unwrap(), "a\nb\n");
+    assert_eq!(read_file(&log), "a\nb\n");
     repo.ok(&["resume", &id]);
-    assert_eq!(std::fs::read_to_string(&log).unwrap(), "a\nb\nb\nc\n");
+    assert_eq!(read_file(&log), "a\nb\nb\nc\n");
     assert_eq!(completed_counts(&repo, &id), ["2", "3", "4"]);
     assert_eq!(run_json(&repo, &id)["status"]["kind"], "succeeded");
     assert_eq!(repo.ok(&["fsck"]), "");

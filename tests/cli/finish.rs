@@ -1,6 +1,6 @@
 use serde_json::Value;
 
-use crate::common::{TestRepo, write_file};
+use crate::common::{TestRepo, read_file, write_file};
 
 #[test]
 fn finish_writes_the_conclusion_and_removes_the_worktree() {
@@ -32,7 +32,7 @@ fn finish_writes_the_conclusion_and_removes_the_worktree() {
             .unwrap();
     assert_eq!(conclusion["status"], "succeeded");
     assert!(conclusion["duration_ms"].is_u64());
-    let patch = std::fs::read_to_string(run.run_dir.join("final.patch")).unwrap();
+    let patch = read_file(run.run_dir.join("final.patch"));
     let base = repo.git(&["rev-parse", "main"]);
     assert_eq!(patch, repo.git(&["diff", "--no-color", base.trim(), &tip]));
     assert_eq!(repo.user_state(), before);
@@ -85,10 +85,7 @@ fn finish_keeps_a_worktree_with_work_no_checkpoint_holds() {
         .unwrap();
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("kept the worktree"));
-    assert_eq!(
-        std::fs::read_to_string(run.worktree.join("unsaved.txt")).unwrap(),
-        "precious\n"
-    );
+    assert_eq!(read_file(run.worktree.join("unsaved.txt")), "precious\n");
 }
 
 /// A checkpoint killed after its refs moved but before it wrote the worktree's index leaves

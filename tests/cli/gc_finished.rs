@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::common::{TestRepo, run_err, write_file};
+use crate::common::{TestRepo, read_file, run_err, write_file};
 use crate::fork::finished_run;
 
 fn all_runs(repo: &TestRepo) -> Vec<String> {
@@ -170,7 +170,7 @@ fn finished_runs_with_unrecorded_work_or_a_branch_checked_out_elsewhere_are_kept
         "{out}"
     );
     assert_eq!(
-        std::fs::read_to_string(dirty.worktree.join("notes.txt")).unwrap(),
+        read_file(dirty.worktree.join("notes.txt")),
         "in no commit\n"
     );
     assert!(other.join("step0.txt").exists());

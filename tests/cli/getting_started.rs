@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::common::{TestRepo, run_ok};
+use crate::common::{TestRepo, read_file, run_ok};
 
 #[test]
 fn help_groups_the_commands_with_one_example_each() {
@@ -36,9 +36,7 @@ fn help_groups_the_commands_with_one_example_each() {
             "{help}"
         );
     }
-    let page =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("man/git-fabro.1"))
-            .unwrap();
+    let page = read_file(Path::new(env!("CARGO_MANIFEST_DIR")).join("man/git-fabro.1"));
     assert!(
         page.contains(".SS \"Travel in time\""),
         "the man page has the groups too"

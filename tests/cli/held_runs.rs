@@ -4,7 +4,7 @@
 
 use std::process::{Child, Command, Stdio};
 
-use crate::common::{TestRepo, run_err, run_ok};
+use crate::common::{TestRepo, read_file, run_err, run_ok};
 
 /// A live process to name in run.pid; killed when dropped.
 struct Sleeper(Child);
@@ -217,7 +217,7 @@ fn wait_for_command(repo: &TestRepo) -> String {
         assert!(started.elapsed() < PATIENCE, "the command never started");
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    std::fs::read_to_string(pid).unwrap().trim().to_owned()
+    read_file(pid).trim().to_owned()
 }
 
 /// How `child` ended; killed, and the test failed, if it runs past [`PATIENCE`].
@@ -313,7 +313,7 @@ fn the_resumed_command_inherits_the_signals_git_fabro_ignores() {
         mask.display()
     );
     run_ok(repo.command("sh").args(["-c", &line]));
-    let mask = std::fs::read_to_string(mask).unwrap();
+    let mask = read_file(mask);
     let bits = u64::from_str_radix(mask.trim_start_matches("SigIgn:").trim(), 16).unwrap();
     assert_eq!(bits & 1, 1, "SIGHUP stays ignored: {mask}");
     assert_eq!(bits & 2, 0, "SIGINT is the command's to handle: {mask}");

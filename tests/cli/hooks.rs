@@ -1,6 +1,6 @@
 use serde_json::Value;
 
-use crate::common::{TestRepo, assert_success, run_ok, write_file};
+use crate::common::{TestRepo, assert_success, read_file, run_ok, write_file};
 
 /// PATH with the git-fabro under test first, as an installed hook needs it.
 fn path_with_fabro() -> String {
@@ -32,7 +32,7 @@ fn install_twice_then_uninstall_leaves_the_user_hook_byte_identical() {
     write_file(&hook, mine);
     repo.ok(&["hooks", "install"]);
     repo.ok(&["hooks", "install"]);
-    let installed = std::fs::read_to_string(&hook).unwrap();
+    let installed = read_file(&hook);
     assert_eq!(installed.matches("# BEGIN git-fabro").count(), 1);
     assert!(
         installed.starts_with("#!/bin/bash\n# BEGIN git-fabro"),
@@ -48,7 +48,7 @@ fn install_twice_then_uninstall_leaves_the_user_hook_byte_identical() {
         "created when missing"
     );
     repo.ok(&["hooks", "uninstall"]);
-    assert_eq!(std::fs::read_to_string(&hook).unwrap(), mine);
+    assert_eq!(read_file(&hook), mine);
     assert!(
         !repo.path.join(".git/hooks/post-rewrite").exists(),
         "the file git-fabro created is gone"
@@ -61,7 +61,7 @@ fn hooks_land_in_core_hooks_path_like_husky() {
     repo.git(&["config", "core.hooksPath", ".husky"]);
     write_file(&repo.path.join(".husky/pre-push"), "npm test\n");
     repo.ok(&["hooks", "install", "--pre-push"]);
-    let text = std::fs::read_to_string(repo.path.join(".husky/pre-push")).unwrap();
+    let text = read_file(repo.path.join(".husky/pre-push"));
     assert!(
         text.contains("# BEGIN git-fabro") && text.ends_with("npm test\n"),
         "{text}"
@@ -69,10 +69,7 @@ fn hooks_land_in_core_hooks_path_like_husky() {
     assert!(!repo.path.join(".git/hooks/pre-push").exists());
     assert!(!repo.path.join(".husky/post-rewrite").exists());
     repo.ok(&["hooks", "uninstall"]);
-    assert_eq!(
-        std::fs::read_to_string(repo.path.join(".husky/pre-push")).unwrap(),
-        "npm test\n"
-    );
+    assert_eq!(read_file(repo.path.join(".husky/pre-push")), "npm test\n");
 }
 
 #[test]
@@ -113,7 +110,7 @@ fn pushing_a_run_branch_pushes_its_metadata_and_the_users_hook_still_runs() {
         "{remote}"
     );
     // The user's hook got the same standard input git gave the hook.
-    let seen = std::fs::read_to_string(&marker).unwrap();
+    let seen = read_file(&marker);
     assert!(
         seen.contains(&format!("refs/heads/fabro/run/{}", run.id))
             && seen.contains("refs/heads/main"),
@@ -223,11 +220,7 @@ fn a_write_cut_short_leaves_the_users_hook_whole() {
         .output()
         .unwrap();
     assert!(!out.status.success(), "the write cannot succeed");
-    assert_eq!(
-        std::fs::read_to_string(&hook).unwrap(),
-        mine,
-        "the user's hook is untouched"
-    );
+    assert_eq!(read_file(&hook), mine, "the user's hook is untouched");
     repo.ok(&["hooks", "install", "--pre-push"]);
     let out = repo
         .command("sh")
@@ -236,7 +229,7 @@ fn a_write_cut_short_leaves_the_users_hook_whole() {
         .output()
         .unwrap();
     assert!(!out.status.success());
-    let text = std::fs::read_to_string(&hook).unwrap();
+    let text = read_file(&hook);
     assert!(
         text.ends_with(&mine["#!/bin/sh\n".len()..]) && text.contains("# BEGIN git-fabro"),
         "still the installed hook, whole"
@@ -255,17 +248,10 @@ fn install_keeps_the_hooks_mode_and_a_disabled_hook_stays_disabled() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("not executable"), "{err}");
     assert_eq!(mode_of(&hook), 0o640, "still disabled");
-    assert!(
-        std::fs::read_to_string(&hook)
-            .unwrap()
-            .contains("# BEGIN git-fabro")
-    );
+    assert!(read_file(&hook).contains("# BEGIN git-fabro"));
     repo.ok(&["hooks", "uninstall"]);
     assert_eq!(mode_of(&hook), 0o640);
-    assert_eq!(
-        std::fs::read_to_string(&hook).unwrap(),
-        "#!/bin/sh\nexit 0\n"
-    );
+    assert_eq!(read_file(&hook), "#!/bin/sh\nexit 0\n");
 
     std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o750)).unwrap();
     repo.ok(&["hooks", "install"]);
@@ -287,10 +273,7 @@ fn a_symlinked_hook_is_not_written_through() {
     let (code, err) = crate::common::run_err(repo.fabro().args(["hooks", "install", "--pre-push"]));
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("symbolic link"), "{err}");
-    assert_eq!(
-        std::fs::read_to_string(&shared).unwrap(),
-        "#!/bin/sh\nexit 0\n"
-    );
+    assert_eq!(read_file(&shared), "#!/bin/sh\nexit 0\n");
     assert!(
         std::fs::symlink_metadata(&hook)
             .unwrap()

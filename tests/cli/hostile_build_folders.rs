@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::common::{TestRepo, tree_digest, write_file};
+use crate::common::{TestRepo, read_file, tree_digest, write_file};
 
 fn repo_ignoring(patterns: &str) -> TestRepo {
     let repo = TestRepo::new();
@@ -83,8 +83,8 @@ fn a_seeded_folders_links_lead_to_the_runs_files_never_the_checkouts() {
         before,
         "the checkout's build folder too"
     );
-    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "outside\n");
-    let run_readme = std::fs::read_to_string(wt.join("README.md")).unwrap();
+    assert_eq!(read_file(&outside), "outside\n");
+    let run_readme = read_file(wt.join("README.md"));
     assert_eq!(
         run_readme, "run wrote rel\n",
         "the run's own README took the writes"

@@ -8,7 +8,7 @@
 use std::os::unix::fs::symlink;
 use std::path::Path;
 
-use crate::common::{TestRepo, run_err, run_ok, tree_digest, write_file};
+use crate::common::{TestRepo, read_file, run_err, run_ok, tree_digest, write_file};
 
 const USER_SETTINGS: &str = "{\n  \"permissions\": { \"allow\": [\"Bash(ls)\"] }\n}\n";
 const OURS: &str = "git fabro hooks run agent-";
@@ -83,7 +83,7 @@ fn settings_files_linked_outside_to_nothing_or_into_git_are_refused() {
     assert!(stderr.contains("does not exist"), "{stderr}");
     let stderr = refused(&repo, &repo.path, "--gemini");
     assert!(stderr.contains(".git"), "{stderr}");
-    assert_eq!(std::fs::read_to_string(&victim).unwrap(), USER_SETTINGS);
+    assert_eq!(read_file(&victim), USER_SETTINGS);
     assert!(!repo.path.join("missing.json").exists());
     assert_eq!(tree_digest(&repo.path.join(".git")), git_dir);
 }
@@ -113,7 +113,7 @@ fn links_inside_the_work_tree_stay_links_and_uninstall_restores_their_targets() 
         std::fs::read_link(&link).unwrap(),
         Path::new("../shared/claude.json")
     );
-    let shared = std::fs::read_to_string(wt.join("shared/claude.json")).unwrap();
+    let shared = read_file(wt.join("shared/claude.json"));
     assert!(
         shared.contains(OURS) && shared.contains("Bash(ls)"),
         "{shared}"
@@ -122,7 +122,7 @@ fn links_inside_the_work_tree_stay_links_and_uninstall_restores_their_targets() 
         std::fs::read_link(wt.join(".gemini")).unwrap(),
         Path::new("config/gemini")
     );
-    let gemini = std::fs::read_to_string(wt.join("config/gemini/settings.json")).unwrap();
+    let gemini = read_file(wt.join("config/gemini/settings.json"));
     assert!(gemini.contains(OURS), "{gemini}");
 
     // The hooks are this machine's: no checkpoint holds them, wherever the link leads.
@@ -145,10 +145,7 @@ fn links_inside_the_work_tree_stay_links_and_uninstall_restores_their_targets() 
             .file_type()
             .is_symlink()
     );
-    assert_eq!(
-        std::fs::read_to_string(wt.join("shared/claude.json")).unwrap(),
-        USER_SETTINGS
-    );
+    assert_eq!(read_file(wt.join("shared/claude.json")), USER_SETTINGS);
     assert!(!wt.join("config/gemini/settings.json").exists());
     assert!(wt.join("config/gemini/README").exists());
     let status = repo.git_in(wt, &["status", "--porcelain"]);
@@ -170,11 +167,11 @@ fn uninstall_refuses_a_link_that_now_leads_out_of_the_work_tree() {
     let link = repo.path.join(".claude/settings.local.json");
     std::fs::remove_file(&link).unwrap();
     symlink(&outside, &link).unwrap();
-    let before = std::fs::read_to_string(&outside).unwrap();
+    let before = read_file(&outside);
     let (code, stderr) = run_err(repo.fabro().args(["hooks", "uninstall", "--claude"]));
     assert_eq!(code, 1, "{stderr}");
     assert!(stderr.contains("outside the work tree"), "{stderr}");
-    assert_eq!(std::fs::read_to_string(&outside).unwrap(), before);
+    assert_eq!(read_file(&outside), before);
 }
 
 #[test]
@@ -203,13 +200,13 @@ fn a_linked_gemini_trusted_folders_file_stays_a_link() {
         let target = std::fs::read_link(file).unwrap();
         install("install");
         assert_eq!(std::fs::read_link(file).unwrap(), target, "still a link");
-        let trusted = std::fs::read_to_string(file).unwrap();
+        let trusted = read_file(file);
         let real = std::fs::canonicalize(&run.worktree).unwrap();
         assert!(trusted.contains(real.to_str().unwrap()), "{trusted}");
         install("uninstall");
         assert_eq!(std::fs::read_link(file).unwrap(), target, "still a link");
     }
-    let back = std::fs::read_to_string(dotfiles.join("trustedFolders.json")).unwrap();
+    let back = read_file(dotfiles.join("trustedFolders.json"));
     assert_eq!(
         back, mine,
         "uninstall gives the linked file back byte for byte"

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{TestRepo, write_file};
+use crate::common::{TestRepo, read_file, write_file};
 use crate::engine_interrupt::{wait_exit, wait_for};
 use crate::engine_run::{run_json, the_only_run};
 use crate::hostile_git_hooks::path_with_fabro;
@@ -57,7 +57,7 @@ fn branch_pids(repo: &TestRepo) -> Vec<String> {
     files.iter().for_each(|f| wait_for(f));
     files
         .iter()
-        .map(|f| std::fs::read_to_string(f).unwrap().trim().to_owned())
+        .map(|f| read_file(f).trim().to_owned())
         .collect()
 }
 

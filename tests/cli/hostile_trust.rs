@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::{TestRepo, write_file};
+use crate::common::{TestRepo, read_file, write_file};
 use crate::trust::{fabro, path, remote_and_clone};
 
 /// Blocks at a gate; the node after it writes the input `t` and the goal to `out.txt`.
@@ -33,8 +33,7 @@ fn push_edited_record(repo: &TestRepo, other: &Path, id: &str, edit: &dyn Fn(&mu
     );
     repo.git_in(other, &["checkout", "-q", &meta]);
     let record_path = other.join("run.json");
-    let mut record: Value =
-        serde_json::from_str(&std::fs::read_to_string(&record_path).unwrap()).unwrap();
+    let mut record: Value = serde_json::from_str(&read_file(&record_path)).unwrap();
     edit(&mut record);
     write_file(
         &record_path,

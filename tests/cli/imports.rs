@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::common::failpoints::die_at;
-use crate::common::{TestRepo, assert_success, run_err, write_file};
+use crate::common::{TestRepo, assert_success, read_file, run_err, write_file};
 use crate::engine_run::{counted, run, run_json, the_only_run};
 
 /// A part of two command nodes that append their (unprefixed) names to `log`.
@@ -85,10 +85,7 @@ fn imported_workflows_run_in_order_under_prefixed_ids() {
 
     let ran = run(&repo, &host, &[]);
     assert_eq!(ran.code, 0, "{}", ran.stderr);
-    assert_eq!(
-        std::fs::read_to_string(&log).unwrap(),
-        "lint\ntest\nstage\nrelease\n"
-    );
+    assert_eq!(read_file(&log), "lint\ntest\nstage\nrelease\n");
     let record = run_json(&repo, &ran.id);
     assert_eq!(
         record["checkpoint"]["completed_nodes"],
@@ -138,7 +135,7 @@ fn nested_imports_resolve_beside_the_file_that_names_them() {
     );
     let ran = run(&repo, &host, &[]);
     assert_eq!(ran.code, 0, "{}", ran.stderr);
-    assert_eq!(std::fs::read_to_string(&log).unwrap(), "one\ntwo\n");
+    assert_eq!(read_file(&log), "one\ntwo\n");
     assert_eq!(
         run_json(&repo, &ran.id)["checkpoint"]["completed_nodes"],
         serde_json::json!(["start", "part.nested.one", "part.nested.two"])
@@ -244,17 +241,14 @@ fn a_resumed_run_goes_on_from_the_recorded_graph_without_the_files() {
         repo.fabro().arg("run").arg(&host),
         "engine:checkpointed:validate.test@1",
     );
-    assert_eq!(std::fs::read_to_string(&log).unwrap(), "lint\ntest\n");
+    assert_eq!(read_file(&log), "lint\ntest\n");
     std::fs::remove_file(dir.join("val.fabro")).unwrap();
     std::fs::remove_file(dir.join("dep.fabro")).unwrap();
     let id = the_only_run(&repo);
     let out = repo.fabro().args(["resume", &id]).output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
-    assert_eq!(
-        std::fs::read_to_string(&log).unwrap(),
-        "lint\ntest\nstage\nrelease\n"
-    );
+    assert_eq!(read_file(&log), "lint\ntest\nstage\nrelease\n");
     let record = run_json(&repo, &id);
     assert_eq!(record["status"]["kind"], "succeeded");
 }
@@ -282,8 +276,7 @@ fn a_recorded_graph_rewritten_behind_the_run_does_not_run_without_trust() {
         &meta,
     ]);
     let record_path = edit.join("run.json");
-    let mut record: Value =
-        serde_json::from_str(&std::fs::read_to_string(&record_path).unwrap()).unwrap();
+    let mut record: Value = serde_json::from_str(&read_file(&record_path)).unwrap();
     let script = format!("touch {}", marker.display());
     record["spec"]["graph"]["nodes"]["deploy.stage"]["attrs"]["script"] =
         serde_json::json!({ "String": script });
@@ -380,7 +373,7 @@ fn imported_nodes_are_styled_and_rendered_with_the_host() {
     );
     let ran = run(&repo, &host, &["--agent", &agent, "--input", "task=Launch"]);
     assert_eq!(ran.code, 0, "{}", ran.stderr);
-    let seen = std::fs::read_to_string(&log).unwrap();
+    let seen = read_file(&log);
     let (node, rest) = seen.split_once('|').unwrap();
     let (model, prompt) = rest.split_once('|').unwrap();
     assert_eq!(node, "validate.lint");

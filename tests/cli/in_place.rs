@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::common::{TestRepo, assert_success, run_err};
+use crate::common::{TestRepo, assert_success, read_file, run_err};
 
 /// A checkout with staged, unstaged, untracked and ignored changes.
 fn dirty(repo: &TestRepo) {
@@ -118,17 +118,11 @@ fn the_run_starts_from_the_dirty_directory_and_restore_brings_it_back() {
     repo.write("scratch.txt", "made after the checkpoint\n");
     let index = std::fs::read(repo.path.join(".git/index")).unwrap();
     repo.ok(&["restore", "@1"]);
-    assert_eq!(
-        std::fs::read_to_string(repo.path.join("README.md")).unwrap(),
-        "the agent's edit\n"
-    );
-    assert_eq!(
-        std::fs::read_to_string(repo.path.join("staged.txt")).unwrap(),
-        "staged\n"
-    );
+    assert_eq!(read_file(repo.path.join("README.md")), "the agent's edit\n");
+    assert_eq!(read_file(repo.path.join("staged.txt")), "staged\n");
     assert!(!repo.path.join("scratch.txt").exists());
     assert_eq!(
-        std::fs::read_to_string(repo.path.join("debug.log")).unwrap(),
+        read_file(repo.path.join("debug.log")),
         "ignored\n",
         "ignored files stay"
     );

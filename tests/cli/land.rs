@@ -1,7 +1,7 @@
 //! `land` puts a run's result on the user's branch, as git's merge would; `path` prints where a
 //! run's files are. Results are checked with plain git.
 
-use crate::common::{TestRepo, run_err};
+use crate::common::{TestRepo, read_file, run_err};
 
 /// A finished run that changed `src/lib.rs` and added `NEW.md`, over a branch with six lines.
 fn finished_run(repo: &TestRepo) -> String {
@@ -40,13 +40,10 @@ fn land_squashes_the_run_onto_the_current_branch_and_checkout() {
     );
     // The checkout shows the result and git sees nothing to commit.
     assert_eq!(
-        std::fs::read_to_string(repo.path.join("lines.txt")).unwrap(),
+        read_file(repo.path.join("lines.txt")),
         "one\n2\n3\n4\n5\nsix\n"
     );
-    assert_eq!(
-        std::fs::read_to_string(repo.path.join("NEW.md")).unwrap(),
-        "new\n"
-    );
+    assert_eq!(read_file(repo.path.join("NEW.md")), "new\n");
     assert_eq!(repo.git(&["status", "--porcelain"]), "");
     // The tree is what git's own merge makes of the same three commits.
     let git_merge = repo.git(&[
@@ -166,10 +163,7 @@ fn land_refuses_and_changes_nothing_on_conflicts_dirty_checkouts_and_unfinished_
     assert!(stderr.contains("has not finished"), "{stderr}");
     assert_eq!(repo.user_state(), state);
     repo.ok(&["land", &open.id, "--force"]);
-    assert_eq!(
-        std::fs::read_to_string(repo.path.join("more.txt")).unwrap(),
-        "more\n"
-    );
+    assert_eq!(read_file(repo.path.join("more.txt")), "more\n");
 }
 
 #[test]

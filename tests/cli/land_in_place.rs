@@ -2,7 +2,7 @@
 //! the run in its body; a run that worked in place lands on the checkout that already holds
 //! its changes. Results are checked with plain git.
 
-use crate::common::{TestRepo, write_file};
+use crate::common::{TestRepo, read_file, write_file};
 use crate::engine_run::{run, workflow};
 
 /// Two commands, one editing a tracked file and one adding a file, under a graph goal.
@@ -72,9 +72,6 @@ fn a_run_in_place_lands_on_the_checkout_that_holds_its_changes() {
     assert_eq!(subject_and_body(&repo).0, "Greet the reader");
     assert_eq!(std::fs::read(repo.path.join("README.md")).unwrap(), readme);
     assert_eq!(repo.git(&["status", "--porcelain"]), " M notes.txt\n");
-    assert_eq!(
-        std::fs::read_to_string(repo.path.join("notes.txt")).unwrap(),
-        "mine, edited\n"
-    );
+    assert_eq!(read_file(repo.path.join("notes.txt")), "mine, edited\n");
     repo.git(&["fsck", "--strict"]);
 }

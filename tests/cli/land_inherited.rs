@@ -1,7 +1,7 @@
 //! A fork or a rewound run changed what it inherited too: `land`, `final.patch` and `diff`
 //! count from the base of the run at the root of its fork chain, never from the fork point.
 
-use crate::common::{TestRepo, run_ok, write_file};
+use crate::common::{TestRepo, read_file, run_ok, write_file};
 
 /// A run with `one.txt` checkpointed at `a` and `two.txt` at `b`; returns its id.
 fn two_checkpoints(repo: &TestRepo) -> String {
@@ -32,7 +32,7 @@ fn final_patch(repo: &TestRepo, id: &str) -> String {
         .map(|entry| entry.unwrap().path())
         .find(|dir| dir.to_string_lossy().ends_with(id))
         .expect("the run's directory");
-    std::fs::read_to_string(dir.join("final.patch")).unwrap()
+    read_file(dir.join("final.patch"))
 }
 
 #[test]

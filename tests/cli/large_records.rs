@@ -8,7 +8,7 @@ use std::os::unix::fs::MetadataExt;
 use serde_json::json;
 
 use crate::agent_hooks::run_hook;
-use crate::common::{TestRepo, run_err, run_ok, write_file};
+use crate::common::{TestRepo, read_file, run_err, run_ok, write_file};
 use crate::engine_retry::{run, workflow};
 use crate::engine_run::run_dir;
 
@@ -110,7 +110,7 @@ fn a_node_that_prints_64_mb_is_stored_from_its_log_file_which_stays_the_file_it_
     let stage = stage_path(&repo, &id, "loud@1");
     assert_blob_is_file(&repo, &format!("{stage}/stdout.log"), &log);
     // The run directory's stdout.log is the file the script streamed into, not a copy of it.
-    let inode = std::fs::read_to_string(dir.join("stdout.inode")).unwrap();
+    let inode = read_file(dir.join("stdout.inode"));
     assert_eq!(
         inode.trim(),
         std::fs::metadata(&log).unwrap().ino().to_string()

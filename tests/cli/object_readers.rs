@@ -3,7 +3,7 @@
 //! prints the same with either, whether the run's commits are loose or packed, whether the
 //! cache is new, warm or forged. `.ci/run` also runs the timeline tests with `gix`.
 
-use crate::common::{OBJECT_READER, TestRepo, run_err, run_ok, write_file};
+use crate::common::{OBJECT_READER, TestRepo, read_file, run_err, run_ok, write_file};
 
 /// What the timeline commands print about `runs`, read through `reader`.
 fn shown(repo: &TestRepo, reader: &str, runs: &[&str]) -> Vec<String> {
@@ -71,7 +71,7 @@ fn gix_alone_keeps_no_commit_cache_and_a_forged_cache_changes_nothing() {
     assert!(!cache.exists(), "gix alone wrote {}", cache.display());
 
     shown(&repo, "own", &[&id]);
-    let written = std::fs::read_to_string(&cache).unwrap();
+    let written = read_file(&cache);
     // Another node's name in a record, its id kept: believed, it would rename a checkpoint.
     let forged = written.replace("): plan (", "): clan (");
     assert_ne!(forged, written);

@@ -1,6 +1,6 @@
 use serde_json::Value;
 
-use crate::common::TestRepo;
+use crate::common::{TestRepo, read_file};
 
 #[test]
 fn ps_lists_runs_from_refs_alone() {
@@ -95,7 +95,7 @@ fn ps_ignores_a_damaged_or_foreign_summary_file() {
     repo.checkpoint(&run.id, "one");
     let expected = repo.ok(&["ps", "--json"]);
     let cache = repo.path.join(".git/fabro/summaries");
-    let written = std::fs::read_to_string(&cache).unwrap();
+    let written = read_file(&cache);
     let (header, rows) = written.split_once('\n').unwrap();
     let damaged = [
         format!("{header}\n{}\n", &rows[..rows.len() / 2]),

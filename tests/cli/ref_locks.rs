@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use crate::common::failpoints::die_at;
-use crate::common::{TestRepo, kill_after, run_err, run_ok, write_file};
+use crate::common::{TestRepo, kill_after, read_file, run_err, run_ok, write_file};
 use crate::torture::{Lcg, assert_consistent, trials};
 
 /// Leaves a lock on `ref_name` as a killed process would, dated `seconds` ago.
@@ -94,7 +94,7 @@ fn a_checkpoint_killed_holding_its_ref_locks_blocks_nothing() {
 fn the_writer_record_names_only_a_killed_transactions_locks() {
     let (repo, run) = TestRepo::with_run();
     let record = repo.path.join(".git/fabro/ref-writer");
-    let read = || std::fs::read_to_string(&record).unwrap();
+    let read = || read_file(&record);
     write_file(&run.worktree.join("a.txt"), "a\n");
     repo.checkpoint(&run.id, "one");
     assert_eq!(read(), "", "a finished transaction left its record");
@@ -256,7 +256,7 @@ fn a_live_writer_that_keeps_the_lock_is_named_by_its_pid() {
     assert!(err.contains(&format!("process {}", holder.id())), "{err}");
     let _ = holder.kill();
     let _ = holder.wait();
-    let sleeper = std::fs::read_to_string(&marker).unwrap();
+    let sleeper = read_file(&marker);
     let _ = std::process::Command::new("kill")
         .arg(sleeper.trim())
         .status();

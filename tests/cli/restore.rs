@@ -1,6 +1,6 @@
 use serde_json::Value;
 
-use crate::common::{TestRepo, write_file};
+use crate::common::{TestRepo, read_file, write_file};
 
 #[test]
 fn restore_makes_the_worktree_match_the_checkpoint_exactly() {
@@ -52,7 +52,7 @@ fn restore_makes_the_worktree_match_the_checkpoint_exactly() {
         ]
     );
     assert_eq!(
-        std::fs::read_to_string(wt.join("keep.txt")).unwrap(),
+        read_file(wt.join("keep.txt")),
         "v3 uncommitted\n",
         "dry run changes nothing"
     );
@@ -60,22 +60,13 @@ fn restore_makes_the_worktree_match_the_checkpoint_exactly() {
 
     let done: Value =
         serde_json::from_str(&repo.ok(&["restore", "--run", &run.id, "one", "--json"])).unwrap();
-    assert_eq!(
-        std::fs::read_to_string(wt.join("keep.txt")).unwrap(),
-        "v1\n"
-    );
-    assert_eq!(
-        std::fs::read_to_string(wt.join("gone.txt")).unwrap(),
-        "will be deleted\n"
-    );
+    assert_eq!(read_file(wt.join("keep.txt")), "v1\n");
+    assert_eq!(read_file(wt.join("gone.txt")), "will be deleted\n");
     assert!(
         !wt.join("new").exists(),
         "created files and their empty directories are removed"
     );
-    assert_eq!(
-        std::fs::read_to_string(wt.join("debug.log")).unwrap(),
-        "ignored, must survive\n"
-    );
+    assert_eq!(read_file(wt.join("debug.log")), "ignored, must survive\n");
     assert!(wt.join("node_modules/x.js").is_file());
 
     // What restore replaced can be brought back from the recovery ref.
@@ -91,10 +82,7 @@ fn restore_makes_the_worktree_match_the_checkpoint_exactly() {
     );
     let sha = done["recovery_commit"].as_str().unwrap();
     repo.ok(&["restore", "--run", &run.id, &sha[..10]]);
-    assert_eq!(
-        std::fs::read_to_string(wt.join("keep.txt")).unwrap(),
-        "v3 uncommitted\n"
-    );
+    assert_eq!(read_file(wt.join("keep.txt")), "v3 uncommitted\n");
     assert!(wt.join("new/dir/created.txt").is_file());
     let fsck = repo.git_output(&repo.path, &["fsck", "--strict"]);
     assert!(fsck.status.success());
@@ -137,7 +125,7 @@ fn restore_puts_back_file_names_that_are_not_utf8_byte_for_byte() {
     std::fs::remove_file(&file).unwrap();
     repo.checkpoint(&run.id, "b");
     repo.ok(&["restore", "--run", &run.id, "@1"]);
-    assert_eq!(std::fs::read_to_string(&file).unwrap(), "first\n");
+    assert_eq!(read_file(&file), "first\n");
     let lossy = run.worktree.join("caf\u{fffd}.txt");
     assert!(!lossy.exists(), "restored under a mangled name");
     // The next checkpoint records exactly the tree @1 recorded.

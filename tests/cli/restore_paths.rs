@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::{TestRepo, run_err, run_ok, tree_digest, write_file};
+use crate::common::{TestRepo, read_file, run_err, run_ok, tree_digest, write_file};
 
 /// A run with checkpoint @1 and a worktree changed since in several places.
 fn changed_since_checkpoint(repo: &TestRepo) -> (crate::common::Started, String) {
@@ -52,7 +52,7 @@ fn restore_paths_changes_what_git_restore_source_changes_and_nothing_else() {
     for (path, _) in files(&run.worktree) {
         let from = run.worktree.join(&path);
         if from.is_file() {
-            write_file(&twin.join(&path), &std::fs::read_to_string(&from).unwrap());
+            write_file(&twin.join(&path), &read_file(&from));
         }
     }
     std::fs::remove_file(twin.join("src/gone.rs")).unwrap();
@@ -102,11 +102,11 @@ fn restore_paths_changes_what_git_restore_source_changes_and_nothing_else() {
         "the same files as git's restore"
     );
     assert_eq!(
-        std::fs::read_to_string(run.worktree.join("docs/d.md")).unwrap(),
+        read_file(run.worktree.join("docs/d.md")),
         "d changed, not restored\n"
     );
     assert_eq!(
-        std::fs::read_to_string(run.worktree.join("src/debug.log")).unwrap(),
+        read_file(run.worktree.join("src/debug.log")),
         "ignored, in no commit\n"
     );
 }
@@ -124,7 +124,7 @@ fn restore_paths_takes_directories_and_globs_and_is_undone_by_its_recovery_point
     let restored: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(restored["changes"].as_array().unwrap().len(), 3);
     assert_eq!(
-        std::fs::read_to_string(run.worktree.join("docs/d.md")).unwrap(),
+        read_file(run.worktree.join("docs/d.md")),
         "d changed, not restored\n"
     );
     assert!(
@@ -155,14 +155,8 @@ fn restore_paths_takes_directories_and_globs_and_is_undone_by_its_recovery_point
 
     // A glob, as git takes one.
     repo.ok(&["restore", "--run", &run.id, "@1", "--", "*.md"]);
-    assert_eq!(
-        std::fs::read_to_string(run.worktree.join("docs/d.md")).unwrap(),
-        "d at @1\n"
-    );
-    assert_eq!(
-        std::fs::read_to_string(run.worktree.join("src/a.rs")).unwrap(),
-        "a changed\n"
-    );
+    assert_eq!(read_file(run.worktree.join("docs/d.md")), "d at @1\n");
+    assert_eq!(read_file(run.worktree.join("src/a.rs")), "a changed\n");
     let list: Vec<Value> =
         serde_json::from_str(&repo.ok(&["restore", "--run", &run.id, "--list", "--json"])).unwrap();
     assert_eq!(

@@ -1,6 +1,6 @@
 use serde_json::Value;
 
-use crate::common::{TestRepo, run_err, run_ok, write_file};
+use crate::common::{TestRepo, read_file, run_err, run_ok, write_file};
 use crate::fork::finished_run;
 
 #[test]
@@ -23,10 +23,7 @@ fn resume_rebuilds_the_run_directory_and_worktree_from_git() {
     assert_eq!(state["fidelity_downgrade"], true);
     assert!(state["node_retries"].is_object());
     let worktree = std::path::PathBuf::from(state["worktree"].as_str().unwrap());
-    assert_eq!(
-        std::fs::read_to_string(worktree.join("a.txt")).unwrap(),
-        "a\n"
-    );
+    assert_eq!(read_file(worktree.join("a.txt")), "a\n");
     let run_dir = std::path::PathBuf::from(state["run_dir"].as_str().unwrap());
     assert!(run_dir.join("manifest.json").is_file());
     assert_eq!(repo.git_in(&worktree, &["status", "--porcelain"]), "");

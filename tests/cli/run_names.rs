@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::common::{TestRepo, run_err, run_ok};
+use crate::common::{TestRepo, read_file, run_err, run_ok};
 
 #[test]
 fn run_names_positional_and_flag_agree_or_fail_with_usage() {
@@ -188,7 +188,7 @@ fn collect_suggestions(dir: &Path, out: &mut Vec<(String, String)>) {
         if path.is_dir() {
             collect_suggestions(&path, out);
         } else if path.extension().is_some_and(|e| e == "rs") {
-            let text = std::fs::read_to_string(&path).unwrap();
+            let text = read_file(&path);
             for piece in text.split('`').skip(1).step_by(2) {
                 if piece.starts_with("git fabro ") && !piece.contains('\n') {
                     out.push((path.display().to_string(), piece.to_owned()));

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::common::{TestRepo, run_ok, tree_digest, write_file};
+use crate::common::{TestRepo, read_file, run_ok, tree_digest, write_file};
 
 /// A bare remote, and a second clone of the test repository that fetched `run` from it.
 fn second_clone_with(repo: &TestRepo, run: &str) -> PathBuf {
@@ -41,10 +41,7 @@ fn a_run_resumes_in_a_second_clone_with_its_own_run_directory() {
     let worktree = PathBuf::from(state["worktree"].as_str().unwrap());
     assert_ne!(run_dir, run.run_dir);
     assert_eq!(state["dirty"], false);
-    assert_eq!(
-        std::fs::read_to_string(worktree.join("a.txt")).unwrap(),
-        "from clone one\n"
-    );
+    assert_eq!(read_file(worktree.join("a.txt")), "from clone one\n");
     assert_eq!(
         tree_digest(&run.run_dir),
         first,

@@ -1,6 +1,6 @@
 use serde_json::Value;
 
-use crate::common::{TestRepo, write_file};
+use crate::common::{TestRepo, read_file, write_file};
 
 #[test]
 fn snapshots_complete_no_node_and_are_restore_targets() {
@@ -53,7 +53,7 @@ fn snapshots_complete_no_node_and_are_restore_targets() {
 
     repo.ok(&["restore", "--run", &run.id, &sha[..9]]);
     assert_eq!(
-        std::fs::read_to_string(run.worktree.join("a.txt")).unwrap(),
+        read_file(run.worktree.join("a.txt")),
         "v2 before a risky write\n"
     );
 }
@@ -114,10 +114,7 @@ fn restore_last_success_skips_failed_checkpoints() {
     repo.checkpoint_with(&run.id, "two", &["--status", "failed"]);
     write_file(&run.worktree.join("a.txt"), "worse\n");
     repo.ok(&["restore", "--run", &run.id, "--last-success"]);
-    assert_eq!(
-        std::fs::read_to_string(run.worktree.join("a.txt")).unwrap(),
-        "good\n"
-    );
+    assert_eq!(read_file(run.worktree.join("a.txt")), "good\n");
 }
 
 #[test]

@@ -1,6 +1,6 @@
 use serde_json::Value;
 
-use crate::common::{TestRepo, run_err, write_file};
+use crate::common::{TestRepo, read_file, run_err, write_file};
 
 #[test]
 fn start_creates_both_branches_the_run_dir_and_a_worktree() {
@@ -138,10 +138,7 @@ fn start_refuses_a_non_empty_run_dir_and_writes_no_refs() {
     assert_eq!(code, 2);
     assert!(err.contains("not empty"), "{err}");
     assert_eq!(repo.git(&["for-each-ref", "refs/heads/fabro/"]), "");
-    assert_eq!(
-        std::fs::read_to_string(dir.join("keep.txt")).unwrap(),
-        "mine\n"
-    );
+    assert_eq!(read_file(dir.join("keep.txt")), "mine\n");
 }
 
 #[test]

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::common::{TestRepo, run_err, run_ok, write_file};
+use crate::common::{TestRepo, read_file, run_err, run_ok, write_file};
 
 /// A bare remote and a second clone of the test repository, both under its root.
 pub fn remote_and_clone(repo: &TestRepo) -> (std::path::PathBuf, std::path::PathBuf) {
@@ -68,10 +68,7 @@ fn a_run_pushed_from_one_clone_is_fetched_listed_inspected_and_resumed_in_anothe
     assert_eq!(state["next_node_id"], "code");
     let worktree = std::path::PathBuf::from(state["worktree"].as_str().unwrap());
     assert!(worktree.starts_with(&other_home));
-    assert_eq!(
-        std::fs::read_to_string(worktree.join("a.txt")).unwrap(),
-        "from clone one\n"
-    );
+    assert_eq!(read_file(worktree.join("a.txt")), "from clone one\n");
     run_ok(
         repo.fabro_in(&worktree)
             .env("FABRO_HOME", &other_home)

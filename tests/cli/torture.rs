@@ -15,7 +15,7 @@ use std::process::Stdio;
 use serde_json::Value;
 
 use crate::common::failpoints::Tally;
-use crate::common::{TestRepo, kill_after, rerun, run_ok, write_file};
+use crate::common::{TestRepo, kill_after, read_file, rerun, run_ok, write_file};
 
 /// A small linear congruential generator: enough spread for kill delays, and reproducible.
 pub struct Lcg(pub u64);
@@ -173,10 +173,7 @@ fn killed_forks_rewinds_restores_and_finishes_are_finished_by_a_rerun() {
                 );
             }
             "restore" => {
-                assert_eq!(
-                    std::fs::read_to_string(run.worktree.join("a.txt")).unwrap(),
-                    "one\n"
-                );
+                assert_eq!(read_file(run.worktree.join("a.txt")), "one\n");
                 assert!(
                     !run.worktree.join("b.txt").exists() && !run.worktree.join("c.txt").exists()
                 );
@@ -358,7 +355,7 @@ fn killed_gcs_lose_no_work_and_a_rerun_collects() {
         assert_eq!(repo.log_json(&live.id).len(), 1, "{context}");
         assert_eq!(repo.log_json(&dirty.id).len(), 1, "{context}");
         assert_eq!(
-            std::fs::read_to_string(dirty.worktree.join("unsaved.txt")).unwrap(),
+            read_file(dirty.worktree.join("unsaved.txt")),
             "not recorded\n",
             "{context}"
         );
@@ -413,7 +410,7 @@ fn killed_fsck_repairs_lose_no_work_and_a_rerun_repairs() {
         assert_eq!(repo.log_json(&live.id).len(), 1, "{context}");
         assert_eq!(repo.log_json(&removed.id).len(), 0, "{context}");
         assert_eq!(
-            std::fs::read_to_string(live.worktree.join("unsaved.txt")).unwrap(),
+            read_file(live.worktree.join("unsaved.txt")),
             "not recorded\n",
             "{context}"
         );

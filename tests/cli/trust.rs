@@ -9,7 +9,7 @@ use std::process::{Output, Stdio};
 
 use serde_json::Value;
 
-use crate::common::{TestRepo, run_ok, write_file};
+use crate::common::{TestRepo, read_file, run_ok, write_file};
 
 /// Blocks at a gate (nobody answers without a terminal), so that `resume` goes on from there.
 const GATE: &str = r#"digraph Gate {
@@ -84,8 +84,7 @@ fn push_rewritten_workflow(repo: &TestRepo, other: &Path, id: &str, evil: &str) 
     repo.git_in(other, &["fetch", "-q", "origin", &format!("{meta}:{meta}")]);
     repo.git_in(other, &["checkout", "-q", &meta]);
     let record_path = other.join("run.json");
-    let mut record: Value =
-        serde_json::from_str(&std::fs::read_to_string(&record_path).unwrap()).unwrap();
+    let mut record: Value = serde_json::from_str(&read_file(&record_path)).unwrap();
     record["graph_source"] = Value::from(evil);
     record["spec"]["graph_sha256"] = Value::from(sha256(evil));
     write_file(

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::common::{TestRepo, run_err};
+use crate::common::{TestRepo, read_file, run_err};
 
 /// Turns the run's worktree into what a resume killed mid-checkout leaves: locked as
 /// initializing by a dead process, half its files and its index not written yet.
@@ -25,7 +25,7 @@ fn leave_unfinished(repo: &TestRepo, worktree: &Path) -> PathBuf {
 }
 
 fn admin_dir_of(worktree: &Path) -> PathBuf {
-    let link = std::fs::read_to_string(worktree.join(".git")).unwrap();
+    let link = read_file(worktree.join(".git"));
     PathBuf::from(link.trim().strip_prefix("gitdir: ").unwrap())
 }
 

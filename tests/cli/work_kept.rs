@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::common::{TestRepo, assert_success, run_ok, write_file};
+use crate::common::{TestRepo, assert_success, read_file, run_ok, write_file};
 
 fn finish_json(repo: &TestRepo, id: &str) -> (Value, String) {
     let out = repo
@@ -48,10 +48,7 @@ fn finish_keeps_a_worktree_with_ignored_excluded_or_oversized_files() {
             stderr.contains("kept the worktree") && stderr.contains(named),
             "{stderr}"
         );
-        assert_eq!(
-            std::fs::read_to_string(run.worktree.join(path)).unwrap(),
-            "x".repeat(2048)
-        );
+        assert_eq!(read_file(run.worktree.join(path)), "x".repeat(2048));
     }
 }
 

@@ -306,6 +306,12 @@ pub fn ordinals(entries: &[Value]) -> Vec<u64> {
         .collect()
 }
 
+/// The text of the file at `path`, failing the test if there is none.
+pub fn read_file(path: impl AsRef<Path>) -> String {
+    let path = path.as_ref();
+    std::fs::read_to_string(path).unwrap_or_else(|err| panic!("read {}: {err}", path.display()))
+}
+
 pub fn write_file(path: &Path, content: &str) {
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).expect("parent dir");
