@@ -211,8 +211,7 @@ echo done
 #[test]
 fn an_agent_nodes_usage_is_read_from_the_session_it_recorded_in_its_worktree() {
     let repo = TestRepo::new();
-    let agent = repo.root.join("agent.sh");
-    write_file(&agent, CLAUDE_LIKE);
+    let agent = repo.write_beside("agent.sh", CLAUDE_LIKE);
     let path = workflow(
         &repo,
         "one",

@@ -128,10 +128,7 @@ fn settings_extend_and_replace_the_build_folders() {
     assert!(!extended.worktree.exists());
 
     // An empty entry drops the folders before it: here the defaults and git config's `out`.
-    write_file(
-        &repo.home.join("settings.toml"),
-        "[worktrees]\nbuild_dirs = [\"\", \"out\"]\n",
-    );
+    repo.write_settings("[worktrees]\nbuild_dirs = [\"\", \"out\"]\n");
     let replaced = repo.start();
     write_file(&replaced.worktree.join("out/bundle.js"), "bundled\n");
     write_file(&replaced.worktree.join("target/app"), "app\n");

@@ -186,10 +186,7 @@ fn excluded_directories_and_configured_globs_are_never_staged() {
 #[test]
 fn settings_toml_globs_apply_when_the_run_has_none() {
     let repo = TestRepo::new();
-    write_file(
-        &repo.home.join("settings.toml"),
-        "[checkpoint]\nexclude_globs = [\"*.bak\"]\n",
-    );
+    repo.write_settings("[checkpoint]\nexclude_globs = [\"*.bak\"]\n");
     let run = repo.start();
     write_file(&run.worktree.join("a.bak"), "x\n");
     write_file(&run.worktree.join("a.txt"), "x\n");

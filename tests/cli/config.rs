@@ -25,10 +25,10 @@ fn the_runs_directory_comes_from_git_config_then_settings_then_the_flag() {
     );
 
     let from_settings = repo.root.join("settings-runs");
-    write_file(
-        &repo.home.join("settings.toml"),
-        &format!("[runs]\ndir = {:?}\n", from_settings.to_str().unwrap()),
-    );
+    repo.write_settings(&format!(
+        "[runs]\ndir = {:?}\n",
+        from_settings.to_str().unwrap()
+    ));
     let run = started(&repo, &[]);
     assert!(
         run["run_dir"]
@@ -58,10 +58,7 @@ fn identity_layers_run_toml_over_settings_over_git_config() {
     let repo = TestRepo::new();
     repo.git(&["config", "fabro.author.name", "From Git"]);
     repo.git(&["config", "fabro.author.email", "git@example.com"]);
-    write_file(
-        &repo.home.join("settings.toml"),
-        "[git.author]\nname = \"From Settings\"\n",
-    );
+    repo.write_settings("[git.author]\nname = \"From Settings\"\n");
     let plain = started(&repo, &[]);
     let id = plain["run_id"].as_str().unwrap();
     let sha = repo.checkpoint(id, "a");
@@ -108,9 +105,7 @@ fn exclude_globs_from_git_config_apply_when_no_toml_sets_them() {
 #[test]
 fn the_default_remote_comes_from_config() {
     let repo = TestRepo::new();
-    let bare = repo.root.join("elsewhere.git");
-    repo.git(&["init", "-q", "--bare", bare.to_str().unwrap()]);
-    repo.git(&["remote", "add", "backup", bare.to_str().unwrap()]);
+    let bare = repo.add_bare_remote("backup", "elsewhere.git");
     repo.git(&["config", "fabro.remote", "backup"]);
     let run = repo.start();
     repo.ok(&["push", &run.id]);
@@ -120,17 +115,14 @@ fn the_default_remote_comes_from_config() {
 #[test]
 fn malformed_and_unknown_settings_name_the_file_and_line() {
     let repo = TestRepo::new();
-    write_file(
-        &repo.home.join("settings.toml"),
-        "[checkpoint]\nexclude_globs = [\"a\"]\ncolour = true\n",
-    );
+    repo.write_settings("[checkpoint]\nexclude_globs = [\"a\"]\ncolour = true\n");
     let (code, err) = run_err(repo.fabro().arg("start"));
     assert_eq!(code, 2);
     assert!(
         err.contains("settings.toml") && err.contains("line 3") && err.contains("colour"),
         "{err}"
     );
-    write_file(&repo.home.join("settings.toml"), "[checkpoint\n");
+    repo.write_settings("[checkpoint\n");
     let (code, err) = run_err(repo.fabro().arg("start"));
     assert_eq!(code, 2);
     assert!(

@@ -8,7 +8,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::common::failpoints::die_at;
-use crate::common::{TestRepo, assert_success, read_file, run_err, write_file};
+use crate::common::{TestRepo, assert_success, read_file, run_err};
 use crate::engine_run::{meta_file, run, run_dir, workflow};
 
 /// A fake agent: echoes what it was given and its stage's variables, leaves a file in the
@@ -26,8 +26,7 @@ esac
 "#;
 
 fn agent(repo: &TestRepo) -> String {
-    let path = repo.root.join("agent.sh");
-    write_file(&path, AGENT);
+    let path = repo.write_beside("agent.sh", AGENT);
     format!("bash {}", path.display())
 }
 
@@ -266,15 +265,11 @@ fn answer(repo: &TestRepo, extra: &[&str]) -> String {
 fn the_flag_beats_run_toml_which_beats_git_config_which_beats_settings() {
     let repo = TestRepo::new();
     std::fs::create_dir_all(&repo.home).unwrap();
-    write_file(
-        &repo.home.join("settings.toml"),
-        "[agent]\ncommand = \"echo from-settings\"\n",
-    );
+    repo.write_settings("[agent]\ncommand = \"echo from-settings\"\n");
     assert_eq!(answer(&repo, &[]), "from-settings\n");
     repo.git(&["config", "fabro.agentCommand", "echo from-git-config"]);
     assert_eq!(answer(&repo, &[]), "from-git-config\n");
-    let run_toml = repo.root.join("run.toml");
-    write_file(&run_toml, "[agent]\ncommand = \"echo from-run-toml\"\n");
+    let run_toml = repo.write_beside("run.toml", "[agent]\ncommand = \"echo from-run-toml\"\n");
     let config = run_toml.to_string_lossy().into_owned();
     assert_eq!(answer(&repo, &["--config", &config]), "from-run-toml\n");
     assert_eq!(
@@ -331,8 +326,7 @@ fn resume_needs_an_agent_command_too_takes_the_flag_and_keeps_the_inlined_prompt
   start -> work -> exit
 }"#,
     );
-    let prompt_file = repo.root.join("work.md");
-    write_file(&prompt_file, "Work as the file said");
+    let prompt_file = repo.write_beside("work.md", "Work as the file said");
     die_at(
         repo.fabro().args(["run", "--agent", "cat"]).arg(&path),
         "engine:checkpointed:start@1",

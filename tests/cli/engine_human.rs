@@ -8,7 +8,7 @@ use std::process::{Output, Stdio};
 
 use serde_json::Value;
 
-use crate::common::{TestRepo, run_ok, write_file};
+use crate::common::{TestRepo, run_ok};
 use crate::engine_run::{committed_nodes, run_dir, run_json};
 use crate::format_contract::assert_fabro_shapes;
 
@@ -28,9 +28,7 @@ const GATE: &str = r#"digraph Gate {
 "#;
 
 fn gate_workflow(repo: &TestRepo) -> PathBuf {
-    let path = repo.root.join("gate.fabro");
-    write_file(&path, GATE);
-    path
+    repo.write_beside("gate.fabro", GATE)
 }
 
 /// `git fabro ARGS` with stdin closed (no terminal): (run id, exit code, stderr).

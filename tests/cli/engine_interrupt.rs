@@ -21,10 +21,7 @@ const PATIENCE: Duration = Duration::from_secs(60);
 /// sleeps, unless `go-fast` exists there.
 pub fn slow_workflow(repo: &TestRepo) -> PathBuf {
     let root = repo.root.display();
-    let path = repo.root.join("slow.fabro");
-    write_file(
-        &path,
-        &format!(
+    repo.write_beside("slow.fabro", &format!(
             r#"digraph Slow {{
   start [shape=Mdiamond]
   exit [shape=Msquare]
@@ -33,9 +30,7 @@ pub fn slow_workflow(repo: &TestRepo) -> PathBuf {
   start -> first -> slow -> exit
 }}
 "#
-        ),
-    );
-    path
+        ))
 }
 
 pub fn wait_for(path: &Path) {
@@ -184,10 +179,7 @@ fn ctrl_c_on_a_terminal_stops_the_run() {
 /// A workflow whose `deploy` node is a side effect that appends its idempotency key to
 /// `deploys.log` beside the repository.
 fn deploy_workflow(repo: &TestRepo) -> PathBuf {
-    let path = repo.root.join("deploy.fabro");
-    write_file(
-        &path,
-        &format!(
+    repo.write_beside("deploy.fabro", &format!(
             r#"digraph Deploy {{
   start [shape=Mdiamond]
   exit [shape=Msquare]
@@ -197,9 +189,7 @@ fn deploy_workflow(repo: &TestRepo) -> PathBuf {
 }}
 "#,
             repo.root.display()
-        ),
-    );
-    path
+        ))
 }
 
 fn meta_paths(repo: &TestRepo, id: &str) -> Vec<String> {

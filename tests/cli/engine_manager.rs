@@ -166,9 +166,8 @@ fn a_failing_child_fails_the_manager_node() {
 #[test]
 fn a_missing_child_file_fails_the_stage_with_a_clear_message() {
     let repo = TestRepo::new();
-    let parent = repo.root.join("flows/lonely.fabro");
-    write_file(
-        &parent,
+    let parent = repo.write_beside(
+        "flows/lonely.fabro",
         "digraph P { start [shape=Mdiamond]; exit [shape=Msquare]\n  \
          manage [shape=house, stack.child_workflow=\"nowhere.fabro\"]\n  \
          start -> manage -> exit }\n",
@@ -199,9 +198,8 @@ fn a_missing_child_file_fails_the_stage_with_a_clear_message() {
 #[test]
 fn an_invalid_inline_child_fails_the_stage_and_a_valid_one_runs() {
     let repo = TestRepo::new();
-    let parent = repo.root.join("inline.fabro");
-    write_file(
-        &parent,
+    let parent = repo.write_beside(
+        "inline.fabro",
         "digraph P { start [shape=Mdiamond]; exit [shape=Msquare]\n  \
          bad [shape=house, stack.child_dot_source=\"digraph C { a -> b }\"]\n  \
          good [shape=house, stack.child_dot_source=\"digraph C { s [shape=Mdiamond]; \
@@ -280,10 +278,7 @@ fn resume_of_a_parent_killed_while_its_child_ran_takes_the_child_up_where_it_was
 #[test]
 fn fabros_poll_settings_and_unrunnable_children_decide_the_stage() {
     let repo = TestRepo::new();
-    let parent = repo.root.join("polled.fabro");
-    write_file(
-        &parent,
-        r#"digraph P { start [shape=Mdiamond]; exit [shape=Msquare]
+    let parent = repo.write_beside("polled.fabro", r#"digraph P { start [shape=Mdiamond]; exit [shape=Msquare]
   stopped [shape=house, manager.poll_interval="0s", manager.stop_condition="outcome=succeeded",
     stack.child_dot_source="digraph C { s [shape=Mdiamond]; e [shape=Msquare]; s -> e }"]
   slow [shape=house, manager.poll_interval="1ms", manager.max_cycles=2,
@@ -291,8 +286,7 @@ fn fabros_poll_settings_and_unrunnable_children_decide_the_stage() {
   agentic [shape=house,
     stack.child_dot_source="digraph C { s [shape=Mdiamond]; e [shape=Msquare]; think [prompt=\"x\"]; s -> think -> e }"]
   start -> stopped -> slow -> agentic -> exit }
-"#,
-    );
+"#);
     let ran = run(&repo, &parent, &[]);
     assert_eq!(ran.code, 0, "{}", ran.stderr);
     let status = |stage: &str| -> Value {

@@ -10,14 +10,12 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::common::failpoints::die_at;
-use crate::common::{TestRepo, assert_success, read_file, run_err, write_file};
+use crate::common::{TestRepo, assert_success, read_file, run_err};
 use crate::format_contract::assert_fabro_shapes;
 
 /// Writes `workflow` beside the repository (not in it) and returns its path.
 pub fn workflow(repo: &TestRepo, name: &str, text: &str) -> PathBuf {
-    let path = repo.root.join(format!("{name}.fabro"));
-    write_file(&path, text);
-    path
+    repo.write_beside(format!("{name}.fabro"), text)
 }
 
 pub struct Ran {

@@ -112,8 +112,7 @@ fn workflow_and_config_refuse_fifos_and_directories() {
         "[]",
         "no run was started"
     );
-    let flow = repo.root.join("fix.fabro");
-    write_file(&flow, "digraph fix { start -> done }\n");
+    let flow = repo.write_beside("fix.fabro", "digraph fix { start -> done }\n");
     let id = repo.ok(&["start", "--workflow", flow.to_str().unwrap()]);
     refused(
         &repo,
@@ -143,10 +142,7 @@ fn max_file_size_takes_units_and_refuses_what_it_cannot_read() {
     );
 
     repo.git(&["config", "--unset", "fabro.maxFileSize"]);
-    write_file(
-        &repo.home.join("settings.toml"),
-        "[checkpoint]\nmax_file_size = \"1MiB\"\n",
-    );
+    repo.write_settings("[checkpoint]\nmax_file_size = \"1MiB\"\n");
     std::fs::write(run.worktree.join("mid.bin"), vec![b'x'; 1_048_000]).unwrap();
     let done: Value =
         serde_json::from_str(&repo.ok(&["snapshot", "--run", &run.id, "--json"])).unwrap();
@@ -211,9 +207,8 @@ fn in_bash(repo: &TestRepo, script: &str) -> Output {
 #[test]
 fn a_workflow_is_read_from_standard_input_or_a_pipe() {
     let repo = TestRepo::new();
-    let flow = repo.root.join("piped.fabro");
-    write_file(
-        &flow,
+    let flow = repo.write_beside(
+        "piped.fabro",
         "digraph piped {\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  start -> exit\n}\n",
     );
     let flow = flow.display();

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::{TestRepo, write_file};
+use crate::common::TestRepo;
 
 fn fixture(name: &str) -> Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -337,13 +337,8 @@ fn every_document_git_fabro_writes_meets_the_contract() {
         "origin",
         "https://user:secret@example.com/acme/app.git",
     ]);
-    let flow = repo.root.join("flow.fabro");
-    write_file(
-        &flow,
-        "digraph Demo {\n  graph [goal=\"add a greeting\"]\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  plan [prompt=\"Plan\"]\n  start -> plan -> exit\n}\n",
-    );
-    let attachment = repo.root.join("prompt.md");
-    write_file(&attachment, "the prompt\n");
+    let flow = repo.write_beside("flow.fabro", "digraph Demo {\n  graph [goal=\"add a greeting\"]\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  plan [prompt=\"Plan\"]\n  start -> plan -> exit\n}\n");
+    let attachment = repo.write_beside("prompt.md", "the prompt\n");
     let a = repo
         .ok(&[
             "start",

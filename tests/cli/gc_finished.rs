@@ -119,18 +119,12 @@ fn finished_runs_go_only_when_asked_and_old_enough() {
 fn the_gc_setting_in_settings_toml_collects_finished_runs() {
     let repo = TestRepo::new();
     let done = finished_run(&repo);
-    write_file(
-        &repo.home.join("settings.toml"),
-        "[gc]\nfinished_older_than = \"0\"\n",
-    );
+    repo.write_settings("[gc]\nfinished_older_than = \"0\"\n");
     // The flag wins over the setting.
     assert!(collected(&repo, &["gc", "--finished-older-than", "2w", "--json"]).is_empty());
     assert_eq!(collected(&repo, &["gc", "--json"]), vec![done]);
 
-    write_file(
-        &repo.home.join("settings.toml"),
-        "[gc]\nfinished_older_than = \"soon\"\n",
-    );
+    repo.write_settings("[gc]\nfinished_older_than = \"soon\"\n");
     let (code, err) = run_err(repo.fabro().args(["gc"]));
     assert_eq!(code, 2);
     assert!(err.contains("[gc] finished_older_than"), "{err}");

@@ -67,8 +67,7 @@ fn dot_shows_status_visits_and_the_path_taken_and_reads_back() {
     assert!(!untaken.contains(TAKEN), "{untaken}");
 
     // The picture is itself a workflow git-fabro reads, with the same nodes and edges.
-    let path = repo.root.join("picture.dot");
-    write_file(&path, &dot);
+    let path = repo.write_beside("picture.dot", &dot);
     let report = run_ok(repo.fabro().arg("validate").arg(&path).arg("--json"));
     let report: serde_json::Value = serde_json::from_str(&report).unwrap();
     assert_eq!(

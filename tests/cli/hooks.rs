@@ -75,9 +75,7 @@ fn hooks_land_in_core_hooks_path_like_husky() {
 #[test]
 fn pushing_a_run_branch_pushes_its_metadata_and_the_users_hook_still_runs() {
     let repo = TestRepo::new();
-    let bare = repo.root.join("remote.git");
-    repo.git(&["init", "-q", "--bare", bare.to_str().unwrap()]);
-    repo.git(&["remote", "add", "origin", bare.to_str().unwrap()]);
+    let bare = repo.add_bare_remote("origin", "remote.git");
     let marker = repo.root.join("user-hook-ran");
     write_file(
         &repo.path.join(".git/hooks/pre-push"),
@@ -121,9 +119,7 @@ fn pushing_a_run_branch_pushes_its_metadata_and_the_users_hook_still_runs() {
 #[test]
 fn a_git_fabro_failure_never_blocks_the_push() {
     let repo = TestRepo::new();
-    let bare = repo.root.join("remote.git");
-    repo.git(&["init", "-q", "--bare", bare.to_str().unwrap()]);
-    repo.git(&["remote", "add", "origin", bare.to_str().unwrap()]);
+    let bare = repo.add_bare_remote("origin", "remote.git");
     repo.ok(&["hooks", "install", "--pre-push"]);
     let run = repo.start();
     // The remote already has a different metadata branch for this run: git-fabro's push fails.
@@ -266,8 +262,7 @@ fn install_keeps_the_hooks_mode_and_a_disabled_hook_stays_disabled() {
 #[test]
 fn a_symlinked_hook_is_not_written_through() {
     let repo = TestRepo::new();
-    let shared = repo.root.join("shared-hooks/pre-push");
-    write_file(&shared, "#!/bin/sh\nexit 0\n");
+    let shared = repo.write_beside("shared-hooks/pre-push", "#!/bin/sh\nexit 0\n");
     let hook = repo.path.join(".git/hooks/pre-push");
     std::os::unix::fs::symlink(&shared, &hook).unwrap();
     let (code, err) = crate::common::run_err(repo.fabro().args(["hooks", "install", "--pre-push"]));

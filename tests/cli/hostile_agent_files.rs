@@ -59,8 +59,7 @@ fn a_transcript_path_outside_the_agents_folder_is_not_read() {
         repo.fabro_in(&run.worktree)
             .args(["hooks", "install", "--claude"]),
     );
-    let secret = repo.root.join("secret.txt");
-    write_file(&secret, "not a transcript\n");
+    let secret = repo.write_beside("secret.txt", "not a transcript\n");
     let to_environ = agent_transcript(&repo.root, "claude", "environ.jsonl");
     symlink("/proc/self/environ", &to_environ).unwrap();
     let to_secret = agent_transcript(&repo.root, "claude", "secret.jsonl");

@@ -45,8 +45,7 @@ fn is_link(path: &Path) -> bool {
 #[test]
 fn a_seeded_folders_links_lead_to_the_runs_files_never_the_checkouts() {
     let repo = repo_ignoring("/target\n");
-    let outside = repo.root.join("outside.txt");
-    write_file(&outside, "outside\n");
+    let outside = repo.write_beside("outside.txt", "outside\n");
     write_file(&repo.path.join("target/file.txt"), "built\n");
     let target = repo.path.join("target");
     symlink(repo.path.join("README.md"), target.join("abs")).unwrap();

@@ -6,13 +6,12 @@
 
 use serde_json::Value;
 
-use crate::common::{TestRepo, write_file};
+use crate::common::TestRepo;
 use crate::engine_run::{meta_file, run, run_json, workflow};
 
 /// An agent node visited until the agent says `done`, the agent's answer written by `script`.
 fn notes_run(repo: &TestRepo, script: &str, loop_until_done: bool) -> crate::engine_run::Ran {
-    let agent = repo.root.join("agent.sh");
-    write_file(&agent, script);
+    let agent = repo.write_beside("agent.sh", script);
     let edges = match loop_until_done {
         true => "work -> exit [condition=\"context.done=yes\"]\n  work -> work",
         false => "work -> exit",

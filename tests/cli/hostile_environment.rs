@@ -5,7 +5,7 @@
 //! only when the user names it in `[env] pass` or `fabro.envPass`, and a repository redirect
 //! never.
 
-use crate::common::{TestRepo, assert_success, run_err, write_file};
+use crate::common::{TestRepo, assert_success, run_err};
 use crate::engine_run::{meta_file, workflow};
 
 /// A node that commits in the directory it runs in, as a build step or an agent might.
@@ -106,8 +106,7 @@ fn git_dash_dash_git_dir_and_dash_c_do_not_reach_nodes() {
 #[test]
 fn secrets_reach_no_script_and_agents_only_their_logins() {
     let repo = TestRepo::new();
-    let agent = repo.root.join("agent.sh");
-    write_file(&agent, "#!/bin/sh\nenv\n");
+    let agent = repo.write_beside("agent.sh", "#!/bin/sh\nenv\n");
     let path = workflow(
         &repo,
         "envs",
@@ -151,13 +150,9 @@ fn secrets_reach_no_script_and_agents_only_their_logins() {
 #[test]
 fn variables_named_in_env_pass_reach_nodes() {
     let repo = TestRepo::new();
-    write_file(
-        &repo.home.join("settings.toml"),
-        "[env]\npass = [\"MACHINE_*\"]\n",
-    );
+    repo.write_settings("[env]\npass = [\"MACHINE_*\"]\n");
     repo.git(&["config", "fabro.envPass", "NPM_TOKEN"]);
-    let run_toml = repo.root.join("run.toml");
-    write_file(&run_toml, "[env]\npass = [\"DATABASE_URL\"]\n");
+    let run_toml = repo.write_beside("run.toml", "[env]\npass = [\"DATABASE_URL\"]\n");
     let path = workflow(
         &repo,
         "pass",
@@ -195,8 +190,7 @@ fn variables_named_in_env_pass_reach_nodes() {
 #[test]
 fn a_repository_redirect_named_in_env_pass_is_refused_before_anything_is_written() {
     let repo = TestRepo::new();
-    let run_toml = repo.root.join("run.toml");
-    write_file(&run_toml, "[env]\npass = [\"GIT_DIR\"]\n");
+    let run_toml = repo.write_beside("run.toml", "[env]\npass = [\"GIT_DIR\"]\n");
     let path = workflow(&repo, "committer", COMMITTER);
     let refs_before = repo.git(&["for-each-ref"]);
     let (code, stderr) = run_err(
@@ -216,8 +210,7 @@ fn a_repository_redirect_named_in_env_pass_is_refused_before_anything_is_written
 #[test]
 fn a_run_toml_from_another_clone_passes_nothing() {
     let repo = TestRepo::new();
-    let run_toml = repo.root.join("run.toml");
-    write_file(&run_toml, "[env]\npass = [\"PASSED_SECRET\"]\n");
+    let run_toml = repo.write_beside("run.toml", "[env]\npass = [\"PASSED_SECRET\"]\n");
     let path = workflow(
         &repo,
         "gate",
@@ -290,9 +283,8 @@ fn a_run_toml_from_another_clone_passes_nothing() {
 fn an_exported_git_dir_does_not_point_an_agent_at_the_users_repository() {
     let repo = TestRepo::new();
     let main_before = repo.git(&["rev-parse", "main"]);
-    let agent = repo.root.join("agent.sh");
-    write_file(
-        &agent,
+    let agent = repo.write_beside(
+        "agent.sh",
         "#!/bin/sh\necho node > node.txt && git add node.txt && git commit -q -m 'node commit'\n",
     );
     let path = workflow(
@@ -341,8 +333,7 @@ fn an_exported_git_dir_does_not_point_a_resumed_command_at_the_users_repository(
 #[test]
 fn agent_logins_reach_agent_nodes_and_no_command_node() {
     let repo = TestRepo::new();
-    let agent = repo.root.join("agent.sh");
-    write_file(&agent, "#!/bin/sh\nenv\n");
+    let agent = repo.write_beside("agent.sh", "#!/bin/sh\nenv\n");
     let path = workflow(
         &repo,
         "logins",

@@ -66,8 +66,7 @@ fn agent_directories_linked_out_of_the_work_tree_are_refused() {
 #[test]
 fn settings_files_linked_outside_to_nothing_or_into_git_are_refused() {
     let repo = TestRepo::new();
-    let victim = repo.root.join("victim.json");
-    write_file(&victim, USER_SETTINGS);
+    let victim = repo.write_beside("victim.json", USER_SETTINGS);
     commit_links(
         &repo,
         &[

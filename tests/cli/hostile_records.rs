@@ -243,9 +243,7 @@ fn commands_aimed_at_an_unreadable_run_fail_with_exit_1_naming_it() {
 #[test]
 fn push_all_pushes_the_readable_runs_and_warns_about_the_others() {
     let (repo, healthy) = hostile_repository();
-    let bare = repo.root.join("remote.git");
-    repo.git(&["init", "-q", "--bare", bare.to_str().unwrap()]);
-    repo.git(&["remote", "add", "origin", bare.to_str().unwrap()]);
+    let bare = repo.add_bare_remote("origin", "remote.git");
     let (_, stderr) = stderr_of(&repo, &["push", "--all"]);
     assert!(
         stderr.contains(&format!(

@@ -13,9 +13,8 @@ use crate::sync::remote_and_clone;
 
 /// A run started in `other` under a hostile run.toml, pushed to the shared remote.
 fn hostile_run(repo: &TestRepo, other: &Path, outside: &Path) -> String {
-    let run_toml = repo.root.join("hostile.toml");
-    write_file(
-        &run_toml,
+    let run_toml = repo.write_beside(
+        "hostile.toml",
         &format!(
             "[runs]\ndir = {runs:?}\n\n\
              [checkpoint]\nmax_file_size = 0\nexclude_globs = [\"*.keep\"]\n\n\
@@ -57,10 +56,7 @@ fn a_fetched_runs_settings_decide_nothing_about_where_files_go_or_what_is_kept()
     write_file(&outside.join("precious.txt"), "not the run's\n");
     let id = hostile_run(&repo, &other, &outside);
     // This machine's own settings: keep secrets out of checkpoints.
-    write_file(
-        &repo.home.join("settings.toml"),
-        "[checkpoint]\nexclude_globs = [\"secret.env\"]\n",
-    );
+    repo.write_settings("[checkpoint]\nexclude_globs = [\"secret.env\"]\n");
     let outside_before = tree_digest(&outside);
     let checkout_before = repo.user_state();
 

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{TestRepo, read_file, write_file};
+use crate::common::{TestRepo, read_file};
 use crate::engine_interrupt::{wait_exit, wait_for};
 use crate::engine_run::{run_json, the_only_run};
 use crate::hostile_git_hooks::path_with_fabro;
@@ -25,9 +25,8 @@ fn fan_out(repo: &TestRepo, stubborn: bool) -> PathBuf {
     let branch = |name: &str| {
         format!("{trap}sleep 300 & echo $! > {root}/{name}.bg; echo $$ > {root}/{name}.pid; wait")
     };
-    let path = repo.root.join("fan.fabro");
-    write_file(
-        &path,
+    repo.write_beside(
+        "fan.fabro",
         &format!(
             r#"digraph Fan {{
   start [shape=Mdiamond]
@@ -47,8 +46,7 @@ fn fan_out(repo: &TestRepo, stubborn: bool) -> PathBuf {
             a = branch("a"),
             b = branch("b"),
         ),
-    );
-    path
+    )
 }
 
 /// The pids the branches wrote, once both have.

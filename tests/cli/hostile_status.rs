@@ -5,7 +5,7 @@
 //! directory, or one it created at the worktree's root (then removed, so no checkpoint holds
 //! it). A file that was there before is ignored and left as it was.
 
-use crate::common::{TestRepo, write_file};
+use crate::common::TestRepo;
 use crate::engine_run::{committed_nodes, run, run_json, workflow};
 
 /// What an attacker plants: fail the stage, route to `wreck`, and poison the context.
@@ -69,8 +69,7 @@ fn a_committed_status_json_routes_no_agent_and_stays_as_committed() {
 #[test]
 fn a_status_json_an_earlier_stage_left_routes_no_later_agent() {
     let repo = TestRepo::new();
-    let planted = repo.root.join("planted.json");
-    write_file(&planted, PLANTED);
+    let planted = repo.write_beside("planted.json", PLANTED);
     let graph = FORK.replace(
         r#"prepare [shape=parallelogram, script="true"]"#,
         &format!(

@@ -48,8 +48,7 @@ fn push_edited_record(repo: &TestRepo, other: &Path, id: &str, edit: &dyn Fn(&mu
 fn values_a_collaborator_changed_are_not_rendered_without_trust() {
     let repo = TestRepo::new();
     let other = remote_and_clone(&repo);
-    let workflow = repo.root.join("gate.fabro");
-    write_file(&workflow, GATE);
+    let workflow = repo.write_beside("gate.fabro", GATE);
     let elsewhere = repo.root.join("elsewhere");
     // What the diff shows of each edit, and what the run then writes with `--trust`.
     type Edit = Box<dyn Fn(&mut Value)>;

@@ -66,8 +66,7 @@ fn prompt_workflow(dir: &Path, reference: &str) -> PathBuf {
 fn file_prompts_never_read_outside_the_workflow_directory_or_the_repository() {
     let repo = TestRepo::new();
     let flows = repo.path.join("flows");
-    let secret = repo.root.join("secret.txt");
-    write_file(&secret, "TOP SECRET\n");
+    let secret = repo.write_beside("secret.txt", "TOP SECRET\n");
     std::fs::create_dir_all(&flows).unwrap();
     std::os::unix::fs::symlink(&secret, flows.join("link.md")).unwrap();
     for reference in [
@@ -108,12 +107,10 @@ fn file_prompts_inside_the_workflow_directory_or_the_repository_are_read() {
 }
 
 fn pipeline(repo: &TestRepo, body: &str) -> PathBuf {
-    let file = repo.root.join("flow.fabro");
-    write_file(
-        &file,
+    repo.write_beside(
+        "flow.fabro",
         &format!("digraph Flow {{\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n{body}}}\n"),
-    );
-    file
+    )
 }
 
 #[test]

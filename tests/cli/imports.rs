@@ -127,9 +127,8 @@ fn nested_imports_resolve_beside_the_file_that_names_them() {
         "digraph outer {\n start [shape=Mdiamond]\n exit [shape=Msquare]\n \
          nested [import=\"./inner.fabro\"]\n start -> nested -> exit\n}\n",
     );
-    let host = repo.root.join("host.fabro");
-    write_file(
-        &host,
+    let host = repo.write_beside(
+        "host.fabro",
         "digraph host {\n start [shape=Mdiamond]\n exit [shape=Msquare]\n \
          part [import=\"parts/outer.fabro\"]\n start -> part -> exit\n}\n",
     );
@@ -153,8 +152,7 @@ fn an_import_cycle_is_refused_naming_the_chain() {
     };
     write_file(&repo.root.join("a.fabro"), &importing("a", "b"));
     write_file(&repo.root.join("b.fabro"), &importing("b", "a"));
-    let host = repo.root.join("host.fabro");
-    write_file(&host, &importing("host", "a"));
+    let host = repo.write_beside("host.fabro", &importing("host", "a"));
     let (code, report, _) = validated(&repo, &host);
     assert_eq!(code, 1);
     let errors = import_errors(&report);
@@ -209,9 +207,8 @@ fn an_import_leading_out_of_the_workflow_and_repository_is_refused() {
 #[test]
 fn a_missing_import_names_the_file_and_runs_nothing() {
     let repo = TestRepo::new();
-    let host = repo.root.join("host.fabro");
-    write_file(
-        &host,
+    let host = repo.write_beside(
+        "host.fabro",
         "digraph host {\n start [shape=Mdiamond]\n exit [shape=Msquare]\n \
          checks [import=\"./checks.fabro\"]\n start -> checks -> exit\n}\n",
     );

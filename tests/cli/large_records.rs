@@ -8,7 +8,7 @@ use std::os::unix::fs::MetadataExt;
 use serde_json::json;
 
 use crate::agent_hooks::run_hook;
-use crate::common::{TestRepo, read_file, run_err, run_ok, write_file};
+use crate::common::{TestRepo, read_file, run_err, run_ok};
 use crate::engine_retry::{run, workflow};
 use crate::engine_run::run_dir;
 
@@ -142,8 +142,7 @@ const ROUTED: &str = r#"digraph routed {
 #[test]
 fn an_agent_that_answers_64_mb_is_routed_by_the_end_of_its_response() {
     let repo = TestRepo::new();
-    let agent = repo.root.join("verbose-agent.sh");
-    write_file(&agent, VERBOSE_AGENT);
+    let agent = repo.write_beside("verbose-agent.sh", VERBOSE_AGENT);
     let agent = format!("bash {}", agent.display());
     let ran = crate::engine_run::run(
         &repo,

@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use crate::common::{TestRepo, write_file};
+use crate::common::TestRepo;
 use crate::engine_run::{run, workflow};
 
 /// A shell line that starts a job which, 3 s later, writes `late.txt` where it runs, and
@@ -93,9 +93,8 @@ fn a_script_that_fails_leaves_no_job_behind() {
 fn an_agent_leaves_no_job_behind() {
     let repo = TestRepo::new();
     let pid_file = repo.root.join("job.pid");
-    let agent = repo.root.join("agent.sh");
-    write_file(
-        &agent,
+    let agent = repo.write_beside(
+        "agent.sh",
         &format!("#!/bin/bash\n{}\necho done\n", background_job(&pid_file)),
     );
     let path = workflow(&repo, "bg", &one_node(r#"shape=box, prompt="work""#));

@@ -161,10 +161,7 @@ fn a_remote_named_like_an_option_never_reaches_git_as_one() {
     assert_eq!(code, 2, "{err}");
     let (code, err) = run_err(repo.fabro().args(["push", "--", &push_hostile, &run.id]));
     assert_eq!(code, 2, "{err}");
-    write_file(
-        &repo.home.join("settings.toml"),
-        &format!("[remote]\nname = {hostile:?}\n"),
-    );
+    repo.write_settings(&format!("[remote]\nname = {hostile:?}\n"));
     let (code, err) = run_err(repo.fabro().args(["fetch"]));
     assert_eq!(code, 2, "{err}");
     let (code, err) = run_err(repo.fabro().args(["push", &run.id]));

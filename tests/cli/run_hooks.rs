@@ -60,8 +60,7 @@ pub fn run_hooked(hooks: &str, dot: &str) -> (TestRepo, Ran) {
 }
 
 pub fn run_hooked_in(repo: &TestRepo, hooks: &str, dot: &str) -> Ran {
-    let config = repo.root.join("run.toml");
-    write_file(&config, hooks);
+    let config = repo.write_beside("run.toml", hooks);
     let path = workflow(repo, "hooks", dot);
     let config = config.to_str().expect("UTF-8 path");
     run(repo, &path, &["--json", "--config", config])
@@ -141,8 +140,7 @@ fn hook_gets_its_context_as_json_on_stdin_and_in_a_file() {
 #[test]
 fn hook_sees_only_the_environment_scripts_see() {
     let repo = TestRepo::new();
-    let config = repo.root.join("run.toml");
-    write_file(&config, &hook("run_start", r#"env > "$HOME/env""#, ""));
+    let config = repo.write_beside("run.toml", &hook("run_start", r#"env > "$HOME/env""#, ""));
     let path = workflow(&repo, "hooks", LINEAR);
     let out = repo
         .fabro()

@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use crate::common::{TestRepo, write_file};
+use crate::common::TestRepo;
 use crate::engine_retry::{events, stages};
 use crate::run_hooks::{
     BRANCHING, LINEAR, TWO_STEP, failed, hook, marker, read, run_hooked, run_hooked_in, succeeded,
@@ -258,7 +258,7 @@ fn hook_config_merge_concatenates() {
         r#"echo server >> "$HOME/order""#,
         "name = 'server-hook'",
     );
-    write_file(&repo.home.join("settings.toml"), &server);
+    repo.write_settings(&server);
     let run_hook = hook(
         "run_start",
         r#"echo run >> "$HOME/order""#,
@@ -271,10 +271,7 @@ fn hook_config_merge_concatenates() {
 #[test]
 fn hook_config_merge_run_overrides_by_name() {
     let repo = TestRepo::new();
-    write_file(
-        &repo.home.join("settings.toml"),
-        &hook("run_start", "exit 1", "name = 'shared'"),
-    );
+    repo.write_settings(&hook("run_start", "exit 1", "name = 'shared'"));
     succeeded(&run_hooked_in(
         &repo,
         &hook("run_start", "exit 0", "name = 'shared'"),

@@ -144,11 +144,7 @@ fn start_refuses_a_non_empty_run_dir_and_writes_no_refs() {
 #[test]
 fn start_records_the_workflow_as_fabros_graph_and_refuses_one_that_does_not_parse() {
     let repo = TestRepo::new();
-    let flow = repo.root.join("flow.fabro");
-    write_file(
-        &flow,
-        "digraph Flow {\n  graph [goal=\"ship it\"]\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  work [prompt=\"do\", max_retries=2]\n  start -> work -> exit\n}\n",
-    );
+    let flow = repo.write_beside("flow.fabro", "digraph Flow {\n  graph [goal=\"ship it\"]\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  work [prompt=\"do\", max_retries=2]\n  start -> work -> exit\n}\n");
     let id = repo
         .ok(&["start", "--workflow", flow.to_str().unwrap()])
         .trim()
@@ -172,8 +168,7 @@ fn start_records_the_workflow_as_fabros_graph_and_refuses_one_that_does_not_pars
             .contains("digraph Flow")
     );
 
-    let broken = repo.root.join("broken.fabro");
-    write_file(&broken, "digraph Broken {\n  a -> \n");
+    let broken = repo.write_beside("broken.fabro", "digraph Broken {\n  a -> \n");
     let before = repo.git(&["for-each-ref"]);
     let (code, err) = run_err(
         repo.fabro()

@@ -85,9 +85,7 @@ fn every_command_on_one_run_exits_on_a_terminal() {
 #[test]
 fn push_and_fetch_exit_on_a_terminal() {
     let repo = TestRepo::new();
-    let bare = repo.root.join("remote.git");
-    repo.git(&["init", "-q", "--bare", bare.to_str().unwrap()]);
-    repo.git(&["remote", "add", "origin", bare.to_str().unwrap()]);
+    repo.add_bare_remote("origin", "remote.git");
     let run = repo.start();
     repo.checkpoint(&run.id, "plan");
     on_terminal(&repo, &format!("push origin {}", run.id), 0);

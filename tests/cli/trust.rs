@@ -49,8 +49,7 @@ pub fn fabro(repo: &TestRepo, dir: &Path, home: &Path, args: &[&str]) -> (i32, S
 
 /// Runs the gate workflow in `dir` until it blocks; returns the run id.
 fn blocked_run(repo: &TestRepo, dir: &Path, home: &Path) -> String {
-    let workflow = repo.root.join("gate.fabro");
-    write_file(&workflow, GATE);
+    let workflow = repo.write_beside("gate.fabro", GATE);
     let (code, stdout, stderr) = fabro(repo, dir, home, &["run", path(&workflow)]);
     assert_eq!(code, 4, "{stderr}");
     stdout.lines().next().unwrap().trim().to_owned()

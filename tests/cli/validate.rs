@@ -190,9 +190,8 @@ fn validate_reports_conditions_and_edges_as_fabro_does() {
 #[test]
 fn typos_are_warnings_that_say_what_was_meant() {
     let repo = TestRepo::new();
-    let path = repo.root.join("typo.fabro");
-    write_file(
-        &path,
+    let path = repo.write_beside(
+        "typo.fabro",
         r#"digraph typo {
   start [shape=Mdiamond]
   exit [shape=Msquare]

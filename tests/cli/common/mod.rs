@@ -124,6 +124,28 @@ impl TestRepo {
         write_file(&self.path.join(rel), content);
     }
 
+    /// Writes `rel` beside the repository, not in it (a workflow, a script, a settings file
+    /// passed by path), and returns its path.
+    pub fn write_beside(&self, rel: impl AsRef<Path>, content: &str) -> PathBuf {
+        let path = self.root.join(rel);
+        write_file(&path, content);
+        path
+    }
+
+    /// Writes the user's settings (`settings.toml` in the fabro home).
+    pub fn write_settings(&self, toml: &str) {
+        write_file(&self.home.join("settings.toml"), toml);
+    }
+
+    /// A bare repository `dir` beside this one, added as the remote `name`; returns its path.
+    pub fn add_bare_remote(&self, name: &str, dir: &str) -> PathBuf {
+        let bare = self.root.join(dir);
+        let url = bare.to_str().expect("UTF-8 path");
+        self.git(&["init", "-q", "--bare", url]);
+        self.git(&["remote", "add", name, url]);
+        bare
+    }
+
     /// Runs git in the repository and returns its stdout, failing the test if git fails.
     pub fn git(&self, args: &[&str]) -> String {
         self.git_in(&self.path, args)

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::{TestRepo, run_err, write_file};
+use crate::common::{TestRepo, run_err};
 use crate::engine_run::{run, workflow};
 
 /// What node `n` does to the run's files; each step is one the watch must not miss.
@@ -47,8 +47,7 @@ fn steps_workflow(repo: &TestRepo, out: &Path) -> PathBuf {
         script.push_str(&format!("{i}) {step} ;;\n"));
     }
     script.push_str("esac\n");
-    let ops = repo.root.join("steps.sh");
-    write_file(&ops, &script);
+    let ops = repo.write_beside("steps.sh", &script);
     let commands = (0..STEPS.len())
         .map(|i| format!("OUT={} sh {} {i}", out.display(), ops.display()))
         .collect::<Vec<_>>();
@@ -210,10 +209,7 @@ fn random_steps_are_recorded_alike_watched_or_not() {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cli/worktree_watch/random_steps.py");
     for seed in first..first + cases {
         let repo = TestRepo::new();
-        write_file(
-            &repo.home.join("settings.toml"),
-            "[checkpoint]\nexclude_globs = [\"!dist/\", \"c/\"]\n",
-        );
+        repo.write_settings("[checkpoint]\nexclude_globs = [\"!dist/\", \"c/\"]\n");
         let commands: Vec<String> = (0..12)
             .map(|node| format!("python3 {} {seed} {node}", script.display()))
             .collect();
@@ -234,10 +230,7 @@ fn random_steps_are_recorded_alike_watched_or_not() {
 #[test]
 fn the_directories_a_snapshot_takes_are_the_ones_watched() {
     let repo = TestRepo::new();
-    write_file(
-        &repo.home.join("settings.toml"),
-        "[checkpoint]\nexclude_globs = [\"!dist/\", \"generated/\"]\n",
-    );
+    repo.write_settings("[checkpoint]\nexclude_globs = [\"!dist/\", \"generated/\"]\n");
     let steps = [
         "mkdir -p dist/js generated && echo 1 > dist/app.js && echo 1 > generated/g.txt",
         "echo 2 > dist/app.js && echo 2 > dist/js/deep.js && echo 2 > generated/g.txt",
@@ -300,10 +293,7 @@ fn a_watch_setting_that_is_not_a_boolean_is_refused() {
 #[test]
 fn settings_can_turn_the_watch_off() {
     let repo = TestRepo::new();
-    write_file(
-        &repo.home.join("settings.toml"),
-        "[checkpoint]\nwatch_worktree = false\n",
-    );
+    repo.write_settings("[checkpoint]\nwatch_worktree = false\n");
     let flow = workflow(
         &repo,
         "edit",
