@@ -9,7 +9,9 @@ use std::process::{Output, Stdio};
 
 use serde_json::{Value, json};
 
-use crate::common::{TestRepo, agent_transcript, assert_success, read_file, run_ok, write_file};
+use crate::common::{
+    TestRepo, agent_transcript, assert_success, path_with_fabro, read_file, run_ok, write_file,
+};
 
 /// The user's own Claude Code settings, written the way they like it (four spaces).
 const USER_SETTINGS: &str = r#"{
@@ -31,12 +33,7 @@ const USER_SETTINGS: &str = r#"{
 /// Runs a hook command the way the agent does: through the shell, in the work tree, with the
 /// event's JSON on stdin and git-fabro on PATH.
 pub fn run_hook(repo: &TestRepo, dir: &Path, command: &str, input: &Value) -> Output {
-    let bin = assert_cmd::cargo::cargo_bin("git-fabro");
-    let path = format!(
-        "{}:{}",
-        bin.parent().unwrap().display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let path = path_with_fabro();
     let mut child = repo
         .command("sh")
         .args(["-c", command])
@@ -95,12 +92,7 @@ for kind, a, b in json.loads(sys.argv[1]):
     if r.returncode or r.stdout:
         sys.exit("%s: %d %r %r" % (a, r.returncode, r.stdout, r.stderr))
 "#;
-    let bin = assert_cmd::cargo::cargo_bin("git-fabro");
-    let path = format!(
-        "{}:{}",
-        bin.parent().unwrap().display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let path = path_with_fabro();
     let out = repo
         .command("python3")
         .args(["-c", script, &Value::from(steps).to_string()])

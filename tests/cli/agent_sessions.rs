@@ -10,7 +10,9 @@ use std::process::Stdio;
 use serde_json::{Value, json};
 
 use crate::agent_hooks::{our_command, run_hook};
-use crate::common::{TestRepo, agent_transcript, assert_success, read_file, run_ok, write_file};
+use crate::common::{
+    TestRepo, agent_transcript, assert_success, path_with_fabro, read_file, run_ok, write_file,
+};
 
 const SESSION_A: &str = "6cf09616-4697-4570-b3d5-11fde3c02b8a";
 const SESSION_B: &str = "3ddcece6-f7d2-41aa-a8b3-93ab6874ecef";
@@ -145,12 +147,7 @@ fn hooks_of_one_session_at_once_start_one_run() {
     run_ok(repo.fabro().args(["hooks", "install", "--claude"]));
     let command = our_command(&settings(&repo), "PreToolUse");
     let input = claude_event(&repo, SESSION_A, "PreToolUse").to_string();
-    let bin = assert_cmd::cargo::cargo_bin("git-fabro");
-    let path = format!(
-        "{}:{}",
-        bin.parent().unwrap().display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let path = path_with_fabro();
     // Parallel tool calls: the agent runs their hooks at once.
     let children: Vec<_> = (0..4)
         .map(|_| {

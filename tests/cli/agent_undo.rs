@@ -8,7 +8,7 @@ use std::process::Stdio;
 use serde_json::{Value, json};
 
 use crate::agent_hooks::{our_command, run_hook};
-use crate::common::{TestRepo, agent_transcript, read_file, run_err, run_ok};
+use crate::common::{TestRepo, agent_transcript, path_with_fabro, read_file, run_err, run_ok};
 
 const SESSION: &str = "0b7e4f0e-2f7c-4b59-9a43-3f1d5c2e7a10";
 const NEXT_SESSION: &str = "9d2c7a4e-61b0-4c3e-8f5a-27e0c1b9d843";
@@ -233,17 +233,12 @@ fn a_killed_agent_leaves_its_session_interrupted_and_the_next_session_names_it()
         serde_json::from_str(&read_file(repo.path.join(".claude/settings.local.json"))).unwrap();
     let input = json!({"session_id": SESSION, "cwd": repo.path, "tool_name": "Edit",
         "tool_input": {"file_path": repo.path.join("src/lib.rs")}});
-    let bin = assert_cmd::cargo::cargo_bin("git-fabro");
     let script = "import subprocess,sys,time\n\
         subprocess.run(['sh','-c',sys.argv[1]],input=sys.argv[2].encode())\n\
         open('src/lib.rs','w').write('half done\\n')\n\
         print('wrote',flush=True)\n\
         time.sleep(600)\n";
-    let path = format!(
-        "{}:{}",
-        bin.parent().unwrap().display(),
-        std::env::var("PATH").unwrap()
-    );
+    let path = path_with_fabro();
     let mut agent: std::process::Child = repo
         .command("python3")
         .args([

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
-use crate::common::TestRepo;
+use crate::common::{TestRepo, path_with_fabro};
 
 /// Every file of the docs a reader follows from the README, relative to the crate's root.
 pub fn doc_files() -> Vec<PathBuf> {
@@ -291,12 +291,7 @@ fn runs_as_shown(repo: &TestRepo, dir: &Path, block: &Block) {
         script.push_str(&line);
         script.push('\n');
     }
-    let bin = assert_cmd::cargo::cargo_bin("git-fabro");
-    let path = format!(
-        "{}:{}",
-        bin.parent().unwrap().display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let path = path_with_fabro();
     let out = repo
         .command("bash")
         .args(["-c", &script])

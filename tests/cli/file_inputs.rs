@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::common::{TestRepo, assert_success, write_file};
+use crate::common::{TestRepo, assert_success, path_with_fabro, write_file};
 
 /// Runs `cmd`, killing it if it has not exited within 20 seconds (a blocked read); `None` then.
 fn within_deadline(cmd: &mut Command) -> Option<Output> {
@@ -194,12 +194,7 @@ fn a_settings_file_that_is_a_fifo_is_refused_rather_than_blocking() {
 
 /// `bash -c SCRIPT` in the repository with git-fabro on PATH as `git-fabro`.
 fn in_bash(repo: &TestRepo, script: &str) -> Output {
-    let bin = assert_cmd::cargo::cargo_bin("git-fabro");
-    let path = format!(
-        "{}:{}",
-        bin.parent().unwrap().display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let path = path_with_fabro();
     within_deadline(repo.command("bash").arg("-c").arg(script).env("PATH", path))
         .unwrap_or_else(|| panic!("{script} blocked"))
 }

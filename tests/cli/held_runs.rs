@@ -4,7 +4,7 @@
 
 use std::process::{Child, Command, Stdio};
 
-use crate::common::{TestRepo, read_file, run_err, run_ok};
+use crate::common::{TestRepo, path_with_fabro, read_file, run_err, run_ok};
 
 /// A live process to name in run.pid; killed when dropped.
 struct Sleeper(Child);
@@ -25,16 +25,6 @@ impl Drop for Sleeper {
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
-}
-
-/// `git-fabro` itself on the PATH, for commands a resumed command runs.
-fn path_with_binary() -> String {
-    let bin = assert_cmd::cargo::cargo_bin("git-fabro");
-    format!(
-        "{}:{}",
-        bin.parent().unwrap().display(),
-        std::env::var("PATH").unwrap_or_default()
-    )
 }
 
 #[test]
@@ -165,7 +155,7 @@ fn the_held_runs_own_command_may_finish_it() {
     let script = "git-fabro finish --run \"$FABRO_RUN_ID\" --keep-worktree";
     run_ok(
         repo.fabro()
-            .env("PATH", path_with_binary())
+            .env("PATH", path_with_fabro())
             .args(["resume", &run.id, "--", "sh", "-c", script]),
     );
     let out = repo.ok(&["show", &run.id, "--json"]);

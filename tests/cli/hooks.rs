@@ -1,16 +1,6 @@
 use serde_json::Value;
 
-use crate::common::{TestRepo, assert_success, read_file, run_ok, write_file};
-
-/// PATH with the git-fabro under test first, as an installed hook needs it.
-fn path_with_fabro() -> String {
-    let bin = assert_cmd::cargo::cargo_bin("git-fabro");
-    format!(
-        "{}:{}",
-        bin.parent().unwrap().display(),
-        std::env::var("PATH").unwrap_or_default()
-    )
-}
+use crate::common::{TestRepo, assert_success, path_with_fabro, read_file, run_ok, write_file};
 
 fn git_with_fabro(repo: &TestRepo, dir: &std::path::Path, args: &[&str]) -> std::process::Output {
     let mut cmd = std::process::Command::new("git");

@@ -5,7 +5,7 @@
 //! only when the user names it in `[env] pass` or `fabro.envPass`, and a repository redirect
 //! never.
 
-use crate::common::{TestRepo, assert_success, run_err};
+use crate::common::{TestRepo, assert_success, path_with_fabro, run_err};
 use crate::engine_run::{meta_file, workflow};
 
 /// A node that commits in the directory it runs in, as a build step or an agent might.
@@ -25,15 +25,6 @@ const SECRETS: &[(&str, &str)] = &[
     ("ANTHROPIC_API_KEY", "sk-anthropic"),
     ("PRIVATE_THING", "private-value"),
 ];
-
-fn path_with_fabro() -> String {
-    let bin = assert_cmd::cargo::cargo_bin("git-fabro");
-    format!(
-        "{}:{}",
-        bin.parent().unwrap().display(),
-        std::env::var("PATH").unwrap_or_default()
-    )
-}
 
 /// The run id printed first, after asserting the run succeeded.
 fn succeeded(out: &std::process::Output) -> String {

@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::{Started, TestRepo, assert_success, write_file};
+use crate::common::{Started, TestRepo, assert_success, path_with_fabro, write_file};
 
 const HOOKS: &[&str] = &[
     "pre-commit",
@@ -15,16 +15,6 @@ const HOOKS: &[&str] = &[
     "commit-msg",
     "post-commit",
 ];
-
-/// `PATH` with the test binary first, so that `git fabro` runs it as `git-fabro`.
-pub(crate) fn path_with_fabro() -> String {
-    let bin = assert_cmd::cargo::cargo_bin("git-fabro");
-    format!(
-        "{}:{}",
-        bin.parent().unwrap().display(),
-        std::env::var("PATH").unwrap_or_default()
-    )
-}
 
 /// Installs `hook` in `hooks_dir`: it changes a file of the run, checkpoints it from the
 /// checkout (`--run`), then from the run's worktree snapshots and shows it, and leaves `done`

@@ -9,10 +9,9 @@ use std::path::PathBuf;
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{TestRepo, read_file};
+use crate::common::{TestRepo, path_with_fabro, read_file};
 use crate::engine_interrupt::{wait_exit, wait_for};
 use crate::engine_run::{run_json, the_only_run};
-use crate::hostile_git_hooks::path_with_fabro;
 
 /// How many times each way of signalling is tried: a race shows in some runs only.
 const TRIES: usize = 5;

@@ -1,6 +1,6 @@
 use serde_json::Value;
 
-use crate::common::{TestRepo, read_file, run_err, run_ok, write_file};
+use crate::common::{TestRepo, path_with_fabro, read_file, run_err, run_ok, write_file};
 use crate::fork::finished_run;
 
 #[test]
@@ -40,12 +40,7 @@ fn resume_runs_a_command_that_checkpoints_through_the_environment() {
     let script = "test \"$FABRO_RESUME\" = 1 && test \"$FABRO_NEXT_NODE\" = code && test -f \"$FABRO_RUN_DIR/run.pid\" \
                   && test \"$(pwd)\" = \"$FABRO_WORKTREE\" && echo done > out.txt \
                   && git-fabro checkpoint --node \"$FABRO_NEXT_NODE\" >/dev/null && exit 7";
-    let bin = assert_cmd::cargo::cargo_bin("git-fabro");
-    let path = format!(
-        "{}:{}",
-        bin.parent().unwrap().display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let path = path_with_fabro();
     let out = repo
         .fabro()
         .env("PATH", path)

@@ -352,6 +352,17 @@ pub fn run_ok(cmd: &mut Command) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// `PATH` with the git-fabro under test first, so that `git fabro` in a script or a hook
+/// runs it.
+pub fn path_with_fabro() -> String {
+    let bin = assert_cmd::cargo::cargo_bin("git-fabro");
+    format!(
+        "{}:{}",
+        bin.parent().expect("a folder").display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}
+
 /// Fails the test, showing the command's stderr, unless it exited 0.
 pub fn assert_success(out: &Output) {
     assert!(
