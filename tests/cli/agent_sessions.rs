@@ -81,11 +81,7 @@ fn only_run(repo: &TestRepo, session: &str) -> String {
 #[test]
 fn each_session_in_the_users_checkout_is_a_run_of_its_own() {
     let repo = TestRepo::new();
-    let out = repo
-        .fabro()
-        .args(["hooks", "install", "--claude"])
-        .output()
-        .unwrap();
+    let out = repo.output(&["hooks", "install", "--claude"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("run in place of its own"));
     repo.write("src/lib.rs", "pub fn f() -> u8 { 1 }\n"); // unrecorded work
 

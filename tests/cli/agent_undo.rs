@@ -93,7 +93,7 @@ fn a_session_is_undone_turn_by_turn_after_it_ended_and_every_undo_can_be_redone(
     fire(&repo, SESSION, "SessionEnd", json!({"reason": "other"}));
     let run = session_run(&repo);
 
-    let out = repo.fabro().arg("undo").output().unwrap();
+    let out = repo.output(&["undo"]);
     assert!(out.status.success());
     assert_eq!(lib(&repo), "pub fn hello() {}\n");
     assert_eq!(
@@ -174,7 +174,7 @@ fn land_says_which_files_of_the_checkout_differ_from_what_it_landed() {
     turn(&repo, SESSION, "Write it", "good\n");
     fire(&repo, SESSION, "SessionEnd", json!({"reason": "other"}));
     repo.write("src/lib.rs", "my own edit after the session\n");
-    let out = repo.fabro().arg("land").output().unwrap();
+    let out = repo.output(&["land"]);
     assert!(out.status.success());
     let run = session_run(&repo);
     assert_eq!(

@@ -96,10 +96,6 @@ fn gc_prunes_stale_worktree_registrations_of_runs() {
 #[test]
 fn bad_durations_exit_2() {
     let repo = TestRepo::new();
-    let out = repo
-        .fabro()
-        .args(["gc", "--older-than", "soon"])
-        .output()
-        .unwrap();
+    let out = repo.output(&["gc", "--older-than", "soon"]);
     assert_eq!(out.status.code(), Some(2));
 }

@@ -30,11 +30,7 @@ fn commit_on(repo: &TestRepo, branch: &str) -> String {
 }
 
 fn fsck_repair(repo: &TestRepo) -> Value {
-    let out = repo
-        .fabro()
-        .args(["fsck", "--repair", "--json"])
-        .output()
-        .unwrap();
+    let out = repo.output(&["fsck", "--repair", "--json"]);
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
@@ -191,7 +187,7 @@ fn a_gc_killed_between_its_ref_deletions_is_finished_by_fsck_repair_or_gc() {
     let repo = TestRepo::new();
     let repaired = left_amid_a_killed_gcs_ref_deletions(&repo);
     // Before any repair, everything the gc left is reported as repairable.
-    let out = repo.fabro().args(["fsck", "--json"]).output().unwrap();
+    let out = repo.output(&["fsck", "--json"]);
     let before: Value = serde_json::from_slice(&out.stdout).unwrap();
     for problem in before["problems"].as_array().unwrap() {
         assert_eq!(problem["repairable"], true, "{before}");
@@ -212,7 +208,7 @@ fn a_gc_killed_between_its_ref_deletions_is_finished_by_fsck_repair_or_gc() {
     assert!(!repaired.worktree.exists() && !repaired.run_dir.exists());
 
     let collected = left_amid_a_killed_gcs_ref_deletions(&repo);
-    let out = repo.fabro().args(["gc"]).output().unwrap();
+    let out = repo.output(&["gc"]);
     assert_success(&out);
     assert!(!exists(&repo, &branch(&collected.id)));
     assert!(!collected.worktree.exists() && !collected.run_dir.exists());
@@ -305,7 +301,7 @@ fn a_worktree_an_interrupted_gc_left_goes_only_when_it_is_clean() {
     );
     // gc finishes the clean one too, and keeps the other.
     let again = left_by_a_killed_gc(&repo);
-    let out = repo.fabro().args(["gc"]).output().unwrap();
+    let out = repo.output(&["gc"]);
     assert!(out.status.success());
     assert!(!again.worktree.exists() && !again.run_dir.exists());
     assert!(dirty.worktree.join("unsaved.txt").is_file());
@@ -352,11 +348,7 @@ fn gc_skips_a_run_whose_record_it_cannot_read_and_collects_the_others() {
     ]);
     repo.git(&["update-ref", &branch(ORPHAN), "HEAD"]);
 
-    let out = repo
-        .fabro()
-        .args(["gc", "--older-than", "0"])
-        .output()
-        .unwrap();
+    let out = repo.output(&["gc", "--older-than", "0"]);
     assert_success(&out);
     assert!(!exists(&repo, &branch(&done)));
     assert!(

@@ -28,7 +28,7 @@ fn fill_build_folders(root: &Path) {
 }
 
 fn finish_stderr(repo: &TestRepo, id: &str) -> String {
-    let out = repo.fabro().args(["finish", "--run", id]).output().unwrap();
+    let out = repo.output(&["finish", "--run", id]);
     assert!(out.status.success(), "{out:?}");
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
@@ -160,7 +160,7 @@ fn a_new_run_starts_with_copies_of_the_ignored_build_folders() {
     std::os::unix::fs::symlink("deps/libapp.rlib", repo.path.join("target/debug/latest")).unwrap();
     write_file(&repo.path.join(".env"), "TOKEN=secret\n");
     repo.git(&["config", "fabro.seedBuild", "copy"]);
-    let out = repo.fabro().args(["start", "--json"]).output().unwrap();
+    let out = repo.output(&["start", "--json"]);
     assert!(out.status.success(), "{out:?}");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -204,7 +204,7 @@ fn a_new_run_starts_with_copies_of_the_ignored_build_folders() {
 fn seeding_by_default_clones_or_says_why_it_did_not() {
     let repo = repo_ignoring("/target\n");
     fill_build_folders(&repo.path);
-    let out = repo.fabro().args(["start", "--json"]).output().unwrap();
+    let out = repo.output(&["start", "--json"]);
     assert!(out.status.success(), "{out:?}");
     let stderr = String::from_utf8_lossy(&out.stderr);
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();

@@ -135,7 +135,7 @@ fn fsck_reads_the_timeline_from_the_objects_not_the_cache() {
         .join(&lost[..2])
         .join(&lost[2..]);
     std::fs::remove_file(&object).expect("checkpoint commits are written loose");
-    let out = repo.fabro().args(["fsck", "--json"]).output().unwrap();
+    let out = repo.output(&["fsck", "--json"]);
     assert!(!out.status.success());
     let report = String::from_utf8_lossy(&out.stdout);
     assert!(report.contains("unreadable-timeline"), "{report}");

@@ -152,7 +152,7 @@ fn race_finish_gc_unarchive(repo: &TestRepo, dirty: bool) {
     }
     let fsck = repo.git_output(&repo.path, &["fsck", "--strict", "--no-dangling"]);
     assert_success(&fsck);
-    let out = repo.fabro().args(["fsck", "--json"]).output().unwrap();
+    let out = repo.output(&["fsck", "--json"]);
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     for problem in report["problems"].as_array().unwrap() {
         assert_eq!(problem["repairable"], true, "{problem}");

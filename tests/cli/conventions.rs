@@ -67,7 +67,7 @@ fn quiet_silences_messages_but_not_data() {
         assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{args:?}");
         assert_eq!(String::from_utf8_lossy(&out.stdout).trim().len(), 26);
     }
-    let loud = repo.fabro().args(["start"]).output().unwrap();
+    let loud = repo.output(&["start"]);
     assert!(String::from_utf8_lossy(&loud.stderr).contains("started run"));
 }
 

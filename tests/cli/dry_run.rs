@@ -243,11 +243,7 @@ fn dry_run_fails_at_a_visit_limit_as_fabro_does() {
          work [label=\"Work\", max_visits=3]\n  gate [shape=diamond]\n  \
          start -> work -> gate\n  gate -> exit [condition=\"context.done=yes\"]\n  gate -> work }\n",
     );
-    let out = repo
-        .fabro()
-        .args(["run", "--dry-run", "loop.fabro"])
-        .output()
-        .unwrap();
+    let out = repo.output(&["run", "--dry-run", "loop.fabro"]);
     assert_eq!(out.status.code(), Some(1));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(

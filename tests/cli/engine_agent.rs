@@ -341,11 +341,7 @@ fn resume_needs_an_agent_command_too_takes_the_flag_and_keeps_the_inlined_prompt
     let (code, err) = run_err(repo.fabro().args(["resume", id]));
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("agent or prompt nodes (work)"), "{err}");
-    let out = repo
-        .fabro()
-        .args(["resume", id, "--agent", "echo resumed; cat"])
-        .output()
-        .unwrap();
+    let out = repo.output(&["resume", id, "--agent", "echo resumed; cat"]);
     assert_success(&out);
     assert_eq!(
         meta_file(&repo, id, "stages/002-work@1/response.md"),

@@ -356,11 +356,11 @@ fn a_run_killed_during_a_parallel_node_resumes_with_the_work_its_branches_commit
             3
         };
         assert_eq!(parallel_refs(&repo).len(), made, "{point}");
-        let fsck = repo.fabro().args(["fsck", "--json"]).output().unwrap();
+        let fsck = repo.output(&["fsck", "--json"]);
         let fsck = String::from_utf8_lossy(&fsck.stdout);
         assert!(!fsck.contains("stale-worktree"), "{point}: {fsck}");
 
-        let out = repo.fabro().args(["resume", &id]).output().unwrap();
+        let out = repo.output(&["resume", &id]);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success(), "{point}: {stderr}");
         let checkpoint = &run_json(&repo, &id)["checkpoint"];

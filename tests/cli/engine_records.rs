@@ -297,7 +297,7 @@ fn slow_pipeline(repo: &TestRepo) -> (std::path::PathBuf, std::path::PathBuf) {
 }
 
 fn assert_only_repairable(repo: &TestRepo, context: &str) {
-    let out = repo.fabro().args(["fsck", "--json"]).output().unwrap();
+    let out = repo.output(&["fsck", "--json"]);
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     for problem in report["problems"].as_array().unwrap() {
         assert_eq!(problem["repairable"], true, "{context}: {problem}");

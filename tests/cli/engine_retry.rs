@@ -247,7 +247,7 @@ fn a_run_killed_right_after_choosing_a_loop_restart_resumes_with_the_fresh_start
     ]);
     let id = ids.trim();
     assert_eq!(run_json(&repo, id)["checkpoint"]["next_node_id"], "work");
-    let out = repo.fabro().args(["resume", id]).output().unwrap();
+    let out = repo.output(&["resume", id]);
     assert_success(&out);
     assert_eq!(lines(&counter), 2);
     let checkpoint = &run_json(&repo, id)["checkpoint"];

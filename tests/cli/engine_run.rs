@@ -636,11 +636,7 @@ fn resume_after_a_kill_between_two_nodes_runs_no_recorded_node_again() {
             "{point}"
         );
         let id = the_only_run(&repo);
-        let out = repo
-            .fabro()
-            .args(["resume", &id, "--json"])
-            .output()
-            .unwrap();
+        let out = repo.output(&["resume", &id, "--json"]);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success(), "{point}: {stderr}");
         let stdout = String::from_utf8_lossy(&out.stdout);

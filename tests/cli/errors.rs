@@ -167,7 +167,7 @@ fn a_corrupt_run_json_is_reported_not_trusted() {
             assert!(!err.contains("panicked"), "{err}");
         }
         // A listing leaves the run out and says why.
-        let listed = repo.fabro().arg("ps").output().unwrap();
+        let listed = repo.output(&["ps"]);
         let err = String::from_utf8_lossy(&listed.stderr);
         assert!(listed.status.success(), "{err}");
         assert!(err.contains("run.json") && err.contains(&run.id), "{err}");

@@ -37,11 +37,7 @@ fn assert_escaped(args: &[&str], out: &Output, expected: &str) {
 /// A run whose goal, checkpointed path and node id (rewritten with plumbing, as another
 /// clone could) hold escape sequences; `extra` entries join the checkpoint's tree.
 fn run_with_escapes(repo: &TestRepo, extra: Vec<Entry>) -> String {
-    let out = repo
-        .fabro()
-        .args(["start", "--json", "--goal", "goal \x1b]0;title\x07"])
-        .output()
-        .unwrap();
+    let out = repo.output(&["start", "--json", "--goal", "goal \x1b]0;title\x07"]);
     assert!(out.status.success());
     let started: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let id = started["run_id"].as_str().unwrap().to_owned();
@@ -99,15 +95,11 @@ fn fsck_and_restore_show_an_unsafe_path_with_its_control_characters_escaped() {
     let file = blob(&repo, &repo.path, b"x\n");
     let unsafe_name = b"dir/\x1b[2Jx".to_vec();
     let id = run_with_escapes(&repo, vec![("100644", unsafe_name, file)]);
-    let out = repo.fabro().args(["fsck", &id]).output().unwrap();
+    let out = repo.output(&["fsck", &id]);
     assert_eq!(out.status.code(), Some(1));
     assert_escaped(&["fsck"], &out, "evil\\x1b[2J@1");
     assert_escaped(&["fsck"], &out, "dir/\\x1b[2Jx");
-    let out = repo
-        .fabro()
-        .args(["restore", "--run", &id, "@1"])
-        .output()
-        .unwrap();
+    let out = repo.output(&["restore", "--run", &id, "@1"]);
     assert_eq!(out.status.code(), Some(1));
     assert_escaped(&["restore"], &out, "dir/\\x1b[2Jx");
 }

@@ -60,11 +60,7 @@ fn finish_failed_with_a_reason_and_keep_worktree() {
     assert_eq!(run_json["status"]["kind"], "failed");
     assert_eq!(run_json["conclusion"]["failure_reason"], "tests broke");
     // A finished run takes no more checkpoints.
-    let out = repo
-        .fabro()
-        .args(["checkpoint", "--run", &run.id, "--node", "late"])
-        .output()
-        .unwrap();
+    let out = repo.output(&["checkpoint", "--run", &run.id, "--node", "late"]);
     assert_eq!(out.status.code(), Some(1));
     // Finishing again the same way completes the job without a second commit.
     let count = |r: &TestRepo| r.git(&["rev-list", "--count", &format!("fabro/meta/{}", run.id)]);
@@ -78,11 +74,7 @@ fn finish_failed_with_a_reason_and_keep_worktree() {
 fn finish_keeps_a_worktree_with_work_no_checkpoint_holds() {
     let (repo, run) = TestRepo::with_run();
     write_file(&run.worktree.join("unsaved.txt"), "precious\n");
-    let out = repo
-        .fabro()
-        .args(["finish", "--run", &run.id])
-        .output()
-        .unwrap();
+    let out = repo.output(&["finish", "--run", &run.id]);
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("kept the worktree"));
     assert_eq!(read_file(run.worktree.join("unsaved.txt")), "precious\n");
@@ -100,7 +92,7 @@ fn finish_after_a_checkpoint_killed_before_its_index_removes_the_worktree() {
             .args(["checkpoint", "--run", &run.id, "--node", "gone"]),
         "checkpoint:refs-moved",
     );
-    let out = repo.fabro().args(["finish", &run.id]).output().unwrap();
+    let out = repo.output(&["finish", &run.id]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
     assert!(!err.contains("staged"), "{err}");

@@ -229,7 +229,7 @@ fn install_keeps_the_hooks_mode_and_a_disabled_hook_stays_disabled() {
     let hook = repo.path.join(".git/hooks/pre-push");
     write_file(&hook, "#!/bin/sh\nexit 0\n");
     std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o640)).unwrap();
-    let out = repo.fabro().args(["hooks", "install"]).output().unwrap();
+    let out = repo.output(&["hooks", "install"]);
     assert!(out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("not executable"), "{err}");

@@ -166,11 +166,7 @@ fn finish_keeps_a_worktree_whose_build_folder_holds_a_repository() {
     );
     write_file(&lib.join("wip.js"), "not committed anywhere\n");
     write_file(&run.worktree.join("node_modules/left-pad/index.js"), "x\n");
-    let out = repo
-        .fabro()
-        .args(["finish", "--run", &run.id, "--json"])
-        .output()
-        .unwrap();
+    let out = repo.output(&["finish", "--run", &run.id, "--json"]);
     assert!(out.status.success(), "{out:?}");
     let done: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(done["worktree_removed"], false, "{done}");
@@ -197,11 +193,7 @@ fn finish_keeps_a_worktree_whose_build_folder_holds_a_repository() {
     assert!(lib.join("wip.js").is_file());
     // Without it, the build folder is disposable again.
     std::fs::remove_dir_all(&lib).unwrap();
-    let out = repo
-        .fabro()
-        .args(["finish", "--run", &run.id, "--json"])
-        .output()
-        .unwrap();
+    let out = repo.output(&["finish", "--run", &run.id, "--json"]);
     let done: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(done["worktree_removed"], true, "{done}");
 }

@@ -194,7 +194,7 @@ fn gc_and_fsck_go_on_past_unreadable_runs_and_leave_them_alone() {
         );
     }
 
-    let out = repo.fabro().args(["fsck", "--json"]).output().unwrap();
+    let out = repo.output(&["fsck", "--json"]);
     assert_eq!(out.status.code(), Some(1), "problems remain");
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["runs_checked"], LISTED_AS_UNREADABLE.len());
@@ -207,7 +207,7 @@ fn gc_and_fsck_go_on_past_unreadable_runs_and_leave_them_alone() {
     for id in LISTED_AS_UNREADABLE {
         assert!(named.contains(&id), "{id}: {report}");
     }
-    let out = repo.fabro().args(["fsck", "--repair"]).output().unwrap();
+    let out = repo.output(&["fsck", "--repair"]);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         repo.git(&["for-each-ref", "refs/heads/fabro/meta/"])
@@ -380,7 +380,7 @@ fn fsck_names_refs_in_the_run_namespaces_that_name_no_run_and_keeps_them() {
     for name in foreign {
         repo.git(&["update-ref", name, &head]);
     }
-    let out = repo.fabro().args(["fsck", "--json"]).output().unwrap();
+    let out = repo.output(&["fsck", "--json"]);
     assert_eq!(out.status.code(), Some(1), "problems found");
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     let named: Vec<&str> = report["problems"]
@@ -397,7 +397,7 @@ fn fsck_names_refs_in_the_run_namespaces_that_name_no_run_and_keeps_them() {
             "{name}: {report}"
         );
     }
-    let out = repo.fabro().args(["fsck", "--repair"]).output().unwrap();
+    let out = repo.output(&["fsck", "--repair"]);
     let (stdout, stderr) = (
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr),

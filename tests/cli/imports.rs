@@ -242,7 +242,7 @@ fn a_resumed_run_goes_on_from_the_recorded_graph_without_the_files() {
     std::fs::remove_file(dir.join("val.fabro")).unwrap();
     std::fs::remove_file(dir.join("dep.fabro")).unwrap();
     let id = the_only_run(&repo);
-    let out = repo.fabro().args(["resume", &id]).output().unwrap();
+    let out = repo.output(&["resume", &id]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
     assert_eq!(read_file(&log), "lint\ntest\nstage\nrelease\n");
@@ -302,11 +302,7 @@ fn a_recorded_graph_rewritten_behind_the_run_does_not_run_without_trust() {
         added.iter().any(|l| l.contains(&script)) && added.len() == 2,
         "{err}"
     );
-    let out = repo
-        .fabro()
-        .args(["resume", &id, "--trust"])
-        .output()
-        .unwrap();
+    let out = repo.output(&["resume", &id, "--trust"]);
     assert_success(&out);
     assert!(marker.exists());
 }

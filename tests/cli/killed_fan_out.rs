@@ -55,7 +55,7 @@ fn partial(worktree: &Path) -> String {
 fn fsck_names_a_branch_worktree_holding_work_and_gc_keeps_it() {
     let repo = TestRepo::new();
     let (id, k) = killed_in_a_branch(&repo);
-    let fsck = repo.fabro().args(["fsck", &id]).output().unwrap();
+    let fsck = repo.output(&["fsck", &id]);
     let said = format!(
         "{}{}",
         String::from_utf8_lossy(&fsck.stdout),
@@ -82,7 +82,7 @@ fn fsck_names_a_branch_worktree_holding_work_and_gc_keeps_it() {
 fn resume_runs_a_killed_branch_again_in_its_worktree_keeping_its_files() {
     let repo = TestRepo::new();
     let (id, k) = killed_in_a_branch(&repo);
-    let out = repo.fabro().args(["resume", &id]).output().unwrap();
+    let out = repo.output(&["resume", &id]);
     assert_success(&out);
     let branch = format!("fabro/run/parallel/{id}/fork/pass1/k");
     assert_eq!(

@@ -106,7 +106,7 @@ fn a_damaged_loose_commit_fails_the_log_and_is_named() {
     for damaged in [garbled, intact[..1].to_vec(), Vec::new(), blob] {
         std::fs::remove_file(&file).unwrap();
         std::fs::write(&file, &damaged).unwrap();
-        let out = repo.fabro().args(["log", &run.id]).output().unwrap();
+        let out = repo.output(&["log", &run.id]);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{stderr}");
         assert!(stderr.contains(&commit[2..]), "{stderr}");

@@ -40,11 +40,7 @@ fn two_checkpoints() -> (TestRepo, String, String, String) {
 fn name_only_and_name_status_match_git_byte_for_byte() {
     let (repo, id, first, second) = two_checkpoints();
     for flag in ["--name-only", "--name-status"] {
-        let ours = repo
-            .fabro()
-            .args(["diff", &id, "@1", "@2", flag])
-            .output()
-            .unwrap();
+        let ours = repo.output(&["diff", &id, "@1", "@2", flag]);
         let git = repo.git_output(&repo.path, &["diff", "--no-renames", flag, &first, &second]);
         assert_success(&ours);
         assert_eq!(

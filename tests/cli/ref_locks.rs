@@ -55,7 +55,7 @@ fn a_fresh_lock_is_reported_as_held_and_left_alone_by_fsck() {
     assert_eq!(code, 3, "{err}");
     assert!(err.contains(&lock.display().to_string()), "{err}");
     assert!(!err.contains("fsck --repair"), "{err}");
-    let _ = repo.fabro().args(["fsck", "--repair"]).output().unwrap();
+    let _ = repo.output(&["fsck", "--repair"]);
     assert!(
         lock.exists(),
         "fsck --repair removed a lock a live writer may hold"
@@ -148,7 +148,7 @@ fn fsck_names_what_a_killed_writer_left_and_repair_removes_it() {
         "refs:locked",
     );
     let lock = meta_lock(&repo, &run.id);
-    let out = repo.fabro().args(["fsck"]).output().unwrap();
+    let out = repo.output(&["fsck"]);
     let report = String::from_utf8_lossy(&out.stdout);
     assert!(
         !out.status.success(),
@@ -214,11 +214,7 @@ fn after_a_checkpoint_killed_at_a_random_moment_the_next_one_succeeds() {
             rng.next(25_000),
         );
         write_file(&run.worktree.join("g.txt"), &format!("{trial}\n"));
-        let out = repo
-            .fabro()
-            .args(["checkpoint", "--run", &run.id, "--node", "next"])
-            .output()
-            .unwrap();
+        let out = repo.output(&["checkpoint", "--run", &run.id, "--node", "next"]);
         assert!(
             out.status.success(),
             "trial {trial}: {}",

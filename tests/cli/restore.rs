@@ -94,11 +94,7 @@ fn restore_never_touches_anything_outside_the_worktree_and_prints_the_way_back()
     repo.checkpoint(&run.id, "one");
     write_file(&run.worktree.join("later.txt"), "x\n");
     let before = repo.user_state();
-    let out = repo
-        .fabro()
-        .args(["restore", "--run", &run.id, "@1"])
-        .output()
-        .unwrap();
+    let out = repo.output(&["restore", "--run", &run.id, "@1"]);
     assert!(out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -146,21 +142,13 @@ fn restore_counts_one_path_in_the_singular() {
     write_file(&run.worktree.join("a.txt"), "v1\n");
     repo.checkpoint(&run.id, "one");
     write_file(&run.worktree.join("a.txt"), "v2\n");
-    let out = repo
-        .fabro()
-        .args(["restore", "--run", &run.id, "one", "--dry-run"])
-        .output()
-        .unwrap();
+    let out = repo.output(&["restore", "--run", &run.id, "one", "--dry-run"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("dry run: 1 path would change to match"),
         "{err}"
     );
-    let out = repo
-        .fabro()
-        .args(["restore", "--run", &run.id, "one"])
-        .output()
-        .unwrap();
+    let out = repo.output(&["restore", "--run", &run.id, "one"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("restored 1 path to match"), "{err}");
 }

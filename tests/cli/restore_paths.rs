@@ -227,11 +227,7 @@ fn restore_list_of_a_run_no_restore_changed_is_empty() {
     let list: Vec<Value> =
         serde_json::from_str(&repo.ok(&["restore", "--run", &run.id, "--list", "--json"])).unwrap();
     assert!(list.is_empty());
-    let out = repo
-        .fabro()
-        .args(["restore", "--run", &run.id, "--list"])
-        .output()
-        .unwrap();
+    let out = repo.output(&["restore", "--run", &run.id, "--list"]);
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("no recovery points"));
     let (code, _) = run_err(
@@ -254,11 +250,7 @@ fn show_file_prints_one_stage_file_byte_for_byte() {
         "code",
         &["--attach", &format!("response.bin={}", attached.display())],
     );
-    let out = repo
-        .fabro()
-        .args(["show", &run.id, "code", "--file", "response.bin"])
-        .output()
-        .unwrap();
+    let out = repo.output(&["show", &run.id, "code", "--file", "response.bin"]);
     assert!(out.status.success());
     assert_eq!(out.stdout, data);
     // As git prints the same blob from the metadata branch.

@@ -113,11 +113,7 @@ fn restore_leaves_files_over_the_size_limit_alone() {
     ]))
     .unwrap();
     assert_eq!(left_alone(&dry), ["changed.bin", "gone.bin"]);
-    let out = repo
-        .fabro()
-        .args(["restore", "--run", &run.id, "@1"])
-        .output()
-        .unwrap();
+    let out = repo.output(&["restore", "--run", &run.id, "@1"]);
     assert!(out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("left alone: gone.bin"), "{stderr}");

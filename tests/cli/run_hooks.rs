@@ -244,11 +244,7 @@ fn hooks_of_a_recorded_run_toml_never_run() {
     assert!(repo.git(&["show", &recorded]).contains("[[hooks]]"));
 
     std::fs::remove_file(run_dir(&repo, &ran.id).join("run.toml")).unwrap();
-    let out = repo
-        .fabro()
-        .args(["resume", &ran.id, "--answer", "approve=a"])
-        .output()
-        .unwrap();
+    let out = repo.output(&["resume", &ran.id, "--answer", "approve=a"]);
     assert_success(&out);
     assert_eq!(read(&marker(&repo, "events")), "run_start\n");
 }

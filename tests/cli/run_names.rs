@@ -160,7 +160,7 @@ fn run_names_hints_name_only_flags_the_command_accepts() {
             continue;
         }
         checked += 1;
-        let help = repo.fabro().args([command, "--help"]).output().unwrap();
+        let help = repo.output(&[command, "--help"]);
         if !help.status.success() {
             wrong.push(format!("{file}: `{text}`: no command {command}"));
             continue;

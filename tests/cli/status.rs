@@ -144,10 +144,6 @@ fn status_ps_filters_by_status_and_label() {
         "archived runs need --all"
     );
     assert_eq!(ids(&["--all", "--label", "team=api"]), [c.as_str()]);
-    let out = repo
-        .fabro()
-        .args(["ps", "--status", "bogus"])
-        .output()
-        .unwrap();
+    let out = repo.output(&["ps", "--status", "bogus"]);
     assert_eq!(out.status.code(), Some(2));
 }

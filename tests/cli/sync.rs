@@ -220,7 +220,7 @@ fn fetch_never_moves_a_run_that_a_live_process_here_holds() {
     repo.git_in(&other, &["push", "-q", "origin", &meta]);
 
     let before = repo.git(&["rev-parse", &meta]);
-    let out = repo.fabro().args(["fetch"]).output().unwrap();
+    let out = repo.output(&["fetch"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
     assert!(

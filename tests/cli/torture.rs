@@ -45,7 +45,7 @@ pub fn assert_consistent(repo: &TestRepo, context: &str) {
         "{context}: {}",
         String::from_utf8_lossy(&git.stderr)
     );
-    let out = repo.fabro().args(["fsck", "--json"]).output().unwrap();
+    let out = repo.output(&["fsck", "--json"]);
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     for problem in report["problems"].as_array().unwrap() {
         assert_eq!(problem["repairable"], true, "{context}: {problem}");
@@ -305,7 +305,7 @@ pub fn assert_repairable(repo: &TestRepo, context: &str) {
         "{context}: {}",
         String::from_utf8_lossy(&git.stderr)
     );
-    let out = repo.fabro().args(["fsck", "--json"]).output().unwrap();
+    let out = repo.output(&["fsck", "--json"]);
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     for problem in report["problems"].as_array().unwrap() {
         assert_eq!(problem["repairable"], true, "{context}: {problem}");
@@ -424,7 +424,7 @@ fn killed_fsck_repairs_lose_no_work_and_a_rerun_repairs() {
 /// only once it is old enough to count as stale, so it may turn up later.
 fn assert_repaired_after_checkout(repo: &TestRepo, context: &str) {
     let problems = |repo: &TestRepo| -> Vec<Value> {
-        let out = repo.fabro().args(["fsck", "--json"]).output().unwrap();
+        let out = repo.output(&["fsck", "--json"]);
         let report: Value = serde_json::from_slice(&out.stdout).unwrap();
         report["problems"].as_array().unwrap().clone()
     };
@@ -452,7 +452,7 @@ fn run_ids(repo: &TestRepo) -> BTreeSet<String> {
 
 /// Resumes `id` and checks that its worktree is a whole, clean checkout of the run's tip.
 fn assert_resumes_whole(repo: &TestRepo, id: &str, files: usize, context: &str) {
-    let out = repo.fabro().args(["resume", id]).output().unwrap();
+    let out = repo.output(&["resume", id]);
     assert!(
         out.status.success(),
         "{context}: {}",

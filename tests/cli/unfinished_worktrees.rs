@@ -30,7 +30,7 @@ fn admin_dir_of(worktree: &Path) -> PathBuf {
 }
 
 fn fsck_kinds(repo: &TestRepo) -> Vec<String> {
-    let out = repo.fabro().args(["fsck", "--json"]).output().unwrap();
+    let out = repo.output(&["fsck", "--json"]);
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     report["problems"]
         .as_array()

@@ -7,11 +7,7 @@ use serde_json::Value;
 use crate::common::{TestRepo, assert_success, read_file, run_ok, write_file};
 
 fn finish_json(repo: &TestRepo, id: &str) -> (Value, String) {
-    let out = repo
-        .fabro()
-        .args(["finish", "--run", id, "--json"])
-        .output()
-        .unwrap();
+    let out = repo.output(&["finish", "--run", id, "--json"]);
     assert_success(&out);
     (
         serde_json::from_slice(&out.stdout).unwrap(),

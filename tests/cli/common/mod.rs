@@ -208,6 +208,11 @@ impl TestRepo {
         cmd
     }
 
+    /// Runs git-fabro with `args`, whatever its exit: for a test that looks at how it ended.
+    pub fn output(&self, args: &[&str]) -> Output {
+        self.fabro().args(args).output().expect("git-fabro runs")
+    }
+
     /// Runs git-fabro with `args` and asserts it succeeds; returns stdout.
     pub fn ok(&self, args: &[&str]) -> String {
         run_ok(self.fabro().args(args))
