@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::common::{TestRepo, assert_success, read_file, run_err, run_ok, write_file};
+use crate::common::{TestRepo, array, assert_success, read_file, run_err, run_ok, write_file};
 use crate::fork::finished_run;
 
 const ORPHAN: &str = "01ARZ3NDEKTSV4RRFFQ69G5FAV";
@@ -193,9 +193,7 @@ fn a_gc_killed_between_its_ref_deletions_is_finished_by_fsck_repair_or_gc() {
         assert_eq!(problem["repairable"], true, "{before}");
     }
     let report = fsck_repair(&repo);
-    let orphan: Vec<&Value> = report["problems"]
-        .as_array()
-        .unwrap()
+    let orphan: Vec<&Value> = array(&report["problems"])
         .iter()
         .filter(|p| p["kind"] == "orphan-run-branch")
         .collect();
@@ -283,9 +281,7 @@ fn a_worktree_an_interrupted_gc_left_goes_only_when_it_is_clean() {
     let (code, stderr) = run_err(repo.fabro().arg("fsck"));
     assert_eq!(code, 1, "{stderr}");
     let report = fsck_repair(&repo);
-    let stale: Vec<&Value> = report["problems"]
-        .as_array()
-        .unwrap()
+    let stale: Vec<&Value> = array(&report["problems"])
         .iter()
         .filter(|p| p["kind"] == "stale-worktree")
         .collect();

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::{TestRepo, read_file, tree_digest, write_file};
+use crate::common::{TestRepo, array, read_file, tree_digest, write_file};
 
 /// A repository whose `.gitignore` ignores the usual build folders and a `.env`.
 fn repo_ignoring(patterns: &str) -> TestRepo {
@@ -61,9 +61,7 @@ fn gc_collects_a_finished_run_whose_worktree_holds_only_build_output() {
     write_file(&run.worktree.join("target/release/app"), "app\n");
     let out: Value =
         serde_json::from_str(&repo.ok(&["gc", "--finished-older-than", "0", "--json"])).unwrap();
-    let collected: Vec<&str> = out["runs"]
-        .as_array()
-        .unwrap()
+    let collected: Vec<&str> = array(&out["runs"])
         .iter()
         .map(|r| r["run_id"].as_str().unwrap())
         .collect();

@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use crate::common::{TestRepo, run_err};
+use crate::common::{TestRepo, array, run_err};
 
 const RUN: &str = "01M81KAWS9G3B7EB9N3A2NKYK2";
 const FORK: &str = "01M81KAXFFF0EW3SBN6H7C7EHD";
@@ -92,9 +92,7 @@ fn show_lists_the_files_of_rank_prefixed_stage_folders() {
     let repo = fabro_runs();
     let show = json(&repo, &["show", RUN, "@1", "--json"]);
     assert_eq!(show["stage"]["path"], "stages/002-plan@1");
-    let files: Vec<&str> = show["stage"]["files"]
-        .as_array()
-        .unwrap()
+    let files: Vec<&str> = array(&show["stage"]["files"])
         .iter()
         .map(|f| f["name"].as_str().unwrap())
         .collect();
@@ -119,9 +117,7 @@ fn a_fabro_fork_lists_its_inherited_checkpoints_then_its_own() {
     let repo = fabro_runs();
     let log = json(&repo, &["log", FORK, "--json"]);
     assert_eq!(stages(&log), fabros_timeline());
-    let runs: Vec<&str> = log
-        .as_array()
-        .unwrap()
+    let runs: Vec<&str> = array(&log)
         .iter()
         .map(|e| e["run_id"].as_str().unwrap())
         .collect();
@@ -187,12 +183,7 @@ fn diff_rewind_archive_fsck_and_gc_work_on_fabro_runs() {
     let rewound = json(&repo, &["rewind", RUN, "@2", "--json"]);
     assert_eq!(rewound["ordinal"], 2);
     let ps = json(&repo, &["ps", "--all", "--json"]);
-    let source = ps
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["run_id"] == RUN)
-        .unwrap();
+    let source = array(&ps).iter().find(|r| r["run_id"] == RUN).unwrap();
     assert_eq!(source["status"], "archived");
     repo.ok(&["archive", FORK]);
     repo.ok(&["unarchive", FORK]);

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::common::TestRepo;
+use crate::common::{TestRepo, array};
 
 fn format1_runs() -> TestRepo {
     TestRepo::from_bundle("format1/runs.bundle")
@@ -41,9 +41,7 @@ fn format1_runs_are_listed_logged_and_shown() {
         .expect("the rewound run");
     let id = archived["run_id"].as_str().unwrap();
     let log: Value = serde_json::from_str(&repo.ok(&["log", id, "--json"])).unwrap();
-    let stages: Vec<String> = log
-        .as_array()
-        .unwrap()
+    let stages: Vec<String> = array(&log)
         .iter()
         .map(|e| {
             format!(
@@ -93,9 +91,7 @@ fn a_format1_run_takes_checkpoints_without_rewriting_its_history() {
         "the old commits stay as they were"
     );
     let log: Value = serde_json::from_str(&repo.ok(&["log", &id, "--json"])).unwrap();
-    let nodes: Vec<&str> = log
-        .as_array()
-        .unwrap()
+    let nodes: Vec<&str> = array(&log)
         .iter()
         .map(|e| e["node_id"].as_str().unwrap())
         .collect();

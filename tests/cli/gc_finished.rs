@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::common::{TestRepo, read_file, run_err, write_file};
+use crate::common::{TestRepo, array, read_file, run_err, write_file};
 use crate::fork::finished_run;
 
 fn all_runs(repo: &TestRepo) -> Vec<String> {
@@ -33,9 +33,7 @@ fn failed_run(repo: &TestRepo) -> String {
 
 fn collected(repo: &TestRepo, args: &[&str]) -> Vec<String> {
     let out: Value = serde_json::from_str(&repo.ok(args)).unwrap();
-    let mut ids: Vec<String> = out["runs"]
-        .as_array()
-        .unwrap()
+    let mut ids: Vec<String> = array(&out["runs"])
         .iter()
         .map(|r| r["run_id"].as_str().unwrap().to_owned())
         .collect();
@@ -153,9 +151,7 @@ fn finished_runs_with_unrecorded_work_or_a_branch_checked_out_elsewhere_are_kept
     let out: Value =
         serde_json::from_str(&repo.ok(&["gc", "--finished-older-than", "0", "--json"])).unwrap();
     assert!(out["runs"].as_array().unwrap().is_empty(), "{out}");
-    let kept: Vec<&str> = out["kept"]
-        .as_array()
-        .unwrap()
+    let kept: Vec<&str> = array(&out["kept"])
         .iter()
         .map(|k| k["run_id"].as_str().unwrap())
         .collect();

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::{TestRepo, run_err, run_ok, tree_digest};
+use crate::common::{TestRepo, array, run_err, run_ok, tree_digest};
 
 /// Ids of planted runs: valid ULIDs, older than any run a test starts.
 const MALFORMED: &str = "01M00000000000000000000001";
@@ -198,9 +198,7 @@ fn gc_and_fsck_go_on_past_unreadable_runs_and_leave_them_alone() {
     assert_eq!(out.status.code(), Some(1), "problems remain");
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["runs_checked"], LISTED_AS_UNREADABLE.len());
-    let named: Vec<&str> = report["problems"]
-        .as_array()
-        .unwrap()
+    let named: Vec<&str> = array(&report["problems"])
         .iter()
         .filter_map(|p| p["run_id"].as_str())
         .collect();
@@ -383,9 +381,7 @@ fn fsck_names_refs_in_the_run_namespaces_that_name_no_run_and_keeps_them() {
     let out = repo.output(&["fsck", "--json"]);
     assert_eq!(out.status.code(), Some(1), "problems found");
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let named: Vec<&str> = report["problems"]
-        .as_array()
-        .unwrap()
+    let named: Vec<&str> = array(&report["problems"])
         .iter()
         .filter(|p| p["kind"] == "foreign-ref")
         .filter_map(|p| p["message"].as_str())

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::common::failpoints::die_at;
-use crate::common::{TestRepo, assert_success, read_file, run_err, write_file};
+use crate::common::{TestRepo, array, assert_success, read_file, run_err, write_file};
 use crate::engine_run::{counted, run, run_json, the_only_run};
 
 /// A part of two command nodes that append their (unprefixed) names to `log`.
@@ -103,9 +103,7 @@ fn imported_workflows_run_in_order_under_prefixed_ids() {
         graph["nodes"]["deploy.stage"]["classes"],
         serde_json::json!(["deploy"])
     );
-    let edges: Vec<(&str, &str)> = graph["edges"]
-        .as_array()
-        .unwrap()
+    let edges: Vec<(&str, &str)> = array(&graph["edges"])
         .iter()
         .map(|e| (e["from"].as_str().unwrap(), e["to"].as_str().unwrap()))
         .collect();

@@ -6,7 +6,7 @@ use std::process::{Child, Command};
 
 use serde_json::Value;
 
-use crate::common::{TestRepo, run_err, run_ok, write_file};
+use crate::common::{TestRepo, array, run_err, run_ok, write_file};
 
 #[test]
 fn a_target_that_matches_nothing_says_so_and_names_the_log_command() {
@@ -222,9 +222,7 @@ fn dash_c_resolves_relative_paths_after_it_from_dir_as_git_does() {
         "notes=notes.txt",
     ]));
     let show: Value = serde_json::from_str(&repo.ok(&["show", &id, "--json"])).unwrap();
-    let files: Vec<&str> = show["stage"]["files"]
-        .as_array()
-        .unwrap()
+    let files: Vec<&str> = array(&show["stage"]["files"])
         .iter()
         .map(|f| f["name"].as_str().unwrap())
         .collect();

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::common::{TestRepo, run_err, run_ok, write_file};
+use crate::common::{TestRepo, array, run_err, run_ok, write_file};
 use crate::sync::remote_and_clone;
 
 /// The other clone resumes `id`, checkpoints it and pushes: the remote moves on.
@@ -77,9 +77,7 @@ fn fetch_of_all_runs_leaves_a_run_that_is_ahead_here_alone() {
     );
     assert_eq!(repo.log_json(&ahead.id).len(), 2);
     // Fetch names the run branches it moved and nothing else: no remote-tracking refs.
-    let names: Vec<&str> = fetched["refs"]
-        .as_array()
-        .unwrap()
+    let names: Vec<&str> = array(&fetched["refs"])
         .iter()
         .map(|r| r["name"].as_str().unwrap())
         .collect();

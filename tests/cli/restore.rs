@@ -1,6 +1,6 @@
 use serde_json::Value;
 
-use crate::common::{TestRepo, read_file, write_file};
+use crate::common::{TestRepo, array, read_file, write_file};
 
 #[test]
 fn restore_makes_the_worktree_match_the_checkpoint_exactly() {
@@ -30,9 +30,7 @@ fn restore_makes_the_worktree_match_the_checkpoint_exactly() {
         "--json",
     ]))
     .unwrap();
-    let mut actions: Vec<String> = dry["changes"]
-        .as_array()
-        .unwrap()
+    let mut actions: Vec<String> = array(&dry["changes"])
         .iter()
         .map(|c| {
             format!(

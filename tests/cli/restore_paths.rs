@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::{TestRepo, read_file, run_err, run_ok, tree_digest, write_file};
+use crate::common::{TestRepo, array, read_file, run_err, run_ok, tree_digest, write_file};
 
 /// A run with checkpoint @1 and a worktree changed since in several places.
 fn changed_since_checkpoint(repo: &TestRepo) -> (crate::common::Started, String) {
@@ -75,9 +75,7 @@ fn restore_paths_changes_what_git_restore_source_changes_and_nothing_else() {
         "restore", "plan", "--json", "--", "a.rs", "gone.rs", "extra.rs",
     ]));
     let restored: Value = serde_json::from_str(&out).unwrap();
-    let mut actions: Vec<String> = restored["changes"]
-        .as_array()
-        .unwrap()
+    let mut actions: Vec<String> = array(&restored["changes"])
         .iter()
         .map(|c| {
             format!(

@@ -1,6 +1,6 @@
 use serde_json::Value;
 
-use crate::common::{TestRepo, run_ok, snapshot, write_file};
+use crate::common::{TestRepo, array, run_ok, snapshot, write_file};
 
 fn three_checkpoints(repo: &TestRepo) -> crate::common::Started {
     let run = repo.start();
@@ -49,9 +49,7 @@ fn show_prints_the_record_and_the_stage_files() {
     assert_eq!(v["record"]["current_node"], "code");
     assert_eq!(v["record"]["context_values"]["n"], 1);
     assert_eq!(v["stage"]["path"], "stages/002-code@1");
-    let names: Vec<&str> = v["stage"]["files"]
-        .as_array()
-        .unwrap()
+    let names: Vec<&str> = array(&v["stage"]["files"])
         .iter()
         .map(|f| f["name"].as_str().unwrap())
         .collect();

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::common::{TestRepo, snapshot};
+use crate::common::{TestRepo, array, snapshot};
 
 fn json(text: &str) -> Value {
     serde_json::from_str(text).expect("JSON")
@@ -55,9 +55,7 @@ fn status_outside_a_run_lists_the_unfinished_runs() {
     let done = repo.start();
     repo.ok(&["finish", "--run", &done.id]);
     let listed = json(&repo.ok(&["status", "--json"]));
-    let ids: Vec<&str> = listed
-        .as_array()
-        .unwrap()
+    let ids: Vec<&str> = array(&listed)
         .iter()
         .map(|s| s["run_id"].as_str().unwrap())
         .collect();

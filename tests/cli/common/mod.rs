@@ -325,6 +325,13 @@ fn collect_files(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) 
     }
 }
 
+/// The elements of the JSON array `value`, failing the test if it is none.
+pub fn array(value: &Value) -> &[Value] {
+    value
+        .as_array()
+        .unwrap_or_else(|| panic!("not an array: {value}"))
+}
+
 /// The ordinals of `log --json` entries, in their order.
 pub fn ordinals(entries: &[Value]) -> Vec<u64> {
     entries
