@@ -133,7 +133,7 @@ fn each_session_in_the_users_checkout_is_a_run_of_its_own() {
         "pub fn f() -> u8 { 3 }\n"
     );
     // The hooks' settings are never captured.
-    let files = repo.git(&["ls-tree", "-r", "--name-only", &format!("fabro/run/{a}")]);
+    let files = repo.files_in(&format!("fabro/run/{a}"));
     assert!(!files.contains(".claude"), "{files}");
 }
 

@@ -245,7 +245,7 @@ fn a_workflow_run_and_its_parallel_branches_start_warm() {
         assert_eq!(repo.git(&["show", &format!("{branch}:{saw}")]), "warm\n");
     }
     // The seeded folder is never committed, nor does it keep the finished run's worktree.
-    let tree = repo.git(&["ls-tree", "-r", "--name-only", &branch]);
+    let tree = repo.files_in(&branch);
     assert!(!tree.contains("target/"), "{tree}");
 }
 

@@ -31,7 +31,7 @@ fn three_checkpoints_including_a_second_visit() {
     );
 
     // The run commits hold the worktree's files at each moment.
-    let files = |rev: &str| repo.git(&["ls-tree", "-r", "--name-only", rev]);
+    let files = |rev: &str| repo.files_in(rev);
     assert!(files(&format!("fabro/run/{}~2", run.id)).contains("plan.md"));
     assert!(!files(&format!("fabro/run/{}", run.id)).contains("plan.md"));
     assert_eq!(
@@ -174,7 +174,7 @@ fn excluded_directories_and_configured_globs_are_never_staged() {
         write_file(&wt.join(path), "x\n");
     }
     repo.checkpoint(id, "build");
-    let files = repo.git(&["ls-tree", "-r", "--name-only", &format!("fabro/run/{id}")]);
+    let files = repo.files_in(&format!("fabro/run/{id}"));
     assert_eq!(
         files.lines().collect::<Vec<_>>(),
         ["README.md", "kept.txt", "src/lib.rs"]
@@ -191,12 +191,7 @@ fn settings_toml_globs_apply_when_the_run_has_none() {
     write_file(&run.worktree.join("a.bak"), "x\n");
     write_file(&run.worktree.join("a.txt"), "x\n");
     repo.checkpoint(&run.id, "n");
-    let files = repo.git(&[
-        "ls-tree",
-        "-r",
-        "--name-only",
-        &format!("fabro/run/{}", run.id),
-    ]);
+    let files = repo.files_in(&format!("fabro/run/{}", run.id));
     assert!(
         files.contains("a.txt") && !files.contains("a.bak"),
         "{files}"
@@ -336,11 +331,6 @@ fn after_a_checkpoint_killed_before_its_index_a_deleted_file_stays_deleted() {
         "checkpoint:refs-moved",
     );
     repo.checkpoint(&run.id, "next");
-    let files = repo.git(&[
-        "ls-tree",
-        "-r",
-        "--name-only",
-        &format!("fabro/run/{}", run.id),
-    ]);
+    let files = repo.files_in(&format!("fabro/run/{}", run.id));
     assert_eq!(files, "src/lib.rs\n");
 }

@@ -90,12 +90,7 @@ fn exclude_globs_from_git_config_apply_when_no_toml_sets_them() {
         write_file(&run.worktree.join(path), "x\n");
     }
     repo.checkpoint(&run.id, "n");
-    let files = repo.git(&[
-        "ls-tree",
-        "-r",
-        "--name-only",
-        &format!("fabro/run/{}", run.id),
-    ]);
+    let files = repo.files_in(&format!("fabro/run/{}", run.id));
     assert!(
         files.contains("kept.txt") && !files.contains("secret") && !files.contains("cache-dir"),
         "{files}"

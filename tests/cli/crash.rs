@@ -127,14 +127,10 @@ fn tip(repo: &TestRepo, branch: &str) -> String {
 
 /// The run ids on the repository's metadata branches.
 fn run_ids(repo: &TestRepo) -> Vec<String> {
-    repo.git(&[
-        "for-each-ref",
-        "--format=%(refname:lstrip=4)",
-        "refs/heads/fabro/meta/",
-    ])
-    .lines()
-    .map(str::to_owned)
-    .collect()
+    repo.runs_with_metadata()
+        .lines()
+        .map(str::to_owned)
+        .collect()
 }
 
 #[test]

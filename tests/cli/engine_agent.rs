@@ -332,11 +332,7 @@ fn resume_needs_an_agent_command_too_takes_the_flag_and_keeps_the_inlined_prompt
         "engine:checkpointed:start@1",
     );
     std::fs::remove_file(&prompt_file).unwrap();
-    let refs = repo.git(&[
-        "for-each-ref",
-        "--format=%(refname:lstrip=4)",
-        "refs/heads/fabro/meta/",
-    ]);
+    let refs = repo.runs_with_metadata();
     let id = refs.trim();
     let (code, err) = run_err(repo.fabro().args(["resume", id]));
     assert_eq!(code, 2, "{err}");

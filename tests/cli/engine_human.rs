@@ -252,11 +252,7 @@ fn a_person_at_the_terminal_answers_the_gate() {
     assert_eq!(code, 0, "{screen}");
     assert!(screen.contains("? Ship it?"), "{screen}");
     assert!(screen.contains("[2] R - Revise"), "{screen}");
-    let id = repo.git(&[
-        "for-each-ref",
-        "--format=%(refname:lstrip=4)",
-        "refs/heads/fabro/meta/",
-    ]);
+    let id = repo.runs_with_metadata();
     let id = id.trim();
     assert_eq!(
         committed_nodes(&repo, id).last().map(String::as_str),
@@ -271,11 +267,7 @@ fn an_empty_answer_at_the_terminal_fails_the_gate_closed() {
     let (code, screen) = on_terminal_typing(&repo, &path, "\n");
     assert_eq!(code, 1, "{screen}");
     assert!(screen.contains("interrupted before an answer"), "{screen}");
-    let id = repo.git(&[
-        "for-each-ref",
-        "--format=%(refname:lstrip=4)",
-        "refs/heads/fabro/meta/",
-    ]);
+    let id = repo.runs_with_metadata();
     let id = id.trim();
     // Fabro's rule: an unanswered gate fails and selects no edge.
     assert_eq!(

@@ -193,7 +193,7 @@ fn deploy_workflow(repo: &TestRepo) -> PathBuf {
 }
 
 fn meta_paths(repo: &TestRepo, id: &str) -> Vec<String> {
-    repo.git(&["ls-tree", "-r", "--name-only", &format!("fabro/meta/{id}")])
+    repo.files_in(&format!("fabro/meta/{id}"))
         .lines()
         .map(str::to_owned)
         .collect()

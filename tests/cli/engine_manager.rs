@@ -39,11 +39,7 @@ fn family(repo: &TestRepo, child_script: &str) -> PathBuf {
 
 /// Runs whose `spec.parent_run_id` is `parent`.
 fn children(repo: &TestRepo, parent: &str) -> Vec<(String, Value)> {
-    let refs = repo.git(&[
-        "for-each-ref",
-        "--format=%(refname:lstrip=4)",
-        "refs/heads/fabro/meta/",
-    ]);
+    let refs = repo.runs_with_metadata();
     refs.lines()
         .map(|id| (id.to_owned(), run_json(repo, id)))
         .filter(|(_, record)| record["spec"]["parent_run_id"] == parent)
@@ -52,7 +48,7 @@ fn children(repo: &TestRepo, parent: &str) -> Vec<(String, Value)> {
 
 /// The path of `file` in the stage folder of `node@visit` on the metadata branch.
 fn stage_file(repo: &TestRepo, id: &str, stage: &str, file: &str) -> String {
-    let names = repo.git(&["ls-tree", "-r", "--name-only", &format!("fabro/meta/{id}")]);
+    let names = repo.files_in(&format!("fabro/meta/{id}"));
     let path = names
         .lines()
         .find(|p| p.ends_with(&format!("-{stage}/{file}")))
@@ -237,11 +233,7 @@ fn resume_of_a_parent_killed_while_its_child_ran_takes_the_child_up_where_it_was
         repo.fabro().arg("run").arg(&parent),
         "engine:checkpointed:write@1",
     );
-    let refs = repo.git(&[
-        "for-each-ref",
-        "--format=%(refname:lstrip=4)",
-        "refs/heads/fabro/meta/",
-    ]);
+    let refs = repo.runs_with_metadata();
     let parent_id = refs
         .lines()
         .find(|id| run_json(&repo, id)["spec"]["parent_run_id"].is_null())
@@ -351,11 +343,7 @@ fn resume_of_a_parent_killed_after_its_child_ended_takes_that_childs_result() {
     let parent = family(&repo, "echo child-done");
     // The child's finish is the first to move its refs; the parent dies right after it.
     die_at(repo.fabro().arg("run").arg(&parent), "finish:refs-moved");
-    let refs = repo.git(&[
-        "for-each-ref",
-        "--format=%(refname:lstrip=4)",
-        "refs/heads/fabro/meta/",
-    ]);
+    let refs = repo.runs_with_metadata();
     let parent_id = refs
         .lines()
         .find(|id| run_json(&repo, id)["spec"]["parent_run_id"].is_null())

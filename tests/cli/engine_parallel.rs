@@ -342,11 +342,7 @@ fn a_run_killed_during_a_parallel_node_resumes_with_the_work_its_branches_commit
         );
         let path = workflow(&repo, "fan", &counted);
         die_at(repo.fabro().arg("run").arg(&path), point);
-        let ids = repo.git(&[
-            "for-each-ref",
-            "--format=%(refname:lstrip=4)",
-            "refs/heads/fabro/meta/",
-        ]);
+        let ids = repo.runs_with_metadata();
         let id = ids.trim().to_owned();
         // The kill left the parallel base, the branches' worktrees, or the joined run branch
         // behind; fsck knows them for the run's.

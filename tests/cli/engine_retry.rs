@@ -240,11 +240,7 @@ fn a_run_killed_right_after_choosing_a_loop_restart_resumes_with_the_fresh_start
         repo.fabro().arg("run").arg(&path),
         "engine:checkpointed:gate@1",
     );
-    let ids = repo.git(&[
-        "for-each-ref",
-        "--format=%(refname:lstrip=4)",
-        "refs/heads/fabro/meta/",
-    ]);
+    let ids = repo.runs_with_metadata();
     let id = ids.trim();
     assert_eq!(run_json(&repo, id)["checkpoint"]["next_node_id"], "work");
     let out = repo.output(&["resume", id]);

@@ -610,11 +610,7 @@ pub fn counted_pipeline(repo: &TestRepo) -> (PathBuf, PathBuf) {
 }
 
 pub fn the_only_run(repo: &TestRepo) -> String {
-    let refs = repo.git(&[
-        "for-each-ref",
-        "--format=%(refname:lstrip=4)",
-        "refs/heads/fabro/meta/",
-    ]);
+    let refs = repo.runs_with_metadata();
     let ids: Vec<&str> = refs.lines().collect();
     assert_eq!(ids.len(), 1, "{refs}");
     ids[0].to_owned()

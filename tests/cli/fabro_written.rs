@@ -242,7 +242,7 @@ fn a_continued_fabro_run_keeps_fabros_stage_layout_and_counting() {
     let message = repo.git(&["log", "-1", "--format=%B", &format!("fabro/run/{id}")]);
     assert!(message.contains("Fabro-Completed: 4"), "{message}");
     repo.ok(&["finish", "--run", &id]);
-    let tree = repo.git(&["ls-tree", "-r", "--name-only", &format!("fabro/meta/{id}")]);
+    let tree = repo.files_in(&format!("fabro/meta/{id}"));
     assert!(tree.contains("stages/004-code@2/status.json"), "{tree}");
     assert!(tree.contains("stages/002-plan@1/prompt.md"), "{tree}");
     let record: Value =

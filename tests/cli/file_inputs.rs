@@ -180,7 +180,7 @@ fn a_relative_runs_dir_is_taken_inside_the_fabro_home() {
         "{second}"
     );
     let id = repo.ok(&["start", "--in-place"]).trim().to_owned();
-    let files = repo.git(&["ls-tree", "-r", "--name-only", &format!("fabro/run/{id}")]);
+    let files = repo.files_in(&format!("fabro/run/{id}"));
     assert!(!files.contains("my-runs"), "{files}");
 }
 

@@ -99,7 +99,7 @@ fn a_format1_run_takes_checkpoints_without_rewriting_its_history() {
     let record: Value =
         serde_json::from_str(&repo.git(&["show", &format!("fabro/meta/{id}:run.json")])).unwrap();
     assert_eq!(record["format"], 2, "what is written now is format 2");
-    let tree = repo.git(&["ls-tree", "-r", "--name-only", &format!("fabro/meta/{id}")]);
+    let tree = repo.files_in(&format!("fabro/meta/{id}"));
     assert!(tree.contains("stages/after-resume@1/status.json"), "{tree}");
     assert!(tree.contains("stages/002-next@1/status.json"), "{tree}");
     let show: Value = serde_json::from_str(&repo.ok(&["show", &id, "@2", "--json"])).unwrap();

@@ -167,10 +167,7 @@ fn an_amend_that_drops_the_trailers_is_re_linked_by_tree() {
     assert_eq!(log[1]["node_id"], "two");
     assert_eq!(log[1]["run_commit"], new.as_str());
     let meta = format!("fabro/meta/{}", run.id);
-    assert!(
-        repo.git(&["ls-tree", "-r", "--name-only", &meta])
-            .contains("links/")
-    );
+    assert!(repo.files_in(&meta).contains("links/"));
     run_ok(repo.fabro().args(["show", &run.id, "two"]));
 }
 

@@ -35,7 +35,7 @@ fn end_turn(repo: &TestRepo, run: &Started, transcript: &Path) -> String {
 /// The stage folders of the metadata branch that hold a transcript.
 fn stored_transcripts(repo: &TestRepo, run: &Started) -> Vec<String> {
     let meta = format!("fabro/meta/{}", run.id);
-    repo.git(&["ls-tree", "-r", "--name-only", &meta])
+    repo.files_in(&meta)
         .lines()
         .filter(|p| p.contains("/transcript"))
         .map(ToOwned::to_owned)

@@ -37,15 +37,10 @@ fn hostile_run(repo: &TestRepo, other: &Path, outside: &Path) -> String {
 }
 
 fn run_files(repo: &TestRepo, id: &str) -> Vec<String> {
-    repo.git(&[
-        "ls-tree",
-        "-r",
-        "--name-only",
-        &format!("refs/heads/fabro/run/{id}"),
-    ])
-    .lines()
-    .map(str::to_owned)
-    .collect()
+    repo.files_in(&format!("refs/heads/fabro/run/{id}"))
+        .lines()
+        .map(str::to_owned)
+        .collect()
 }
 
 #[test]

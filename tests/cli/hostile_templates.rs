@@ -64,12 +64,7 @@ fn assert_data_only(script: &str, language: &str, expected: impl Fn(&str) -> Str
             Vec::<String>::new(),
             "{attack:?} in {script:?}"
         );
-        let files = repo.git(&[
-            "ls-tree",
-            "-r",
-            "--name-only",
-            &format!("fabro/run/{}", ran.id),
-        ]);
+        let files = repo.files_in(&format!("fabro/run/{}", ran.id));
         assert!(
             !files.lines().any(|f| f == "PWNED"),
             "{attack:?} committed PWNED"
@@ -155,12 +150,7 @@ fn scripts_written_for_fabro_keep_working() {
 
 /// The run that the manager node `manage` of run `parent` started, from its `child_run.json`.
 fn child_of(repo: &TestRepo, parent: &str) -> String {
-    let names = repo.git(&[
-        "ls-tree",
-        "-r",
-        "--name-only",
-        &format!("fabro/meta/{parent}"),
-    ]);
+    let names = repo.files_in(&format!("fabro/meta/{parent}"));
     let link = names
         .lines()
         .find(|p| p.ends_with("-manage@1/child_run.json"))

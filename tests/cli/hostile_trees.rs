@@ -207,11 +207,7 @@ impl Hostile {
 
     fn own_run_dir(&self, name: &std::ffi::OsStr) -> bool {
         let name = name.to_string_lossy();
-        let runs = self.repo.git(&[
-            "for-each-ref",
-            "--format=%(refname:lstrip=4)",
-            "refs/heads/fabro/meta/",
-        ]);
+        let runs = self.repo.runs_with_metadata();
         runs.lines().any(|id| name.ends_with(id))
     }
 

@@ -89,7 +89,7 @@ fn the_run_starts_from_the_dirty_directory_and_restore_brings_it_back() {
     let id = repo.ok(&["start", "--in-place"]).trim().to_owned();
     let branch = format!("fabro/run/{id}");
     let base = branch.to_string();
-    let files = repo.git(&["ls-tree", "-r", "--name-only", &base]);
+    let files = repo.files_in(&base);
     assert!(
         files.contains("staged.txt")
             && files.contains("untracked.txt")
@@ -170,7 +170,7 @@ fn big_files_are_left_out_and_listed_and_the_fabro_home_is_never_captured() {
         .unwrap();
     // The fabro home moved into the work tree for this call: it must not be captured either.
     assert_success(&out);
-    let files = repo.git(&["ls-tree", "-r", "--name-only", &format!("fabro/run/{id}")]);
+    let files = repo.files_in(&format!("fabro/run/{id}"));
     assert!(
         files.contains("small.txt") && !files.contains("big.bin") && !files.contains(".fabro-home"),
         "{files}"

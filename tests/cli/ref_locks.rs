@@ -181,11 +181,7 @@ fn a_workflow_resume_killed_holding_its_ref_locks_is_resumed_at_once() {
     );
     let mut run = repo.fabro();
     die_at(run.arg("run").arg(&workflow), "engine:checkpointed:make@1");
-    let id = repo.git(&[
-        "for-each-ref",
-        "--format=%(refname:lstrip=4)",
-        "refs/heads/fabro/meta/",
-    ]);
+    let id = repo.runs_with_metadata();
     let id = id.trim();
     die_at(repo.fabro().args(["resume", id]), "refs:locked");
     assert!(

@@ -66,7 +66,7 @@ fn snapshot_of_named_paths_only() {
     let sha = crate::common::run_ok(repo.fabro_in(&run.worktree).args(["snapshot", "a.txt"]))
         .trim()
         .to_owned();
-    let files = repo.git(&["ls-tree", "-r", "--name-only", &sha]);
+    let files = repo.files_in(&sha);
     assert!(
         files.contains("a.txt") && !files.contains("b.txt"),
         "{files}"
@@ -97,7 +97,7 @@ fn a_snapshot_of_named_paths_keeps_the_index_vouching_for_its_tree() {
     );
 
     let next = repo.checkpoint(&run.id, "implement");
-    let files = repo.git(&["ls-tree", "-r", "--name-only", &next]);
+    let files = repo.files_in(&next);
     assert!(
         files.contains("a.txt") && files.contains("b.txt"),
         "{files}"
@@ -126,7 +126,7 @@ fn snapshot_paths_are_relative_to_the_current_directory_once() {
     let sha = crate::common::run_ok(repo.fabro_in(&sub).args(["snapshot", "a.txt"]))
         .trim()
         .to_owned();
-    let files = repo.git(&["ls-tree", "-r", "--name-only", &sha]);
+    let files = repo.files_in(&sha);
     assert!(
         files.contains("sub/a.txt") && !files.contains("top.txt"),
         "{files}"
@@ -134,7 +134,7 @@ fn snapshot_paths_are_relative_to_the_current_directory_once() {
     let sha = crate::common::run_ok(repo.fabro_in(&sub).args(["snapshot", "../top.txt"]))
         .trim()
         .to_owned();
-    let files = repo.git(&["ls-tree", "-r", "--name-only", &sha]);
+    let files = repo.files_in(&sha);
     assert!(files.contains("top.txt"), "{files}");
 }
 

@@ -60,11 +60,7 @@ fn workflow(repo: &TestRepo, place: Place, node: &str) -> PathBuf {
 
 /// Every run's id, the parent (the run with no `parent_run_id`) first.
 fn runs(repo: &TestRepo) -> Vec<String> {
-    let refs = repo.git(&[
-        "for-each-ref",
-        "--format=%(refname:lstrip=4)",
-        "refs/heads/fabro/meta/",
-    ]);
+    let refs = repo.runs_with_metadata();
     let mut ids: Vec<String> = refs.lines().map(str::to_owned).collect();
     ids.sort_by_key(|id| !run_json(repo, id)["spec"]["parent_run_id"].is_null());
     ids
@@ -118,7 +114,7 @@ fn fabro(repo: &TestRepo, args: &[&str]) -> (i32, String) {
 }
 
 fn meta_paths(repo: &TestRepo, id: &str) -> String {
-    repo.git(&["ls-tree", "-r", "--name-only", &format!("fabro/meta/{id}")])
+    repo.files_in(&format!("fabro/meta/{id}"))
 }
 
 // --- side effects ---

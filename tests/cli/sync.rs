@@ -354,11 +354,7 @@ fn engine_inside_a_slow_node(
     while !marker.exists() {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    let id = repo.git(&[
-        "for-each-ref",
-        "--format=%(refname:lstrip=4)",
-        "refs/heads/fabro/meta/",
-    ]);
+    let id = repo.runs_with_metadata();
     (engine, id.trim().to_owned())
 }
 

@@ -440,14 +440,10 @@ fn assert_repaired_after_checkout(repo: &TestRepo, context: &str) {
 
 /// The run ids on the repository's metadata branches.
 fn run_ids(repo: &TestRepo) -> BTreeSet<String> {
-    repo.git(&[
-        "for-each-ref",
-        "--format=%(refname:lstrip=4)",
-        "refs/heads/fabro/meta/",
-    ])
-    .lines()
-    .map(str::to_owned)
-    .collect()
+    repo.runs_with_metadata()
+        .lines()
+        .map(str::to_owned)
+        .collect()
 }
 
 /// Resumes `id` and checks that its worktree is a whole, clean checkout of the run's tip.

@@ -51,12 +51,7 @@ fn a_symlink_replaced_by_a_directory_records_the_files_inside() {
     std::fs::remove_file(run.worktree.join("link")).unwrap();
     write_file(&run.worktree.join("link/inside.txt"), "inside\n");
     checkpoint_agrees(&repo, &run.id, &run.worktree, "b");
-    let listing = repo.git(&[
-        "ls-tree",
-        "-r",
-        "--name-only",
-        &format!("fabro/run/{}", run.id),
-    ]);
+    let listing = repo.files_in(&format!("fabro/run/{}", run.id));
     assert!(listing.contains("link/inside.txt\n"), "{listing}");
     // And a later checkpoint keeps following changes inside it.
     write_file(&run.worktree.join("link/inside.txt"), "changed\n");

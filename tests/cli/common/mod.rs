@@ -151,6 +151,20 @@ impl TestRepo {
         self.git_in(&self.path, args)
     }
 
+    /// The ids of the runs that have a metadata branch, one a line, as git lists them.
+    pub fn runs_with_metadata(&self) -> String {
+        self.git(&[
+            "for-each-ref",
+            "--format=%(refname:lstrip=4)",
+            "refs/heads/fabro/meta/",
+        ])
+    }
+
+    /// The paths of the files in `rev`'s tree, one a line, as git lists them.
+    pub fn files_in(&self, rev: &str) -> String {
+        self.git(&["ls-tree", "-r", "--name-only", rev])
+    }
+
     pub fn git_in(&self, dir: &Path, args: &[&str]) -> String {
         let out = self.git_output(dir, args);
         assert!(

@@ -125,10 +125,7 @@ fn left_out(repo: &TestRepo, id: &str) -> Vec<Vec<String>> {
 }
 
 fn paths_at(repo: &TestRepo, tree: &str) -> Vec<String> {
-    repo.git(&["ls-tree", "-r", "--name-only", tree])
-        .lines()
-        .map(str::to_owned)
-        .collect()
+    repo.files_in(tree).lines().map(str::to_owned).collect()
 }
 
 /// Runs the steps with the watch off, then on, and compares what the two runs recorded.
