@@ -112,8 +112,7 @@ fn a_checkpoint_with_nothing_changed_still_adds_one_commit() {
 fn the_snapshot_is_what_git_add_all_would_commit() {
     let repo = TestRepo::new();
     repo.write(".gitignore", "*.log\n");
-    repo.git(&["add", "-A"]);
-    repo.git(&["commit", "-q", "-m", "ignore logs"]);
+    repo.commit_all("ignore logs");
     let run = repo.start();
     let wt = &run.worktree;
     write_file(&wt.join("src/lib.rs"), "changed\n");

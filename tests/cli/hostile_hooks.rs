@@ -20,8 +20,7 @@ fn commit_links(repo: &TestRepo, links: &[(&str, &str)]) {
         std::fs::create_dir_all(at.parent().unwrap()).unwrap();
         symlink(target, &at).unwrap();
     }
-    repo.git(&["add", "-A"]);
-    repo.git(&["commit", "-q", "-m", "links"]);
+    repo.commit_all("links");
 }
 
 /// Installs `flag`'s hooks in `dir`, expects the refusal, and returns its message.

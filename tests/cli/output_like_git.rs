@@ -15,8 +15,7 @@ fn two_checkpoints() -> (TestRepo, String, String, String) {
     repo.write("link", "was a file\n");
     let body: String = (1..=12).map(|i| format!("    step {i}\n")).collect();
     repo.write("src/main.rs", &format!("fn main() {{\n{body}}}\n"));
-    repo.git(&["add", "-A"]);
-    repo.git(&["commit", "-q", "-m", "more"]);
+    repo.commit_all("more");
     let run = repo.start();
     let first = repo.checkpoint(&run.id, "plan");
     let wt = &run.worktree;

@@ -6,8 +6,7 @@ use crate::common::{TestRepo, array, read_file, write_file};
 fn restore_makes_the_worktree_match_the_checkpoint_exactly() {
     let repo = TestRepo::new();
     repo.write(".gitignore", "*.log\n");
-    repo.git(&["add", "-A"]);
-    repo.git(&["commit", "-q", "-m", "ignore logs"]);
+    repo.commit_all("ignore logs");
     let run = repo.start();
     let wt = &run.worktree;
     write_file(&wt.join("keep.txt"), "v1\n");

@@ -10,8 +10,7 @@ use crate::common::{TestRepo, array, read_file, run_err, run_ok, tree_digest, wr
 /// A run with checkpoint @1 and a worktree changed since in several places.
 fn changed_since_checkpoint(repo: &TestRepo) -> (crate::common::Started, String) {
     repo.write(".gitignore", "*.log\n");
-    repo.git(&["add", "-A"]);
-    repo.git(&["commit", "-q", "-m", "ignore logs"]);
+    repo.commit_all("ignore logs");
     let run = repo.start();
     let wt = &run.worktree;
     write_file(&wt.join("src/a.rs"), "a at @1\n");

@@ -92,8 +92,7 @@ fn start_prints_only_the_run_id_and_honours_base_and_run_dir() {
     let repo = TestRepo::new();
     let first = repo.git(&["rev-parse", "HEAD"]).trim().to_owned();
     repo.write("second.txt", "2\n");
-    repo.git(&["add", "-A"]);
-    repo.git(&["commit", "-q", "-m", "second"]);
+    repo.commit_all("second");
     let dir = repo.root.join("custom-run");
     let out = repo.ok(&[
         "start",

@@ -471,8 +471,7 @@ fn killed_starts_and_resumes_leave_nothing_that_is_adopted_or_in_the_way() {
     for i in 0..files {
         repo.write(&format!("files/f{i:03}.txt"), &format!("{i}\n"));
     }
-    repo.git(&["add", "-A"]);
-    repo.git(&["commit", "-q", "-m", "many files"]);
+    repo.commit_all("many files");
     let mut rng = Lcg(0x5eed_0003);
     let mut tally = Tally::default();
     for trial in 0..trials() / 4 {

@@ -78,8 +78,7 @@ impl TestRepo {
         repo.git(&["config", "gc.auto", "0"]);
         repo.write("README.md", "hello\n");
         repo.write("src/lib.rs", "pub fn f() {}\n");
-        repo.git(&["add", "-A"]);
-        repo.git(&["commit", "-q", "-m", "initial"]);
+        repo.commit_all("initial");
         repo
     }
 
@@ -122,6 +121,12 @@ impl TestRepo {
 
     pub fn write(&self, rel: &str, content: &str) {
         write_file(&self.path.join(rel), content);
+    }
+
+    /// Commits everything in the work tree with `git add -A` and `git commit -m message`.
+    pub fn commit_all(&self, message: &str) {
+        self.git(&["add", "-A"]);
+        self.git(&["commit", "-q", "-m", message]);
     }
 
     /// Writes `rel` beside the repository, not in it (a workflow, a script, a settings file
