@@ -1,4 +1,4 @@
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -91,8 +91,11 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         args.max_runs
     };
     let mut watch = Watch::default();
+    // Runs this worker cannot run as they are (a workflow its machine did not approve, a
+    // side effect waiting for a decision): a pool worker leaves them queued and goes on.
+    let mut passed: HashSet<RunId> = HashSet::new();
     let (mut ran, mut last) = (0, 0u8);
-    while limit.is_none_or(|n| ran < n) {
+    while limit.is_none_or(|n| ran < n) && !interrupt::requested() {
         let remote = Remote::read(ctx, &args.remote)?;
         if let Some(id) = &only
             && !remote.queued.contains_key(id)
@@ -100,21 +103,42 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
             output::note(format!("run {id} is not queued on {}", args.remote));
             break;
         }
-        if args.exit_when_idle && remote.queued.is_empty() {
+        if args.exit_when_idle && remote.queued.keys().all(|id| passed.contains(id)) {
             break;
         }
-        match claim_next(ctx, &args, &remote, only.as_ref(), &owner, &mut watch)? {
-            Some((held, queued)) => {
-                last = run_claimed(ctx, &args, &held, queued)?;
-                ran += 1;
+        let claimed = claim_next(
+            ctx,
+            &args,
+            &remote,
+            only.as_ref(),
+            &passed,
+            &owner,
+            &mut watch,
+        )?;
+        let Some((held, queued)) = claimed else {
+            std::thread::sleep(poll(args.ttl));
+            continue;
+        };
+        match run_claimed(ctx, &args, &held, queued) {
+            Ok(code) => last = code,
+            Err(err) if limit != Some(1) && !is_lease_lost(&err) => {
+                output::warn(format!("{err:#}"));
+                passed.insert(held.lease().run.clone());
             }
-            None => std::thread::sleep(poll(args.ttl)),
+            Err(err) => return Err(err),
         }
+        ran += 1;
     }
     if last != 0 {
         return Err(ExitWith(last).into());
     }
     Ok(())
+}
+
+/// A worker that lost a lease stops: what it was told to stop for may hold for all its runs
+/// (a partition, a clock that stalled), and whatever started it starts another.
+fn is_lease_lost(err: &anyhow::Error) -> bool {
+    matches!(err.downcast_ref::<Error>(), Some(Error::LeaseLost { .. }))
 }
 
 /// How often the remote is asked again while nothing can be claimed.
@@ -180,11 +204,12 @@ fn claim_next(
     args: &Args,
     remote: &Remote,
     only: Option<&RunId>,
+    passed: &HashSet<RunId>,
     owner: &str,
     watch: &mut Watch,
 ) -> Result<Option<(Held, ObjectId)>> {
     for (id, &queued) in &remote.queued {
-        if only.is_some_and(|only| only != id) {
+        if only.is_some_and(|only| only != id) || passed.contains(id) {
             continue;
         }
         let after = match remote.leases.get(id) {
