@@ -7,7 +7,7 @@ use anyhow::Result;
 use super::{Ctx, ExitWith, output};
 use crate::engine::execute::{Directions, Fence, interrupt};
 use crate::error::Error;
-use crate::format::lease::{LEASE_PREFIX, Lease, QUEUE_PREFIX, lease_ref};
+use crate::format::lease::{LEASE_PREFIX, Lease, QUEUE_PREFIX, lease_ref, queue_ref};
 use crate::format::record::StatusKind;
 use crate::format::run_id::RunId;
 use crate::git::ObjectId;
@@ -226,9 +226,13 @@ fn claim_next(
         };
         let after = after.as_ref().map(|(tip, lease)| (*tip, lease));
         let claim = Held::claim(&ctx.repo, &args.remote, id, owner.into(), args.ttl, after)?;
-        if let Some(held) = claim {
+        let Some(held) = claim else { continue };
+        // The listing may be older than the last worker's release, which deletes the queue ref
+        // and the lease together: a claim made after it finds the queue ref gone.
+        if pool::lease::current(&ctx.repo, &args.remote, &queue_ref(id))? == Some(queued) {
             return Ok(Some((held, queued)));
         }
+        held.abandon()?;
     }
     Ok(None)
 }
@@ -258,6 +262,13 @@ fn run_claimed(ctx: &Ctx, args: &Args, held: &Held, queued: ObjectId) -> Result<
         held.lease().epoch
     ));
     bring_from_remote(ctx, &args.remote, &id)?;
+    let status = RunState::load(&ctx.repo, &id)?.record.status.kind;
+    if matches!(status, StatusKind::Succeeded | StatusKind::Failed) {
+        // A worker whose last push lost its queue ref's deletion: the run is over.
+        held.release(Some(queued))?;
+        output::note(format!("run {id} had ended already; it leaves the queue"));
+        return Ok(0);
+    }
     let done = AtomicBool::new(false);
     let ended = std::thread::scope(|scope| {
         scope.spawn(|| keep_renewed(held, &done));

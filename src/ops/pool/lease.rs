@@ -103,6 +103,12 @@ impl Held {
         self.push(true, true, queued)
     }
 
+    /// Gives the lease up without publishing anything: for a claim that found the run no
+    /// longer queued.
+    pub fn abandon(&self) -> Result<()> {
+        self.push(false, true, None)
+    }
+
     fn push(&self, run_refs: bool, end: bool, dequeue: Option<ObjectId>) -> Result<()> {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         if state.lost {

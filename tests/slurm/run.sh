@@ -1,0 +1,164 @@
+#!/bin/bash
+# run.sh: runs on a three-node Slurm cluster, placed by Slurm, while their workers fail.
+#
+# RUNS runs (default 20) of a workflow with a side effect that counts itself in a file outside
+# every repository, and a parallel fan-out, are queued on a git daemon's repository; six
+# `git fabro worker` jobs (tests/slurm/worker-job.sh) take them. Meanwhile a worker holding a
+# run is killed with SIGKILL, another is stopped with SIGSTOP past its lease and woken, node n2
+# is cut off from the git server, and node n3's slurmd is killed (its jobs live on, and Slurm
+# requeues them elsewhere). Then two more workers are started, as an operator would.
+#
+# Checks: every run ends succeeded, or stopped at its side effect for a decision; each side
+# effect ran exactly once; each run's timeline holds each node once (no stale write landed);
+# `git fsck --strict` on the remote and `git fabro fsck` on a clone of it pass.
+#
+# Usage (root, Debian with slurm-wlm, munge and iproute2): GF=<git-fabro binary> run.sh
+# Bounded by DEADLINE seconds (default 420). S=<scratch folder> keeps what it made.
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+GF=${GF:?the git-fabro binary}
+S=${S:-$(mktemp -d)}
+RUNS=${RUNS:-20}
+TTL=${TTL:-6}
+DEADLINE=${DEADLINE:-420}
+export S SLURM_CONF=$S/slurm/slurm.conf
+REMOTE=git://10.200.0.1/runs.git
+started=$(date +%s)
+say() { echo "slurm: $(($(date +%s) - started))s: $*"; }
+fail() { say "FAILED: $*"; exit 1; }
+
+cleanup() {
+  [ -f "$S/daemon.pid" ] && kill "$(cat "$S/daemon.pid")" 2> /dev/null || true
+  scancel --quiet -u root 2> /dev/null || true
+  "$HERE/cluster.sh" down 2> /dev/null || true
+}
+trap cleanup EXIT
+"$HERE/cluster.sh" up > /dev/null
+say "cluster up"
+
+mkdir -p "$S/bin" "$S/git" "$S/counters" "$S/submit/home"
+cp "$GF" "$S/bin/git-fabro"
+git init -q --bare -b main "$S/git/runs.git"
+git daemon --listen=10.200.0.1 --base-path="$S/git" --export-all --enable=receive-pack \
+  --reuseaddr --detach --pid-file="$S/daemon.pid" "$S/git"
+
+# The submitter: a machine of its own.
+export HOME=$S/submit/home FABRO_HOME=$S/submit/fabro GIT_CONFIG_GLOBAL=$S/submit/home/.gitconfig
+export PATH=$S/bin:$PATH
+git config --global user.name submitter
+git config --global user.email submitter@example.invalid
+for _ in $(seq 50); do git ls-remote "$REMOTE" > /dev/null 2>&1 && break; sleep 0.1; done
+git init -q -b main "$S/submit/repo"
+cd "$S/submit/repo"
+echo "a project" > README.md
+git add README.md && git commit -q -m "a project"
+git remote add origin "$REMOTE"
+git push -q origin main
+cat > "$S/submit/flow.fabro" <<FLOW
+digraph flow {
+  graph [goal="A run placed by Slurm"]
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  prep [shape=parallelogram, script="echo prep > prep.txt"]
+  pay [shape=parallelogram, side_effect=true, script="echo once >> $S/counters/\$FABRO_RUN_ID; sleep 2"]
+  fork [shape=component]
+  a [shape=parallelogram, script="echo a > a.txt; sleep 1"]
+  b [shape=parallelogram, script="echo b > b.txt"]
+  merge [shape=tripleoctagon]
+  after [shape=parallelogram, script="ls *.txt > seen.txt; sleep 3"]
+  start -> prep -> pay -> fork
+  fork -> a
+  fork -> b
+  a -> merge
+  b -> merge
+  merge -> after -> exit
+}
+FLOW
+for _ in $(seq "$RUNS"); do git fabro submit "$S/submit/flow.fabro" --remote origin > /dev/null 2>&1; done
+say "queued $RUNS runs"
+
+workers() {
+  sbatch --quiet --array="1-$1" --requeue -N1 -n1 -o "$S/job-%A_%a.out" \
+    --export="ALL,S=$S,REMOTE=$REMOTE,TTL=${TTL}s" "$HERE/worker-job.sh"
+}
+workers 6
+
+# The pid of a worker on node $1 that holds a run now, from the leases' owners (node/pid/nonce).
+holder_on() {
+  git fabro ps --remote origin --json 2> /dev/null | python3 -c '
+import json, sys
+for run in json.load(sys.stdin):
+    node, pid, _ = (run.get("owner") or "//").split("/")
+    if run["state"] == "running" and node == sys.argv[1]:
+        print(pid); break' "$1"
+}
+wait_holder() {
+  for _ in $(seq 600); do
+    pid=$(holder_on "$1")
+    [ -n "$pid" ] && { echo "$pid"; return; }
+    sleep 0.1
+  done
+  fail "no worker on $1 held a run"
+}
+
+victim=$(wait_holder n1)
+kill -9 "$victim"
+say "killed worker $victim on n1 with SIGKILL"
+stalled=$(wait_holder n3)
+kill -STOP "$stalled"
+say "stopped worker $stalled on n3"
+ip link set gfveth2 down
+say "cut n2 off"
+sleep $((TTL * 2 + 2))
+kill -CONT "$stalled"
+say "woke worker $stalled"
+ip link set gfveth2 up
+say "joined n2 again"
+kill -9 "$(cat "$S/slurm/slurmd-n3.pid")"
+say "killed slurmd of n3"
+workers 2
+
+left() { git fabro ps --remote origin --json 2> /dev/null | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))'; }
+while [ "$(left)" != 0 ]; do
+  [ $(($(date +%s) - started)) -lt "$DEADLINE" ] || { squeue; git fabro ps --remote origin; fail "runs still queued at the deadline"; }
+  # A run stopped for a decision stays queued; no worker takes it: count it once all idle.
+  if ! squeue -h | grep -q .; then break; fi
+  sleep 2
+done
+say "the queue is done: $(left) runs left waiting for a decision"
+
+# Checks, on a clone of the remote.
+git clone -q "$REMOTE" "$S/check"
+cd "$S/check"
+git fabro fetch origin > /dev/null
+python3 - "$S" <<'CHECK'
+import json, os, subprocess, sys
+S = sys.argv[1]
+def fabro(*args):
+    return json.loads(subprocess.check_output(["git", "fabro", *args]))
+runs = fabro("ps", "--json")
+queued = {r["run_id"] for r in fabro("ps", "--remote", "origin", "--json")}
+problems, decided, succeeded = [], 0, 0
+for run in runs:
+    rid = run["run_id"]
+    count_file = os.path.join(S, "counters", rid)
+    paid = open(count_file).read().count("once") if os.path.exists(count_file) else 0
+    nodes = [e["node_id"] for e in fabro("log", rid, "--json")]
+    if run["status"] == "succeeded":
+        succeeded += 1
+        if nodes != ["prep", "pay", "fork", "merge", "after"]:
+            problems.append(f"{rid}: timeline {nodes}")
+        if paid != 1:
+            problems.append(f"{rid}: the side effect ran {paid} times")
+    elif rid in queued and paid <= 1 and nodes == ["prep"]:
+        decided += 1  # stopped at its side effect, which may or may not have run, for a decision
+    else:
+        problems.append(f"{rid}: {run['status']}, paid {paid}, timeline {nodes}")
+print(f"slurm: {succeeded} runs succeeded, {decided} stopped for a decision, {len(problems)} problems")
+for p in problems:
+    print("  " + p)
+sys.exit(1 if problems or succeeded + decided != len(runs) else 0)
+CHECK
+git --git-dir="$S/git/runs.git" fsck --strict --no-dangling
+git fabro fsck
+say "all checks passed"
