@@ -3,6 +3,10 @@
 
 use std::path::PathBuf;
 
+mod situation;
+
+pub use situation::{Needs, Phase, Situation};
+
 /// Exit codes of FORMAT.md.
 pub mod exit {
     pub const FAILED: u8 = 1;
@@ -39,8 +43,26 @@ pub enum Error {
     #[error("no run given and none found from --run, $FABRO_RUN_ID or the current directory")]
     NoCurrentRun,
     /// The run has neither a worktree nor a directory it runs in place in, on this machine.
-    #[error("run {0} has no worktree on this machine")]
-    NoWorkspace(String),
+    #[error("run {run} has no worktree on this machine")]
+    NoWorkspace { run: String, situation: Situation },
+    /// The run has no run directory on this machine.
+    #[error("run {run} has no run directory on this machine")]
+    NoRunDir { run: String, situation: Situation },
+    /// The command works on a run that `needs` it so, and run `run` is not: `refusal` says
+    /// what the command does instead, the hint what works for the run as it stands.
+    #[error("run {run} {}; {refusal}", situation.said())]
+    WrongStatus {
+        run: String,
+        situation: Situation,
+        needs: Needs,
+        refusal: String,
+    },
+    /// `land` without --force, of a run that has not succeeded or failed.
+    #[error(
+        "run {run} {}; land takes a run that succeeded or failed, or one as it is with --force",
+        situation.said()
+    )]
+    Unfinished { run: String, situation: Situation },
     /// `undo` found no step before the one the files stand at.
     #[error("nothing to undo in run {run}: the files are as it started")]
     NothingToUndo { run: String },
@@ -137,6 +159,7 @@ impl Error {
             | Error::NoCurrentRun
             | Error::TargetNotFound { .. }
             | Error::AmbiguousTarget(_)
+            | Error::Unfinished { .. }
             | Error::NotARepository(_)
             | Error::WorkflowSyntax(_) => exit::USAGE,
             Error::Conflict(_) => exit::CONFLICT,
@@ -159,9 +182,16 @@ impl Error {
             Error::NoCurrentRun => {
                 "pass --run RUN, set FABRO_RUN_ID, or run the command inside a run's worktree".into()
             }
-            Error::NoWorkspace(id) => format!(
-                "a finished run keeps none: `git fabro land {id}` lands its result; `git fabro resume {id}` makes one for a run that goes on"
-            ),
+            Error::NoWorkspace { run, situation } | Error::NoRunDir { run, situation } => {
+                situation.without_worktree(run)
+            }
+            Error::WrongStatus {
+                run,
+                situation,
+                needs,
+                ..
+            } => situation.next_step(run, *needs),
+            Error::Unfinished { run, situation } => situation.next_step(run, Needs::Ended),
             Error::NothingToUndo { run } => format!(
                 "`git fabro restore --run {run} --list` lists the recovery points each undo kept: restoring one redoes it"
             ),

@@ -9,7 +9,8 @@ use crate::format::node::{NodeId, StageStatus};
 use crate::format::usage::{ModelRef, Usage};
 use crate::input;
 use crate::ops::checkpoint::{
-    Attachment, CheckpointRequest, VANISHED_TRIES, check_attachment_name, checkpoint, parse_context,
+    Attachment, CheckpointRequest, VANISHED_TRIES, check_attachment_name, checkpoint,
+    parse_context, refuse_ended,
 };
 use crate::ops::gc::parse_duration;
 
@@ -92,6 +93,8 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     let done = loop {
         // Each try reads the run afresh: the race was lost to a checkpoint that moved it.
         let tried = ctx.open_run(args.run.as_deref()).and_then(|run| {
+            // A finished run has no worktree: say that it ended, which is why.
+            refuse_ended(&run.state)?;
             Ok(checkpoint(
                 &ctx.repo,
                 run.workspace()?,

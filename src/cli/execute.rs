@@ -88,10 +88,9 @@ pub fn execute(
     let graph = &super::prepare::render_for(graph, &state)?;
     let shown = format!("run {id}'s workflow");
     super::prepare::require_agent(graph, &shown, config.agent_command.as_deref())?;
-    let run_dir = run.run_dir.as_ref().ok_or_else(|| {
-        Error::Failed(format!(
-            "run {id} has no run directory on this machine; `git fabro resume {id}` recreates it"
-        ))
+    let run_dir = run.run_dir.as_ref().ok_or_else(|| Error::NoRunDir {
+        run: id.to_string(),
+        situation: state.situation(),
     })?;
     let hold = run_dir.hold(id)?;
     interrupt::install()?;

@@ -380,11 +380,12 @@ impl Ctx {
 
     /// The run's workspace on this machine: its worktree, or the directory it runs in place.
     pub fn workspace(&self, id: &RunId) -> Result<Workspace> {
-        Ok(Workspace::find(&self.repo, id)?.ok_or_else(|| {
-            Error::Failed(format!(
-                "run {id} has no worktree on this machine; `git fabro resume {id}` recreates it"
-            ))
-        })?)
+        match Workspace::find(&self.repo, id)? {
+            Some(workspace) => Ok(workspace),
+            None => Err(crate::run::RunState::load(&self.repo, id)?
+                .no_workspace()
+                .into()),
+        }
     }
 }
 

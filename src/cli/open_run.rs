@@ -8,7 +8,6 @@ use anyhow::Result;
 
 use super::Ctx;
 use crate::config::{Config, RUN_FILE, Settings};
-use crate::error::Error;
 use crate::format::store::{RunDir, RunsListing};
 use crate::run::RunState;
 use crate::run::workspace::{Place, Workspace};
@@ -24,11 +23,10 @@ pub struct OpenRun {
 impl OpenRun {
     /// The workspace, for commands that cannot work without one.
     pub fn workspace(&self) -> Result<&Workspace> {
-        let id = &self.state.id;
         Ok(self
             .workspace
             .as_ref()
-            .ok_or_else(|| Error::NoWorkspace(id.to_string()))?)
+            .ok_or_else(|| self.state.no_workspace())?)
     }
 }
 

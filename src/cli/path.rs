@@ -2,7 +2,7 @@ use anyhow::Result;
 
 use super::run_arg::RunArgs;
 use super::{Ctx, output};
-use crate::error::Error;
+use crate::run::RunState;
 use crate::run::workspace::Workspace;
 
 /// Print the directory a run's files are in: its worktree, or the directory it runs in place
@@ -19,6 +19,6 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     let id = args.run.id(ctx)?;
     match Workspace::find(&ctx.repo, &id)? {
         Some(workspace) => output::line(workspace.path.display()),
-        None => Err(Error::NoWorkspace(id.to_string()).into()),
+        None => Err(RunState::load(&ctx.repo, &id)?.no_workspace().into()),
     }
 }

@@ -4,7 +4,7 @@ use anyhow::Result;
 
 use super::{Ctx, output};
 use crate::error::Error;
-use crate::ops::snapshot::snapshot;
+use crate::ops::snapshot::{refuse_ended, snapshot};
 
 /// Save the run's files between checkpoints, without completing a node
 ///
@@ -30,6 +30,8 @@ pub struct Args {
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     let run = ctx.open_run(args.run.as_deref())?;
+    // A finished run has no worktree: say that it ended, which is why.
+    refuse_ended(&run.state)?;
     let workspace = run.workspace()?;
     let paths = workdir_relative(&workspace.path, &args.paths)?;
     let done = snapshot(

@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::run_arg::RunFlag;
 use super::{Ctx, output};
-use crate::error::Error;
+use crate::error::{Error, Situation};
 use crate::format::record::StatusKind;
 use crate::format::run_id::RunId;
 use crate::format::store::RunsListing;
@@ -141,6 +141,9 @@ pub struct Standing {
     pub active_ms: Option<u64>,
     /// The tokens and tool calls of its stages so far; null when none reported usage.
     pub usage: Option<UsageTotal>,
+    /// What decides the next step shown for people.
+    #[serde(skip)]
+    pub situation: Situation,
 }
 
 #[derive(Debug, Serialize)]
@@ -228,6 +231,7 @@ fn standing(ctx: &Ctx, state: &RunState) -> Result<Standing> {
         duration_ms: conclusion.map(|c| c.duration_ms),
         active_ms: conclusion.map(active_time::of),
         usage: state.record.checkpoint.as_ref().and_then(|c| c.usage_total),
+        situation: state.situation(),
     })
 }
 
@@ -330,8 +334,8 @@ fn print_one(ctx: &Ctx, s: &Standing) -> Result<()> {
         None => field(
             "worktree",
             &format!(
-                "none on this machine (`git fabro resume {}` makes one)",
-                s.run_id
+                "none on this machine ({})",
+                s.situation.without_worktree(&s.run_id)
             ),
         )?,
     }

@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 use crate::failpoint;
 use crate::format::message;
 use crate::format::node::{NodeId, StageStatus};
-use crate::format::record::{Checkpoint, RunRecord, StatusKind};
+use crate::format::record::{Checkpoint, RunRecord};
 use crate::format::redact::Redactor;
 use crate::format::stages;
 use crate::format::store::RunDir;
@@ -156,6 +156,11 @@ pub fn check_attachment_name(name: &str) -> Result<()> {
     }
 }
 
+/// Refuses a run that ended or was archived: only a running run takes checkpoints.
+pub fn refuse_ended(state: &RunState) -> Result<()> {
+    super::lifecycle::ensure_active(state, "only a running run takes checkpoints")
+}
+
 pub fn checkpoint(
     repo: &Repo,
     workspace: &Workspace,
@@ -164,7 +169,7 @@ pub fn checkpoint(
     request: &CheckpointRequest,
     run_dir: Option<&RunDir>,
 ) -> Result<Checkpointed> {
-    check_running(state)?;
+    refuse_ended(state)?;
     let previous = state.linked_checkpoint(repo)?.unwrap_or_default();
     let node = request.node.as_str();
     let visit = previous.node_visits.get(node).copied().unwrap_or(0) + 1;
@@ -295,18 +300,6 @@ fn write_run_commit(
         &meta_commit.to_string(),
     );
     Ok(repo.write_commit(tree, &[state.run_tip], &message, &config.identity)?)
-}
-
-fn check_running(state: &RunState) -> Result<()> {
-    let kind = state.record.status.kind;
-    if kind.is_terminal() || kind == StatusKind::Archived {
-        return Err(Error::Failed(format!(
-            "run {} is {}; only a running run takes checkpoints",
-            state.id,
-            kind.as_str()
-        )));
-    }
-    Ok(())
 }
 
 /// The checkpoint record with the secrets taken out of its context and the node's outcome.

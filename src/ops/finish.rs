@@ -6,7 +6,7 @@ use serde::Serialize;
 use serde_json::json;
 
 use crate::config::Config;
-use crate::error::{Error, Result};
+use crate::error::{Needs, Result};
 use crate::failpoint;
 use crate::format::fabro;
 use crate::format::message;
@@ -76,13 +76,9 @@ pub fn finish(
             StatusKind::Running | StatusKind::Submitted | StatusKind::Blocked | StatusKind::Paused,
             _,
         ) => finalize(repo, state, config, request)?,
-        (kind, _) => {
-            return Err(Error::Failed(format!(
-                "run {} is already {}; it cannot finish as {}",
-                state.id,
-                kind.as_str(),
-                request.status.as_str()
-            )));
+        _ => {
+            let refusal = format!("it cannot finish as {}", request.status.as_str());
+            return Err(state.refused(Needs::Open, refusal));
         }
     };
     let mut finished = Finished {

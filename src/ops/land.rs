@@ -148,15 +148,16 @@ pub fn land(
 }
 
 fn check_finished(state: &RunState) -> Result<()> {
-    let id = &state.id;
-    let status = state.record.status.kind;
-    if matches!(status, StatusKind::Succeeded | StatusKind::Failed) {
+    if matches!(
+        state.record.status.kind,
+        StatusKind::Succeeded | StatusKind::Failed
+    ) {
         return Ok(());
     }
-    Err(Error::Usage(format!(
-        "run {id} is {} and has not finished; finish it first (`git fabro finish {id}`), or land it as it is with --force",
-        status.as_str()
-    )))
+    Err(Error::Unfinished {
+        run: state.id.to_string(),
+        situation: state.situation(),
+    })
 }
 
 /// Whether a land killed after it brought the checkout to the result and before it moved the

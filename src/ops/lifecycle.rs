@@ -4,7 +4,7 @@
 use serde_json::json;
 
 use crate::config::Config;
-use crate::error::{Error, Result};
+use crate::error::{Error, Needs, Result};
 use crate::format::fabro;
 use crate::format::message;
 use crate::format::record::{RunRecord, Status, StatusKind};
@@ -89,6 +89,15 @@ pub fn unarchive(repo: &Repo, state: &RunState, config: &Config) -> Result<bool>
 pub const PENDING_INTERVIEWS: &str = "pending_interviews";
 
 /// Marks a failed, dead or submitted run as running again, so it takes checkpoints.
+/// Refuses a run that ended or was archived, for a command only a running run takes;
+/// `refusal` says so.
+pub fn ensure_active(state: &RunState, refusal: &str) -> Result<()> {
+    match state.record.status.kind.is_active() {
+        true => Ok(()),
+        false => Err(state.refused(Needs::Open, refusal)),
+    }
+}
+
 pub fn reopen(repo: &Repo, state: &RunState, config: &Config) -> Result<Option<ObjectId>> {
     match state.record.status.kind {
         StatusKind::Running => Ok(None),
@@ -106,10 +115,6 @@ pub fn reopen(repo: &Repo, state: &RunState, config: &Config) -> Result<Option<O
             record.extra.remove(PENDING_INTERVIEWS);
             commit_record(repo, state, &record, "resume run", config).map(Some)
         }
-        kind => Err(Error::Failed(format!(
-            "run {} is {} and cannot be resumed",
-            state.id,
-            kind.as_str()
-        ))),
+        _ => Err(state.refused(Needs::Open, "it cannot be resumed")),
     }
 }

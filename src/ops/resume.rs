@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::config::Config;
-use crate::error::{Error, Result};
+use crate::error::{Error, Needs, Result};
 use crate::failpoint;
 use crate::format::record::{Checkpoint, StatusKind};
 use crate::format::store::{MANIFEST, Manifest, RunDir};
@@ -52,21 +52,8 @@ pub fn resume(
     config: &Config,
     request: &ResumeRequest,
 ) -> Result<ResumeState> {
-    match state.record.status.kind {
-        StatusKind::Archived => {
-            let hint = match &state.record.superseded_by {
-                Some(next) => format!("; it was superseded by {next}"),
-                None => "; unarchive it first".into(),
-            };
-            return Err(Error::Failed(format!("run {} is archived{hint}", state.id)));
-        }
-        StatusKind::Succeeded => {
-            return Err(Error::Failed(format!(
-                "run {} succeeded; fork it to continue from one of its checkpoints",
-                state.id
-            )));
-        }
-        _ => {}
+    if !state.situation().resumable() {
+        return Err(state.refused(Needs::Open, "it cannot be resumed"));
     }
     if let (Some(path), Some(recorded)) = (request.workflow, &state.record.spec.graph_sha256) {
         let (_, _, sha) = read_workflow(path)?;

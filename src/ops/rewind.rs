@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::json;
 
 use crate::config::Config;
-use crate::error::{Error, Result};
+use crate::error::{Error, Needs, Result};
 use crate::failpoint;
 use crate::format::record::ForkSource;
 use crate::format::run_id::RunId;
@@ -43,11 +43,10 @@ pub fn rewind(
     }
     let kind = state.record.status.kind;
     if !kind.is_terminal() && !force {
-        return Err(Error::Failed(format!(
-            "run {} is {}; rewind a succeeded, failed or dead run, or pass --force",
-            state.id,
-            kind.as_str()
-        )));
+        return Err(state.refused(
+            Needs::Ended,
+            "rewind a succeeded, failed or dead run, or pass --force",
+        ));
     }
     let id = RunId::mint();
     let edits = fork::prepare(repo, &id, state, &from, config)?;

@@ -8,7 +8,6 @@ use serde::Serialize;
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::format::message;
-use crate::format::record::StatusKind;
 use crate::git::{RefEdit, Repo, SkippedFile};
 use crate::run::workspace::Workspace;
 use crate::run::{self, RunState};
@@ -42,6 +41,11 @@ pub fn clean_reason(reason: Option<&str>) -> String {
     }
 }
 
+/// Refuses a run that ended or was archived: only a running run takes snapshots.
+pub fn refuse_ended(state: &RunState) -> Result<()> {
+    super::lifecycle::ensure_active(state, "only a running run takes snapshots")
+}
+
 pub fn snapshot(
     repo: &Repo,
     workspace: &Workspace,
@@ -50,14 +54,7 @@ pub fn snapshot(
     reason: Option<&str>,
     paths: &[Vec<u8>],
 ) -> Result<Snapshotted> {
-    let kind = state.record.status.kind;
-    if kind.is_terminal() || kind == StatusKind::Archived {
-        return Err(Error::Failed(format!(
-            "run {} is {}; only a running run takes snapshots",
-            state.id,
-            kind.as_str()
-        )));
-    }
+    refuse_ended(state)?;
     let reason = clean_reason(reason);
     let snap = workspace.snapshot(Some(state.run_tip), config, paths)?;
     let mut done = Snapshotted {

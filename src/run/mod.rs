@@ -7,6 +7,7 @@ pub mod abbrev;
 pub mod active_time;
 pub mod changes;
 pub mod inspect;
+mod situation;
 pub mod summary_cache;
 pub mod target;
 pub mod timeline;

@@ -160,7 +160,13 @@ fn land_refuses_and_changes_nothing_on_conflicts_dirty_checkouts_and_unfinished_
     repo.checkpoint(&open.id, "plan");
     let (code, stderr) = run_err(repo.fabro().args(["land", &open.id]));
     assert_eq!(code, 2, "{stderr}");
-    assert!(stderr.contains("has not finished"), "{stderr}");
+    assert_eq!(
+        stderr,
+        format!(
+            "error: run {id} is running; land takes a run that succeeded or failed, or one as it is with --force\nhint: `git fabro finish {id}` ends it\n",
+            id = open.id
+        )
+    );
     assert_eq!(repo.user_state(), state);
     repo.ok(&["land", &open.id, "--force"]);
     assert_eq!(read_file(repo.path.join("more.txt")), "more\n");

@@ -84,6 +84,7 @@ mod long_timelines;
 mod man_pages;
 mod messages;
 mod model;
+mod next_steps;
 mod node_processes;
 mod nothing_changed;
 mod object_readers;

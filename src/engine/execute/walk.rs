@@ -46,11 +46,7 @@ impl<'a> Engine<'a> {
     /// Runs the run `id` from where its checkpoints leave it to its end, and finishes it.
     pub fn execute(&mut self, id: &RunId) -> Result<Executed> {
         let state = RunState::load(self.repo, id)?;
-        let mut workspace = Workspace::find(self.repo, id)?.ok_or_else(|| {
-            Error::Failed(format!(
-                "run {id} has no worktree on this machine; `git fabro resume {id}` recreates it"
-            ))
-        })?;
+        let mut workspace = Workspace::find(self.repo, id)?.ok_or_else(|| state.no_workspace())?;
         if self.config.watch_worktree {
             workspace.watch(self.config);
         }

@@ -1,0 +1,211 @@
+//! Every refusal that names a next step names one that works for the run as it stands: each
+//! test sets up the run, is refused, then runs every `git fabro ...` command the hint names,
+//! none of which may be refused in turn.
+
+use crate::common::{TestRepo, run_err, run_ok, write_file};
+
+/// Runs `args`, which must be refused with exit `code` and exactly `stderr`, then each command
+/// its hint names, in order; returns their stdouts.
+fn refused_then_followed(repo: &TestRepo, args: &[&str], code: i32, stderr: &str) -> Vec<String> {
+    let (got_code, got) = run_err(repo.fabro().args(args));
+    assert_eq!((got_code, got.as_str()), (code, stderr), "{args:?}");
+    named_commands(stderr)
+        .iter()
+        .map(|step| {
+            let words: Vec<&str> = step.split(' ').collect();
+            let out = repo.fabro().args(&words).output().expect("git-fabro runs");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(out.status.success(), "`git fabro {step}` failed: {err}");
+            assert!(!err.contains("error:"), "`git fabro {step}`: {err}");
+            String::from_utf8_lossy(&out.stdout).into_owned()
+        })
+        .collect()
+}
+
+/// The commands in backquotes on the `hint:` line, without `git fabro`.
+fn named_commands(stderr: &str) -> Vec<String> {
+    let hint = stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("hint: "))
+        .expect("a hint");
+    let steps: Vec<String> = hint
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .filter_map(|quoted| quoted.strip_prefix("git fabro "))
+        .map(ToOwned::to_owned)
+        .collect();
+    assert!(!steps.is_empty(), "the hint names no command: {hint}");
+    steps
+}
+
+/// A run with one checkpoint, finished as `status`.
+fn ended_run(repo: &TestRepo, status: &str) -> String {
+    let run = repo.start();
+    write_file(&run.worktree.join("plan.txt"), "plan\n");
+    repo.checkpoint(&run.id, "plan");
+    repo.ok(&["finish", "--run", &run.id, "--status", status]);
+    run.id
+}
+
+fn finished_hint(id: &str, land: bool) -> String {
+    let land = match land {
+        true => format!("`git fabro land {id}` lands its result, "),
+        false => String::new(),
+    };
+    format!(
+        "{land}`git fabro fork {id}` continues from its last checkpoint as a new run, `git fabro log {id}` lists its checkpoints"
+    )
+}
+
+#[test]
+fn a_succeeded_run_is_sent_to_land_fork_and_log_never_resume() {
+    let repo = TestRepo::new();
+    let id = ended_run(&repo, "succeeded");
+    let mut landed = false;
+    for (args, refusal) in [
+        (
+            vec!["checkpoint", "--run", &id, "--node", "code"],
+            "only a running run takes checkpoints",
+        ),
+        (
+            vec!["snapshot", "--run", &id],
+            "only a running run takes snapshots",
+        ),
+        (vec!["resume", &id], "it cannot be resumed"),
+        (
+            vec!["finish", &id, "--status", "failed"],
+            "it cannot finish as failed",
+        ),
+    ] {
+        let finished = finished_hint(&id, !landed);
+        let stderr =
+            format!("error: run {id} succeeded; {refusal}\nhint: it is finished: {finished}\n");
+        let outs = refused_then_followed(&repo, &args, 1, &stderr);
+        // What `fork` says to do with the new run works too.
+        let forked = outs[usize::from(!landed)].trim();
+        repo.ok(&["resume", forked]);
+        repo.ok(&["checkpoint", "--run", forked, "--node", "code"]);
+        // Landed, it is no longer sent to `land`.
+        landed = true;
+    }
+    let stderr = format!(
+        "error: run {id} has no worktree on this machine\nhint: it succeeded and keeps none: {}\n",
+        finished_hint(&id, false)
+    );
+    refused_then_followed(&repo, &["path", &id], 1, &stderr);
+}
+
+#[test]
+fn a_failed_run_is_sent_to_resume_which_reopens_it() {
+    let repo = TestRepo::new();
+    let id = ended_run(&repo, "failed");
+    let stderr = format!(
+        "error: run {id} failed; only a running run takes checkpoints\n\
+         hint: `git fabro resume {id}` reopens it in a worktree\n"
+    );
+    let args = ["checkpoint", "--run", &id, "--node", "code"];
+    refused_then_followed(&repo, &args, 1, &stderr);
+    repo.ok(&args);
+}
+
+#[test]
+fn a_running_run_without_its_worktree_is_sent_to_resume() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    repo.git(&[
+        "worktree",
+        "remove",
+        "--force",
+        run.worktree.to_str().unwrap(),
+    ]);
+    let stderr = format!(
+        "error: run {} has no worktree on this machine\nhint: `git fabro resume {}` makes one\n",
+        run.id, run.id
+    );
+    refused_then_followed(&repo, &["path", &run.id], 1, &stderr);
+    let path = repo.ok(&["path", &run.id]);
+    assert_eq!(path.trim(), run.worktree.to_str().unwrap());
+}
+
+#[test]
+fn an_archived_run_is_sent_to_unarchive() {
+    let repo = TestRepo::new();
+    let id = ended_run(&repo, "failed");
+    repo.ok(&["archive", &id]);
+    let hint = format!("hint: `git fabro unarchive {id}` gives it back the status it had\n");
+    let stderr = format!("error: run {id} is archived; it cannot be resumed\n{hint}");
+    refused_then_followed(&repo, &["resume", &id], 1, &stderr);
+    repo.ok(&["resume", &id]);
+    repo.ok(&["finish", &id]);
+    repo.ok(&["archive", &id]);
+    let stderr = format!(
+        "error: run {id} is archived; land takes a run that succeeded or failed, or one as it is with --force\n{hint}"
+    );
+    refused_then_followed(&repo, &["land", &id], 2, &stderr);
+    repo.ok(&["land", &id]);
+}
+
+#[test]
+fn a_rewound_run_is_sent_to_its_replacement() {
+    let repo = TestRepo::new();
+    let id = ended_run(&repo, "succeeded");
+    let new = repo.ok(&["rewind", &id, "@1"]).trim().to_owned();
+    let stderr = format!(
+        "error: run {id} is archived; it cannot be resumed\n\
+         hint: a rewind replaced it with run {new}, which goes on in its place: `git fabro status {new}` says where that stands\n"
+    );
+    let status = refused_then_followed(&repo, &["resume", &id], 1, &stderr);
+    assert!(
+        status[0].contains(&format!("`git fabro resume {new}` makes one")),
+        "{}",
+        status[0]
+    );
+    repo.ok(&["resume", &new]);
+}
+
+#[test]
+fn an_unfinished_run_is_sent_to_finish_before_land_and_rewind() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    write_file(&run.worktree.join("plan.txt"), "plan\n");
+    repo.checkpoint(&run.id, "plan");
+    let id = &run.id;
+    let hint = format!("hint: `git fabro finish {id}` ends it\n");
+    let stderr = format!(
+        "error: run {id} is running; land takes a run that succeeded or failed, or one as it is with --force\n{hint}"
+    );
+    refused_then_followed(&repo, &["land", id], 2, &stderr);
+    repo.ok(&["land", id]);
+
+    let run = repo.start();
+    write_file(&run.worktree.join("code.txt"), "code\n");
+    repo.checkpoint(&run.id, "code");
+    let id = &run.id;
+    let stderr = format!(
+        "error: run {id} is running; rewind a succeeded, failed or dead run, or pass --force\n\
+         hint: `git fabro finish {id}` ends it\n"
+    );
+    refused_then_followed(&repo, &["rewind", id, "@1"], 1, &stderr);
+    repo.ok(&["rewind", id, "@1"]);
+}
+
+#[test]
+fn refusals_about_what_a_run_holds_name_commands_that_list_it() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    let id = &run.id;
+    let stderr = format!(
+        "error: nothing to undo in run {id}: the files are as it started\n\
+         hint: `git fabro restore --run {id} --list` lists the recovery points each undo kept: restoring one redoes it\n"
+    );
+    refused_then_followed(&repo, &["undo", id], 1, &stderr);
+    let stderr = format!(
+        "error: run {id} has no checkpoints yet, so nothing matches the latest checkpoint\n\
+         hint: list the run's checkpoints with `git fabro log {id}`\n"
+    );
+    refused_then_followed(&repo, &["show", id], 2, &stderr);
+    let stderr = "error: no run matches \"nosuchrun\"\nhint: list runs with `git fabro ps --all`\n";
+    refused_then_followed(&repo, &["show", "nosuchrun"], 2, stderr);
+    run_ok(repo.fabro().args(["ps", "--all"]));
+}
