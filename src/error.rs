@@ -57,6 +57,19 @@ pub enum Error {
         needs: Needs,
         refusal: String,
     },
+    /// `resume` found a directory where it makes the run's worktree.
+    #[error(
+        "{} is in the way of run {run}'s worktree: it is not empty and no worktree is registered there",
+        path.display()
+    )]
+    InTheWay { path: PathBuf, run: String },
+    /// `land` found the run's changes and the branch's conflicting in `paths`.
+    #[error("run {run} conflicts with {branch} in {}; nothing was changed", paths.join(", "))]
+    LandConflict {
+        run: String,
+        branch: String,
+        paths: Vec<String>,
+    },
     /// `land` without --force, of a run that has not succeeded or failed.
     #[error(
         "run {run} {}; land takes a run that succeeded or failed, or one as it is with --force",
@@ -192,6 +205,12 @@ impl Error {
                 ..
             } => situation.next_step(run, *needs),
             Error::Unfinished { run, situation } => situation.next_step(run, Needs::Ended),
+            Error::InTheWay { run, .. } => {
+                format!("move it aside (it may hold work), then `git fabro resume {run}` again")
+            }
+            Error::LandConflict { run, .. } => format!(
+                "merge it by hand with `git merge fabro/run/{run}`, or apply the run's final.patch and resolve"
+            ),
             Error::NothingToUndo { run } => format!(
                 "`git fabro restore --run {run} --list` lists the recovery points each undo kept: restoring one redoes it"
             ),

@@ -75,10 +75,11 @@ pub fn land(
     let merged = match repo.merge_trees(repo.commit_tree(changes.base)?, ours_tree, run_tree)? {
         Merged::Clean(tree) => tree,
         Merged::Conflicts(paths) => {
-            return Err(Error::Failed(format!(
-                "run {id} conflicts with {shown} in {}; nothing was changed. Merge it by hand with `git merge fabro/run/{id}`, or apply final.patch and resolve",
-                paths.join(", ")
-            )));
+            return Err(Error::LandConflict {
+                run: id.to_string(),
+                branch: shown.to_owned(),
+                paths,
+            });
         }
     };
     let mut landed = Landed {

@@ -169,11 +169,10 @@ fn rebuild_worktree(
         repo.remove_worktree(&stale.path)?;
     }
     if std::fs::read_dir(&path).is_ok_and(|mut entries| entries.next().is_some()) {
-        return Err(Error::Failed(format!(
-            "{} is in the way of run {}'s worktree: it is not empty and no worktree is registered there; move it aside (it may hold work), then resume again",
-            path.display(),
-            state.id
-        )));
+        return Err(Error::InTheWay {
+            path,
+            run: state.id.to_string(),
+        });
     }
     repo.add_worktree(&path, &branch, &config.identity)?;
     failpoint::reach("resume:worktree-written");

@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::json;
 
 use crate::config::Config;
-use crate::error::{Error, Needs, Result};
+use crate::error::{Needs, Result};
 use crate::failpoint;
 use crate::format::record::ForkSource;
 use crate::format::run_id::RunId;
@@ -90,19 +90,20 @@ fn finish_earlier(
         .get(REWOUND_TO)
         .and_then(|v| serde_json::from_value(v.clone()).ok());
     let Some(earlier) = earlier.filter(|e| e.run_commit == from.run_commit) else {
-        return Err(Error::Failed(format!(
-            "run {} was already rewound (to @{}) and replaced by {replacement}; fork {} to start elsewhere, or rewind {replacement}",
-            state.id,
-            state
-                .record
-                .status
-                .extra
-                .get(REWOUND_TO)
-                .and_then(|v| v.get("ordinal"))
-                .cloned()
-                .unwrap_or(json!("?")),
-            state.id,
-        )));
+        let to = state
+            .record
+            .status
+            .extra
+            .get(REWOUND_TO)
+            .and_then(|v| v.get("ordinal"))
+            .cloned()
+            .unwrap_or(json!("?"));
+        return Err(state.refused(
+            Needs::Ended,
+            format!(
+                "it was already rewound (to @{to}) and replaced by {replacement}; fork it to start elsewhere"
+            ),
+        ));
     };
     let id = RunId::parse(replacement)?;
     let exists = repo.ref_target(&run::meta_branch(&id))?.is_some();

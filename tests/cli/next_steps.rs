@@ -9,6 +9,11 @@ use crate::common::{TestRepo, run_err, run_ok, write_file};
 fn refused_then_followed(repo: &TestRepo, args: &[&str], code: i32, stderr: &str) -> Vec<String> {
     let (got_code, got) = run_err(repo.fabro().args(args));
     assert_eq!((got_code, got.as_str()), (code, stderr), "{args:?}");
+    followed(repo, stderr)
+}
+
+/// Runs each command the hint in `stderr` names, in order; none may fail.
+fn followed(repo: &TestRepo, stderr: &str) -> Vec<String> {
     named_commands(stderr)
         .iter()
         .map(|step| {
@@ -149,12 +154,16 @@ fn an_archived_run_is_sent_to_unarchive() {
 #[test]
 fn a_rewound_run_is_sent_to_its_replacement() {
     let repo = TestRepo::new();
-    let id = ended_run(&repo, "succeeded");
+    let id = crate::fork::finished_run(&repo);
     let new = repo.ok(&["rewind", &id, "@1"]).trim().to_owned();
-    let stderr = format!(
-        "error: run {id} is archived; it cannot be resumed\n\
-         hint: a rewind replaced it with run {new}, which goes on in its place: `git fabro status {new}` says where that stands\n"
+    let hint = format!(
+        "hint: a rewind replaced it with run {new}, which goes on in its place: `git fabro status {new}` says where that stands\n"
     );
+    let stderr = format!(
+        "error: run {id} is archived; it was already rewound (to @1) and replaced by {new}; fork it to start elsewhere\n{hint}"
+    );
+    refused_then_followed(&repo, &["rewind", &id, "@2"], 1, &stderr);
+    let stderr = format!("error: run {id} is archived; it cannot be resumed\n{hint}");
     let status = refused_then_followed(&repo, &["resume", &id], 1, &stderr);
     assert!(
         status[0].contains(&format!("`git fabro resume {new}` makes one")),
@@ -208,4 +217,23 @@ fn refusals_about_what_a_run_holds_name_commands_that_list_it() {
     let stderr = "error: no run matches \"nosuchrun\"\nhint: list runs with `git fabro ps --all`\n";
     refused_then_followed(&repo, &["show", "nosuchrun"], 2, stderr);
     run_ok(repo.fabro().args(["ps", "--all"]));
+}
+
+#[test]
+fn a_directory_in_the_way_of_a_worktree_is_named_and_resume_goes_on_once_it_is_moved() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    let worktree = run.worktree.to_str().unwrap();
+    repo.git(&["worktree", "remove", "--force", worktree]);
+    write_file(&run.worktree.join("mine.txt"), "mine\n");
+    let id = &run.id;
+    let stderr = format!(
+        "error: {worktree} is in the way of run {id}'s worktree: it is not empty and no worktree is registered there\n\
+         hint: move it aside (it may hold work), then `git fabro resume {id}` again\n"
+    );
+    let (code, got) = run_err(repo.fabro().args(["resume", id]));
+    assert_eq!((code, got.as_str()), (1, stderr.as_str()));
+    std::fs::rename(&run.worktree, repo.root.join("aside")).unwrap();
+    followed(&repo, &stderr);
+    assert_eq!(repo.ok(&["path", id]).trim(), worktree);
 }
