@@ -51,9 +51,17 @@ pub struct Registration {
 impl Workspace {
     /// The run's workspace on this machine, if it has one.
     pub fn find(repo: &Repo, id: &RunId) -> Result<Option<Workspace>> {
-        match Workspace::locate(repo, id)? {
-            Some((path, place)) => Ok(Some(Workspace::open(repo, id, path, place)?)),
-            None => Ok(None),
+        let Some((path, place)) = Workspace::locate(repo, id)? else {
+            return Ok(None);
+        };
+        match Workspace::open(repo, id, path.clone(), place) {
+            Ok(workspace) => Ok(Some(workspace)),
+            // Another command (gc, finish) removed it, or is removing it, since its
+            // registration was read: its `.git` or its registration is gone.
+            Err(err) => {
+                let going = !path.join(".git").exists() || Workspace::locate(repo, id)?.is_none();
+                if going { Ok(None) } else { Err(err) }
+            }
         }
     }
 
