@@ -17,7 +17,7 @@ use crate::format::run_id::RunId;
 use crate::git::flock::Flock;
 use crate::ops::agent_process::{self, Liveness};
 use crate::ops::agent_sessions::{self, AGENT_LABEL, SESSION_LABEL};
-use crate::ops::finish::{FinishRequest, finish};
+use crate::ops::finish::FinishRequest;
 use crate::ops::start::{StartRequest, start};
 
 /// How long a hook waits for another hook of the same work tree that is starting a run.
@@ -121,14 +121,7 @@ pub fn finish_session(ctx: &Ctx, run: &OpenRun) -> Result<Vec<String>> {
         keep_worktree: false,
         stages: None,
     };
-    let finished = finish(
-        &ctx.repo,
-        &run.state,
-        &run.config,
-        &request,
-        run.run_dir.as_ref(),
-        run.workspace.as_ref(),
-    )?;
+    let finished = run.finish(&ctx.repo, &request)?;
     Ok(finished.warnings)
 }
 

@@ -2,7 +2,7 @@ use anyhow::Result;
 
 use super::{Ctx, output};
 use crate::format::record::StatusKind;
-use crate::ops::finish::{FinishRequest, finish};
+use crate::ops::finish::FinishRequest;
 
 /// Finish a run: record its conclusion and remove its worktree
 ///
@@ -47,14 +47,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         stages: None,
     };
     ctx.ensure_not_held(run.run_dir.as_ref(), &run.state.id, args.force)?;
-    let finished = finish(
-        &ctx.repo,
-        &run.state,
-        &run.config,
-        &request,
-        run.run_dir.as_ref(),
-        run.workspace.as_ref(),
-    )?;
+    let finished = run.finish(&ctx.repo, &request)?;
     for warning in &finished.warnings {
         output::warn(warning);
     }

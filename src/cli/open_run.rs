@@ -9,6 +9,8 @@ use anyhow::Result;
 use super::Ctx;
 use crate::config::{Config, RUN_FILE, Settings};
 use crate::format::store::{RunDir, RunsListing};
+use crate::git::Repo;
+use crate::ops::finish::{FinishRequest, Finished, finish};
 use crate::run::RunState;
 use crate::run::workspace::{Place, Workspace};
 
@@ -27,6 +29,18 @@ impl OpenRun {
             .workspace
             .as_ref()
             .ok_or_else(|| self.state.no_workspace())?)
+    }
+
+    /// Finishes the run where this machine holds it (its directory and workspace).
+    pub fn finish(&self, repo: &Repo, request: &FinishRequest) -> Result<Finished> {
+        Ok(finish(
+            repo,
+            &self.state,
+            &self.config,
+            request,
+            self.run_dir.as_ref(),
+            self.workspace.as_ref(),
+        )?)
     }
 }
 
