@@ -211,21 +211,12 @@ fn checkpoint_request(
     context: Vec<(String, Value)>,
     attachments: Vec<(String, Attachment)>,
 ) -> Result<CheckpointRequest> {
-    Ok(CheckpointRequest {
-        node: NodeId::parse(node)?,
-        status: StageStatus::parse("succeeded")?,
-        next: None,
+    Ok(CheckpointRequest::by_hand(
+        NodeId::parse(node)?,
+        StageStatus::parse("succeeded")?,
         context,
         attachments,
-        outcome: None,
-        notes: None,
-        failure_reason: None,
-        run_commit: true,
-        diff_patch: false,
-        duration_ms: None,
-        usage: None,
-        walk: Default::default(),
-    })
+    ))
 }
 
 /// Checkpoints the run, trying again when another checkpoint of it wins a race; returns the

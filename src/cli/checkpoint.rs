@@ -189,18 +189,9 @@ fn request(args: &Args) -> Result<CheckpointRequest, Error> {
         attachments.push((name.to_owned(), Attachment::Bytes(data)));
     }
     Ok(CheckpointRequest {
-        node,
-        status,
         next,
-        context,
-        attachments,
-        outcome: None,
-        notes: None,
-        failure_reason: None,
-        run_commit: true,
-        diff_patch: false,
         duration_ms: args.duration_ms,
         usage: args.usage.as_deref().map(parse_usage).transpose()?,
-        walk: Default::default(),
+        ..CheckpointRequest::by_hand(node, status, context, attachments)
     })
 }

@@ -71,6 +71,33 @@ pub struct CheckpointRequest {
     pub walk: WalkUpdate,
 }
 
+impl CheckpointRequest {
+    /// A checkpoint by hand (`git fabro checkpoint`, an agent's hook): it moves the run
+    /// branch, and holds no outcome, notes, diff.patch or walk of the engine's.
+    pub fn by_hand(
+        node: NodeId,
+        status: StageStatus,
+        context: Vec<(String, Value)>,
+        attachments: Vec<(String, Attachment)>,
+    ) -> CheckpointRequest {
+        CheckpointRequest {
+            node,
+            status,
+            next: None,
+            context,
+            attachments,
+            outcome: None,
+            notes: None,
+            failure_reason: None,
+            run_commit: true,
+            diff_patch: false,
+            duration_ms: None,
+            usage: None,
+            walk: WalkUpdate::default(),
+        }
+    }
+}
+
 /// A stage file's content: bytes in memory, or a file on disk (a node's output, which may be
 /// gigabytes) that is streamed into git and into the run directory, never read whole.
 #[derive(Clone, Debug)]
