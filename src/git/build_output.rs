@@ -43,7 +43,7 @@ impl Repo {
 
     /// The build folders of this work tree that are real directories (a symbolic link is
     /// skipped: copying its target would share it), as paths relative to the work tree.
-    pub fn ignored_build_folders(&self, names: &[String]) -> Result<Vec<String>> {
+    pub(crate) fn ignored_build_folders(&self, names: &[String]) -> Result<Vec<String>> {
         let workdir = self.workdir().map(Path::to_owned).unwrap_or_default();
         let index = self
             .repo
@@ -73,7 +73,7 @@ impl Repo {
     /// Whether git ignores a directory (or, with `is_dir` false, a symbolic link) at `path`
     /// (relative to the work tree) in this work tree, by its own rules (`.gitignore` files,
     /// `info/exclude`, `core.excludesFile`).
-    pub fn git_ignores(&self, path: &str, is_dir: bool) -> Result<bool> {
+    pub(crate) fn git_ignores(&self, path: &str, is_dir: bool) -> Result<bool> {
         let index = self
             .repo
             .index_or_empty()

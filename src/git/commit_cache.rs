@@ -53,7 +53,7 @@ pub struct Learned {
 
 impl Learned {
     /// Keeps commit `id`, read from the object store, for the next walk.
-    pub fn add(&mut self, id: ObjectId, content: &[u8]) {
+    pub(crate) fn add(&mut self, id: ObjectId, content: &[u8]) {
         self.ids.push(id);
         encode(&mut self.records, id, content);
     }
@@ -79,7 +79,7 @@ impl CommitCache {
     }
 
     /// The content of commit `id` when the file holds it and it hashes to `id`.
-    pub fn get(&self, id: ObjectId) -> Option<&[u8]> {
+    pub(crate) fn get(&self, id: ObjectId) -> Option<&[u8]> {
         let content = &self.bytes[self.stored.get(&id)?.clone()];
         let hashed = gix::objs::compute_hash(id.kind(), gix::objs::Kind::Commit, content);
         (hashed.ok() == Some(id)).then_some(content)

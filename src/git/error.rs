@@ -43,11 +43,11 @@ impl Error {
     /// moved from a loose file into a new pack in between: gix checks that a loose object
     /// exists before it opens it, and does not look at the packs again when the file is gone
     /// by then. Reading again finds it.
-    pub fn is_vanished_object(&self) -> bool {
+    pub(crate) fn is_vanished_object(&self) -> bool {
         matches!(self, Error::Gix(err) if err.is_not_found())
     }
 
-    pub fn io(context: impl Into<String>) -> impl FnOnce(std::io::Error) -> Error {
+    pub(crate) fn io(context: impl Into<String>) -> impl FnOnce(std::io::Error) -> Error {
         let context = context.into();
         move |source| Error::Io { context, source }
     }
@@ -70,7 +70,7 @@ impl From<gix::Error> for Error {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// An error and its causes on one line, each cause once (gix repeats context in its chains).
-pub fn describe(err: &(dyn std::error::Error + 'static)) -> String {
+pub(crate) fn describe(err: &(dyn std::error::Error + 'static)) -> String {
     let mut parts: Vec<String> = Vec::new();
     let mut next = Some(err);
     while let Some(cause) = next {

@@ -4,7 +4,7 @@
 use gix::bstr::{BStr, ByteSlice};
 
 /// Directory names never staged, at any depth (FORMAT.md, Run branch).
-pub const DEFAULT_EXCLUDED_DIRS: &[&str] = &[
+pub(crate) const DEFAULT_EXCLUDED_DIRS: &[&str] = &[
     "node_modules",
     ".pnpm-store",
     ".npm",
@@ -23,7 +23,7 @@ pub const DEFAULT_EXCLUDED_DIRS: &[&str] = &[
 /// Paths a snapshot leaves out, on top of `.gitignore`: the default directories and the
 /// configured `exclude_globs`, both in gitignore syntax.
 #[derive(Clone, Debug)]
-pub struct Excludes {
+pub(crate) struct Excludes {
     /// The patterns the search was built from: two sets with the same leave out the same.
     patterns: Vec<String>,
     search: gix::ignore::Search,
@@ -38,7 +38,7 @@ impl PartialEq for Excludes {
 impl Excludes {
     /// The default directories, `globs`, and `extra_dirs`: workdir-relative directories that
     /// must never be captured (a fabro home or run directory inside the work tree).
-    pub fn new(globs: &[String]) -> Excludes {
+    pub(crate) fn new(globs: &[String]) -> Excludes {
         let patterns: Vec<String> = DEFAULT_EXCLUDED_DIRS
             .iter()
             .map(|dir| format!("{dir}/"))
@@ -58,12 +58,12 @@ impl Excludes {
     }
 
     /// Whether `path` (a file) or any directory above it is excluded.
-    pub fn is_excluded(&self, path: &BStr) -> bool {
+    pub(crate) fn is_excluded(&self, path: &BStr) -> bool {
         self.is_excluded_entry(path, false)
     }
 
     /// Like [`Excludes::is_excluded`], for a file or a directory.
-    pub fn is_excluded_entry(&self, path: &BStr, is_dir: bool) -> bool {
+    pub(crate) fn is_excluded_entry(&self, path: &BStr, is_dir: bool) -> bool {
         let case = gix::glob::pattern::Case::Sensitive;
         let matches = |candidate: &BStr, is_dir| {
             self.search
@@ -77,7 +77,7 @@ impl Excludes {
     }
 
     /// Whether the directory at `dir`, relative to the work tree, is left out with all it holds.
-    pub fn is_excluded_dir(&self, dir: &[u8]) -> bool {
+    pub(crate) fn is_excluded_dir(&self, dir: &[u8]) -> bool {
         self.is_excluded_entry(dir.as_bstr(), true)
     }
 }
@@ -86,7 +86,7 @@ impl super::Repo {
     /// The exclude and attribute files outside the work tree that decide what a snapshot
     /// takes: `info/exclude`, `info/attributes`, and `core.excludesFile` and
     /// `core.attributesFile` (else their defaults under the XDG config directory).
-    pub fn rule_files(&self) -> Vec<std::path::PathBuf> {
+    pub(crate) fn rule_files(&self) -> Vec<std::path::PathBuf> {
         let info = self.common_dir().join("info");
         let mut files = vec![info.join("exclude"), info.join("attributes")];
         let config = self.repo.config_snapshot();

@@ -11,13 +11,13 @@ use std::time::{Duration, Instant};
 /// An exclusive advisory lock on an open file, held until this value is dropped or the
 /// process ends.
 #[derive(Debug)]
-pub struct Flock {
+pub(crate) struct Flock {
     file: File,
 }
 
 impl Flock {
     /// Locks `path` (created if missing) at once, or `None` while another process holds it.
-    pub fn try_acquire(path: &Path) -> io::Result<Option<Flock>> {
+    pub(crate) fn try_acquire(path: &Path) -> io::Result<Option<Flock>> {
         let file = File::options()
             .read(true)
             .write(true)
@@ -28,7 +28,7 @@ impl Flock {
     }
 
     /// Locks the already open `file` at once, or `None` while another process holds it.
-    pub fn try_lock(file: File) -> io::Result<Option<Flock>> {
+    pub(crate) fn try_lock(file: File) -> io::Result<Option<Flock>> {
         if sys::try_lock_exclusive(&file)? {
             Ok(Some(Flock { file }))
         } else {
@@ -38,7 +38,7 @@ impl Flock {
 
     /// Locks `path`, waiting with backoff for a holder to let go, up to `bound`; `None` when
     /// the holder kept it that long.
-    pub fn acquire(path: &Path, bound: Duration) -> io::Result<Option<Flock>> {
+    pub(crate) fn acquire(path: &Path, bound: Duration) -> io::Result<Option<Flock>> {
         let deadline = Instant::now() + bound;
         let mut pause = Duration::from_micros(200);
         loop {
@@ -55,7 +55,7 @@ impl Flock {
 
     /// Like [`Flock::acquire`], making the lock file's directory when it is missing. The lock
     /// is tried first, so only the first locker in a fresh directory pays for making it.
-    pub fn acquire_making_dir(path: &Path, bound: Duration) -> io::Result<Option<Flock>> {
+    pub(crate) fn acquire_making_dir(path: &Path, bound: Duration) -> io::Result<Option<Flock>> {
         match Flock::acquire(path, bound) {
             Err(err) if err.kind() == io::ErrorKind::NotFound => {
                 if let Some(dir) = path.parent() {
@@ -67,13 +67,13 @@ impl Flock {
         }
     }
 
-    pub fn file(&self) -> &File {
+    pub(crate) fn file(&self) -> &File {
         &self.file
     }
 }
 
 /// Whether a live process holds an advisory lock on `path` (a missing file is not held).
-pub fn is_held(path: &Path) -> bool {
+pub(crate) fn is_held(path: &Path) -> bool {
     let Ok(file) = File::open(path) else {
         return false;
     };
@@ -96,11 +96,11 @@ mod sys {
         }
     }
 
-    pub fn try_lock_exclusive(file: &File) -> io::Result<bool> {
+    pub(crate) fn try_lock_exclusive(file: &File) -> io::Result<bool> {
         try_lock(file, FlockOperation::NonBlockingLockExclusive)
     }
 
-    pub fn try_lock_shared(file: &File) -> io::Result<bool> {
+    pub(crate) fn try_lock_shared(file: &File) -> io::Result<bool> {
         try_lock(file, FlockOperation::NonBlockingLockShared)
     }
 }
@@ -111,11 +111,11 @@ mod sys {
     use std::fs::File;
     use std::io;
 
-    pub fn try_lock_exclusive(_: &File) -> io::Result<bool> {
+    pub(crate) fn try_lock_exclusive(_: &File) -> io::Result<bool> {
         Ok(true)
     }
 
-    pub fn try_lock_shared(_: &File) -> io::Result<bool> {
+    pub(crate) fn try_lock_shared(_: &File) -> io::Result<bool> {
         Ok(true)
     }
 }

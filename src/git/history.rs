@@ -32,7 +32,7 @@ impl CommitInfo {
 }
 
 impl Repo {
-    pub fn commit_info(&self, id: ObjectId) -> Result<CommitInfo> {
+    pub(crate) fn commit_info(&self, id: ObjectId) -> Result<CommitInfo> {
         let commit = self.repo.find_commit(id)?;
         CommitInfo::decode(id, &commit.decode()?)
     }
@@ -120,7 +120,7 @@ impl Iterator for FirstParentWalk<'_> {
 
 impl Repo {
     /// Who wrote commit `id` and when (seconds since the epoch): where a record came from.
-    pub fn commit_author(&self, id: ObjectId) -> Result<(super::Identity, i64)> {
+    pub(crate) fn commit_author(&self, id: ObjectId) -> Result<(super::Identity, i64)> {
         let commit = self.repo.find_commit(id)?;
         let author = commit.author()?;
         let who = super::Identity {
@@ -131,7 +131,7 @@ impl Repo {
     }
 
     /// The messages of the reflog of ref `name`, newest first; none when it keeps no reflog.
-    pub fn reflog_messages(&self, name: &str) -> Vec<String> {
+    pub(crate) fn reflog_messages(&self, name: &str) -> Vec<String> {
         let Ok(Some(reference)) = self.repo.try_find_reference(name) else {
             return Vec::new();
         };
@@ -151,7 +151,7 @@ impl Repo {
 /// Each trailer of a commit message, token and value, as `git interpret-trailers --parse`
 /// reads them: the last paragraph of the body when git takes it for a trailer block, folded
 /// values unfolded.
-pub fn for_each_trailer(message: &[u8], mut each: impl FnMut(&str, &str)) {
+pub(crate) fn for_each_trailer(message: &[u8], mut each: impl FnMut(&str, &str)) {
     use gix::bstr::ByteSlice;
     let Some(body) = gix::objs::commit::MessageRef::from_bytes(message).body() else {
         return;
@@ -163,7 +163,7 @@ pub fn for_each_trailer(message: &[u8], mut each: impl FnMut(&str, &str)) {
 
 impl Repo {
     /// Whether `ancestor` is `descendant` or reachable from it (false when either is missing).
-    pub fn is_ancestor(&self, ancestor: ObjectId, descendant: ObjectId) -> bool {
+    pub(crate) fn is_ancestor(&self, ancestor: ObjectId, descendant: ObjectId) -> bool {
         ancestor == descendant
             || self
                 .repo

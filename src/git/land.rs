@@ -20,7 +20,7 @@ use super::{ObjectId, Repo};
 use crate::git::error::{Error, Result};
 
 /// The merged tree, or the paths that conflict.
-pub enum Merged {
+pub(crate) enum Merged {
     Clean(ObjectId),
     Conflicts(Vec<String>),
 }
@@ -28,7 +28,12 @@ pub enum Merged {
 impl Repo {
     /// Merges `theirs` into `ours` with `base` as the merge base, as `git merge-tree` would;
     /// writes the merged tree when nothing conflicts.
-    pub fn merge_trees(&self, base: ObjectId, ours: ObjectId, theirs: ObjectId) -> Result<Merged> {
+    pub(crate) fn merge_trees(
+        &self,
+        base: ObjectId,
+        ours: ObjectId,
+        theirs: ObjectId,
+    ) -> Result<Merged> {
         let how = gix::merge::tree::TreatAsUnresolved::git();
         let options = self
             .repo
@@ -58,7 +63,7 @@ impl Repo {
     }
 
     /// The paths whose staged content differs from `head`'s tree in the work tree at `workdir`.
-    pub fn staged_changes(&self, workdir: &Path, head: ObjectId) -> Result<Vec<String>> {
+    pub(crate) fn staged_changes(&self, workdir: &Path, head: ObjectId) -> Result<Vec<String>> {
         let out = git_in(workdir, &["diff-index", "--cached", "--name-only", "-z"])
             .arg(head.to_string())
             .arg("--")
@@ -78,7 +83,7 @@ impl Repo {
     /// Brings the index and files of the work tree at `workdir` from tree `from` to tree `to`, as `git merge` does after it wrote the merge: paths that differ between the two
     /// are updated, everything else of the user's stays. Refuses, changing nothing, when a
     /// changed or untracked file of the user's is in the way; the error names them.
-    pub fn move_checkout(&self, workdir: &Path, from: ObjectId, to: ObjectId) -> Result<()> {
+    pub(crate) fn move_checkout(&self, workdir: &Path, from: ObjectId, to: ObjectId) -> Result<()> {
         // A stale stat cache would make unchanged files look modified, as `git merge` avoids
         // by refreshing first; this rewrites only stat data, as `git status` does.
         let _ = git_in(workdir, &["update-index", "-q", "--refresh"])
@@ -114,7 +119,7 @@ impl Repo {
     /// leaving every file as it is: for a checkout whose files already hold `to`'s changes (a
     /// run that worked in place there). Only the entries that differ are written, so the
     /// others keep their stat data; the caller has checked that nothing is staged.
-    pub fn move_index(&self, workdir: &Path, from: ObjectId, to: ObjectId) -> Result<()> {
+    pub(crate) fn move_index(&self, workdir: &Path, from: ObjectId, to: ObjectId) -> Result<()> {
         let mut entries = Vec::new();
         for (path, _, after) in self.changed_files(from, to)? {
             let line = match after {

@@ -29,7 +29,7 @@ impl Repo {
     /// `git gc --auto` in the background and returns at once. Honours `gc.auto` (0 or less
     /// turns it off) and `maintenance.auto = false`, as git's own commands do. Best-effort: a
     /// git that cannot be started leaves the objects loose and changes nothing else.
-    pub fn start_auto_gc_if_due(&self) {
+    pub(crate) fn start_auto_gc_if_due(&self) {
         if !WROTE_OBJECTS.swap(false, Ordering::Relaxed) || !self.auto_gc_due() {
             return;
         }

@@ -7,7 +7,7 @@ mod commit_cache;
 mod diff;
 mod error;
 mod excludes;
-pub mod flock;
+pub(crate) mod flock;
 mod history;
 mod land;
 mod maintenance;
@@ -17,14 +17,14 @@ mod observe;
 mod open_options;
 mod pathspec;
 mod reach;
-pub mod redirects;
+pub(crate) mod redirects;
 mod ref_writer;
 mod reflog;
 mod refs;
-pub mod remote;
+pub(crate) mod remote;
 mod restore;
 mod restore_plan;
-pub mod shadow;
+pub(crate) mod shadow;
 mod snapshot;
 mod transport;
 mod tree;
@@ -36,25 +36,24 @@ mod worktree;
 use std::path::{Path, PathBuf};
 
 pub use commit_cache::{CommitCache, Learned};
-pub use diff::{FileStat, text_patch};
-pub use error::{Error, Result, describe};
-pub use excludes::{DEFAULT_EXCLUDED_DIRS, Excludes};
+pub(crate) use diff::{FileStat, text_patch};
+pub(crate) use error::describe;
+pub use error::{Error, Result};
+pub(crate) use excludes::Excludes;
 pub use gix::ObjectId;
-pub use history::{CommitInfo, FirstParentWalk, for_each_trailer};
-pub use land::Merged;
+pub(crate) use history::for_each_trailer;
+pub use history::{CommitInfo, FirstParentWalk};
+pub(crate) use land::Merged;
 use object_format::not_a_repository;
-pub use objects::{Identity, TreeEntry};
-pub use reflog::{Movers, ReflogMarks};
-pub use refs::RefEdit;
-pub use restore::{PathAction, PathChange};
-pub use restore_plan::LeftAlone;
-pub use snapshot::{SkippedFile, Snapshot, SnapshotSpec};
-pub use transport::{RefReport, Transfer};
-pub use tree::TreeEdit;
-pub use unfinished::{BrokenRegistration, Unfinished};
-pub use unrecorded::{Unrecorded, UnrecordedFile};
-pub use unsafe_paths::UnsafeEntry;
-pub use worktree::Worktree;
+pub use objects::Identity;
+pub(crate) use reflog::{Movers, ReflogMarks};
+pub(crate) use refs::RefEdit;
+pub(crate) use restore::{PathAction, PathChange};
+pub(crate) use restore_plan::LeftAlone;
+pub(crate) use snapshot::{SkippedFile, Snapshot, SnapshotSpec};
+pub(crate) use transport::{RefReport, Transfer};
+pub(crate) use unrecorded::UnrecordedFile;
+pub(crate) use worktree::Worktree;
 
 /// The most memory the cache of decoded objects takes, per thread.
 const OBJECT_CACHE: usize = 1 << 20;
@@ -65,7 +64,7 @@ const OBJECT_CACHE: usize = 1 << 20;
 /// they read"). `GIT_FABRO_OBJECT_READER=gix` turns the cache off, so that anything the cache
 /// gets wrong shows as a difference; the tests run both ways.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ObjectReader {
+pub(crate) enum ObjectReader {
     Gix,
     Own,
 }
@@ -84,7 +83,7 @@ impl ObjectReader {
 static GIX_ONLY: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Chooses what reads timelines from here on, for the whole process.
-pub fn use_object_reader(reader: ObjectReader) {
+pub(crate) fn use_object_reader(reader: ObjectReader) {
     GIX_ONLY.store(
         reader == ObjectReader::Gix,
         std::sync::atomic::Ordering::Relaxed,
@@ -92,7 +91,7 @@ pub fn use_object_reader(reader: ObjectReader) {
 }
 
 /// What reads timelines ([`use_object_reader`]).
-pub fn object_reader() -> ObjectReader {
+pub(crate) fn object_reader() -> ObjectReader {
     match GIX_ONLY.load(std::sync::atomic::Ordering::Relaxed) {
         true => ObjectReader::Gix,
         false => ObjectReader::Own,
@@ -111,7 +110,7 @@ impl Repo {
     /// handed `.`, so the paths it opens stay short and relative, as git's do: every one of a
     /// command's hundred or so file operations would otherwise walk the directories of `cwd`
     /// again. What this type hands out (work tree, git dirs) is absolute all the same.
-    pub fn discover_current(cwd: &Path) -> Result<Repo> {
+    pub(crate) fn discover_current(cwd: &Path) -> Result<Repo> {
         let repo = gix::ThreadSafeRepository::discover_opts(
             ".",
             Default::default(),
@@ -144,22 +143,22 @@ impl Repo {
     }
 
     /// The work tree of this repository or linked worktree, if it has one.
-    pub fn workdir(&self) -> Option<&Path> {
+    pub(crate) fn workdir(&self) -> Option<&Path> {
         self.workdir.as_deref()
     }
 
     /// The git dir of this work tree alone (`.git/worktrees/<name>` for a linked worktree).
-    pub fn git_dir(&self) -> PathBuf {
+    pub(crate) fn git_dir(&self) -> PathBuf {
         absolute(self.repo.git_dir())
     }
 
     /// The git dir shared by the main worktree and all linked worktrees.
-    pub fn common_dir(&self) -> PathBuf {
+    pub(crate) fn common_dir(&self) -> PathBuf {
         absolute(self.repo.common_dir())
     }
 
     /// The main worktree's directory, or the common git dir of a bare repository.
-    pub fn main_path(&self) -> PathBuf {
+    pub(crate) fn main_path(&self) -> PathBuf {
         match self.repo.main_repo() {
             Ok(main) => main
                 .workdir()
@@ -169,17 +168,17 @@ impl Repo {
     }
 
     /// The index file of this repository's work tree.
-    pub fn index_path(&self) -> PathBuf {
+    pub(crate) fn index_path(&self) -> PathBuf {
         absolute(&self.repo.index_path())
     }
 
     /// Whether this is a shadow repository git-fabro keeps for a directory outside git.
-    pub fn is_shadow(&self) -> bool {
+    pub(crate) fn is_shadow(&self) -> bool {
         self.repo.git_dir().join(shadow::MARKER).is_file()
     }
 
     /// The full name of the branch `HEAD` points at, if any.
-    pub fn head_branch(&self) -> Option<String> {
+    pub(crate) fn head_branch(&self) -> Option<String> {
         self.repo
             .head_name()
             .ok()
@@ -188,7 +187,7 @@ impl Repo {
     }
 
     /// Resolves a revision such as `HEAD`, a branch or a sha prefix to a commit.
-    pub fn resolve_commit(&self, rev: &str) -> Result<ObjectId> {
+    pub(crate) fn resolve_commit(&self, rev: &str) -> Result<ObjectId> {
         let id = self
             .repo
             .rev_parse_single(rev)
@@ -202,7 +201,7 @@ impl Repo {
         Ok(commit.id)
     }
 
-    pub fn config_string(&self, key: &str) -> Option<String> {
+    pub(crate) fn config_string(&self, key: &str) -> Option<String> {
         self.repo
             .config_snapshot()
             .string(key)
@@ -210,7 +209,7 @@ impl Repo {
     }
 
     /// A boolean as git reads one (`true`, `yes`, `on`, `1`, a key with no value, ...).
-    pub fn config_bool(&self, key: &str) -> Result<Option<bool>> {
+    pub(crate) fn config_bool(&self, key: &str) -> Result<Option<bool>> {
         self.repo.config_snapshot().try_boolean(key).map_err(|_| {
             Error::Usage(format!(
                 "{key} in git config is not a boolean: use true or false"
@@ -219,7 +218,7 @@ impl Repo {
     }
 
     /// Every value of a multi-valued key, in the order git reads them.
-    pub fn config_strings(&self, key: &str) -> Vec<String> {
+    pub(crate) fn config_strings(&self, key: &str) -> Vec<String> {
         self.repo
             .config_snapshot()
             .strings(key)
@@ -228,7 +227,7 @@ impl Repo {
     }
 
     /// A path value, with `~/` expanded as git does.
-    pub fn config_path(&self, key: &str) -> Option<PathBuf> {
+    pub(crate) fn config_path(&self, key: &str) -> Option<PathBuf> {
         let value = self.config_string(key)?;
         match value.strip_prefix("~/") {
             Some(rest) => std::env::var_os("HOME").map(|home| PathBuf::from(home).join(rest)),
@@ -236,7 +235,7 @@ impl Repo {
         }
     }
 
-    pub fn object_exists(&self, id: ObjectId) -> bool {
+    pub(crate) fn object_exists(&self, id: ObjectId) -> bool {
         self.repo.has_object(id)
     }
 }

@@ -33,7 +33,7 @@ impl Identity {
 
 /// One entry of a tree listing.
 #[derive(Clone, Debug)]
-pub struct TreeEntry {
+pub(crate) struct TreeEntry {
     pub name: String,
     pub id: ObjectId,
     pub is_tree: bool,
@@ -41,7 +41,7 @@ pub struct TreeEntry {
 
 impl Repo {
     /// Writes `data` as a blob unless the repository has it already.
-    pub fn write_blob(&self, data: &[u8]) -> Result<ObjectId> {
+    pub(crate) fn write_blob(&self, data: &[u8]) -> Result<ObjectId> {
         let id = super::maintenance::retry_write(|| self.repo.write_blob(data))?;
         Ok(id.detach())
     }
@@ -50,12 +50,6 @@ impl Repo {
     pub(super) fn write_object(&self, object: &impl gix::objs::WriteTo) -> Result<ObjectId> {
         let id = super::maintenance::retry_write(|| self.repo.write_object(object))?;
         Ok(id.detach())
-    }
-
-    /// Writes the file at `path` as a blob, streamed past a megabyte: a node's output of any
-    /// size is stored with a few buffers of memory.
-    pub fn write_blob_from_file(&self, path: &Path) -> Result<ObjectId> {
-        write_file_blob(self, path)
     }
 
     pub fn write_commit(
@@ -81,7 +75,7 @@ impl Repo {
     }
 
     /// The empty tree, written, so that a commit of it can be pushed to any remote.
-    pub fn write_empty_tree(&self) -> Result<ObjectId> {
+    pub(crate) fn write_empty_tree(&self) -> Result<ObjectId> {
         self.write_object(&gix::objs::Tree::empty())
     }
 
@@ -90,12 +84,12 @@ impl Repo {
     }
 
     /// The tree of a commit.
-    pub fn commit_tree(&self, commit: ObjectId) -> Result<ObjectId> {
+    pub(crate) fn commit_tree(&self, commit: ObjectId) -> Result<ObjectId> {
         Ok(self.repo.find_commit(commit)?.tree_id()?.detach())
     }
 
     /// The blob at `path` (slash-separated) inside `tree`, or `None` when there is none.
-    pub fn blob_at(&self, tree: ObjectId, path: &str) -> Result<Option<Vec<u8>>> {
+    pub(crate) fn blob_at(&self, tree: ObjectId, path: &str) -> Result<Option<Vec<u8>>> {
         let tree = self.repo.find_tree(tree)?;
         let Some(entry) = tree.lookup_entry_by_path(path)? else {
             return Ok(None);
@@ -107,13 +101,13 @@ impl Repo {
     }
 
     /// The id of the entry at `path` inside `tree`, if it exists.
-    pub fn entry_at(&self, tree: ObjectId, path: &str) -> Result<Option<ObjectId>> {
+    pub(crate) fn entry_at(&self, tree: ObjectId, path: &str) -> Result<Option<ObjectId>> {
         let tree = self.repo.find_tree(tree)?;
         Ok(tree.lookup_entry_by_path(path)?.map(|e| e.object_id()))
     }
 
     /// The entries of the tree `id`, in git's order.
-    pub fn list_tree(&self, id: ObjectId) -> Result<Vec<TreeEntry>> {
+    pub(crate) fn list_tree(&self, id: ObjectId) -> Result<Vec<TreeEntry>> {
         let tree = self.repo.find_tree(id)?;
         let decoded = tree.decode()?;
         Ok(decoded
@@ -127,19 +121,24 @@ impl Repo {
             .collect())
     }
 
-    pub fn read_blob(&self, id: ObjectId) -> Result<Vec<u8>> {
+    pub(crate) fn read_blob(&self, id: ObjectId) -> Result<Vec<u8>> {
         Ok(self.repo.find_blob(id)?.data.clone())
     }
 
     /// The size of object `id`, from its header alone: a record found in a repository can be
     /// refused for its size before it is read into memory.
-    pub fn object_size(&self, id: ObjectId) -> Result<u64> {
+    pub(crate) fn object_size(&self, id: ObjectId) -> Result<u64> {
         Ok(self.repo.find_header(id)?.size())
     }
 
     /// Like [`Repo::blob_at`], for a file another clone may have written: one over `limit`
     /// bytes is refused from its header, unread.
-    pub fn blob_at_most(&self, tree: ObjectId, path: &str, limit: u64) -> Result<Option<Vec<u8>>> {
+    pub(crate) fn blob_at_most(
+        &self,
+        tree: ObjectId,
+        path: &str,
+        limit: u64,
+    ) -> Result<Option<Vec<u8>>> {
         let Some(id) = self.entry_at(tree, path)? else {
             return Ok(None);
         };

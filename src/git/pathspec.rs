@@ -69,7 +69,7 @@ impl Repo {
     /// root, as `git restore --source` takes them) match. Like git, a path that names no file
     /// of `target` nor of `current` (the worktree as a snapshot records it) is refused, and so
     /// is a target that holds a path git's checkout refuses, before its entries are read.
-    pub fn changes_under(
+    pub(crate) fn changes_under(
         &self,
         changes: Vec<PathChange>,
         paths: &[Vec<u8>],

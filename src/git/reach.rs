@@ -10,7 +10,7 @@ use crate::git::error::{Error, Result};
 impl Repo {
     /// Every work tree, the main one included, that has `branch` (a full ref name) checked
     /// out or is rebasing or bisecting it: git itself refuses to delete such a branch.
-    pub fn checkouts_of(&self, branch: &str) -> Result<Vec<PathBuf>> {
+    pub(crate) fn checkouts_of(&self, branch: &str) -> Result<Vec<PathBuf>> {
         let mut found = Vec::new();
         if holds_branch(&self.common_dir(), branch) {
             found.push(self.main_path());
@@ -25,7 +25,11 @@ impl Repo {
 
     /// Whether `commit` is reachable from a detached `HEAD` of any work tree or from a ref whose
     /// full name `counts` accepts: if so, deleting the other refs loses nothing of it.
-    pub fn reachable_from(&self, commit: ObjectId, counts: impl Fn(&str) -> bool) -> Result<bool> {
+    pub(crate) fn reachable_from(
+        &self,
+        commit: ObjectId,
+        counts: impl Fn(&str) -> bool,
+    ) -> Result<bool> {
         let mut tips = self.detached_heads()?;
         for reference in self.repo.references()?.all()? {
             let Ok(mut reference) = reference else {

@@ -36,7 +36,7 @@ const REPOSITORY_VARS: &[&str] = &[
 const REPOSITORY_PREFIXES: &[&str] = &["GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_"];
 
 /// Whether the variable `name` redirects git away from the repository of its directory.
-pub fn redirects_repository(name: &OsStr) -> bool {
+pub(crate) fn redirects_repository(name: &OsStr) -> bool {
     let Some(name) = name.to_str() else {
         return false;
     };
@@ -45,7 +45,7 @@ pub fn redirects_repository(name: &OsStr) -> bool {
 
 /// Every variable of this process's environment that [`redirects_repository`], for removing
 /// from a command's environment.
-pub fn inherited_redirects() -> Vec<std::ffi::OsString> {
+pub(crate) fn inherited_redirects() -> Vec<std::ffi::OsString> {
     std::env::vars_os()
         .map(|(name, _)| name)
         .filter(|name| redirects_repository(name))

@@ -51,7 +51,7 @@ pub(super) struct RefWriter {
 
 /// A lock file left by a git-fabro writer that died in its ref transaction.
 #[derive(Clone, Debug)]
-pub struct AbandonedLock {
+pub(crate) struct AbandonedLock {
     pub path: PathBuf,
     /// The dead writer, as its record names it.
     pub pid: Option<u32>,
@@ -78,7 +78,7 @@ impl Repo {
 
     /// Lock files a killed git-fabro writer left, removed too when `repair`. Nothing while a
     /// live writer holds the lock: its record is its own.
-    pub fn abandoned_ref_locks(&self, repair: bool) -> Result<Vec<AbandonedLock>> {
+    pub(crate) fn abandoned_ref_locks(&self, repair: bool) -> Result<Vec<AbandonedLock>> {
         let path = self.common_dir().join(WRITER);
         if !path.exists() {
             return Ok(Vec::new());

@@ -23,7 +23,7 @@ use crate::git::error::{Error, Result};
 
 /// Who may move a watched ref while a long-lived writer works on it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Movers {
+pub(crate) enum Movers {
     /// git-fabro alone (a metadata branch).
     Fabro,
     /// git-fabro and commands in the worktree that has the branch checked out, but nothing that
@@ -46,13 +46,13 @@ impl Movers {
 
 /// Where the reflogs of some refs ended when last read.
 #[derive(Debug)]
-pub struct ReflogMarks {
+pub(crate) struct ReflogMarks {
     logs: Vec<(String, Movers, PathBuf, u64)>,
 }
 
 impl Repo {
     /// Marks the current end of the reflogs of `refs` (a missing reflog ends at 0).
-    pub fn reflog_marks(&self, refs: &[(&str, Movers)]) -> ReflogMarks {
+    pub(crate) fn reflog_marks(&self, refs: &[(&str, Movers)]) -> ReflogMarks {
         let logs = refs
             .iter()
             .map(|(name, movers)| {
@@ -68,7 +68,7 @@ impl Repo {
     /// refs since the marks were set or last checked; then marks the reflogs' new ends. Where
     /// reflogs are not kept, or one was rewritten (`git reflog expire`), nothing can be told
     /// and nothing is refused.
-    pub fn ensure_moved_only_by_allowed(&self, marks: &mut ReflogMarks) -> Result<()> {
+    pub(crate) fn ensure_moved_only_by_allowed(&self, marks: &mut ReflogMarks) -> Result<()> {
         for (name, movers, path, end) in &mut marks.logs {
             let Some((appended, new_end)) = read_from(path, *end) else {
                 continue;

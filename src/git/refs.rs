@@ -21,7 +21,7 @@ const PACKED_LOCK: &str = "packed-refs.lock";
 /// given, which callers use so that a crash between two of them leaves a state readers
 /// tolerate (a run's branch before its metadata branch, the metadata before the run commit).
 #[derive(Clone, Debug)]
-pub enum RefEdit {
+pub(crate) enum RefEdit {
     Create {
         name: String,
         new: ObjectId,
@@ -43,7 +43,7 @@ pub enum RefEdit {
 }
 
 impl RefEdit {
-    pub fn name(&self) -> &str {
+    pub(crate) fn name(&self) -> &str {
         match self {
             RefEdit::Create { name, .. }
             | RefEdit::Ensure { name, .. }
@@ -55,7 +55,7 @@ impl RefEdit {
 
 impl Repo {
     /// The commit a ref points at, or `None` when it does not exist.
-    pub fn ref_target(&self, name: &str) -> Result<Option<ObjectId>> {
+    pub(crate) fn ref_target(&self, name: &str) -> Result<Option<ObjectId>> {
         Ok(self
             .repo
             .try_find_reference(name)?
@@ -63,7 +63,7 @@ impl Repo {
     }
 
     /// Every ref under `prefix` (which ends with `/`), as `(name after the prefix, target)`.
-    pub fn refs_under(&self, prefix: &str) -> Result<Vec<(String, ObjectId)>> {
+    pub(crate) fn refs_under(&self, prefix: &str) -> Result<Vec<(String, ObjectId)>> {
         let platform = self.repo.references()?;
         let mut out = Vec::new();
         for reference in platform.prefixed(prefix)? {
@@ -87,7 +87,12 @@ impl Repo {
     /// `core.packedRefsTimeout`), then named, never broken.
     /// After the write, every ref is read back, so a lock removed under this process (by hand,
     /// or by a repair that took it for stale) cannot let it report a write another one undid.
-    pub fn update_refs(&self, edits: &[RefEdit], reflog: &str, who: &Identity) -> Result<()> {
+    pub(crate) fn update_refs(
+        &self,
+        edits: &[RefEdit],
+        reflog: &str,
+        who: &Identity,
+    ) -> Result<()> {
         let signature = who.signature_now();
         let mut time = gix::date::parse::TimeBuf::default();
         let committer = signature.to_ref(&mut time);
@@ -209,7 +214,7 @@ impl Repo {
     /// that only a ref update records (the engine before a node) asks first, so that a lock
     /// held for good does not cost the work. What a killed git-fabro writer left is cleared
     /// here, and another process's lock is waited for as a ref update would.
-    pub fn ensure_unlocked(&self, names: &[&str]) -> Result<()> {
+    pub(crate) fn ensure_unlocked(&self, names: &[&str]) -> Result<()> {
         let _writer = self.ref_writer()?;
         let wait = match self.lock_modes() {
             (_, Fail::AfterDurationWithBackoff(packed)) => packed,
@@ -326,7 +331,7 @@ fn lock_age(lock: &std::path::Path) -> Option<std::time::Duration> {
 
 impl Repo {
     /// Lock files under `refs/<dir>` old enough to have been left by a killed process.
-    pub fn stale_ref_locks(&self, dir: &str) -> Vec<std::path::PathBuf> {
+    pub(crate) fn stale_ref_locks(&self, dir: &str) -> Vec<std::path::PathBuf> {
         let mut found = Vec::new();
         let mut pending = vec![self.common_dir().join("refs").join(dir)];
         while let Some(dir) = pending.pop() {
@@ -354,7 +359,7 @@ const FOREIGN_LOCK_WAIT_MS: i64 = 3_000;
 
 /// How old a lock on one of git-fabro's refs must be to count as left behind by a crash:
 /// git-fabro holds one for microseconds.
-pub const STALE_LOCK: std::time::Duration = std::time::Duration::from_secs(5);
+pub(crate) const STALE_LOCK: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// How many more times a lock is tried when its directory vanished under it.
 const DIRECTORY_RETRIES: usize = 8;

@@ -15,7 +15,7 @@ const URL_END: [char; 6] = [' ', '\t', '\n', '\r', '\'', '"'];
 
 /// The name under which output refers to a remote URL: `host/owner/repo`, or the path of a
 /// local repository.
-pub fn display(url: &str) -> String {
+pub(crate) fn display(url: &str) -> String {
     match parse(url) {
         Some(parsed) => match parsed.host() {
             Some(host) => {
@@ -32,7 +32,7 @@ pub fn display(url: &str) -> String {
 /// never the password or token, query or fragment, nor the user of a `scheme://` URL (where a
 /// token often stands as the user). An scp-like `user@host:path` keeps its ssh login, which
 /// names an account and cannot carry a password, so the recorded remote stays one git can use.
-pub fn redact_url(url: &str) -> String {
+pub(crate) fn redact_url(url: &str) -> String {
     let Some(parsed) = parse(url) else {
         return strip_secrets(url);
     };
@@ -55,7 +55,7 @@ pub fn redact_url(url: &str) -> String {
 
 /// Removes user information, queries and fragments from every `scheme://` URL in `text`, such
 /// as a line of git's output, keeping everything else as it was.
-pub fn redact(text: &str) -> String {
+pub(crate) fn redact(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(at) = rest.find("://") {
@@ -127,7 +127,7 @@ fn strip_secrets(url: &str) -> String {
 
 /// A remote as given by a flag, a setting or git: a name or URL never begins with `-`, which
 /// would make git read it as an option.
-pub fn check(remote: &str) -> Result<()> {
+pub(crate) fn check(remote: &str) -> Result<()> {
     if remote.is_empty() || remote.starts_with('-') {
         return Err(Error::Usage(format!(
             "{:?} is not a remote name or URL",

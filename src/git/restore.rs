@@ -17,7 +17,7 @@ use crate::git::error::{Error, Result};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum PathAction {
+pub(crate) enum PathAction {
     /// The file changed since the target; its content is put back.
     Restore,
     /// The file was deleted since the target; it comes back.
@@ -27,7 +27,7 @@ pub enum PathAction {
 }
 
 #[derive(Clone, Debug, Serialize)]
-pub struct PathChange {
+pub(crate) struct PathChange {
     /// The path as people read it (a name that is not UTF-8 shows replacement characters).
     pub path: String,
     pub action: PathAction,
@@ -47,7 +47,11 @@ impl PathChange {
 
 impl Repo {
     /// What turns the files of tree `current` into those of tree `target`.
-    pub fn changes_between(&self, current: ObjectId, target: ObjectId) -> Result<Vec<PathChange>> {
+    pub(crate) fn changes_between(
+        &self,
+        current: ObjectId,
+        target: ObjectId,
+    ) -> Result<Vec<PathChange>> {
         Ok(self
             .changed_files(current, target)?
             .into_iter()
@@ -69,7 +73,7 @@ impl Repo {
     /// directory turned out to be a symlink or a file, or whose place is taken by a directory
     /// that is not empty, is left alone and returned: restore never writes through a symlink
     /// and never deletes what no commit holds.
-    pub fn apply_changes(&self, changes: &[PathChange]) -> Result<Vec<LeftAlone>> {
+    pub(crate) fn apply_changes(&self, changes: &[PathChange]) -> Result<Vec<LeftAlone>> {
         let root = self
             .workdir()
             .ok_or_else(|| Error::Failed("the run has no work tree".into()))?

@@ -15,7 +15,7 @@ use crate::git::error::{Error, Result};
 
 /// A path a restore would have changed but leaves as it is, and why.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct LeftAlone {
+pub(crate) struct LeftAlone {
     pub path: String,
     pub reason: String,
 }
@@ -73,7 +73,7 @@ impl Repo {
     /// recovery commit holds), paths ignored now that the target would create, paths the
     /// target's own ignore rules cover that it would remove, files the target would
     /// overwrite although no commit holds them, and paths below a symlink or a file.
-    pub fn plan_restore(
+    pub(crate) fn plan_restore(
         &self,
         changes: Vec<PathChange>,
         target: ObjectId,

@@ -10,17 +10,17 @@ use super::Repo;
 use crate::git::error::{Error, Result};
 
 /// The file in a shadow repository's git dir that names the directory it shadows.
-pub const MARKER: &str = "fabro-workdir";
+pub(crate) const MARKER: &str = "fabro-workdir";
 
 /// Where the shadow repository of `dir` (an absolute, canonical path) lives.
-pub fn path_for(home: &Path, dir: &Path) -> PathBuf {
+pub(crate) fn path_for(home: &Path, dir: &Path) -> PathBuf {
     let digest = Sha256::digest(dir.as_os_str().as_encoded_bytes());
     let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
     home.join("checkpoints").join(hex)
 }
 
 /// The shadow repository for `dir` or the nearest of its parents that has one.
-pub fn find(home: &Path, dir: &Path) -> Option<Repo> {
+pub(crate) fn find(home: &Path, dir: &Path) -> Option<Repo> {
     let dir = std::fs::canonicalize(dir).ok()?;
     dir.ancestors().find_map(|candidate| {
         let path = path_for(home, candidate);
@@ -30,7 +30,7 @@ pub fn find(home: &Path, dir: &Path) -> Option<Repo> {
 }
 
 /// Creates the shadow repository of `dir`, or opens the one that exists.
-pub fn create(home: &Path, dir: &Path) -> Result<Repo> {
+pub(crate) fn create(home: &Path, dir: &Path) -> Result<Repo> {
     let dir = std::fs::canonicalize(dir)
         .map_err(Error::io(format!("cannot resolve {}", dir.display())))?;
     let path = path_for(home, &dir);

@@ -11,7 +11,7 @@ use crate::git::error::{Error, Result};
 
 /// One ref of a push or fetch, as git reported it.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct RefReport {
+pub(crate) struct RefReport {
     /// The ref on the receiving side.
     pub name: String,
     /// `new`, `updated`, `up-to-date` or `rejected`.
@@ -21,7 +21,7 @@ pub struct RefReport {
 }
 
 /// What a push or fetch did.
-pub struct Transfer {
+pub(crate) struct Transfer {
     pub refs: Vec<RefReport>,
     pub ok: bool,
     /// git's messages, credentials removed.
@@ -31,7 +31,12 @@ pub struct Transfer {
 impl Repo {
     /// `git push --atomic --porcelain --no-verify REMOTE REFSPECS`: never forced, never running
     /// the user's hooks (git-fabro's own pre-push hook calls this).
-    pub fn push(&self, remote: &str, refspecs: &[String], progress: bool) -> Result<Transfer> {
+    pub(crate) fn push(
+        &self,
+        remote: &str,
+        refspecs: &[String],
+        progress: bool,
+    ) -> Result<Transfer> {
         let args = ["push", "--atomic", "--porcelain", "--no-verify"];
         self.transfer(&args, remote, refspecs, progress, parse_push_line)
     }
@@ -39,7 +44,7 @@ impl Repo {
     /// The same push, fenced: each `(ref, expected)` must hold `expected` on the remote (`None`:
     /// must not exist) for any ref of the push to move (`--force-with-lease`, which git also
     /// checks on the remote's side within the atomic transaction).
-    pub fn push_fenced(
+    pub(crate) fn push_fenced(
         &self,
         remote: &str,
         refspecs: &[String],
@@ -62,7 +67,12 @@ impl Repo {
     /// holding `..`, `.git` or a name twice never enters this clone through git-fabro; an empty
     /// `--refmap` keeps git from also updating the remote-tracking refs that the remote's
     /// configured fetch refspecs map the run branches to.
-    pub fn fetch(&self, remote: &str, refspecs: &[String], progress: bool) -> Result<Transfer> {
+    pub(crate) fn fetch(
+        &self,
+        remote: &str,
+        refspecs: &[String],
+        progress: bool,
+    ) -> Result<Transfer> {
         let args = [
             "-c",
             "fetch.fsckObjects=true",
@@ -98,13 +108,13 @@ impl Repo {
     }
 
     /// The refs of `remote` under `prefix`.
-    pub fn ls_remote(&self, remote: &str, prefix: &str) -> Result<Vec<(String, ObjectId)>> {
+    pub(crate) fn ls_remote(&self, remote: &str, prefix: &str) -> Result<Vec<(String, ObjectId)>> {
         self.ls_remote_prefixes(remote, &[prefix])
     }
 
     /// The refs of `remote` under any of `prefixes`, asked for by prefix (protocol v2), so
     /// that a remote with many other refs sends only these.
-    pub fn ls_remote_prefixes(
+    pub(crate) fn ls_remote_prefixes(
         &self,
         remote: &str,
         prefixes: &[&str],

@@ -13,14 +13,14 @@ use gix::objs::tree::EntryKind;
 use super::{ObjectId, Repo};
 use crate::git::error::{Error, Result};
 
-pub struct TreeEdit<'repo> {
+pub(crate) struct TreeEdit<'repo> {
     repo: &'repo Repo,
     editor: gix::objs::tree::Editor<'repo>,
 }
 
 impl Repo {
     /// Starts editing `base` (use [`Repo::empty_tree`] for a new tree).
-    pub fn edit_tree(&self, base: ObjectId) -> Result<TreeEdit<'_>> {
+    pub(crate) fn edit_tree(&self, base: ObjectId) -> Result<TreeEdit<'_>> {
         Ok(TreeEdit {
             repo: self,
             editor: self.repo.edit_tree(base)?.detach(),
@@ -30,25 +30,25 @@ impl Repo {
 
 impl TreeEdit<'_> {
     /// Puts a regular file with `data` at `path`.
-    pub fn put_file(&mut self, path: &str, data: &[u8]) -> Result<()> {
+    pub(crate) fn put_file(&mut self, path: &str, data: &[u8]) -> Result<()> {
         let id = self.repo.write_blob(data)?;
         self.put_entry(path, EntryKind::Blob, id)
     }
 
     /// Puts a regular file at `path` whose content is streamed from the file `source`.
-    pub fn put_file_from(&mut self, path: &str, source: &std::path::Path) -> Result<()> {
+    pub(crate) fn put_file_from(&mut self, path: &str, source: &std::path::Path) -> Result<()> {
         let id = super::objects::write_file_blob(self.repo, source)?;
         self.put_entry(path, EntryKind::Blob, id)
     }
 
     /// Puts the existing tree `id` at `path`, replacing whatever was there.
-    pub fn put_tree(&mut self, path: &str, id: ObjectId) -> Result<()> {
+    pub(crate) fn put_tree(&mut self, path: &str, id: ObjectId) -> Result<()> {
         self.put_entry(path, EntryKind::Tree, id)
     }
 
     /// Puts `id` at `path`. Paths are bytes: a file name need not be UTF-8, and it is stored
     /// exactly as the file system has it.
-    pub fn put_entry(
+    pub(crate) fn put_entry(
         &mut self,
         path: impl AsRef<[u8]>,
         kind: EntryKind,
@@ -60,7 +60,7 @@ impl TreeEdit<'_> {
         Ok(())
     }
 
-    pub fn remove(&mut self, path: impl AsRef<[u8]>) -> Result<()> {
+    pub(crate) fn remove(&mut self, path: impl AsRef<[u8]>) -> Result<()> {
         self.editor
             .remove(components(path.as_ref()))
             .map_err(edit_error)?;
@@ -68,7 +68,7 @@ impl TreeEdit<'_> {
     }
 
     /// Writes the changed trees and returns the new root.
-    pub fn write(mut self) -> Result<ObjectId> {
+    pub(crate) fn write(mut self) -> Result<ObjectId> {
         let repo = self.repo;
         self.editor.write(|tree| repo.write_object(tree))
     }

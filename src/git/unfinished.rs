@@ -22,7 +22,7 @@ const OWNER: &str = "(git-fabro pid ";
 
 /// A registration whose checkout did not complete.
 #[derive(Clone, Debug)]
-pub struct Unfinished {
+pub(crate) struct Unfinished {
     /// The git-fabro process that was adding it, when it got as far as saying so.
     pub owner: Option<u32>,
     /// How long ago its lock was written.
@@ -50,7 +50,7 @@ impl Unfinished {
     /// Whether no process is adding it any more (a live process that started after the lock
     /// was written only reuses the owner's pid). A lock without a known owner is git's own
     /// add, so age decides for it.
-    pub fn is_abandoned(&self) -> bool {
+    pub(crate) fn is_abandoned(&self) -> bool {
         match self.owner {
             Some(pid) => {
                 let written = std::time::SystemTime::now().checked_sub(self.age);
@@ -80,7 +80,7 @@ pub(super) fn mark_initializing(admin_dir: &Path, pid: u32) -> Result<()> {
 
 /// An administrative directory left by an add killed before it recorded the worktree's path.
 #[derive(Clone, Debug)]
-pub struct BrokenRegistration {
+pub(crate) struct BrokenRegistration {
     pub admin_dir: PathBuf,
     pub age: Duration,
 }
@@ -141,7 +141,7 @@ impl Repo {
     /// Administrative directories without a recorded worktree path or an index: what an add
     /// killed in its first steps leaves. One with an index belonged to a real worktree and is
     /// left for a person to look at.
-    pub fn broken_worktree_registrations(&self) -> Vec<BrokenRegistration> {
+    pub(crate) fn broken_worktree_registrations(&self) -> Vec<BrokenRegistration> {
         let Ok(entries) = std::fs::read_dir(self.common_dir().join("worktrees")) else {
             return Vec::new();
         };
@@ -161,7 +161,7 @@ impl Repo {
             .collect()
     }
 
-    pub fn remove_broken_registration(&self, broken: &BrokenRegistration) -> Result<()> {
+    pub(crate) fn remove_broken_registration(&self, broken: &BrokenRegistration) -> Result<()> {
         std::fs::remove_dir_all(&broken.admin_dir).map_err(Error::io(format!(
             "cannot remove {}",
             broken.admin_dir.display()

@@ -18,7 +18,7 @@ use crate::git::error::Result;
 /// Why a path on disk is not in the commit as it is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Unrecorded {
+pub(crate) enum Unrecorded {
     /// A tracked file changed or removed since the commit.
     Changed,
     /// A change `git add` staged that the commit does not hold.
@@ -51,7 +51,7 @@ impl Unrecorded {
 
 /// A path of the work tree whose content the commit does not hold.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct UnrecordedFile {
+pub(crate) struct UnrecordedFile {
     pub path: String,
     pub why: Unrecorded,
 }
@@ -61,7 +61,7 @@ impl Repo {
     /// `index` (a private index of a run in place) or the work tree's own, except ignored
     /// `build_folders` (see `build_output.rs`). Empty means the work tree can be removed
     /// without losing anything a build cannot make again.
-    pub fn unrecorded(
+    pub(crate) fn unrecorded(
         &self,
         commit: ObjectId,
         index: Option<&Path>,

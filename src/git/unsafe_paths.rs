@@ -16,7 +16,7 @@ use crate::git::error::{Error, Result};
 
 /// The first unsafe entry found in a tree: its full path (lossily decoded) and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UnsafeEntry {
+pub(crate) struct UnsafeEntry {
     pub path: String,
     pub reason: String,
 }
@@ -30,7 +30,7 @@ impl UnsafeEntry {
     }
 
     /// The error that refuses the tree `tree` because of this entry.
-    pub fn into_error(self, tree: ObjectId) -> Error {
+    pub(crate) fn into_error(self, tree: ObjectId) -> Error {
         Error::UnsafePath {
             place: format!("tree {}", tree.to_hex_with_len(7)),
             path: self.path,
@@ -130,7 +130,7 @@ impl Repo {
     /// unsafe name, a name held twice, or a tree that does not parse. Subtrees already in
     /// `checked` are skipped (a run's checkpoints share most of theirs); a tree found safe
     /// is added with all its subtrees.
-    pub fn find_unsafe_entry(
+    pub(crate) fn find_unsafe_entry(
         &self,
         tree: ObjectId,
         checked: &mut HashSet<ObjectId>,

@@ -16,7 +16,7 @@ use crate::git::error::{Error, Result};
 
 /// A registered linked worktree.
 #[derive(Clone, Debug)]
-pub struct Worktree {
+pub(crate) struct Worktree {
     /// Where its files are checked out.
     pub path: PathBuf,
     /// The full name of the branch its `HEAD` points at, if attached.
@@ -32,7 +32,7 @@ pub struct Worktree {
 impl Repo {
     /// Checks out the existing local `branch` (a full ref name) into a new worktree at `path`.
     /// `who` signs the new `HEAD`'s reflog entry when git has no committer identity configured.
-    pub fn add_worktree(&self, path: &Path, branch: &str, who: &Identity) -> Result<()> {
+    pub(crate) fn add_worktree(&self, path: &Path, branch: &str, who: &Identity) -> Result<()> {
         let name = gix::refs::FullName::try_from(branch)
             .map_err(|_| Error::Failed(format!("invalid branch name {branch:?}")))?;
         // gix reopens the new worktree with these options to write its HEAD reflog.
@@ -83,7 +83,7 @@ impl Repo {
 
     /// Removes the linked worktree at `path` and its registration, discarding its files. An
     /// unfinished one is removed only when the add that left it is over.
-    pub fn remove_worktree(&self, path: &Path) -> Result<()> {
+    pub(crate) fn remove_worktree(&self, path: &Path) -> Result<()> {
         if let Some(worktree) = self.worktrees()?.into_iter().find(|w| w.path == path) {
             if let Some(unfinished) = &worktree.unfinished {
                 return self.discard_unfinished(&worktree, unfinished);
@@ -112,7 +112,7 @@ impl Repo {
     }
 
     /// Every linked worktree of the repository, with the branch each has checked out.
-    pub fn worktrees(&self) -> Result<Vec<Worktree>> {
+    pub(crate) fn worktrees(&self) -> Result<Vec<Worktree>> {
         Ok(self
             .repo
             .worktrees()?
@@ -123,7 +123,7 @@ impl Repo {
 
     /// The path and checked-out branch of every linked worktree that exists: what a listing of
     /// runs shows, without reading what [`Repo::worktrees`] reads to tell unfinished ones.
-    pub fn worktree_branches(&self) -> Result<Vec<(String, PathBuf)>> {
+    pub(crate) fn worktree_branches(&self) -> Result<Vec<(String, PathBuf)>> {
         let mut out = Vec::new();
         for proxy in self.repo.worktrees()? {
             if let Some(branch) = checked_out(proxy.git_dir())
@@ -139,7 +139,7 @@ impl Repo {
     /// The linked worktree that has `branch` checked out. Only that one is read whole: a
     /// command about one run costs one `HEAD` read per other registration, however many runs
     /// have worktrees.
-    pub fn worktree_on(&self, branch: &str) -> Result<Option<Worktree>> {
+    pub(crate) fn worktree_on(&self, branch: &str) -> Result<Option<Worktree>> {
         Ok(self.repo.worktrees()?.into_iter().find_map(|proxy| {
             let head = checked_out(proxy.git_dir()).filter(|head| head == branch)?;
             self.worktree(&proxy, Some(head))

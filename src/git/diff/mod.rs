@@ -20,7 +20,7 @@ use crate::git::error::{Error, Result};
 
 /// Added and removed lines of one path, as a line of `git diff --numstat`.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct FileStat {
+pub(crate) struct FileStat {
     /// The path, unquoted (unlike `--numstat`, which C-quotes unusual names).
     pub path: String,
     /// `None` for binary files, which git counts as `-`.
@@ -46,7 +46,7 @@ const BIG_FILE_THRESHOLD: usize = 512 << 20;
 impl Repo {
     /// A patch from tree `old` to tree `new` in the format of `git diff --no-color --no-renames old new`
     /// (with `a/` and `b/` prefixes, 3 lines of context).
-    pub fn diff_trees(&self, old: ObjectId, new: ObjectId) -> Result<Vec<u8>> {
+    pub(crate) fn diff_trees(&self, old: ObjectId, new: ObjectId) -> Result<Vec<u8>> {
         let mut out = Vec::new();
         for (path, before, after) in self.changed_files(old, new)? {
             match (before, after) {
@@ -63,7 +63,7 @@ impl Repo {
     }
 
     /// Per-file added/removed line counts between two trees, like `git diff --numstat` (binary files count as None).
-    pub fn diff_stat(&self, old: ObjectId, new: ObjectId) -> Result<Vec<FileStat>> {
+    pub(crate) fn diff_stat(&self, old: ObjectId, new: ObjectId) -> Result<Vec<FileStat>> {
         let mut stats = Vec::new();
         // Unlike the patch headers, the stat honours the setting: it is what people read.
         let quote_fully = self
@@ -272,7 +272,12 @@ impl Repo {
 
 /// A unified diff of two texts under `---`/`+++` lines naming them, with 3 lines of context
 /// (empty when they are equal): how a workflow changed, for a person to read.
-pub fn text_patch(old_label: &str, new_label: &str, old: &[u8], new: &[u8]) -> Result<Vec<u8>> {
+pub(crate) fn text_patch(
+    old_label: &str,
+    new_label: &str,
+    old: &[u8],
+    new: &[u8],
+) -> Result<Vec<u8>> {
     let input = InternedInput::new(old, new);
     let diff = line_diff(&input);
     let hunks = Hunks {

@@ -7,7 +7,7 @@ use crate::git::error::Result;
 
 impl Repo {
     /// `git diff --name-only OLD NEW` (with `status`: `--name-status`).
-    pub fn diff_names(&self, old: ObjectId, new: ObjectId, status: bool) -> Result<Vec<u8>> {
+    pub(crate) fn diff_names(&self, old: ObjectId, new: ObjectId, status: bool) -> Result<Vec<u8>> {
         let quote_fully = self
             .repo
             .config_snapshot()

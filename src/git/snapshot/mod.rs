@@ -23,7 +23,7 @@ mod index;
 use index::{apply, has_racy_entries, index_matches, stamp_path, write_stamp};
 
 /// What to snapshot and how.
-pub struct SnapshotSpec<'a> {
+pub(crate) struct SnapshotSpec<'a> {
     /// The commit the snapshot will be parented on; `None` for a first commit.
     pub base: Option<ObjectId>,
     pub excludes: &'a Excludes,
@@ -42,13 +42,13 @@ pub struct SnapshotSpec<'a> {
 
 /// A file a snapshot left out because of its size.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct SkippedFile {
+pub(crate) struct SkippedFile {
     pub path: String,
     pub size: u64,
 }
 
 /// A snapshot ready to be committed, and the index that matches it.
-pub struct Snapshot {
+pub(crate) struct Snapshot {
     pub tree: ObjectId,
     /// Paths whose content went into the tree anew (added, modified or removed).
     pub changed_paths: usize,
@@ -71,7 +71,7 @@ pub struct Snapshot {
 impl Snapshot {
     /// Writes the index so that it matches the snapshot's tree. Call it only after the commit
     /// holding the tree is on the branch, so that the index never runs ahead of it.
-    pub fn write_index(mut self) -> Result<()> {
+    pub(crate) fn write_index(mut self) -> Result<()> {
         if self.index_current {
             return Ok(());
         }
@@ -103,7 +103,7 @@ pub(super) type Edit = (BString, Option<(EntryKind, ObjectId)>);
 
 impl Repo {
     /// Snapshots this repository's work tree on top of `spec.base`.
-    pub fn snapshot(&self, spec: &SnapshotSpec) -> Result<Snapshot> {
+    pub(crate) fn snapshot(&self, spec: &SnapshotSpec) -> Result<Snapshot> {
         let base_tree = match spec.base {
             Some(commit) => self.commit_tree(commit)?,
             None => self.empty_tree(),
