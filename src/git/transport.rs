@@ -225,19 +225,24 @@ struct GitOutput {
     stderr: String,
 }
 
+/// What a ref's porcelain flag says happened to it; push and fetch share the flags.
+fn ref_result(flag: &str) -> Option<&'static str> {
+    match flag {
+        "*" => Some("new"),
+        " " | "+" => Some("updated"),
+        "=" => Some("up-to-date"),
+        "!" => Some("rejected"),
+        _ => None,
+    }
+}
+
 /// `<flag>\t<from>:<to>\t<summary>` from `git push --porcelain`.
 fn parse_push_line(line: &str) -> Option<RefReport> {
     let mut fields = line.split('\t');
     let flag = fields.next()?;
     let (_, to) = fields.next()?.split_once(':')?;
     let summary = fields.next().unwrap_or_default();
-    let result = match flag {
-        "*" => "new",
-        " " | "+" => "updated",
-        "=" => "up-to-date",
-        "!" => "rejected",
-        _ => return None,
-    };
+    let result = ref_result(flag)?;
     Some(RefReport {
         name: to.to_owned(),
         result,
@@ -249,13 +254,7 @@ fn parse_push_line(line: &str) -> Option<RefReport> {
 fn parse_fetch_line(line: &str) -> Option<RefReport> {
     let (flag, rest) = line.split_at_checked(1)?;
     let name = rest.trim().rsplit(' ').next()?;
-    let result = match flag {
-        "*" => "new",
-        " " | "+" => "updated",
-        "=" => "up-to-date",
-        "!" => "rejected",
-        _ => return None,
-    };
+    let result = ref_result(flag)?;
     Some(RefReport {
         name: name.to_owned(),
         result,
