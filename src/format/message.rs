@@ -5,14 +5,14 @@
 use crate::format::node::{NodeId, StageStatus};
 use crate::format::run_id::RunId;
 
-pub const RUN: &str = "Fabro-Run";
-pub const COMPLETED: &str = "Fabro-Completed";
-pub const CHECKPOINT: &str = "Fabro-Checkpoint";
-pub const STAGE: &str = "Fabro-Stage";
-pub const SNAPSHOT: &str = "Fabro-Snapshot";
+pub(crate) const RUN: &str = "Fabro-Run";
+pub(crate) const COMPLETED: &str = "Fabro-Completed";
+pub(crate) const CHECKPOINT: &str = "Fabro-Checkpoint";
+pub(crate) const STAGE: &str = "Fabro-Stage";
+pub(crate) const SNAPSHOT: &str = "Fabro-Snapshot";
 
 /// `fabro(<RUN_ID>): <node> (<status>)` and the three trailers, as FORMAT.md prints them.
-pub fn run_commit(
+pub(crate) fn run_commit(
     run: &RunId,
     node: &NodeId,
     status: StageStatus,
@@ -26,22 +26,22 @@ pub fn run_commit(
 
 /// The status word of the commit the engine writes on the run branch before a fan-out, as
 /// Fabro does: the commit every branch starts from.
-pub const PARALLEL_BASE: &str = "parallel_base";
+pub(crate) const PARALLEL_BASE: &str = "parallel_base";
 
 /// `fabro(<RUN_ID>): <node> (parallel_base)` with Fabro's two trailers and its literal count 0:
 /// the commit completes no node and has no checkpoint, so timelines pass over it.
-pub fn parallel_base_commit(run: &RunId, node: &str) -> String {
+pub(crate) fn parallel_base_commit(run: &RunId, node: &str) -> String {
     format!("fabro({run}): {node} ({PARALLEL_BASE})\n\n{RUN}: {run}\n{COMPLETED}: 0\n")
 }
 
 /// Whether `message` is the parallel base commit of `node` in `run`.
-pub fn is_parallel_base(message: &[u8], run: &RunId, node: &str) -> bool {
+pub(crate) fn is_parallel_base(message: &[u8], run: &RunId, node: &str) -> bool {
     Trailers::parse(message).run.as_deref() == Some(run.as_str())
         && parse_subject(message).is_some_and(|(n, status)| n == node && status == PARALLEL_BASE)
 }
 
 /// A metadata commit: the subject starts with one of `init run`, `checkpoint`, `finalize run`.
-pub fn meta_commit(subject: &str, run: &RunId, stage: Option<&str>) -> String {
+pub(crate) fn meta_commit(subject: &str, run: &RunId, stage: Option<&str>) -> String {
     let mut message = format!("{subject}\n\n{RUN}: {run}\n");
     if let Some(stage) = stage {
         message.push_str(&format!("{STAGE}: {stage}\n"));
@@ -50,11 +50,11 @@ pub fn meta_commit(subject: &str, run: &RunId, stage: Option<&str>) -> String {
 }
 
 /// The line of a recovery commit's body that names the command that made it.
-pub const RECOVERY_COMMAND: &str = "Made by: ";
+pub(crate) const RECOVERY_COMMAND: &str = "Made by: ";
 
 /// A recovery commit (`refs/fabro/recovery/`): the subject, the command that made it in the
 /// body, and the `Fabro-Run` trailer.
-pub fn recovery_commit(subject: &str, run: &RunId, command: Option<&str>) -> String {
+pub(crate) fn recovery_commit(subject: &str, run: &RunId, command: Option<&str>) -> String {
     match command {
         // One line, whatever the command's arguments held.
         Some(command) => format!(
@@ -66,7 +66,7 @@ pub fn recovery_commit(subject: &str, run: &RunId, command: Option<&str>) -> Str
 }
 
 /// The subject of a recovery commit and the command that made it, where it names one.
-pub fn read_recovery(message: &[u8]) -> (String, Option<String>) {
+pub(crate) fn read_recovery(message: &[u8]) -> (String, Option<String>) {
     let text = String::from_utf8_lossy(message);
     let subject = text.lines().next().unwrap_or_default().to_owned();
     let command = text
@@ -77,7 +77,7 @@ pub fn read_recovery(message: &[u8]) -> (String, Option<String>) {
 }
 
 /// A snapshot commit: between checkpoints, completing no node.
-pub fn snapshot_commit(run: &RunId, reason: &str) -> String {
+pub(crate) fn snapshot_commit(run: &RunId, reason: &str) -> String {
     format!("fabro({run}): snapshot ({reason})\n\n{RUN}: {run}\n{SNAPSHOT}: {reason}\n")
 }
 
@@ -141,7 +141,7 @@ fn without_footer(message: &[u8]) -> Option<&[u8]> {
 
 /// Whether `message` has a run commit's subject but no `Fabro-*` trailer git-fabro can read:
 /// a checkpoint whose link to its metadata is lost (a rewritten message, an unknown footer).
-pub fn is_unreadable_checkpoint(message: &[u8]) -> bool {
+pub(crate) fn is_unreadable_checkpoint(message: &[u8]) -> bool {
     parse_subject(message).is_some() && Trailers::parse(message) == Trailers::default()
 }
 

@@ -3,22 +3,22 @@
 //! timestamps, and the files of a run directory. Plain types and their encodings; nothing here
 //! reads a repository.
 
-pub mod agent_settings;
-pub mod fabro;
-pub mod lease;
+pub(crate) mod agent_settings;
+pub(crate) mod fabro;
+pub(crate) mod lease;
 pub mod message;
 pub mod node;
 pub mod record;
-pub mod redact;
+pub(crate) mod redact;
 pub mod run_id;
-pub mod shell;
-pub mod stages;
-pub mod store;
-pub mod suggest;
+pub(crate) mod shell;
+pub(crate) mod stages;
+pub(crate) mod store;
+pub(crate) mod suggest;
 pub mod time;
-pub mod usage;
+pub(crate) mod usage;
 
 /// The first seven hex digits of a sha, as git abbreviates.
-pub fn short_sha(sha: &str) -> &str {
+pub(crate) fn short_sha(sha: &str) -> &str {
     sha.get(..7).unwrap_or(sha)
 }

@@ -64,7 +64,7 @@ impl fmt::Display for NodeId {
 /// The outcome of one completed node, as it appears in a run commit's subject.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum StageStatus {
+pub(crate) enum StageStatus {
     Succeeded,
     PartiallySucceeded,
     Failed,

@@ -16,10 +16,10 @@ use crate::format::usage::{Usage, UsageTotal};
 
 /// The `format` this version writes. It reads format 1, format 2, and records without a
 /// `format` key, which are Fabro's own projections.
-pub const FORMAT: u32 = 2;
+pub(crate) const FORMAT: u32 = 2;
 
 /// What a record without a `format` key is read as: a `RunProjection` written by Fabro.
-pub const FORMAT_FABRO: u32 = 0;
+pub(crate) const FORMAT_FABRO: u32 = 0;
 
 type Extra = BTreeMap<String, Value>;
 
@@ -29,15 +29,15 @@ pub struct RunRecord {
     pub format: u32,
     #[serde(default)]
     pub run_id: String,
-    pub spec: Spec,
+    pub(crate) spec: Spec,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub graph_source: Option<String>,
-    pub start: Start,
-    pub status: Status,
+    pub(crate) start: Start,
+    pub(crate) status: Status,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub checkpoint: Option<Checkpoint>,
+    pub(crate) checkpoint: Option<Checkpoint>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub conclusion: Option<Conclusion>,
+    pub(crate) conclusion: Option<Conclusion>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub superseded_by: Option<String>,
     #[serde(flatten)]
@@ -46,7 +46,7 @@ pub struct RunRecord {
 
 /// Fabro's `RunSpec` and git-fabro's own keys beside it.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct Spec {
+pub(crate) struct Spec {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub run_id: String,
     /// Fabro's `WorkflowSettings`; `null` until written (see `fabro::complete`).
@@ -92,7 +92,7 @@ impl Spec {
     /// The goal a user gave the run, to take as written, never as a template: `--goal`, else
     /// Fabro's settings when the workflow has no `goal` attribute (as [`Spec::goal`] ranks
     /// them); None when the goal is the workflow's own.
-    pub fn given_goal(&self) -> Option<String> {
+    pub(crate) fn given_goal(&self) -> Option<String> {
         if self.goal.is_some() || fabro::graph_attr(&self.graph, "goal").is_some() {
             return self.goal.clone();
         }
@@ -100,7 +100,7 @@ impl Spec {
     }
 
     /// The workflow's inputs (`spec.inputs`), a value that is not a string as its JSON text.
-    pub fn inputs(&self) -> BTreeMap<String, String> {
+    pub(crate) fn inputs(&self) -> BTreeMap<String, String> {
         let Some(Value::Object(inputs)) = self.extra.get("inputs") else {
             return BTreeMap::new();
         };
@@ -114,7 +114,7 @@ impl Spec {
     }
 
     /// The goal: git-fabro's own key, else the workflow's `goal` attribute, else Fabro's settings.
-    pub fn goal(&self) -> Option<String> {
+    pub(crate) fn goal(&self) -> Option<String> {
         self.goal
             .clone()
             .or_else(|| fabro::graph_attr(&self.graph, "goal"))
@@ -127,7 +127,7 @@ impl Spec {
     }
 
     /// The workflow's name: Fabro's slug, format 1's name, else the graph's name.
-    pub fn workflow_name(&self) -> Option<String> {
+    pub(crate) fn workflow_name(&self) -> Option<String> {
         self.workflow_slug
             .clone()
             .or_else(|| self.workflow_name.clone())
@@ -140,22 +140,14 @@ impl Spec {
             })
     }
 
-    pub fn origin_url(&self) -> Option<String> {
-        self.git
-            .as_ref()
-            .map(|git| git.origin_url.clone())
-            .filter(|url| !url.is_empty())
-            .or_else(|| self.origin_url.clone())
-    }
-
-    pub fn is_fork(&self) -> bool {
+    pub(crate) fn is_fork(&self) -> bool {
         self.fork_source.is_some() || self.fork_source_ref.is_some()
     }
 }
 
 /// Fabro's `GitContext`: where the run's repository came from, credentials removed.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct GitContext {
+pub(crate) struct GitContext {
     pub origin_url: String,
     pub branch: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -167,14 +159,14 @@ pub struct GitContext {
 
 /// Fabro's `ForkSourceRef`: the source run and the run commit the fork starts at.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ForkSourceRef {
+pub(crate) struct ForkSourceRef {
     pub source_run_id: String,
     pub checkpoint_sha: String,
 }
 
 /// Where a forked run came from: the source run and the checkpoint it started at.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ForkSource {
+pub(crate) struct ForkSource {
     pub run_id: String,
     pub ordinal: usize,
     pub run_commit: String,
@@ -183,7 +175,7 @@ pub struct ForkSource {
 
 /// Fabro's `StartRecord` plus `meta_branch`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Start {
+pub(crate) struct Start {
     #[serde(default)]
     pub run_id: String,
     pub start_time: String,
@@ -200,7 +192,7 @@ pub struct Start {
 /// The `kind` of Fabro's `RunStatus`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum StatusKind {
+pub(crate) enum StatusKind {
     Submitted,
     Queued,
     Starting,
@@ -231,7 +223,7 @@ impl StatusKind {
         }
     }
 
-    pub fn is_terminal(self) -> bool {
+    pub(crate) fn is_terminal(self) -> bool {
         matches!(
             self,
             StatusKind::Succeeded | StatusKind::Failed | StatusKind::Dead
@@ -239,7 +231,7 @@ impl StatusKind {
     }
 
     /// Whether a run in this state may still take checkpoints.
-    pub fn is_active(self) -> bool {
+    pub(crate) fn is_active(self) -> bool {
         !self.is_terminal() && self != StatusKind::Archived
     }
 }
@@ -247,7 +239,7 @@ impl StatusKind {
 /// Fabro's `RunStatus`: `kind`, with `reason` for succeeded and failed runs (one of Fabro's
 /// reason names) and `prior` for archived ones (`{"kind", "reason"}`).
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Status {
+pub(crate) struct Status {
     pub kind: StatusKind,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
@@ -258,7 +250,7 @@ pub struct Status {
 }
 
 impl Status {
-    pub fn new(kind: StatusKind) -> Status {
+    pub(crate) fn new(kind: StatusKind) -> Status {
         Status {
             kind,
             reason: fabro::default_reason(kind).map(str::to_owned),
@@ -270,7 +262,7 @@ impl Status {
 
 /// The engine state after a completed node: what a resumed run continues from.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Checkpoint {
+pub(crate) struct Checkpoint {
     pub timestamp: String,
     pub current_node: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -301,7 +293,7 @@ pub struct Checkpoint {
 /// Fabro's `Conclusion`: `status` is a stage outcome (`succeeded`, `partially_succeeded`,
 /// `failed`, `skipped`); a person's reason goes to `failure_reason`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Conclusion {
+pub(crate) struct Conclusion {
     pub timestamp: String,
     pub status: StageStatus,
     pub duration_ms: u64,
@@ -316,7 +308,7 @@ pub struct Conclusion {
 /// `stages/<rank>-<node>@<visit>/status.json`: Fabro's `StageCompletion` (`outcome`, `notes`,
 /// `failure_reason`, `timestamp`) and git-fabro's keys. Format 1 named the outcome `status`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct StageRecord {
+pub(crate) struct StageRecord {
     #[serde(alias = "status")]
     pub outcome: StageStatus,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -344,7 +336,7 @@ pub struct StageRecord {
 
 /// The largest `run.json` read and written. A record of thousands of checkpoints is well under
 /// a megabyte; one this large can only come from a damaged or hostile clone, and is refused.
-pub const MAX_RUN_JSON: u64 = 16 << 20;
+pub(crate) const MAX_RUN_JSON: u64 = 16 << 20;
 
 impl RunRecord {
     /// Reads `run.json` as found on a metadata branch, refusing formats this version does not
@@ -392,7 +384,7 @@ impl RunRecord {
     }
 
     /// Like [`RunRecord::to_json`], for a record written once: it is completed in place.
-    pub fn into_json(mut self) -> Result<Vec<u8>> {
+    pub(crate) fn into_json(mut self) -> Result<Vec<u8>> {
         fabro::complete(&mut self);
         let json = pretty(&self);
         let size = json.len() as u64;
@@ -407,7 +399,7 @@ impl RunRecord {
     }
 
     /// The number of nodes completed so far, fork inheritance included.
-    pub fn completed(&self) -> usize {
+    pub(crate) fn completed(&self) -> usize {
         self.checkpoint
             .as_ref()
             .map_or(0, |c| c.completed_nodes.len())
@@ -416,18 +408,18 @@ impl RunRecord {
 
 /// Pretty-printed JSON (two-space indentation) with a final newline: the form of every JSON
 /// file git-fabro writes and of every `--json` document it prints, from this one function.
-pub fn pretty(value: &impl Serialize) -> Vec<u8> {
+pub(crate) fn pretty(value: &impl Serialize) -> Vec<u8> {
     let mut out = serde_json::to_vec_pretty(value).unwrap_or_default();
     out.push(b'\n');
     out
 }
 
 /// Where a run's metadata tree keeps the links of rewritten checkpoints, one file each.
-pub const LINKS_DIR: &str = "links";
+pub(crate) const LINKS_DIR: &str = "links";
 
 /// What a timeline needs to read a rewritten commit as the checkpoint it replaced.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
-pub struct Link {
+pub(crate) struct Link {
     pub old_commit: String,
     pub new_commit: String,
     pub run_id: String,
@@ -466,12 +458,12 @@ mod tests {
 }
 
 /// The labels of an agent session's run: the agent, and the session's id.
-pub const AGENT_LABEL: &str = "agent";
-pub const SESSION_LABEL: &str = "agent_session";
+pub(crate) const AGENT_LABEL: &str = "agent";
+pub(crate) const SESSION_LABEL: &str = "agent_session";
 
 impl Start {
     /// The directory a run in place started in (git-fabro's `in_place` and `workdir`).
-    pub fn workdir(&self) -> Option<&std::path::Path> {
+    pub(crate) fn workdir(&self) -> Option<&std::path::Path> {
         let in_place = self.extra.get("in_place").and_then(Value::as_bool) == Some(true);
         let dir = self.extra.get("workdir").and_then(Value::as_str)?;
         in_place.then(|| std::path::Path::new(dir))
@@ -479,11 +471,11 @@ impl Start {
 }
 
 /// The key of `run.json` that says where the run landed last (git-fabro's own; Fabro has none).
-pub const LANDED: &str = "landed";
+pub(crate) const LANDED: &str = "landed";
 
 /// Where a run landed last, kept in its `run.json` so that listings can say so.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
-pub struct Landing {
+pub(crate) struct Landing {
     pub branch: String,
     pub commit: String,
     pub time: String,

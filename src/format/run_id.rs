@@ -6,7 +6,7 @@ use std::fmt;
 use crate::error::{Error, Result};
 
 /// The smallest prefix a user may abbreviate a run id to.
-pub const MIN_PREFIX: usize = 4;
+pub(crate) const MIN_PREFIX: usize = 4;
 const LEN: usize = 26;
 const ALPHABET: &str = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 
@@ -17,7 +17,7 @@ const ALPHABET: &str = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 pub struct RunId(String);
 
 impl RunId {
-    pub fn mint() -> RunId {
+    pub(crate) fn mint() -> RunId {
         RunId(new_ulid().to_string())
     }
 
@@ -57,7 +57,7 @@ impl RunId {
 /// A new ULID: the time now and 80 bits from the system's random source, taken straight from
 /// it: a random generator's set-up asks the processor for its features, which costs
 /// microseconds on a virtual machine, and one id needs no generator.
-pub fn new_ulid() -> ulid::Ulid {
+pub(crate) fn new_ulid() -> ulid::Ulid {
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default();

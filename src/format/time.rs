@@ -10,15 +10,15 @@ impl Timestamp {
     }
 
     /// Seconds since the Unix epoch, as git records a commit's time; out of range is the epoch.
-    pub fn from_seconds(seconds: i64) -> Timestamp {
+    pub(crate) fn from_seconds(seconds: i64) -> Timestamp {
         Timestamp(jiff::Timestamp::from_second(seconds).unwrap_or(jiff::Timestamp::UNIX_EPOCH))
     }
 
-    pub fn seconds(self) -> i64 {
+    pub(crate) fn seconds(self) -> i64 {
         self.0.as_second()
     }
 
-    pub fn millis(self) -> i64 {
+    pub(crate) fn millis(self) -> i64 {
         self.0.as_millisecond()
     }
 
@@ -29,13 +29,13 @@ impl Timestamp {
     }
 
     /// `20261121`, the prefix of run directory names (the UTC date).
-    pub fn yyyymmdd(self) -> String {
+    pub(crate) fn yyyymmdd(self) -> String {
         self.0.strftime("%Y%m%d").to_string()
     }
 
     /// Parses an RFC 3339 timestamp in UTC (`Z` or `+00:00`); other offsets are refused, as
     /// FORMAT.md writes only UTC.
-    pub fn parse_rfc3339(text: &str) -> Option<Timestamp> {
+    pub(crate) fn parse_rfc3339(text: &str) -> Option<Timestamp> {
         let utc = text.ends_with(['Z', 'z']) || text.ends_with("+00:00");
         let parsed: jiff::Timestamp = text.parse().ok()?;
         utc.then_some(Timestamp(parsed))

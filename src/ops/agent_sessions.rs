@@ -15,7 +15,7 @@ use crate::format::run_id::RunId;
 use crate::git::Repo;
 use crate::run::{RunState, workspace};
 
-pub use crate::format::record::{AGENT_LABEL, SESSION_LABEL};
+pub(crate) use crate::format::record::{AGENT_LABEL, SESSION_LABEL};
 
 fn marker(git_dir: &Path, agent: &str) -> PathBuf {
     git_dir
