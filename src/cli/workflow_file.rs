@@ -57,7 +57,6 @@ pub fn print_diagnostics(diagnostics: &[Diagnostic]) {
         let word = match d.severity {
             Severity::Error => "error",
             Severity::Warning => "warning",
-            Severity::Info => "info",
         };
         // Messages quote the workflow's text: shown escaped, line by line (a regex error in a
         // condition spans lines), after the coloured severity.

@@ -30,7 +30,7 @@ pub struct Options {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Stage {
+pub(crate) struct Stage {
     pub node_id: String,
     pub visit: usize,
     pub status: Status,
@@ -42,7 +42,7 @@ pub struct Stage {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct DryRun {
     pub status: Status,
-    pub stages: Vec<Stage>,
+    pub(crate) stages: Vec<Stage>,
     /// Why the run failed, in Fabro's words.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failure: Option<String>,
@@ -350,7 +350,7 @@ impl Walk<'_> {
 
 /// The key of a choice: `[K] Label`, `K) Label` or `K - Label` (1 to 3 letters or digits),
 /// else the label's first character.
-pub fn accelerator_key(label: &str) -> String {
+pub(crate) fn accelerator_key(label: &str) -> String {
     let short =
         |k: &str| (1..=3).contains(&k.chars().count()) && k.chars().all(char::is_alphanumeric);
     let label = label.trim();

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 /// One attribute value, typed as Fabro's `AttrValue` types it.
 #[derive(Debug, Clone, PartialEq)]
-pub enum AttrValue {
+pub(crate) enum AttrValue {
     String(String),
     Integer(i64),
     Float(f64),
@@ -26,21 +26,21 @@ impl AttrValue {
         }
     }
 
-    pub fn as_i64(&self) -> Option<i64> {
+    pub(crate) fn as_i64(&self) -> Option<i64> {
         match self {
             AttrValue::Integer(n) => Some(*n),
             _ => None,
         }
     }
 
-    pub fn as_bool(&self) -> Option<bool> {
+    pub(crate) fn as_bool(&self) -> Option<bool> {
         match self {
             AttrValue::Boolean(b) => Some(*b),
             _ => None,
         }
     }
 
-    pub fn as_duration(&self) -> Option<Duration> {
+    pub(crate) fn as_duration(&self) -> Option<Duration> {
         match self {
             AttrValue::Duration(d) => Some(*d),
             _ => None,
@@ -49,7 +49,7 @@ impl AttrValue {
 
     /// The value as text, as Fabro copies graph attributes into the context (`graph.<key>`):
     /// a duration as whole milliseconds with `ms`.
-    pub fn to_text(&self) -> String {
+    pub(crate) fn to_text(&self) -> String {
         match self {
             AttrValue::String(s) => s.clone(),
             AttrValue::Integer(n) => n.to_string(),
@@ -60,7 +60,7 @@ impl AttrValue {
     }
 
     /// The value [`AttrValue::to_fabro_json`] wrote; `None` for anything else.
-    pub fn from_fabro_json(value: &Value) -> Option<AttrValue> {
+    pub(crate) fn from_fabro_json(value: &Value) -> Option<AttrValue> {
         let (tag, inner) = value.as_object()?.iter().next()?;
         Some(match tag.as_str() {
             "String" => AttrValue::String(inner.as_str()?.to_owned()),
@@ -91,7 +91,7 @@ impl AttrValue {
 
 /// Fabro's fidelity modes (`fidelity`, `default_fidelity`): how much of the run an agent's
 /// preamble carries.
-pub const FIDELITIES: &[&str] = &[
+pub(crate) const FIDELITIES: &[&str] = &[
     "full",
     "truncate",
     "compact",
@@ -101,7 +101,7 @@ pub const FIDELITIES: &[&str] = &[
 ];
 
 /// Attributes by name; sorted, so that everything derived from them is deterministic.
-pub type Attrs = BTreeMap<String, AttrValue>;
+pub(crate) type Attrs = BTreeMap<String, AttrValue>;
 
 fn attrs_from_json(value: &Value) -> Option<Attrs> {
     value
@@ -121,7 +121,7 @@ fn attrs_json(attrs: &Attrs) -> Value {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Node {
+pub(crate) struct Node {
     pub id: String,
     pub attrs: Attrs,
     /// Stylesheet classes: from `class="a,b"` and from the labels of enclosing subgraphs.
@@ -132,7 +132,7 @@ pub struct Node {
 }
 
 impl Node {
-    pub fn new(id: &str) -> Self {
+    pub(crate) fn new(id: &str) -> Self {
         Node {
             id: id.to_string(),
             attrs: Attrs::new(),
@@ -141,33 +141,33 @@ impl Node {
         }
     }
 
-    pub fn str_attr(&self, key: &str) -> Option<&str> {
+    pub(crate) fn str_attr(&self, key: &str) -> Option<&str> {
         self.attrs.get(key).and_then(AttrValue::as_str)
     }
 
-    pub fn int_attr(&self, key: &str) -> Option<i64> {
+    pub(crate) fn int_attr(&self, key: &str) -> Option<i64> {
         self.attrs.get(key).and_then(AttrValue::as_i64)
     }
 
-    pub fn bool_attr(&self, key: &str) -> Option<bool> {
+    pub(crate) fn bool_attr(&self, key: &str) -> Option<bool> {
         self.attrs.get(key).and_then(AttrValue::as_bool)
     }
 
     /// The label, or the id when there is none.
-    pub fn label(&self) -> &str {
+    pub(crate) fn label(&self) -> &str {
         self.str_attr("label").unwrap_or(&self.id)
     }
 
     /// The shape; `box` (an agent) when there is none.
-    pub fn shape(&self) -> &str {
+    pub(crate) fn shape(&self) -> &str {
         self.str_attr("shape").unwrap_or("box")
     }
 
-    pub fn goal_gate(&self) -> bool {
+    pub(crate) fn goal_gate(&self) -> bool {
         self.bool_attr("goal_gate").unwrap_or(false)
     }
 
-    pub fn selection(&self) -> &str {
+    pub(crate) fn selection(&self) -> &str {
         self.str_attr("selection").unwrap_or("deterministic")
     }
 
@@ -181,34 +181,34 @@ impl Node {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Edge {
+pub(crate) struct Edge {
     pub from: String,
     pub to: String,
     pub attrs: Attrs,
 }
 
 impl Edge {
-    pub fn str_attr(&self, key: &str) -> Option<&str> {
+    pub(crate) fn str_attr(&self, key: &str) -> Option<&str> {
         self.attrs.get(key).and_then(AttrValue::as_str)
     }
 
-    pub fn label(&self) -> Option<&str> {
+    pub(crate) fn label(&self) -> Option<&str> {
         self.str_attr("label")
     }
 
     /// The guard, when there is a non-empty one.
-    pub fn condition(&self) -> Option<&str> {
+    pub(crate) fn condition(&self) -> Option<&str> {
         self.str_attr("condition").filter(|c| !c.is_empty())
     }
 
-    pub fn weight(&self) -> i64 {
+    pub(crate) fn weight(&self) -> i64 {
         self.attrs
             .get("weight")
             .and_then(AttrValue::as_i64)
             .unwrap_or(0)
     }
 
-    pub fn freeform(&self) -> bool {
+    pub(crate) fn freeform(&self) -> bool {
         self.attrs
             .get("freeform")
             .and_then(AttrValue::as_bool)
@@ -243,41 +243,41 @@ impl Graph {
     }
 
     /// The name after `digraph`.
-    pub fn name(&self) -> &str {
+    pub(crate) fn name(&self) -> &str {
         &self.name
     }
 
     /// The `goal` graph attribute, when it is a string.
-    pub fn goal(&self) -> Option<&str> {
+    pub(crate) fn goal(&self) -> Option<&str> {
         self.attrs.get("goal").and_then(AttrValue::as_str)
     }
 
-    pub fn node_count(&self) -> usize {
+    pub(crate) fn node_count(&self) -> usize {
         self.nodes.len()
     }
 
-    pub fn edge_count(&self) -> usize {
+    pub(crate) fn edge_count(&self) -> usize {
         self.edges.len()
     }
 
-    pub fn nodes(&self) -> &[Node] {
+    pub(crate) fn nodes(&self) -> &[Node] {
         &self.nodes
     }
 
-    pub fn edges(&self) -> &[Edge] {
+    pub(crate) fn edges(&self) -> &[Edge] {
         &self.edges
     }
 
-    pub fn attrs(&self) -> &Attrs {
+    pub(crate) fn attrs(&self) -> &Attrs {
         &self.attrs
     }
 
     /// The nodes no node statement declares, only edges name.
-    pub fn undeclared(&self) -> impl Iterator<Item = &Node> {
+    pub(crate) fn undeclared(&self) -> impl Iterator<Item = &Node> {
         self.undeclared.iter().filter_map(|id| self.node(id))
     }
 
-    pub fn node(&self, id: &str) -> Option<&Node> {
+    pub(crate) fn node(&self, id: &str) -> Option<&Node> {
         self.index.get(id).map(|&i| &self.nodes[i])
     }
 
@@ -302,17 +302,17 @@ impl Graph {
     }
 
     /// The edges leaving `id`, in declaration order.
-    pub fn outgoing<'g>(&'g self, id: &str) -> impl Iterator<Item = &'g Edge> + use<'g> {
+    pub(crate) fn outgoing<'g>(&'g self, id: &str) -> impl Iterator<Item = &'g Edge> + use<'g> {
         self.edges_at(self.leaving.get(id))
     }
 
     /// The edges arriving at `id`, in declaration order.
-    pub fn incoming<'g>(&'g self, id: &str) -> impl Iterator<Item = &'g Edge> + use<'g> {
+    pub(crate) fn incoming<'g>(&'g self, id: &str) -> impl Iterator<Item = &'g Edge> + use<'g> {
         self.edges_at(self.arriving.get(id))
     }
 
     /// The start node as Fabro finds it: a `Mdiamond`, else the node `start` or `Start`.
-    pub fn start_node(&self) -> Option<&Node> {
+    pub(crate) fn start_node(&self) -> Option<&Node> {
         self.nodes
             .iter()
             .find(|n| n.shape() == "Mdiamond")
@@ -343,7 +343,7 @@ impl Graph {
 
     /// The graph [`Graph::to_fabro_json`] wrote (a run's `spec.graph`), nodes in id order;
     /// `None` when `value` is not one.
-    pub fn from_fabro_json(value: &Value) -> Option<Graph> {
+    pub(crate) fn from_fabro_json(value: &Value) -> Option<Graph> {
         let mut graph = Graph::new(value.get("name")?.as_str()?);
         graph.attrs = attrs_from_json(value.get("attrs")?)?;
         for (id, node) in value.get("nodes")?.as_object()? {

@@ -20,21 +20,21 @@
 //!
 //! Nothing here prints, parses arguments or reads the environment.
 
-pub mod agents;
-pub mod condition;
-pub mod dot;
+pub(crate) mod agents;
+pub(crate) mod condition;
+pub(crate) mod dot;
 pub mod dry_run;
-pub mod execute;
-pub mod files;
-pub mod graph;
-pub mod handler;
+pub(crate) mod execute;
+pub(crate) mod files;
+pub(crate) mod graph;
+pub(crate) mod handler;
 mod import;
-pub mod outcome;
-pub mod picture;
-pub mod routing;
+pub(crate) mod outcome;
+pub(crate) mod picture;
+pub(crate) mod routing;
 mod script_template;
-pub mod stylesheet;
-pub mod template;
-pub mod trusted;
+pub(crate) mod stylesheet;
+pub(crate) mod template;
+pub(crate) mod trusted;
 pub mod validate;
 pub mod workflow;

@@ -18,17 +18,16 @@ use serde::Serialize;
 use super::graph::Graph;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum Severity {
+pub(crate) enum Severity {
     Error,
     Warning,
-    Info,
 }
 
 /// One finding, in the shape of Fabro's `Diagnostic` (its `--json` output).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Diagnostic {
     pub rule: String,
-    pub severity: Severity,
+    pub(crate) severity: Severity,
     pub message: String,
     pub node_id: Option<String>,
     pub edge: Option<(String, String)>,
@@ -62,7 +61,7 @@ impl Diagnostic {
         self
     }
 
-    pub fn is_error(&self) -> bool {
+    pub(crate) fn is_error(&self) -> bool {
         self.severity == Severity::Error
     }
 }
@@ -118,7 +117,7 @@ pub fn validate(graph: &Graph) -> Vec<Diagnostic> {
     out
 }
 
-pub fn has_errors(diagnostics: &[Diagnostic]) -> bool {
+pub(crate) fn has_errors(diagnostics: &[Diagnostic]) -> bool {
     diagnostics.iter().any(Diagnostic::is_error)
 }
 

@@ -14,14 +14,14 @@ use serde_json::Value;
 
 pub use super::dot::{ParseError, parse};
 use super::files::{self, FileRefs};
-pub use super::graph::{AttrValue, Edge, Graph, Node};
+pub use super::graph::Graph;
 use super::import;
 use super::validate::{self, Diagnostic};
 use crate::error::{Error, Result};
 use crate::input;
 
 /// A workflow read and checked: runnable when `diagnostics` holds no error.
-pub struct Loaded {
+pub(crate) struct Loaded {
     /// With its imports spliced in and its `@file` references inlined.
     pub graph: Graph,
     /// The text as read, which the run records and trust approvals hash.
@@ -36,7 +36,7 @@ pub struct Loaded {
 /// Errors: [`Error::Usage`] when it is not a readable regular file within
 /// [`input::MAX_DEFINITION`], [`Error::WorkflowSyntax`] when it is not UTF-8 text or not
 /// Fabro's DOT.
-pub fn load(path: &Path, what: &str, repo: Option<&Path>) -> Result<Loaded> {
+pub(crate) fn load(path: &Path, what: &str, repo: Option<&Path>) -> Result<Loaded> {
     let bytes = input::read_file(path, what, input::MAX_DEFINITION)?;
     load_bytes(bytes, path, path.parent().unwrap_or(Path::new(".")), repo)
 }
@@ -44,7 +44,7 @@ pub fn load(path: &Path, what: &str, repo: Option<&Path>) -> Result<Loaded> {
 /// Like [`load`], for the workflow a user names on the command line, which may also be `-`
 /// (standard input) or a pipe (`<(...)`), as git takes its file arguments: read once, within
 /// the same size limit, its `@file` references read from the current directory.
-pub fn load_named(path: &Path, what: &str, repo: Option<&Path>) -> Result<Loaded> {
+pub(crate) fn load_named(path: &Path, what: &str, repo: Option<&Path>) -> Result<Loaded> {
     let bytes = input::read_named(path, what, input::MAX_DEFINITION)?;
     load_bytes(bytes, path, input::named_dir(path), repo)
 }
@@ -59,7 +59,7 @@ fn load_bytes(bytes: Vec<u8>, path: &Path, dir: &Path, repo: Option<&Path>) -> R
 /// A workflow given as text (a manager loop's `stack.child_dot_source`), named `name` in
 /// messages: parsed and validated. It has no directory, so `@file` references stay as written
 /// and imports unresolved (validation reports them).
-pub fn load_source(source: &str, name: &str) -> Result<Loaded> {
+pub(crate) fn load_source(source: &str, name: &str) -> Result<Loaded> {
     checked(source.to_owned(), name, None)
 }
 
@@ -88,7 +88,7 @@ fn imports(graph: &Graph) -> bool {
 /// `None` when the source imports and `spec_graph` is not a graph.
 ///
 /// Errors: the source does not parse.
-pub fn recorded_graph(
+pub(crate) fn recorded_graph(
     source: &str,
     spec_graph: &Value,
     name: &str,
@@ -103,7 +103,7 @@ pub fn recorded_graph(
 /// The text the trust gate approves for a run of `source` whose loaded graph is `spec_graph`:
 /// the source or, when it imports other workflows, the source followed by that graph, which is
 /// what a resume runs ([`recorded_graph`]), so that a changed graph needs a new approval.
-pub fn trusted_text<'s>(source: &'s str, spec_graph: &Value) -> Cow<'s, str> {
+pub(crate) fn trusted_text<'s>(source: &'s str, spec_graph: &Value) -> Cow<'s, str> {
     if !parse(source, "").is_ok_and(|g| imports(&g)) {
         return Cow::Borrowed(source);
     }
