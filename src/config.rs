@@ -15,34 +15,34 @@ use crate::format::redact::{Redactor, UserRule};
 use crate::git::{Identity, Repo};
 use crate::input;
 
-pub mod hooks;
+pub(crate) mod hooks;
 mod size;
-pub mod worktrees;
+pub(crate) mod worktrees;
 
 use size::bad_size;
-pub use size::{Size, parse_size};
+pub(crate) use size::{Size, parse_size};
 
 use hooks::HookDefinition;
 use worktrees::{SeedBuild, WorktreeSettings};
 
-pub const SETTINGS_FILE: &str = "settings.toml";
-pub const RUN_FILE: &str = "run.toml";
-pub const AUTHOR_NAME_KEY: &str = "fabro.author.name";
-pub const AUTHOR_EMAIL_KEY: &str = "fabro.author.email";
-pub const DEFAULT_AUTHOR_NAME: &str = "Fabro";
-pub const DEFAULT_AUTHOR_EMAIL: &str = "noreply@fabro.sh";
-pub const RUNS_DIR_KEY: &str = "fabro.runsDir";
-pub const REMOTE_KEY: &str = "fabro.remote";
-pub const EXCLUDE_GLOB_KEY: &str = "fabro.excludeGlob";
-pub const DEFAULT_REMOTE: &str = "origin";
-pub const MAX_FILE_SIZE_KEY: &str = "fabro.maxFileSize";
-pub const DEFAULT_MAX_FILE_SIZE: u64 = 50 << 20;
-pub const AGENT_COMMAND_KEY: &str = "fabro.agentCommand";
-pub const ENV_PASS_KEY: &str = "fabro.envPass";
-pub const WATCH_WORKTREE_KEY: &str = "fabro.watchWorktree";
+pub(crate) const SETTINGS_FILE: &str = "settings.toml";
+pub(crate) const RUN_FILE: &str = "run.toml";
+pub(crate) const AUTHOR_NAME_KEY: &str = "fabro.author.name";
+pub(crate) const AUTHOR_EMAIL_KEY: &str = "fabro.author.email";
+pub(crate) const DEFAULT_AUTHOR_NAME: &str = "Fabro";
+pub(crate) const DEFAULT_AUTHOR_EMAIL: &str = "noreply@fabro.sh";
+pub(crate) const RUNS_DIR_KEY: &str = "fabro.runsDir";
+pub(crate) const REMOTE_KEY: &str = "fabro.remote";
+pub(crate) const EXCLUDE_GLOB_KEY: &str = "fabro.excludeGlob";
+pub(crate) const DEFAULT_REMOTE: &str = "origin";
+pub(crate) const MAX_FILE_SIZE_KEY: &str = "fabro.maxFileSize";
+pub(crate) const DEFAULT_MAX_FILE_SIZE: u64 = 50 << 20;
+pub(crate) const AGENT_COMMAND_KEY: &str = "fabro.agentCommand";
+pub(crate) const ENV_PASS_KEY: &str = "fabro.envPass";
+pub(crate) const WATCH_WORKTREE_KEY: &str = "fabro.watchWorktree";
 
 /// The fabro home: `$FABRO_HOME`, else `~/.fabro`.
-pub fn fabro_home() -> PathBuf {
+pub(crate) fn fabro_home() -> PathBuf {
     if let Some(home) = std::env::var_os("FABRO_HOME").filter(|h| !h.is_empty()) {
         return PathBuf::from(home);
     }
@@ -57,19 +57,19 @@ pub fn fabro_home() -> PathBuf {
 #[serde(deny_unknown_fields)]
 pub struct Settings {
     #[serde(default)]
-    pub checkpoint: CheckpointSettings,
+    pub(crate) checkpoint: CheckpointSettings,
     #[serde(default)]
-    pub git: GitSettings,
+    pub(crate) git: GitSettings,
     #[serde(default)]
-    pub runs: RunsSettings,
+    pub(crate) runs: RunsSettings,
     #[serde(default)]
-    pub remote: RemoteSettings,
+    pub(crate) remote: RemoteSettings,
     #[serde(default)]
-    pub gc: GcSettings,
+    pub(crate) gc: GcSettings,
     #[serde(default)]
-    pub agent: AgentSettings,
+    pub(crate) agent: AgentSettings,
     #[serde(default)]
-    pub env: EnvSettings,
+    pub(crate) env: EnvSettings,
     /// Build output in run worktrees (see [`worktrees`]).
     #[serde(default)]
     pub worktrees: WorktreeSettings,
@@ -77,12 +77,12 @@ pub struct Settings {
     #[serde(default)]
     pub hooks: Vec<HookDefinition>,
     #[serde(default)]
-    pub redact: RedactSettings,
+    pub(crate) redact: RedactSettings,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RedactSettings {
+pub(crate) struct RedactSettings {
     /// Rules of the user's own beside the built-in ones, `NAME=EXPRESSION` (a regular
     /// expression); what matches is stored as `REDACTED:NAME`.
     pub patterns: Option<Vec<String>>,
@@ -90,21 +90,21 @@ pub struct RedactSettings {
 
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct EnvSettings {
+pub(crate) struct EnvSettings {
     /// Variables nodes get beyond the allowlist (`NAME`, or `PREFIX*`).
     pub pass: Option<Vec<String>>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct AgentSettings {
+pub(crate) struct AgentSettings {
     /// The command agent and prompt nodes run (`/bin/bash -c COMMAND`, prompt on stdin).
     pub command: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct GcSettings {
+pub(crate) struct GcSettings {
     /// `gc` also removes finished runs (succeeded, failed, dead) that finished at least this
     /// long ago (`30d`, `2w`, ...), as `gc --finished-older-than` does; unset, it keeps them.
     pub finished_older_than: Option<String>,
@@ -112,21 +112,21 @@ pub struct GcSettings {
 
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RunsSettings {
+pub(crate) struct RunsSettings {
     /// Where run directories are created (default `<fabro home>/runs`).
     pub dir: Option<PathBuf>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RemoteSettings {
+pub(crate) struct RemoteSettings {
     /// The remote `push` and `fetch` use when none is named (default `origin`).
     pub name: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct CheckpointSettings {
+pub(crate) struct CheckpointSettings {
     /// Gitignore-style patterns never staged into run commits.
     pub exclude_globs: Option<Vec<String>>,
     /// Files larger than this are left out of snapshots (default 50 MiB): a number of bytes
@@ -139,13 +139,13 @@ pub struct CheckpointSettings {
 
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct GitSettings {
+pub(crate) struct GitSettings {
     pub author: Option<AuthorSettings>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct AuthorSettings {
+pub(crate) struct AuthorSettings {
     pub name: Option<String>,
     pub email: Option<String>,
 }
@@ -173,7 +173,7 @@ impl Settings {
     /// its `[[hooks]]`: they are commands, and someone else's commands run here only from a
     /// file this machine holds. The run's author is kept: it names who
     /// the run's commits are by and decides nothing about files.
-    pub fn recorded(self) -> Settings {
+    pub(crate) fn recorded(self) -> Settings {
         Settings {
             git: self.git,
             ..Settings::default()
@@ -181,13 +181,13 @@ impl Settings {
     }
 
     /// The fabro home's `settings.toml`.
-    pub fn load_home(home: &Path) -> Result<Settings> {
+    pub(crate) fn load_home(home: &Path) -> Result<Settings> {
         Settings::load(&home.join(SETTINGS_FILE))
     }
 
     /// Reads a TOML file; a missing file is empty settings. Like a file named on the command
     /// line, it must be a regular file of sensible size: a FIFO would block every command.
-    pub fn load(path: &Path) -> Result<Settings> {
+    pub(crate) fn load(path: &Path) -> Result<Settings> {
         match std::fs::metadata(path) {
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
                 return Ok(Settings::default());
@@ -204,7 +204,7 @@ impl Settings {
 
 /// The settings a command works with, once every layer is applied.
 #[derive(Clone, Debug)]
-pub struct Config {
+pub(crate) struct Config {
     pub identity: Identity,
     pub exclude_globs: Vec<String>,
     pub runs_dir: PathBuf,
@@ -241,7 +241,7 @@ pub struct Config {
 
 impl Config {
     /// Layers `run` (the run's `run.toml`, if any) over `settings.toml` over git config.
-    pub fn load(repo: &Repo, home: &Path, run: Option<&Settings>) -> Result<Config> {
+    pub(crate) fn load(repo: &Repo, home: &Path, run: Option<&Settings>) -> Result<Config> {
         Config::resolve(repo, home, &Settings::load_home(home)?, run)
     }
 
@@ -347,7 +347,7 @@ impl Config {
 
     /// What snapshots of `workdir` leave out: the defaults, the globs, and the fabro home and
     /// runs directory when they lie inside it (a run must never capture its own state).
-    pub fn excludes(&self, workdir: &Path) -> crate::git::Excludes {
+    pub(crate) fn excludes(&self, workdir: &Path) -> crate::git::Excludes {
         let mut globs = self.exclude_globs.clone();
         let workdir = std::fs::canonicalize(workdir).unwrap_or_else(|_| workdir.to_owned());
         for dir in [&self.home, &self.runs_dir] {

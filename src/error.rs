@@ -11,13 +11,13 @@ pub use situation::{Needs, Phase, Situation};
 pub mod exit {
     pub const FAILED: u8 = 1;
     pub const USAGE: u8 = 2;
-    pub const CONFLICT: u8 = 3;
+    pub(crate) const CONFLICT: u8 = 3;
     /// The run waits for an answer at a human gate; `resume --answer` goes on.
-    pub const BLOCKED: u8 = 4;
+    pub(crate) const BLOCKED: u8 = 4;
     /// The workflow to run was neither started nor approved on this machine; `--trust` runs it.
-    pub const UNTRUSTED: u8 = 5;
+    pub(crate) const UNTRUSTED: u8 = 5;
     /// Ctrl-C or SIGTERM stopped the run; `resume` goes on.
-    pub const INTERRUPTED: u8 = 130;
+    pub(crate) const INTERRUPTED: u8 = 130;
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -157,7 +157,7 @@ pub enum Error {
 
 impl Error {
     /// See [`crate::git::Error::is_vanished_object`].
-    pub fn is_vanished_object(&self) -> bool {
+    pub(crate) fn is_vanished_object(&self) -> bool {
         matches!(self, Error::Git(err) if err.is_vanished_object())
     }
 
@@ -247,7 +247,7 @@ impl Error {
     }
 
     /// The same error, naming `place` (a checkpoint, say) instead of a bare tree.
-    pub fn at(self, place: impl Into<String>) -> Error {
+    pub(crate) fn at(self, place: impl Into<String>) -> Error {
         match self {
             Error::UnsafePath { path, reason, .. } => Error::UnsafePath {
                 place: place.into(),
@@ -260,7 +260,7 @@ impl Error {
 
     /// The same error, naming run `run` when it is a conflict or a held lock, whose message
     /// names only refs.
-    pub fn in_run(self, run: &impl std::fmt::Display) -> Error {
+    pub(crate) fn in_run(self, run: &impl std::fmt::Display) -> Error {
         match self {
             Error::Conflict(text) => Error::Conflict(format!("run {run}: {text}")),
             Error::Busy(text) if !text.starts_with("run ") => {
@@ -270,7 +270,7 @@ impl Error {
         }
     }
 
-    pub fn io(context: impl Into<String>) -> impl FnOnce(std::io::Error) -> Error {
+    pub(crate) fn io(context: impl Into<String>) -> impl FnOnce(std::io::Error) -> Error {
         let context = context.into();
         move |source| Error::Io { context, source }
     }

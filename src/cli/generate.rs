@@ -41,7 +41,7 @@ fn add_pages(cmd: &clap::Command, path: &str, pages: &mut Vec<(PathBuf, Vec<u8>)
 }
 
 /// The completion script for `shell`; bash's also completes `git fabro` (see `GIT_BASH`).
-pub fn completion(shell: Shell) -> Vec<u8> {
+pub(crate) fn completion(shell: Shell) -> Vec<u8> {
     let mut script = Vec::new();
     clap_complete::generate(
         shell,

@@ -194,7 +194,7 @@ fn suggest_subcommand(command: &clap::Command, err: &mut clap::Error) {
 }
 
 /// The variable that chooses what reads timelines (`git::ObjectReader`): `gix` or `own`.
-pub const OBJECT_READER_ENV: &str = "GIT_FABRO_OBJECT_READER";
+pub(crate) const OBJECT_READER_ENV: &str = "GIT_FABRO_OBJECT_READER";
 
 pub fn run(cli: Cli) -> Result<()> {
     output::set_quiet(cli.quiet);
@@ -268,7 +268,7 @@ impl std::error::Error for ExitWith {}
 
 /// What every command works with: the repository, the fabro home, and what the environment
 /// says about the run it works for.
-pub struct Ctx {
+pub(crate) struct Ctx {
     pub repo: Repo,
     pub home: PathBuf,
     pub env: RunEnv,
@@ -283,7 +283,7 @@ pub struct Ctx {
 
 /// The variables `resume -- COMMAND` sets for the command it runs, read once here so that
 /// nothing below the command line reads the environment.
-pub struct RunEnv {
+pub(crate) struct RunEnv {
     /// `$FABRO_RUN_ID`: the run a command without a RUN argument works on.
     pub run_id: Option<String>,
     /// `$FABRO_RUN_DIR`: that run's directory.
@@ -332,7 +332,7 @@ impl Ctx {
 
     /// The run named by a RUN argument, else `$FABRO_RUN_ID`, else the run whose worktree
     /// holds the current directory, else the one run in place in this directory.
-    pub fn run_id(&self, explicit: Option<&str>) -> Result<RunId> {
+    pub(crate) fn run_id(&self, explicit: Option<&str>) -> Result<RunId> {
         let repo = &self.repo;
         if let Some(text) = explicit.or(self.env.run_id.as_deref()) {
             return Ok(crate::run::resolve(repo, text)?);
@@ -363,13 +363,18 @@ impl Ctx {
     }
 
     /// Whether the command runs in a run's worktree (its branch is a run branch).
-    pub fn in_run_worktree(&self) -> bool {
+    pub(crate) fn in_run_worktree(&self) -> bool {
         crate::run::workspace::in_run_worktree(&self.repo)
     }
 
     /// Refuses (exit 3) while a live process other than the one this command works for holds
     /// the run, unless `force`.
-    pub fn ensure_not_held(&self, run_dir: Option<&RunDir>, id: &RunId, force: bool) -> Result<()> {
+    pub(crate) fn ensure_not_held(
+        &self,
+        run_dir: Option<&RunDir>,
+        id: &RunId,
+        force: bool,
+    ) -> Result<()> {
         Ok(run_pid::ensure_not_held(
             run_dir,
             id,
@@ -379,7 +384,7 @@ impl Ctx {
     }
 
     /// The run's workspace on this machine: its worktree, or the directory it runs in place.
-    pub fn workspace(&self, id: &RunId) -> Result<Workspace> {
+    pub(crate) fn workspace(&self, id: &RunId) -> Result<Workspace> {
         match Workspace::find(&self.repo, id)? {
             Some(workspace) => Ok(workspace),
             None => Err(crate::run::RunState::load(&self.repo, id)?

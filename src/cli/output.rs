@@ -10,7 +10,7 @@ use anyhow::Result;
 use serde::Serialize;
 
 /// Prints one pretty JSON document on stdout, in the form of the JSON files git-fabro writes.
-pub fn json(value: &impl Serialize) -> Result<()> {
+pub(crate) fn json(value: &impl Serialize) -> Result<()> {
     let mut out = std::io::stdout().lock();
     out.write_all(&crate::format::record::pretty(value))?;
     out.flush()?;
@@ -18,14 +18,14 @@ pub fn json(value: &impl Serialize) -> Result<()> {
 }
 
 /// Prints `line` on stdout.
-pub fn line(line: impl std::fmt::Display) -> Result<()> {
+pub(crate) fn line(line: impl std::fmt::Display) -> Result<()> {
     writeln!(std::io::stdout().lock(), "{line}")?;
     Ok(())
 }
 
 /// Prints rows as columns separated by two spaces, the last column unpadded. The cells of
 /// `status_column` are coloured by status on a terminal.
-pub fn table(
+pub(crate) fn table(
     header: &[&str],
     rows: &[Vec<impl AsRef<str>>],
     status_column: Option<usize>,
@@ -93,17 +93,17 @@ fn write_row<'a>(
     Ok(())
 }
 
-pub const BOLD: Style = Style::new().bold();
-pub const RED: Style = AnsiColor::Red.on_default();
-pub const GREEN: Style = AnsiColor::Green.on_default();
-pub const YELLOW: Style = AnsiColor::Yellow.on_default();
+pub(crate) const BOLD: Style = Style::new().bold();
+pub(crate) const RED: Style = AnsiColor::Red.on_default();
+pub(crate) const GREEN: Style = AnsiColor::Green.on_default();
+pub(crate) const YELLOW: Style = AnsiColor::Yellow.on_default();
 
 /// 0: decide from the terminal; 1: colour; 2: none (a command's `--color`, decided before a
 /// pager takes stdout away from the terminal).
 static STDOUT_COLOUR: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
 
 /// Fixes whether tables on stdout are coloured, whatever stdout turns out to be.
-pub fn set_stdout_colour(colour: bool) {
+pub(crate) fn set_stdout_colour(colour: bool) {
     STDOUT_COLOUR.store(if colour { 1 } else { 2 }, Ordering::Relaxed);
 }
 
@@ -116,11 +116,11 @@ fn stdout_colour() -> bool {
 
 /// Colour as git decides it: on a terminal whose `TERM` can show it, never with `NO_COLOR`
 /// (and `CLICOLOR`/`CLICOLOR_FORCE` as the convention says).
-pub fn colour_on(stream: &impl anstream::stream::RawStream) -> bool {
+pub(crate) fn colour_on(stream: &impl anstream::stream::RawStream) -> bool {
     anstream::AutoStream::choice(stream) != anstream::ColorChoice::Never
 }
 
-pub fn paint(text: &str, style: Style) -> String {
+pub(crate) fn paint(text: &str, style: Style) -> String {
     format!("{style}{text}{style:#}")
 }
 
@@ -139,7 +139,7 @@ pub fn prefix(label: &str) -> String {
 }
 
 /// `error`, `warning` or another label, coloured for stderr when it is a terminal.
-pub fn severity(label: &str) -> String {
+pub(crate) fn severity(label: &str) -> String {
     let style = match label {
         "error" => RED,
         "warning" => YELLOW,
@@ -155,27 +155,27 @@ pub fn severity(label: &str) -> String {
 static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// `--quiet`: no messages for people on stderr (errors and warnings still show).
-pub fn set_quiet(quiet: bool) {
+pub(crate) fn set_quiet(quiet: bool) {
     QUIET.store(quiet, std::sync::atomic::Ordering::Relaxed);
 }
 
-pub fn is_quiet() -> bool {
+pub(crate) fn is_quiet() -> bool {
     QUIET.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// A message for the person at the terminal.
-pub fn note(message: impl std::fmt::Display) {
+pub(crate) fn note(message: impl std::fmt::Display) {
     if !is_quiet() {
         eprintln!("{message}");
     }
 }
 
-pub fn warn(message: impl std::fmt::Display) {
+pub(crate) fn warn(message: impl std::fmt::Display) {
     eprintln!("{} {message}", prefix("warning"));
 }
 
 /// One warning per run a listing left out because its record cannot be read.
-pub fn warn_unreadable(runs: &[crate::run::Unreadable]) {
+pub(crate) fn warn_unreadable(runs: &[crate::run::Unreadable]) {
     for run in runs {
         warn(format!(
             "{} (left out; check it with `git fabro fsck {}`)",
@@ -212,13 +212,13 @@ pub fn escape(text: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// `n` and the noun, singular for one: `1 run`, `2 runs`, `0 runs`.
-pub fn counted(n: usize, one: &str, many: &str) -> String {
+pub(crate) fn counted(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// A UTC RFC 3339 time as `git log --date=iso` shows one: local time with its offset
 /// (`2026-11-21 06:49:12 +0100`). Text that is not such a time is shown as it is.
-pub fn local_time(rfc3339: &str) -> String {
+pub(crate) fn local_time(rfc3339: &str) -> String {
     let Ok(time) = rfc3339.parse::<jiff::Timestamp>() else {
         return rfc3339.to_owned();
     };

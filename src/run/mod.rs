@@ -3,16 +3,16 @@
 //! run without changing it: its timeline, the targets that name a checkpoint, where its files
 //! live, and the summaries that listings show.
 
-pub mod abbrev;
-pub mod active_time;
-pub mod changes;
-pub mod inspect;
+pub(crate) mod abbrev;
+pub(crate) mod active_time;
+pub(crate) mod changes;
+pub(crate) mod inspect;
 mod situation;
-pub mod summary_cache;
+pub(crate) mod summary_cache;
 pub mod target;
 pub mod timeline;
-pub mod watch;
-pub mod workspace;
+pub(crate) mod watch;
+pub(crate) mod workspace;
 
 use crate::error::{Error, Result};
 use crate::format::message::Trailers;
@@ -20,31 +20,31 @@ use crate::format::record::{Checkpoint, RunRecord};
 use crate::format::run_id::RunId;
 use crate::git::{Identity, ObjectId, RefEdit, Repo};
 
-pub const RUN_BRANCH_PREFIX: &str = "refs/heads/fabro/run/";
-pub const META_BRANCH_PREFIX: &str = "refs/heads/fabro/meta/";
-pub const RUN_JSON: &str = "run.json";
-pub const GRAPH_FILE: &str = "graph.fabro";
+pub(crate) const RUN_BRANCH_PREFIX: &str = "refs/heads/fabro/run/";
+pub(crate) const META_BRANCH_PREFIX: &str = "refs/heads/fabro/meta/";
+pub(crate) const RUN_JSON: &str = "run.json";
+pub(crate) const GRAPH_FILE: &str = "graph.fabro";
 
-pub fn run_branch(id: &RunId) -> String {
+pub(crate) fn run_branch(id: &RunId) -> String {
     format!("{RUN_BRANCH_PREFIX}{id}")
 }
 
 /// Where the branches of a run's parallel nodes live: `<node>/pass<visit>/<target>` below.
-pub fn parallel_branches_prefix(id: &RunId) -> String {
+pub(crate) fn parallel_branches_prefix(id: &RunId) -> String {
     format!("{RUN_BRANCH_PREFIX}parallel/{id}/")
 }
 
-pub fn meta_branch(id: &RunId) -> String {
+pub(crate) fn meta_branch(id: &RunId) -> String {
     format!("{META_BRANCH_PREFIX}{id}")
 }
 
 /// Every run in the repository, oldest first (ULIDs sort by time).
-pub fn list(repo: &Repo) -> Result<Vec<(RunId, ObjectId)>> {
+pub(crate) fn list(repo: &Repo) -> Result<Vec<(RunId, ObjectId)>> {
     list_starting(repo, "")
 }
 
 /// [`list`] of the runs whose ids start with `prefix`: only their refs are read.
-pub fn list_starting(repo: &Repo, prefix: &str) -> Result<Vec<(RunId, ObjectId)>> {
+pub(crate) fn list_starting(repo: &Repo, prefix: &str) -> Result<Vec<(RunId, ObjectId)>> {
     let mut runs: Vec<_> = repo
         .refs_under(&format!("{META_BRANCH_PREFIX}{prefix}"))?
         .into_iter()
@@ -104,7 +104,7 @@ fn not_found(repo: &Repo, text: &str) -> Error {
 
 /// A run's refs and the record at the tip of its metadata branch.
 #[derive(Clone, Debug)]
-pub struct RunState {
+pub(crate) struct RunState {
     pub id: RunId,
     pub run_tip: ObjectId,
     pub meta_tip: ObjectId,
@@ -113,7 +113,7 @@ pub struct RunState {
 }
 
 impl RunState {
-    pub fn load(repo: &Repo, id: &RunId) -> Result<RunState> {
+    pub(crate) fn load(repo: &Repo, id: &RunId) -> Result<RunState> {
         let meta_tip = repo
             .ref_target(&meta_branch(id))?
             .ok_or_else(|| Error::RunNotFound(id.to_string()))?;
@@ -143,7 +143,7 @@ impl RunState {
 
     /// Whether both branches are still where this state has them, so that [`RunState::load`]
     /// would read it again as it is.
-    pub fn is_current(&self, repo: &Repo) -> Result<bool> {
+    pub(crate) fn is_current(&self, repo: &Repo) -> Result<bool> {
         Ok(
             repo.ref_target(&meta_branch(&self.id))? == Some(self.meta_tip)
                 && repo.ref_target(&run_branch(&self.id))? == Some(self.run_tip),
@@ -153,7 +153,7 @@ impl RunState {
     /// Moves both branches from the tips this state was read at, in one transaction: the
     /// metadata branch first, so a crash between the two leaves a metadata commit that no run
     /// commit names (never counted), not a run commit naming a missing one.
-    pub fn move_branches(
+    pub(crate) fn move_branches(
         &self,
         repo: &Repo,
         meta: ObjectId,
@@ -182,7 +182,7 @@ impl RunState {
     /// It comes from the metadata commit named by the run branch's latest own checkpoint, not
     /// blindly from the metadata tip: a process killed between writing its metadata commit and
     /// moving the run branch must not leave a node counted that no run commit records.
-    pub fn linked_checkpoint(&self, repo: &Repo) -> Result<Option<Checkpoint>> {
+    pub(crate) fn linked_checkpoint(&self, repo: &Repo) -> Result<Option<Checkpoint>> {
         let base = self.record.start.base_sha.as_str();
         for commit in repo.first_parents(self.run_tip) {
             let commit = commit?;
@@ -261,13 +261,13 @@ impl RunState {
 /// A run that a listing leaves out because its record cannot be read, and why: one bad run,
 /// fetched or damaged, must not hide every other run.
 #[derive(Clone, Debug)]
-pub struct Unreadable {
+pub(crate) struct Unreadable {
     pub id: RunId,
     pub reason: String,
 }
 
 impl Unreadable {
-    pub fn new(id: &RunId, err: &Error) -> Unreadable {
+    pub(crate) fn new(id: &RunId, err: &Error) -> Unreadable {
         Unreadable {
             id: id.clone(),
             reason: err.to_string(),
@@ -276,7 +276,7 @@ impl Unreadable {
 }
 
 /// Every run whose state can be read, oldest first, and the runs that cannot be read.
-pub fn load_all(repo: &Repo) -> Result<(Vec<RunState>, Vec<Unreadable>)> {
+pub(crate) fn load_all(repo: &Repo) -> Result<(Vec<RunState>, Vec<Unreadable>)> {
     let mut states = Vec::new();
     let mut unreadable = Vec::new();
     for (id, _) in list(repo)? {
@@ -288,10 +288,10 @@ pub fn load_all(repo: &Repo) -> Result<(Vec<RunState>, Vec<Unreadable>)> {
     Ok((states, unreadable))
 }
 
-pub use crate::format::record::MAX_RUN_JSON;
+pub(crate) use crate::format::record::MAX_RUN_JSON;
 
 /// Reads and checks `run.json` from a metadata tree.
-pub fn read_record(repo: &Repo, meta_tree: ObjectId, origin: &str) -> Result<RunRecord> {
+pub(crate) fn read_record(repo: &Repo, meta_tree: ObjectId, origin: &str) -> Result<RunRecord> {
     let blob = repo
         .entry_at(meta_tree, RUN_JSON)?
         .ok_or_else(|| Error::Corrupt(format!("metadata commit {origin} has no run.json")))?;

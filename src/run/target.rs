@@ -102,7 +102,7 @@ impl Target {
     }
 
     /// That this target matches no checkpoint of `run`, which has some (`any`) or none yet.
-    pub fn not_found(&self, run: &str, any: bool) -> Error {
+    pub(crate) fn not_found(&self, run: &str, any: bool) -> Error {
         let message = if any {
             format!("no checkpoint of run {run} matches {}", self.describe())
         } else {

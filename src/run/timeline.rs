@@ -49,7 +49,7 @@ pub struct Entry {
 
 impl Entry {
     /// How messages name it: `@2 code@1`, or `@0 (the run's start)`.
-    pub fn label(&self) -> String {
+    pub(crate) fn label(&self) -> String {
         if self.ordinal == 0 && self.snapshot.is_none() {
             return "@0 (the run's start)".into();
         }
@@ -69,12 +69,12 @@ fn empty_as_null<S: serde::Serializer>(
 }
 
 /// The run's checkpoints, oldest first, inherited ones (of a fork) included.
-pub fn timeline(repo: &Repo, state: &RunState) -> Result<Vec<Entry>> {
+pub(crate) fn timeline(repo: &Repo, state: &RunState) -> Result<Vec<Entry>> {
     timeline_with(repo, state, false)
 }
 
 /// The timeline, with the snapshots taken between checkpoints when `snapshots`.
-pub fn timeline_with(repo: &Repo, state: &RunState, snapshots: bool) -> Result<Vec<Entry>> {
+pub(crate) fn timeline_with(repo: &Repo, state: &RunState, snapshots: bool) -> Result<Vec<Entry>> {
     // A run of its own ends at its base; a fork's walk ends where its checkpoints are counted.
     let last = match state.record.spec.is_fork() {
         false => ObjectId::from_hex(state.record.start.base_sha.as_bytes()).ok(),
@@ -96,7 +96,7 @@ pub fn timeline_with(repo: &Repo, state: &RunState, snapshots: bool) -> Result<V
 
 /// The timeline read from the object store alone, never from the commit cache: what `fsck`
 /// checks, since a commit the cache still holds may be gone from the repository.
-pub fn timeline_from_objects(repo: &Repo, state: &RunState) -> Result<Vec<Entry>> {
+pub(crate) fn timeline_from_objects(repo: &Repo, state: &RunState) -> Result<Vec<Entry>> {
     let commits = repo.first_parents(state.run_tip);
     Ok(numbered(
         Walk::new(repo, state, false, commits)?.collect::<Result<_>>()?,
@@ -116,7 +116,7 @@ fn commit_caches(repo: &Repo) -> std::path::PathBuf {
 
 /// Removes the commit caches of runs whose metadata branch is gone (`gc` calls it), and any
 /// file there that is not a run's cache. Best effort: a cache left behind only takes space.
-pub fn forget_gone_runs(repo: &Repo) {
+pub(crate) fn forget_gone_runs(repo: &Repo) {
     let Ok(files) = std::fs::read_dir(commit_caches(repo)) else {
         return;
     };
@@ -161,7 +161,7 @@ fn numbered(mut found: Vec<(Option<String>, Entry)>) -> Vec<Entry> {
 /// newest occurrence is its count in the run's checkpoint record, so neither needs the oldest
 /// end of the timeline. Only a sha prefix is checked against the whole timeline, because a
 /// prefix may match more than one checkpoint.
-pub fn find(repo: &Repo, state: &RunState, target: &Target) -> Result<Entry> {
+pub(crate) fn find(repo: &Repo, state: &RunState, target: &Target) -> Result<Entry> {
     if *target == Target::Start {
         return start_entry(repo, state);
     }
@@ -399,7 +399,7 @@ impl<Commits: Iterator<Item = crate::git::Result<CommitInfo>>> Iterator for Walk
 }
 
 /// A run commit whose trailers cannot be read: counting past it would misnumber the timeline.
-pub fn unreadable_trailers(commit: &CommitInfo) -> Error {
+pub(crate) fn unreadable_trailers(commit: &CommitInfo) -> Error {
     Error::Corrupt(format!(
         "run commit {} has a checkpoint's subject but no Fabro-Run, Fabro-Completed and Fabro-Checkpoint trailers git-fabro can read, so the timeline cannot be rebuilt past it",
         commit.id
@@ -413,7 +413,7 @@ fn stage_visit(stage: Option<&str>, node: &str) -> Option<u64> {
 }
 
 /// The links of a run, by the sha of the commit that replaced a checkpoint.
-pub fn load_links(repo: &Repo, meta_tree: ObjectId) -> Result<HashMap<String, Link>> {
+pub(crate) fn load_links(repo: &Repo, meta_tree: ObjectId) -> Result<HashMap<String, Link>> {
     let Some(dir) = repo.entry_at(meta_tree, LINKS_DIR)? else {
         return Ok(HashMap::new());
     };
