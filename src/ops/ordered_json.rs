@@ -55,13 +55,6 @@ impl Json {
             _ => None,
         }
     }
-
-    pub fn as_array(&self) -> Option<&[Json]> {
-        match self {
-            Json::Array(items) => Some(items),
-            _ => None,
-        }
-    }
 }
 
 impl Serialize for Json {

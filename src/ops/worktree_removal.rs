@@ -99,7 +99,6 @@ pub fn unrecorded(
 /// The worktree of one of a run's parallel branches, and the commit its branch holds.
 pub struct BranchWorktree {
     pub path: PathBuf,
-    pub branch: String,
     pub tip: ObjectId,
 }
 
@@ -118,7 +117,6 @@ pub fn branch_worktrees(repo: &Repo, id: &RunId) -> Result<Vec<BranchWorktree>> 
         if let Some(tip) = repo.ref_target(&branch)? {
             found.push(BranchWorktree {
                 path: worktree.path,
-                branch,
                 tip,
             });
         }

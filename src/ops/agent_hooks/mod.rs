@@ -54,10 +54,6 @@ impl Agent {
         }
     }
 
-    pub fn parse(name: &str) -> Option<Agent> {
-        Agent::ALL.into_iter().find(|a| a.name() == name)
-    }
-
     /// The settings file (or plugin), relative to the work tree's root.
     pub fn settings_file(self) -> &'static str {
         let at = match self {
@@ -109,11 +105,6 @@ impl WorkTree {
         } else {
             (&self.dir, &self.git_dir)
         }
-    }
-
-    /// The settings file the agent reads when it runs here.
-    pub fn settings_file(&self, agent: Agent) -> PathBuf {
-        self.settings_home(agent).0.join(agent.settings_file())
     }
 }
 
