@@ -234,20 +234,7 @@ impl Repo {
             );
             return Ok(());
         }
-        let input = InternedInput::new(a.as_slice(), b.as_slice());
-        let diff = line_diff(&input);
-        let hunks = Hunks {
-            out: Vec::new(),
-            old_lines: a.lines_with_terminator().collect(),
-        };
-        let hunks = UnifiedDiff::new(&diff, &input, hunks, ContextSize::symmetrical(3))
-            .consume()
-            .map_err(|err| {
-                Error::Failed(format!(
-                    "cannot render the diff of {}: {err}",
-                    path.as_bstr()
-                ))
-            })?;
+        let hunks = unified_hunks(&a, &b, &path.as_bstr().to_string())?;
         // No hunks (an empty file created or deleted) means no `---`/`+++` either, as in git.
         if !hunks.is_empty() {
             // git ends a label containing a space with a tab, so that tools can find its end.
@@ -278,15 +265,7 @@ pub(crate) fn text_patch(
     old: &[u8],
     new: &[u8],
 ) -> Result<Vec<u8>> {
-    let input = InternedInput::new(old, new);
-    let diff = line_diff(&input);
-    let hunks = Hunks {
-        out: Vec::new(),
-        old_lines: old.lines_with_terminator().collect(),
-    };
-    let hunks = UnifiedDiff::new(&diff, &input, hunks, ContextSize::symmetrical(3))
-        .consume()
-        .map_err(|err| Error::Failed(format!("cannot render the diff of {new_label}: {err}")))?;
+    let hunks = unified_hunks(old, new, new_label)?;
     let mut out = Vec::new();
     if !hunks.is_empty() {
         push_line(&mut out, &[b"--- ", old_label.as_bytes()]);
@@ -294,6 +273,20 @@ pub(crate) fn text_patch(
         out.extend_from_slice(&hunks);
     }
     Ok(out)
+}
+
+/// The hunks of a unified diff from `old` to `new`, with git's 3 lines of context; `what`
+/// names the file in the error.
+fn unified_hunks(old: &[u8], new: &[u8], what: &str) -> Result<Vec<u8>> {
+    let input = InternedInput::new(old, new);
+    let diff = line_diff(&input);
+    let hunks = Hunks {
+        out: Vec::new(),
+        old_lines: old.lines_with_terminator().collect(),
+    };
+    UnifiedDiff::new(&diff, &input, hunks, ContextSize::symmetrical(3))
+        .consume()
+        .map_err(|err| Error::Failed(format!("cannot render the diff of {what}: {err}")))
 }
 
 /// Git's default Myers diff followed by its default indent heuristic for sliding hunks.
