@@ -55,14 +55,13 @@ impl Breaker {
         let Some(failure) = failure.filter(|f| f.is_tracked()) else {
             return Ok(());
         };
-        let count = bump(&mut self.loop_signatures, &failure.signature);
-        if count >= self.limit {
-            return Err(format!(
-                "deterministic failure cycle detected: signature {} repeated {count} times (limit {})",
-                failure.signature, self.limit
-            ));
-        }
-        Ok(())
+        let cycle = "deterministic failure cycle detected";
+        bump(
+            &mut self.loop_signatures,
+            &failure.signature,
+            self.limit,
+            cycle,
+        )
     }
 
     /// Whether a `loop_restart` edge may be taken after `failure`; `Err` says why not.
@@ -78,22 +77,34 @@ impl Breaker {
             ));
         }
         if failure.is_tracked() {
-            let count = bump(&mut self.restart_signatures, &failure.signature);
-            if count >= self.limit {
-                return Err(format!(
-                    "loop_restart circuit breaker: signature {} repeated {count} times (limit {})",
-                    failure.signature, self.limit
-                ));
-            }
+            let breaker = "loop_restart circuit breaker";
+            bump(
+                &mut self.restart_signatures,
+                &failure.signature,
+                self.limit,
+                breaker,
+            )?;
         }
         Ok(())
     }
 }
 
-fn bump(counts: &mut BTreeMap<String, u64>, signature: &str) -> u64 {
+/// Counts one more failure with `signature`; `Err`, headed `what`, once it has repeated
+/// `limit` times.
+fn bump(
+    counts: &mut BTreeMap<String, u64>,
+    signature: &str,
+    limit: u64,
+    what: &str,
+) -> Result<(), String> {
     let count = counts.entry(signature.to_string()).or_insert(0);
     *count += 1;
-    *count
+    if *count >= limit {
+        return Err(format!(
+            "{what}: signature {signature} repeated {count} times (limit {limit})"
+        ));
+    }
+    Ok(())
 }
 
 /// A failure's first line: a script's notes go on with its output tails.
