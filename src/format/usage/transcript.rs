@@ -153,13 +153,14 @@ impl Reader {
         let Some(model) = usage["model"].as_str() else {
             return;
         };
-        let tokens = TokenCounts {
-            input_tokens: count(&usage["inputTokens"]),
-            output_tokens: count(&usage["outputTokens"]),
-            reasoning_tokens: 0,
-            cache_read_tokens: count(&usage["cacheReadTokens"]),
-            cache_write_tokens: count(&usage["cacheWriteTokens"]),
-        };
+        let keys = [
+            "/inputTokens",
+            "/outputTokens",
+            "",
+            "/cacheReadTokens",
+            "/cacheWriteTokens",
+        ];
+        let tokens = token_counts(usage, keys);
         self.usage
             .add(ModelRef::new(provider_of(model), model), tokens);
         self.known = true;
@@ -188,13 +189,14 @@ impl Reader {
             Some(provider) => provider,
             None => provider_of(model),
         };
-        let tokens = TokenCounts {
-            input_tokens: count(&tokens["input"]),
-            output_tokens: count(&tokens["output"]),
-            reasoning_tokens: count(&tokens["reasoning"]),
-            cache_read_tokens: count(&tokens["cache"]["read"]),
-            cache_write_tokens: count(&tokens["cache"]["write"]),
-        };
+        let keys = [
+            "/input",
+            "/output",
+            "/reasoning",
+            "/cache/read",
+            "/cache/write",
+        ];
+        let tokens = token_counts(tokens, keys);
         self.usage.add(ModelRef::new(provider, model), tokens);
         self.known = true;
     }
@@ -212,13 +214,14 @@ impl Reader {
         if model == "<synthetic>" || !usage.is_object() || !self.first_time("msg", &message["id"]) {
             return;
         }
-        let tokens = TokenCounts {
-            input_tokens: count(&usage["input_tokens"]),
-            output_tokens: count(&usage["output_tokens"]),
-            reasoning_tokens: 0,
-            cache_read_tokens: count(&usage["cache_read_input_tokens"]),
-            cache_write_tokens: count(&usage["cache_creation_input_tokens"]),
-        };
+        let keys = [
+            "/input_tokens",
+            "/output_tokens",
+            "",
+            "/cache_read_input_tokens",
+            "/cache_creation_input_tokens",
+        ];
+        let tokens = token_counts(usage, keys);
         self.usage.add(ModelRef::new("anthropic", model), tokens);
         self.known = true;
     }
@@ -236,13 +239,7 @@ impl Reader {
         if !tokens.is_object() {
             return;
         }
-        let tokens = TokenCounts {
-            input_tokens: count(&tokens["input"]),
-            output_tokens: count(&tokens["output"]),
-            reasoning_tokens: count(&tokens["thoughts"]),
-            cache_read_tokens: count(&tokens["cached"]),
-            cache_write_tokens: 0,
-        };
+        let tokens = token_counts(tokens, ["/input", "/output", "/thoughts", "/cached", ""]);
         self.usage.add(ModelRef::new("gemini", model), tokens);
         self.known = true;
     }
@@ -333,6 +330,23 @@ fn provider_of(model: &str) -> &'static str {
 
 fn count(value: &Value) -> u64 {
     value.as_u64().unwrap_or(0)
+}
+
+/// The counts an agent writes under the JSON pointers `keys` names, in `TokenCounts`' order
+/// (input, output, reasoning, cache read, cache write); `""` for a count it does not keep.
+fn token_counts(usage: &Value, keys: [&str; 5]) -> TokenCounts {
+    let at = |key: &str| match key {
+        "" => 0,
+        key => usage.pointer(key).map_or(0, count),
+    };
+    let [input, output, reasoning, cache_read, cache_write] = keys;
+    TokenCounts {
+        input_tokens: at(input),
+        output_tokens: at(output),
+        reasoning_tokens: at(reasoning),
+        cache_read_tokens: at(cache_read),
+        cache_write_tokens: at(cache_write),
+    }
 }
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
