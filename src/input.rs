@@ -7,7 +7,7 @@
 //! read, it would put git-fabro's own environment, tokens included, into a record.
 
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 use std::sync::Mutex;
 
 use crate::error::{Error, Result};
@@ -234,4 +234,20 @@ pub fn human_size(bytes: u64) -> String {
         b if b >= 1 << 10 && b % (1 << 10) == 0 => format!("{} KiB", b >> 10),
         b => format!("{b} bytes"),
     }
+}
+
+/// `a/./b/../c` as `a/c`: `.` and `..` taken out by the path's words alone, without asking
+/// the file system (`..` at the root stays there).
+pub fn lexically_normal(path: &Path) -> PathBuf {
+    let mut normal = PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                normal.pop();
+            }
+            other => normal.push(other),
+        }
+    }
+    normal
 }

@@ -1,9 +1,10 @@
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
 use super::{Ctx, output};
 use crate::error::Error;
+use crate::input;
 use crate::ops::snapshot::{refuse_ended, snapshot};
 
 /// Save the run's files between checkpoints, without completing a node
@@ -76,7 +77,7 @@ pub(super) fn relative_to_root(
 ) -> Result<Vec<Vec<u8>>> {
     let mut relative = Vec::with_capacity(paths.len());
     for given in paths {
-        let full = resolve(&lexically_normal(&base.join(given)));
+        let full = resolve(&input::lexically_normal(&base.join(given)));
         let rel = full.strip_prefix(root).map_err(|_| {
             Error::Usage(format!(
                 "{} is outside the run's files ({})",
@@ -90,21 +91,6 @@ pub(super) fn relative_to_root(
         relative.push(rel.as_os_str().as_encoded_bytes().to_vec());
     }
     Ok(relative)
-}
-
-/// `a/./b/../c` as `a/c`, without asking the file system.
-fn lexically_normal(path: &Path) -> PathBuf {
-    let mut normal = PathBuf::new();
-    for part in path.components() {
-        match part {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                normal.pop();
-            }
-            other => normal.push(other),
-        }
-    }
-    normal
 }
 
 /// The path with its directory's symlinks resolved (so that it compares with the canonical work

@@ -6,7 +6,9 @@
 //! one into the checkout is rewritten to the same place in the worktree, and a link that
 //! leads out of the checkout (absolute, or relative past its root) is left out.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
+
+use crate::input::lexically_normal;
 
 /// The checkout a folder is seeded from and the worktree it is seeded into.
 pub struct Links {
@@ -19,7 +21,7 @@ pub struct Links {
 impl Links {
     pub fn new(checkout: &Path, worktree: &Path) -> Links {
         Links {
-            checkout: normalized(checkout),
+            checkout: lexically_normal(checkout),
             checkout_real: std::fs::canonicalize(checkout).ok(),
             worktree: worktree.to_owned(),
         }
@@ -29,10 +31,10 @@ impl Links {
     /// worktree; `None` when it leads out of the checkout.
     pub fn target(&self, link: &Path, target: &Path) -> Option<PathBuf> {
         if target.is_relative() {
-            let resolved = normalized(&link.parent()?.join(target));
+            let resolved = lexically_normal(&link.parent()?.join(target));
             return self.inside(&resolved).map(|_| target.to_owned());
         }
-        let target = normalized(target);
+        let target = lexically_normal(target);
         Some(self.worktree.join(self.inside(&target)?))
     }
 
@@ -42,21 +44,6 @@ impl Links {
             .ok()
             .or_else(|| path.strip_prefix(self.checkout_real.as_ref()?).ok())
     }
-}
-
-/// `path` with `.` and `..` taken out by its words alone (`..` at the root stays there).
-fn normalized(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for part in path.components() {
-        match part {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 #[cfg(test)]
