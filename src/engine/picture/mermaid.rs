@@ -84,19 +84,14 @@ fn brackets(shape: &str) -> (&'static str, &'static str) {
 /// Text inside a quoted Mermaid label: the characters Mermaid reads as syntax or HTML become
 /// its `#name;` entities, line breaks `<br/>`.
 fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("#quot;"),
-            '#' => out.push_str("#35;"),
-            '<' => out.push_str("#lt;"),
-            '>' => out.push_str("#gt;"),
-            '&' => out.push_str("#amp;"),
-            '|' => out.push_str("#124;"),
-            '\n' => out.push_str("<br/>"),
-            c if c.is_control() => {}
-            c => out.push(c),
-        }
-    }
-    out
+    super::escaped(text, |c| match c {
+        '"' => Some("#quot;"),
+        '#' => Some("#35;"),
+        '<' => Some("#lt;"),
+        '>' => Some("#gt;"),
+        '&' => Some("#amp;"),
+        '|' => Some("#124;"),
+        '\n' => Some("<br/>"),
+        _ => None,
+    })
 }

@@ -23,6 +23,20 @@ pub use dot::dot;
 pub use mermaid::mermaid;
 pub use svg::svg;
 
+/// `text` with each character `entity` names replaced by what it gives, and the other control
+/// characters dropped: how Mermaid and SVG labels are escaped, each with its own entities.
+fn escaped(text: &str, entity: impl Fn(char) -> Option<&'static str>) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match entity(c) {
+            Some(replacement) => out.push_str(replacement),
+            None if c.is_control() => {}
+            None => out.push(c),
+        }
+    }
+    out
+}
+
 /// The largest `status.json` read: a stage record is a few hundred bytes; one past this can
 /// only come from a damaged or hostile clone and is left out of the picture.
 const MAX_STAGE_RECORD: u64 = 1 << 20;
