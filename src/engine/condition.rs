@@ -51,17 +51,11 @@ pub struct ConditionError(String);
 #[derive(Debug, Clone, PartialEq)]
 enum Token {
     Word(String),
-    Eq,
-    NotEq,
-    Gt,
-    Lt,
-    Gte,
-    Lte,
+    /// A comparison: every `Op` but `Truthy`, which is a word alone.
+    Op(Op),
     And,
     Or,
     Not,
-    Contains,
-    Matches,
 }
 
 /// Tokens are named in messages as Fabro's `Debug` names them (`OpEq`, `Word("x")`).
@@ -69,17 +63,11 @@ impl fmt::Display for Token {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Token::Word(w) => write!(f, "Word({w:?})"),
-            Token::Eq => f.write_str("OpEq"),
-            Token::NotEq => f.write_str("OpNotEq"),
-            Token::Gt => f.write_str("OpGt"),
-            Token::Lt => f.write_str("OpLt"),
-            Token::Gte => f.write_str("OpGte"),
-            Token::Lte => f.write_str("OpLte"),
+            Token::Op(op @ (Op::Contains | Op::Matches)) => write!(f, "{op:?}"),
+            Token::Op(op) => write!(f, "Op{op:?}"),
             Token::And => f.write_str("And"),
             Token::Or => f.write_str("Or"),
             Token::Not => f.write_str("Not"),
-            Token::Contains => f.write_str("Contains"),
-            Token::Matches => f.write_str("Matches"),
         }
     }
 }
@@ -102,9 +90,9 @@ fn tokenize(input: &str) -> Result<Vec<Token>, ConditionError> {
         let double = match pair {
             Some(('&', '&')) => Some(Token::And),
             Some(('|', '|')) => Some(Token::Or),
-            Some(('!', '=')) => Some(Token::NotEq),
-            Some(('>', '=')) => Some(Token::Gte),
-            Some(('<', '=')) => Some(Token::Lte),
+            Some(('!', '=')) => Some(Token::Op(Op::NotEq)),
+            Some(('>', '=')) => Some(Token::Op(Op::Gte)),
+            Some(('<', '=')) => Some(Token::Op(Op::Lte)),
             _ => None,
         };
         if let Some(token) = double {
@@ -113,9 +101,9 @@ fn tokenize(input: &str) -> Result<Vec<Token>, ConditionError> {
             continue;
         }
         let single = match c {
-            '=' => Some(Token::Eq),
-            '>' => Some(Token::Gt),
-            '<' => Some(Token::Lt),
+            '=' => Some(Token::Op(Op::Eq)),
+            '>' => Some(Token::Op(Op::Gt)),
+            '<' => Some(Token::Op(Op::Lt)),
             '!' => Some(Token::Not),
             _ => None,
         };
@@ -154,8 +142,8 @@ fn tokenize(input: &str) -> Result<Vec<Token>, ConditionError> {
         let word: String = chars[start..i].iter().collect();
         let after_word = matches!(tokens.last(), Some(Token::Word(_)));
         tokens.push(match word.as_str() {
-            "contains" if after_word => Token::Contains,
-            "matches" if after_word => Token::Matches,
+            "contains" if after_word => Token::Op(Op::Contains),
+            "matches" if after_word => Token::Op(Op::Matches),
             _ => Token::Word(word),
         });
     }
@@ -244,14 +232,7 @@ impl Parser {
             }
         };
         let op = match self.peek() {
-            Some(Token::Eq) => Op::Eq,
-            Some(Token::NotEq) => Op::NotEq,
-            Some(Token::Gt) => Op::Gt,
-            Some(Token::Lt) => Op::Lt,
-            Some(Token::Gte) => Op::Gte,
-            Some(Token::Lte) => Op::Lte,
-            Some(Token::Contains) => Op::Contains,
-            Some(Token::Matches) => Op::Matches,
+            Some(Token::Op(op)) => *op,
             _ => {
                 let value = String::new();
                 return Ok(Condition::Clause(Clause {
