@@ -1,5 +1,6 @@
 use anyhow::Result;
 
+use super::run_arg::RunFlag;
 use super::{Ctx, output};
 use crate::ops::lifecycle;
 use crate::run::RunState;
@@ -13,7 +14,7 @@ pub struct ArchiveArgs {
     #[arg(value_name = "RUN")]
     runs: Vec<String>,
     #[command(flatten)]
-    run: super::run_arg::RunFlag,
+    run: RunFlag,
     /// Go ahead even while a live process holds the run's run.pid
     #[arg(long)]
     force: bool,
@@ -26,32 +27,44 @@ pub struct UnarchiveArgs {
     #[arg(value_name = "RUN")]
     runs: Vec<String>,
     #[command(flatten)]
-    run: super::run_arg::RunFlag,
+    run: RunFlag,
 }
 
 pub fn archive(ctx: &Ctx, args: ArchiveArgs) -> Result<()> {
-    for id in ctx.named_runs(&args.runs, args.run.run.as_deref())? {
-        let state = RunState::load(&ctx.repo, &id)?;
-        ctx.ensure_not_held(ctx.run_dir(&id, None).as_ref(), &id, args.force)?;
-        let changed = lifecycle::archive(&ctx.repo, &state, &ctx.config(&state, None)?)?;
-        output::note(if changed {
+    each_run(ctx, &args.runs, &args.run, |state| {
+        let id = &state.id;
+        ctx.ensure_not_held(ctx.run_dir(id, None).as_ref(), id, args.force)?;
+        let changed = lifecycle::archive(&ctx.repo, state, &ctx.config(state, None)?)?;
+        Ok(if changed {
             format!("archived run {id}")
         } else {
             format!("run {id} was already archived")
-        });
-    }
-    Ok(())
+        })
+    })
 }
 
 pub fn unarchive(ctx: &Ctx, args: UnarchiveArgs) -> Result<()> {
-    for id in ctx.named_runs(&args.runs, args.run.run.as_deref())? {
-        let state = RunState::load(&ctx.repo, &id)?;
-        let changed = lifecycle::unarchive(&ctx.repo, &state, &ctx.config(&state, None)?)?;
-        output::note(if changed {
+    each_run(ctx, &args.runs, &args.run, |state| {
+        let id = &state.id;
+        let changed = lifecycle::unarchive(&ctx.repo, state, &ctx.config(state, None)?)?;
+        Ok(if changed {
             format!("unarchived run {id}")
         } else {
             format!("run {id} is not archived")
-        });
+        })
+    })
+}
+
+/// Does `change` to each run named, in order, and notes what it says it did.
+fn each_run(
+    ctx: &Ctx,
+    runs: &[String],
+    flag: &RunFlag,
+    mut change: impl FnMut(&RunState) -> Result<String>,
+) -> Result<()> {
+    for id in ctx.named_runs(runs, flag.run.as_deref())? {
+        let state = RunState::load(&ctx.repo, &id)?;
+        output::note(change(&state)?);
     }
     Ok(())
 }
