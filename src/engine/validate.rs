@@ -35,15 +35,23 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    fn new(rule: &str, severity: Severity, message: String) -> Self {
+    fn new(rule: &str, severity: Severity, message: impl Into<String>) -> Self {
         Diagnostic {
             rule: rule.to_string(),
             severity,
-            message,
+            message: message.into(),
             node_id: None,
             edge: None,
             fix: None,
         }
+    }
+
+    fn error(rule: &str, message: impl Into<String>) -> Self {
+        Diagnostic::new(rule, Severity::Error, message)
+    }
+
+    fn warning(rule: &str, message: impl Into<String>) -> Self {
+        Diagnostic::new(rule, Severity::Warning, message)
     }
 
     fn node(mut self, id: &str) -> Self {

@@ -2,7 +2,7 @@
 //! goal gates, prompts, layout direction, `@file` references left unresolved, thread reuse and
 //! edge selection modes.
 
-use super::{Diagnostic, Severity};
+use super::Diagnostic;
 use crate::engine::graph::{AttrValue, FIDELITIES, Graph, Node};
 use crate::engine::handler::Handler;
 
@@ -18,9 +18,8 @@ pub(super) fn type_known(g: &Graph, out: &mut Vec<Diagnostic>) {
             // Fabro's message, and the type most likely meant after it.
             let meant = crate::format::suggest::closest(t, Handler::type_names());
             out.push(
-                Diagnostic::new(
+                Diagnostic::warning(
                     "type_known",
-                    Severity::Warning,
                     format!(
                         "Node '{}' has unrecognized type '{t}'{}",
                         node.id,
@@ -43,7 +42,7 @@ pub(super) fn type_known(g: &Graph, out: &mut Vec<Diagnostic>) {
 pub(super) fn fidelity_valid(g: &Graph, out: &mut Vec<Diagnostic>) {
     let fix = || format!("Use one of: {}", FIDELITIES.join(", "));
     let invalid = |f: &&str| !FIDELITIES.contains(f);
-    let warn = |message| Diagnostic::new("fidelity_valid", Severity::Warning, message);
+    let warn = |message| Diagnostic::warning("fidelity_valid", message);
     for node in g.nodes() {
         if let Some(f) = node.str_attr("fidelity").filter(invalid) {
             let message = format!("Node '{}' has invalid fidelity mode '{f}'", node.id);
@@ -69,7 +68,7 @@ pub(super) fn fidelity_valid(g: &Graph, out: &mut Vec<Diagnostic>) {
 }
 
 pub(super) fn retry_target_exists(g: &Graph, out: &mut Vec<Diagnostic>) {
-    let warn = |message| Diagnostic::new("retry_target_exists", Severity::Warning, message);
+    let warn = |message| Diagnostic::warning("retry_target_exists", message);
     for node in g.nodes() {
         for attr in ["retry_target", "fallback_retry_target"] {
             if let Some(t) = node.str_attr(attr).filter(|t| g.node(t).is_none()) {
@@ -96,9 +95,8 @@ pub(super) fn goal_gate_has_retry(g: &Graph, out: &mut Vec<Diagnostic>) {
     for node in g.nodes().iter().filter(|n| n.goal_gate()) {
         if !graph_retry && !targets.iter().any(|k| node.str_attr(k).is_some()) {
             out.push(
-                Diagnostic::new(
+                Diagnostic::warning(
                     "goal_gate_has_retry",
-                    Severity::Warning,
                     format!(
                         "Node '{}' has goal_gate=true but no retry_target or fallback_retry_target",
                         node.id
@@ -120,9 +118,8 @@ pub(super) fn prompt_on_llm_nodes(g: &Graph, out: &mut Vec<Diagnostic>) {
     for node in g.nodes().iter().filter(|n| is_llm(n)) {
         if !filled(node.str_attr("prompt")) && !filled(node.str_attr("label")) {
             out.push(
-                Diagnostic::new(
+                Diagnostic::warning(
                     "prompt_on_llm_nodes",
-                    Severity::Warning,
                     format!("LLM node '{}' has no prompt or label attribute", node.id),
                 )
                 .node(&node.id)
@@ -136,9 +133,8 @@ pub(super) fn direction_valid(g: &Graph, out: &mut Vec<Diagnostic>) {
     let rankdir = g.attrs().get("rankdir").and_then(AttrValue::as_str);
     if let Some(dir) = rankdir.filter(|d| !DIRECTIONS.contains(d)) {
         out.push(
-            Diagnostic::new(
+            Diagnostic::warning(
                 "direction_valid",
-                Severity::Warning,
                 format!("Graph has invalid rankdir '{dir}'"),
             )
             .fix(format!("Use one of: {}", DIRECTIONS.join(", "))),
@@ -152,9 +148,8 @@ pub(super) fn unresolved_file_ref(g: &Graph, out: &mut Vec<Diagnostic>) {
     for node in g.nodes() {
         if let Some(prompt) = node.str_attr("prompt").filter(|p| p.starts_with('@')) {
             out.push(
-                Diagnostic::new(
+                Diagnostic::error(
                     "unresolved_file_ref",
-                    Severity::Error,
                     format!("Node '{}' has unresolved file reference: {prompt}", node.id),
                 )
                 .node(&node.id)
@@ -164,9 +159,8 @@ pub(super) fn unresolved_file_ref(g: &Graph, out: &mut Vec<Diagnostic>) {
     }
     if let Some(goal) = g.goal().filter(|goal| goal.starts_with('@')) {
         out.push(
-            Diagnostic::new(
+            Diagnostic::error(
                 "unresolved_file_ref",
-                Severity::Error,
                 format!("Graph goal has unresolved file reference: {goal}"),
             )
             .fix(fix),
@@ -184,13 +178,7 @@ pub(super) fn thread_id_requires_fidelity_full(g: &Graph, out: &mut Vec<Diagnost
     if default_full {
         return;
     }
-    let warn = |message| {
-        Diagnostic::new(
-            "thread_id_requires_fidelity_full",
-            Severity::Warning,
-            message,
-        )
-    };
+    let warn = |message| Diagnostic::warning("thread_id_requires_fidelity_full", message);
     for node in g.nodes() {
         if node.str_attr("thread_id").is_some() && node.str_attr("fidelity") != Some("full") {
             let message = format!(
@@ -231,9 +219,8 @@ pub(super) fn selection_valid(g: &Graph, out: &mut Vec<Diagnostic>) {
             .filter(|s| !SELECTIONS.contains(s))
         {
             out.push(
-                Diagnostic::new(
+                Diagnostic::warning(
                     "selection_valid",
-                    Severity::Warning,
                     format!("Node '{}' has invalid selection mode '{s}'", node.id),
                 )
                 .node(&node.id)

@@ -2,7 +2,7 @@
 //! edge from a human gate, a fallback when every edge is conditional, and no conditions under
 //! random selection.
 
-use super::{Diagnostic, Severity};
+use super::Diagnostic;
 use crate::engine::condition;
 use crate::engine::graph::Graph;
 use crate::engine::handler::Handler;
@@ -14,9 +14,8 @@ pub(super) fn condition_syntax(g: &Graph, out: &mut Vec<Diagnostic>) {
         };
         if let Err(e) = condition::parse(text) {
             out.push(
-                Diagnostic::new(
+                Diagnostic::error(
                     "condition_syntax",
-                    Severity::Error,
                     format!(
                         "Condition '{text}' on edge {} -> {} failed parse: {e}",
                         edge.from, edge.to
@@ -41,9 +40,8 @@ pub(super) fn freeform_edge_count(g: &Graph, out: &mut Vec<Diagnostic>) {
         let n = g.outgoing(&node.id).filter(|e| e.freeform()).count();
         if n > 1 {
             out.push(
-                Diagnostic::new(
+                Diagnostic::error(
                     "freeform_edge_count",
-                    Severity::Error,
                     format!(
                         "wait.human node '{}' has {n} freeform edges but at most one is allowed",
                         node.id
@@ -61,9 +59,8 @@ pub(super) fn all_conditional_edges(g: &Graph, out: &mut Vec<Diagnostic>) {
         let mut edges = g.outgoing(&node.id).peekable();
         if edges.peek().is_some() && edges.all(|e| e.condition().is_some()) {
             out.push(
-                Diagnostic::new(
+                Diagnostic::error(
                     "all_conditional_edges",
-                    Severity::Error,
                     format!(
                         "Node '{}' has all conditional outgoing edges with no unconditional fallback",
                         node.id
@@ -87,9 +84,8 @@ pub(super) fn orphan_custom_outcome(g: &Graph, out: &mut Vec<Diagnostic>) {
         });
         if routes_on_outcome && edges.iter().all(|e| e.condition().is_some()) {
             out.push(
-                Diagnostic::new(
+                Diagnostic::warning(
                     "orphan_custom_outcome",
-                    Severity::Warning,
                     format!(
                         "Node '{}' uses outcome-based routing but has no unconditional fallback edge",
                         node.id
@@ -106,9 +102,8 @@ pub(super) fn random_selection_no_conditions(g: &Graph, out: &mut Vec<Diagnostic
     for node in g.nodes().iter().filter(|n| n.selection() == "random") {
         if g.outgoing(&node.id).any(|e| e.condition().is_some()) {
             out.push(
-                Diagnostic::new(
+                Diagnostic::error(
                     "random_selection_no_conditions",
-                    Severity::Error,
                     format!(
                         "Node '{}' has selection=\"random\" but also has conditional edges; \
                          random selection and conditions cannot be combined",

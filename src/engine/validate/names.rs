@@ -3,7 +3,7 @@
 //! attribute), so a typo shows up only when the run asks for an agent command; these warnings
 //! point at it with the closest name Fabro knows.
 
-use super::{Diagnostic, Severity};
+use super::Diagnostic;
 use crate::engine::graph::Graph;
 use crate::engine::handler::Handler;
 use crate::format::suggest::closest;
@@ -120,9 +120,8 @@ pub(super) fn shape_known(g: &Graph, out: &mut Vec<Diagnostic>) {
             ),
         };
         out.push(
-            Diagnostic::new(
+            Diagnostic::warning(
                 "shape_known",
-                Severity::Warning,
                 format!(
                     "Node '{}' has shape '{shape}', which Fabro does not know: it runs as an agent{}",
                     node.id,
@@ -146,9 +145,8 @@ pub(super) fn attribute_known(g: &Graph, out: &mut Vec<Diagnostic>) {
                 None => "Remove it, or check the name against Fabro's node attributes".into(),
             };
             out.push(
-                Diagnostic::new(
+                Diagnostic::warning(
                     "attribute_known",
-                    Severity::Warning,
                     format!(
                         "Node '{}' has attribute '{key}', which Fabro does not read{}",
                         node.id,
@@ -179,10 +177,7 @@ pub(super) fn edge_target_declared(g: &Graph, out: &mut Vec<Diagnostic>) {
             Some(name) => format!("Did you mean {name}?"),
             None => format!("Declare it: {} [shape=..., ...]", node.id),
         };
-        let mut diagnostic = Diagnostic::new(
-            "edge_target_declared",
-            Severity::Warning,
-            format!(
+        let mut diagnostic = Diagnostic::warning("edge_target_declared", format!(
                 "Node '{}' is named only by an edge, never declared: DOT creates it, and Fabro runs it as an agent{}",
                 node.id,
                 meant_text(meant)

@@ -4,7 +4,7 @@
 //! `duration` cannot be read waited 0 ms); here they are validation errors, so `validate` and
 //! `run` agree and nothing is written for a workflow that cannot run.
 
-use super::{Diagnostic, Severity};
+use super::Diagnostic;
 use crate::engine::graph::{AttrValue, Graph};
 use crate::engine::handler::Handler;
 use crate::format::node::NodeId;
@@ -13,9 +13,8 @@ pub(super) fn node_id_recordable(g: &Graph, out: &mut Vec<Diagnostic>) {
     for node in g.nodes() {
         if let Err(crate::error::Error::InvalidNodeId { reason, .. }) = NodeId::parse(&node.id) {
             out.push(
-                Diagnostic::new(
+                Diagnostic::error(
                     "node_id_recordable",
-                    Severity::Error,
                     format!(
                         "Node ID '{}' cannot be recorded in a checkpoint: {reason}",
                         node.id
@@ -41,9 +40,8 @@ pub(super) fn parallel_branches_distinct(g: &Graph, out: &mut Vec<Diagnostic>) {
             .find(|(i, t)| targets[..*i].contains(t));
         if let Some((_, target)) = twice {
             out.push(
-                Diagnostic::new(
+                Diagnostic::error(
                     "parallel_branches_distinct",
-                    Severity::Error,
                     format!(
                         "Parallel node '{}' has two branches to '{target}': each branch is named by the node it runs",
                         node.id
@@ -64,9 +62,8 @@ pub(super) fn wait_duration_valid(g: &Graph, out: &mut Vec<Diagnostic>) {
         };
         if !matches!(value, AttrValue::Duration(_)) {
             out.push(
-                Diagnostic::new(
+                Diagnostic::error(
                     "wait_duration_valid",
-                    Severity::Error,
                     format!(
                         "Wait node '{}' has a duration that cannot be read: {}",
                         node.id,

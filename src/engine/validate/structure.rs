@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeSet, VecDeque};
 
-use super::{Diagnostic, Severity};
+use super::Diagnostic;
 use crate::engine::graph::{Graph, Node};
 
 const RESERVED_IDS: &[&str] = &[
@@ -23,19 +23,16 @@ pub(super) fn start_node(g: &Graph, out: &mut Vec<Diagnostic>) {
     let rule = "start_node";
     match g.nodes().iter().filter(|n| is_start(n)).count() {
         0 => out.push(
-            Diagnostic::new(
+            Diagnostic::error(
                 rule,
-                Severity::Error,
-                "Pipeline must have exactly one start node (shape=Mdiamond or id start/Start)"
-                    .into(),
+                "Pipeline must have exactly one start node (shape=Mdiamond or id start/Start)",
             )
             .fix("Add a node with shape=Mdiamond or id 'start'"),
         ),
         1 => {}
         n => out.push(
-            Diagnostic::new(
+            Diagnostic::error(
                 rule,
-                Severity::Error,
                 format!("Pipeline has {n} start nodes but must have exactly one"),
             )
             .fix("Remove extra start nodes"),
@@ -47,19 +44,16 @@ pub(super) fn terminal_node(g: &Graph, out: &mut Vec<Diagnostic>) {
     let rule = "terminal_node";
     match g.nodes().iter().filter(|n| is_exit(n)).count() {
         0 => out.push(
-            Diagnostic::new(
+            Diagnostic::error(
                 rule,
-                Severity::Error,
-                "Pipeline must have exactly one terminal node (shape=Msquare or id exit/end)"
-                    .into(),
+                "Pipeline must have exactly one terminal node (shape=Msquare or id exit/end)",
             )
             .fix("Add a node with shape=Msquare or id 'exit'/'end'"),
         ),
         1 => {}
         n => out.push(
-            Diagnostic::new(
+            Diagnostic::error(
                 rule,
-                Severity::Error,
                 format!("Pipeline must have exactly one terminal node, found {n}"),
             )
             .fix("Remove extra terminal nodes so exactly one remains"),
@@ -89,9 +83,8 @@ pub(super) fn reachability(g: &Graph, out: &mut Vec<Diagnostic>) {
     unreachable.sort_unstable();
     for id in unreachable {
         out.push(
-            Diagnostic::new(
+            Diagnostic::warning(
                 "reachability",
-                Severity::Warning,
                 format!("Node '{id}' is not reachable from the start node"),
             )
             .node(id)
@@ -107,9 +100,8 @@ pub(super) fn start_no_incoming(g: &Graph, out: &mut Vec<Diagnostic>) {
     let n = g.incoming(&start.id).count();
     if n > 0 {
         out.push(
-            Diagnostic::new(
+            Diagnostic::error(
                 "start_no_incoming",
-                Severity::Error,
                 format!(
                     "Start node '{}' has {n} incoming edge(s) but must have none",
                     start.id
@@ -126,9 +118,8 @@ pub(super) fn exit_no_outgoing(g: &Graph, out: &mut Vec<Diagnostic>) {
         let n = g.outgoing(&node.id).count();
         if n > 0 {
             out.push(
-                Diagnostic::new(
+                Diagnostic::error(
                     "exit_no_outgoing",
-                    Severity::Error,
                     format!(
                         "Exit node '{}' has {n} outgoing edge(s) but must have none",
                         node.id
@@ -146,9 +137,8 @@ pub(super) fn reserved_keyword_node_id(g: &Graph, out: &mut Vec<Diagnostic>) {
         let lower = node.id.to_lowercase();
         if RESERVED_IDS.contains(&lower.as_str()) {
             out.push(
-                Diagnostic::new(
+                Diagnostic::warning(
                     "reserved_keyword_node_id",
-                    Severity::Warning,
                     format!(
                         "Node ID '{}' is a DOT reserved keyword and may cause parsing failures",
                         node.id
@@ -170,18 +160,16 @@ pub(super) fn import_error(g: &Graph, out: &mut Vec<Diagnostic>) {
     for node in g.nodes() {
         if let Some(reason) = node.str_attr("import_error") {
             out.push(
-                Diagnostic::new("import_error", Severity::Error, reason.to_owned())
+                Diagnostic::error("import_error", reason.to_owned())
                     .node(&node.id)
                     .fix("Fix the imported workflow or the import path"),
             );
         }
         if node.attrs.contains_key("import") {
             out.push(
-                Diagnostic::new(
+                Diagnostic::error(
                     "import_error",
-                    Severity::Error,
-                    "unresolved import: a workflow given as text has no directory to import from"
-                        .into(),
+                    "unresolved import: a workflow given as text has no directory to import from",
                 )
                 .node(&node.id)
                 .fix("Load the workflow from a file, so that its imports resolve beside it"),

@@ -1,7 +1,7 @@
 //! Rules on the other languages a workflow carries in attribute values: the model
 //! stylesheet, MiniJinja templates and command scripts.
 
-use super::{Diagnostic, Severity};
+use super::Diagnostic;
 use crate::engine::graph::{AttrValue, Attrs, Graph};
 use crate::engine::handler::Handler;
 use crate::engine::{stylesheet, template};
@@ -13,9 +13,8 @@ pub(super) fn stylesheet_syntax(g: &Graph, out: &mut Vec<Diagnostic>) {
         .and_then(AttrValue::as_str);
     if let Some(Err(e)) = sheet.filter(|s| !s.is_empty()).map(stylesheet::parse) {
         out.push(
-            Diagnostic::new(
+            Diagnostic::error(
                 "stylesheet_syntax",
-                Severity::Error,
                 format!("Model stylesheet parse error: Stylesheet error: {e}"),
             )
             .fix("Fix the model_stylesheet syntax"),
@@ -34,12 +33,12 @@ pub(super) fn template_valid(g: &Graph, out: &mut Vec<Diagnostic>) {
     };
     for (key, problem) in strings(g.attrs()) {
         let message = format!("Graph attribute '{key}': {problem}");
-        out.push(Diagnostic::new("template_valid", Severity::Error, message).fix(fix));
+        out.push(Diagnostic::error("template_valid", message).fix(fix));
     }
     for node in g.nodes() {
         for (key, problem) in strings(&node.attrs) {
             let message = format!("Node '{}' attribute '{key}': {problem}", node.id);
-            let found = Diagnostic::new("template_valid", Severity::Error, message);
+            let found = Diagnostic::error("template_valid", message);
             out.push(found.node(&node.id).fix(fix));
         }
     }
@@ -49,7 +48,7 @@ pub(super) fn template_valid(g: &Graph, out: &mut Vec<Diagnostic>) {
                 "Edge {} -> {} attribute '{key}': {problem}",
                 edge.from, edge.to
             );
-            let found = Diagnostic::new("template_valid", Severity::Error, message);
+            let found = Diagnostic::error("template_valid", message);
             out.push(found.edge(&edge.from, &edge.to).fix(fix));
         }
     }
@@ -79,9 +78,8 @@ pub(super) fn script_absolute_cd(g: &Graph, out: &mut Vec<Diagnostic>) {
             .or_else(|| node.attrs.get("tool_command"));
         if cds_to_absolute_path(script.and_then(AttrValue::as_str).unwrap_or("")) {
             out.push(
-                Diagnostic::new(
+                Diagnostic::warning(
                     "script_absolute_cd",
-                    Severity::Warning,
                     format!(
                         "Script node '{}' contains `cd /…` with an absolute path",
                         node.id
