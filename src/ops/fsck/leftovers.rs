@@ -9,7 +9,7 @@ use crate::format::run_id::RunId;
 use crate::git::Repo;
 use crate::run::RUN_BRANCH_PREFIX;
 
-use super::{Finding, Report};
+use super::Report;
 
 /// A parallel branch's worktree that a kill left holding files no commit has: nothing is
 /// wrong (`resume` runs the branch again there, and `gc` keeps it), but it is work to know of.
@@ -20,17 +20,12 @@ pub(super) fn check_branch_work(
     report: &mut Report,
 ) -> Result<()> {
     for (path, kept) in crate::ops::worktree_removal::branch_work(repo, id, config)? {
-        report.notes.push(Finding {
-            run_id: Some(id.to_string()),
-            kind: "unrecorded-branch-work",
-            message: format!(
-                "the worktree {} of a parallel branch holds work: {}; `git fabro resume` runs the branch again there",
-                path.display(),
-                kept.describe()
-            ),
-            repairable: false,
-            repaired: false,
-        });
+        let message = format!(
+            "the worktree {} of a parallel branch holds work: {}; `git fabro resume` runs the branch again there",
+            path.display(),
+            kept.describe()
+        );
+        report.note(Some(id), "unrecorded-branch-work", message);
     }
     Ok(())
 }
@@ -76,13 +71,11 @@ pub(super) fn check_unfinished_worktrees(
             .and_then(|id| RunId::parse(id).ok());
         let path = worktree.path.display();
         if !unfinished.is_abandoned() {
-            report.notes.push(Finding {
-                run_id: run.as_ref().map(ToString::to_string),
-                kind: "worktree-being-added",
-                message: format!("the worktree at {path} is being checked out"),
-                repairable: false,
-                repaired: false,
-            });
+            report.note(
+                run.as_ref(),
+                "worktree-being-added",
+                format!("the worktree at {path} is being checked out"),
+            );
             continue;
         }
         let message = format!(

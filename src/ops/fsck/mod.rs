@@ -51,8 +51,9 @@ impl Report {
         self.problems.iter().all(|p| p.repaired)
     }
 
+    /// A problem `--repair` cannot fix.
     fn problem(&mut self, run: Option<&RunId>, kind: &'static str, message: String) {
-        self.push(run, kind, message, false, false);
+        self.problems.push(Finding::new(run, kind, message));
     }
 
     /// A problem `--repair` can fix; `repaired` says whether this call fixed it.
@@ -63,25 +64,28 @@ impl Report {
         message: String,
         repaired: bool,
     ) {
-        self.push(run, kind, message, true, repaired);
+        self.problems.push(Finding {
+            repairable: true,
+            repaired,
+            ..Finding::new(run, kind, message)
+        });
     }
 
-    fn push(
-        &mut self,
-        run: Option<&RunId>,
-        kind: &'static str,
-        message: String,
-        repairable: bool,
-        repaired: bool,
-    ) {
-        let run_id = run.map(ToString::to_string);
-        self.problems.push(Finding {
-            run_id,
+    /// Something worth knowing that is not wrong.
+    fn note(&mut self, run: Option<&RunId>, kind: &'static str, message: String) {
+        self.notes.push(Finding::new(run, kind, message));
+    }
+}
+
+impl Finding {
+    fn new(run: Option<&RunId>, kind: &'static str, message: String) -> Finding {
+        Finding {
+            run_id: run.map(ToString::to_string),
             kind,
             message,
-            repairable,
-            repaired,
-        });
+            repairable: false,
+            repaired: false,
+        }
     }
 }
 
@@ -176,22 +180,14 @@ fn check_run(
         }
     }
     for dangling in checkpoints.iter().filter(|c| !named.contains(*c)) {
-        report.notes.push(Finding {
-            run_id: Some(id.to_string()),
-            kind: "dangling-metadata",
-            message: format!("metadata commit {dangling} records a checkpoint that no run commit names (a lost race or a killed process); it is never counted"),
-            repairable: false,
-            repaired: false,
-        });
+        let message = format!(
+            "metadata commit {dangling} records a checkpoint that no run commit names (a lost race or a killed process); it is never counted"
+        );
+        report.note(Some(id), "dangling-metadata", message);
     }
     if state.record.format == 1 {
-        report.notes.push(Finding {
-            run_id: Some(id.to_string()),
-            kind: "format-1-record",
-            message: "run.json is format 1, which Fabro's types do not read; git-fabro reads it, and the run's next change (checkpoint, finish, archive) records format 2".into(),
-            repairable: false,
-            repaired: false,
-        });
+        let message = "run.json is format 1, which Fabro's types do not read; git-fabro reads it, and the run's next change (checkpoint, finish, archive) records format 2";
+        report.note(Some(id), "format-1-record", message.to_owned());
     }
     check_checkpoint_trees(repo, id, &entries, report)?;
     check_branch_work(repo, config, id, report)?;
