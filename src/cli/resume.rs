@@ -134,9 +134,11 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         ));
     }
     if let Some((graph, directions)) = engine {
-        let blocked = state.record.status.kind == StatusKind::Blocked;
+        if state.record.status.kind == StatusKind::Blocked {
+            record_unblocked(ctx, &id);
+        }
         let agent = args.agent.as_deref();
-        return continue_workflow(ctx, &id, &graph, args.json, agent, &directions, blocked);
+        return super::execute::execute(ctx, &id, &graph, args.json, agent, &directions, None);
     }
     if args.command.is_empty() {
         return output::json(&resumed);
@@ -279,17 +281,10 @@ pub(super) fn continue_fenced(
     super::execute::execute(ctx, id, &graph, false, agent, directions, Some(fence))
 }
 
-/// Continues a run the engine executes.
-fn continue_workflow(
-    ctx: &Ctx,
-    id: &RunId,
-    graph: &Graph,
-    json: bool,
-    agent: Option<&str>,
-    directions: &Directions,
-    blocked: bool,
-) -> Result<()> {
-    if blocked && let Some(dir) = ctx.run_dir(id, None) {
+/// Records in the run's event log that a blocked run goes on (best effort: the log is for
+/// people, and the run's state is in git).
+fn record_unblocked(ctx: &Ctx, id: &RunId) {
+    if let Some(dir) = ctx.run_dir(id, None) {
         let _ = dir.append_event(&serde_json::json!({
             "ts": crate::format::time::Timestamp::now().rfc3339(),
             "run_id": id.as_str(),
@@ -297,5 +292,4 @@ fn continue_workflow(
             "properties": {},
         }));
     }
-    super::execute::execute(ctx, id, graph, json, agent, directions, None)
 }
