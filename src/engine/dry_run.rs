@@ -338,12 +338,10 @@ impl Walk<'_> {
         let best = best_candidate(results);
         let mut outcome =
             Outcome::succeeded(format!("[Simulated] Selected best candidate: {}", best.id));
-        outcome
-            .context_updates
-            .insert("parallel.fan_in.best_id".into(), json!(best.id));
-        outcome
-            .context_updates
-            .insert("parallel.fan_in.best_outcome".into(), json!(best.status));
+        outcome.context_updates.extend([
+            ("parallel.fan_in.best_id".into(), json!(best.id)),
+            ("parallel.fan_in.best_outcome".into(), json!(best.status)),
+        ]);
         outcome
     }
 }

@@ -147,12 +147,10 @@ fn finalize(
         json!(duration_ms.saturating_sub(stopped_ms)),
     );
     if let Some(summaries) = &request.stages {
-        conclusion
-            .extra
-            .insert("stages".into(), json!(summaries.stages));
-        conclusion
-            .extra
-            .insert("total_retries".into(), json!(summaries.total_retries));
+        conclusion.extra.extend([
+            ("stages".into(), json!(summaries.stages)),
+            ("total_retries".into(), json!(summaries.total_retries)),
+        ]);
     }
     let mut record = state.record.clone();
     record.status = Status::new(request.status);
