@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 mod situation;
 
-pub use situation::{Needs, Phase, Situation};
+pub(crate) use situation::{Needs, Phase, Situation};
 
 /// Exit codes of FORMAT.md.
 pub mod exit {
