@@ -1,10 +1,12 @@
 //! A person at the terminal answers a human gate: the question and its choices on stderr, the
 //! answer from stdin. An answer that names no choice is asked again; an empty line or the end
 //! of input is Fabro's interrupted interview. stdin is read on a thread of its own, so that
-//! Ctrl-C stops the wait.
+//! Ctrl-C stops the wait. That thread is one for the whole run and reads a line only when a
+//! question wants one: a reader per question would leave the last one blocked in `read_line`,
+//! and it would swallow the first answer typed at the next gate.
 
 use std::io::{BufRead, IsTerminal, Write};
-use std::sync::mpsc;
+use std::sync::{Mutex, OnceLock, mpsc};
 use std::time::Duration;
 
 use super::output;
@@ -26,7 +28,7 @@ impl Interviewer for Terminal {
             let _ = writeln!(err, "  {}", output::escape(&line));
         }
         drop(err);
-        let lines = read_lines();
+        let mut lines = stdin_lines().lock().unwrap_or_else(|e| e.into_inner());
         loop {
             eprint!("Select: ");
             let answer = loop {
@@ -34,7 +36,7 @@ impl Interviewer for Terminal {
                     eprintln!();
                     return Asked::Interrupted;
                 }
-                match lines.recv_timeout(Duration::from_millis(50)) {
+                match lines.next_line(Duration::from_millis(50)) {
                     Ok(answer) => break answer,
                     Err(mpsc::RecvTimeoutError::Timeout) => {}
                     Err(mpsc::RecvTimeoutError::Disconnected) => break None,
@@ -54,13 +56,38 @@ impl Interviewer for Terminal {
     }
 }
 
-/// stdin's lines, trimmed, then `None` at its end.
-fn read_lines() -> mpsc::Receiver<Option<String>> {
+/// stdin's lines, trimmed, then `None` at its end, read one at a time on request.
+struct Lines {
+    want: mpsc::Sender<()>,
+    lines: mpsc::Receiver<Option<String>>,
+    /// A line was asked for and has not come yet (its question was interrupted): the next
+    /// question takes it rather than ask for another.
+    asked: bool,
+}
+
+impl Lines {
+    fn next_line(&mut self, wait: Duration) -> Result<Option<String>, mpsc::RecvTimeoutError> {
+        if !self.asked {
+            self.asked = self.want.send(()).is_ok();
+        }
+        let line = self.lines.recv_timeout(wait)?;
+        self.asked = false;
+        Ok(line)
+    }
+}
+
+fn stdin_lines() -> &'static Mutex<Lines> {
+    static LINES: OnceLock<Mutex<Lines>> = OnceLock::new();
+    LINES.get_or_init(|| Mutex::new(read_lines()))
+}
+
+fn read_lines() -> Lines {
+    let (want, wanted) = mpsc::channel();
     let (send, lines) = mpsc::channel();
     std::thread::spawn(move || {
         let stdin = std::io::stdin();
         let mut line = String::new();
-        loop {
+        while wanted.recv().is_ok() {
             line.clear();
             let text = match stdin.lock().read_line(&mut line) {
                 Ok(0) | Err(_) => None,
@@ -72,5 +99,9 @@ fn read_lines() -> mpsc::Receiver<Option<String>> {
             }
         }
     });
-    lines
+    Lines {
+        want,
+        lines,
+        asked: false,
+    }
 }

@@ -328,3 +328,104 @@ fn a_run_held_at_a_gate_says_its_active_time_and_its_time_in_all() {
     let conclusion = &run_json(&repo, &id)["conclusion"];
     assert_eq!(conclusion["active_ms"], conclusion["duration_ms"]);
 }
+
+/// A gate in a loop: "Revise" goes back through `revise` to the same gate.
+const GATE_LOOP: &str = r#"digraph GateLoop {
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  approve [shape=hexagon, label="Ship it?"]
+  revise [shape=parallelogram, script="echo revised >> out.txt"]
+  ship [shape=parallelogram, script="echo shipped >> out.txt"]
+  start -> approve
+  approve -> ship [label="[A] Approve"]
+  approve -> revise [label="[R] Revise"]
+  revise -> approve
+  ship -> exit
+}
+"#;
+
+/// Types each answer on the terminal only once the question before it has been printed, as
+/// a person does; returns the exit code and the screen.
+fn on_terminal_answering(repo: &TestRepo, path: &Path, answers: &[&str]) -> (i32, String) {
+    use std::io::Read;
+    let mut child = repo
+        .fabro_on_terminal(&format!("run {}", path.display()))
+        .env("TERM", "dumb")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("util-linux `script` runs");
+    let mut keyboard = child.stdin.take().expect("stdin");
+    let mut stdout = child.stdout.take().expect("stdout");
+    let (shown, screen) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n @ 1..) = stdout.read(&mut buf) {
+            let _ = shown.send(buf[..n].to_vec());
+        }
+    });
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let mut printed = Vec::new();
+    let questions_shown =
+        |printed: &[u8]| String::from_utf8_lossy(printed).matches("Select: ").count();
+    for (asked, answer) in answers.iter().enumerate() {
+        while questions_shown(&printed) <= asked {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match screen.recv_timeout(left) {
+                Ok(bytes) => printed.extend(bytes),
+                Err(_) => {
+                    let _ = child.kill();
+                    panic!(
+                        "question {} never came:\n{}",
+                        asked + 1,
+                        String::from_utf8_lossy(&printed)
+                    );
+                }
+            }
+        }
+        writeln!(keyboard, "{answer}").expect("typed");
+    }
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!(
+                "the run hung after the answers:\n{}",
+                String::from_utf8_lossy(&printed)
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    drop(keyboard);
+    printed.extend(screen.iter().flatten());
+    (
+        status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&printed).into_owned(),
+    )
+}
+
+#[test]
+fn a_gate_visited_twice_takes_the_first_answer_typed_each_time() {
+    let repo = TestRepo::new();
+    let path = repo.write_beside("loop.fabro", GATE_LOOP);
+    let (code, screen) = on_terminal_answering(&repo, &path, &["r", "a"]);
+    assert_eq!(code, 0, "{screen}");
+    assert_eq!(screen.matches("? Ship it?").count(), 2, "{screen}");
+    let id = repo.git(&[
+        "for-each-ref",
+        "--format=%(refname:lstrip=4)",
+        "refs/heads/fabro/meta/",
+    ]);
+    assert_eq!(
+        committed_nodes(&repo, id.trim()),
+        [
+            "approve (succeeded)",
+            "revise (succeeded)",
+            "approve (succeeded)",
+            "ship (succeeded)"
+        ]
+    );
+}
