@@ -141,7 +141,8 @@ pub fn execute(
             match failed.is_empty() {
                 true => output::note(format!("run {id} succeeded in {took}")),
                 false => output::warn(format!(
-                    "run {id} succeeded in {took}{along} (`git fabro show {id}` says why)"
+                    "run {id} succeeded in {took}{along} ({})",
+                    why_failed(id, &failed)
                 )),
             }
             Ok(())
@@ -156,6 +157,17 @@ pub fn execute(
             Err(ExitWith(exit::FAILED).into())
         }
     }
+}
+
+/// The command that shows why the first failed stage failed: its own checkpoint, since
+/// `show RUN` alone shows the run's last one, a stage that came after it.
+fn why_failed(id: &RunId, failed: &[String]) -> String {
+    let each = if failed.len() > 1 {
+        ", and so for each"
+    } else {
+        ""
+    };
+    format!("`git fabro show {id} {}` says why{each}", failed[0])
 }
 
 /// `node@visit` of each stage this command ran that failed, in order.

@@ -89,3 +89,46 @@ fn show_prints_the_context_one_value_a_line() {
     let _filters = snapshot::filters(&repo).bind_to_scope();
     insta::assert_snapshot!(repo.ok(&["show", &run.id]));
 }
+
+/// After a run that routed past a failed stage, the command its last line names shows that
+/// stage (with what it printed), not the run's last checkpoint, a stage that came after it.
+#[test]
+fn the_hint_after_a_failed_stage_shows_that_stage() {
+    let repo = TestRepo::new();
+    let text = "digraph past { start [shape=Mdiamond]\n exit [shape=Msquare]\n \
+                check [shape=parallelogram, script=\"echo broken >&2; exit 1\"]\n \
+                after [shape=parallelogram, script=\"true\"]\n \
+                start -> check -> after -> exit }";
+    let path = crate::engine_run::workflow(&repo, "past", text);
+    let out = repo
+        .fabro()
+        .arg("run")
+        .arg(&path)
+        .output()
+        .expect("git-fabro runs");
+    assert!(out.status.success());
+    let id = crate::engine_run::the_only_run(&repo);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let last = stderr.lines().last().unwrap_or_default();
+    let hinted = format!("git fabro show {id} check@1");
+    assert!(
+        last.ends_with(&format!("(`{hinted}` says why)")),
+        "{stderr}"
+    );
+
+    let words: Vec<&str> = hinted.split(' ').skip(2).collect();
+    let shown = repo.ok(&words);
+    let failed = repo.log_json(&id)[0].clone();
+    assert_eq!(failed["status"], "failed");
+    assert_eq!(shown, repo.ok(&["show", &id, "@1"]));
+    assert_eq!(
+        shown.lines().next(),
+        Some(format!("checkpoint @1 check@1 (failed) of run {id}").as_str())
+    );
+    assert!(shown.contains("command.stderr = \"broken\\n\""), "{shown}");
+    assert_ne!(
+        shown,
+        repo.ok(&["show", &id]),
+        "show RUN is the last checkpoint"
+    );
+}
