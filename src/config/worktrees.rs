@@ -6,9 +6,10 @@
 //! tool rebuilds from the sources alone: `target` (Cargo, Maven), `node_modules` (npm, pnpm,
 //! Yarn), `dist` and `build` (most bundlers, Gradle, setuptools), `__pycache__` (Python) and
 //! `.venv` (a virtual environment that `uv sync` or `pip install` remakes). Caches that a
-//! tool merely speeds itself up with (`.gradle`, `.next`, `.tox`, `.pytest_cache`) are left
-//! out: they are rarely large in a worktree, and a list kept short is one a user can check
-//! at a glance. Each settings layer adds to the list; an empty entry drops everything before
+//! tool merely speeds itself up with (`.gradle`, `.next`, `.tox`, `.pytest_cache`) are not
+//! seeded: they are rarely large in a worktree, and a list kept short is one a user can check
+//! at a glance. The folders git-fabro never stages (`git::DEFAULT_EXCLUDED_DIRS`, which holds
+//! all of these but `build`) keep no worktree whatever this list says. Each settings layer adds to the list; an empty entry drops everything before
 //! it, as an empty value resets a multi-valued key in git config (`credential.helper`).
 
 use serde::Deserialize;

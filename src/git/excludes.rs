@@ -3,7 +3,9 @@
 
 use gix::bstr::{BStr, ByteSlice};
 
-/// Directory names never staged, at any depth (FORMAT.md, Run branch).
+/// Directory names never staged, at any depth (FORMAT.md, Run branch). What git-fabro never
+/// records is never lost when a run's worktree goes, so these keep no worktree either
+/// (`unrecorded.rs`), git ignores them or not.
 pub(crate) const DEFAULT_EXCLUDED_DIRS: &[&str] = &[
     "node_modules",
     ".pnpm-store",
@@ -74,6 +76,21 @@ impl Excludes {
             .filter(|(_, _, c)| *c == '/')
             .any(|(start, _, _)| matches(path[..start].as_bstr(), true))
             || matches(path, is_dir)
+    }
+
+    /// Whether `path` (a directory when `is_dir`) is, or lies in, a directory that is never
+    /// staged: one of [`DEFAULT_EXCLUDED_DIRS`], not a pattern of the user's, which may name
+    /// anything (`secrets/`).
+    pub(crate) fn is_never_staged(path: &BStr, is_dir: bool) -> bool {
+        let mut parts: Vec<&[u8]> = path.split_str("/").filter(|p| !p.is_empty()).collect();
+        if !is_dir {
+            parts.pop();
+        }
+        parts.iter().any(|part| {
+            DEFAULT_EXCLUDED_DIRS
+                .iter()
+                .any(|dir| dir.as_bytes() == *part)
+        })
     }
 
     /// Whether the directory at `dir`, relative to the work tree, is left out with all it holds.

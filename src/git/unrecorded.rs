@@ -121,11 +121,14 @@ impl Repo {
                     if is_dir && !holds_files(&on_disk(&path)) {
                         continue; // an empty directory holds nothing to lose
                     }
-                    // Build output git ignores is made again by the next build: losing it
-                    // loses nothing, unless a repository lies inside (a package cloned into
-                    // `node_modules/`, `pip install -e git+...` in `.venv/src/`): no build
-                    // makes its commits and changes again.
-                    if self.is_build_output(path.as_ref(), build_folders)? {
+                    // Build output git ignores is made again by the next build, and what is
+                    // never staged no checkpoint would hold: losing either loses nothing,
+                    // unless a repository lies inside (a package cloned into `node_modules/`,
+                    // `pip install -e git+...` in `.venv/src/`): no build makes its commits
+                    // and changes again.
+                    if Excludes::is_never_staged(path.as_ref(), is_dir)
+                        || self.is_build_output(path.as_ref(), build_folders)?
+                    {
                         for inside in repositories_below(&on_disk(&path), &path) {
                             add(inside, Unrecorded::NestedRepository);
                         }

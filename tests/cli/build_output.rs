@@ -107,17 +107,31 @@ fn anything_else_unrecorded_keeps_the_worktree_and_is_named_without_the_build_ou
 fn a_build_folder_git_does_not_ignore_keeps_the_worktree() {
     let repo = repo_ignoring("node_modules/\n");
     let run = repo.start();
-    write_file(&run.worktree.join("target/app"), "not ignored\n");
+    write_file(&run.worktree.join("build/app"), "not ignored\n");
     let stderr = finish_stderr(&repo, &run.id);
     assert!(stderr.contains("kept the worktree"), "{stderr}");
-    // Never staged (FORMAT.md), yet not ignored by git: git-fabro does not call it build output.
-    assert!(stderr.contains("target/ (excluded)"), "{stderr}");
-    assert!(run.worktree.join("target/app").exists());
+    // A checkpoint would take it: git-fabro does not call it build output.
+    assert!(
+        stderr.contains(": 1 path there is not in the run's final commit: build/app (untracked);"),
+        "{stderr}"
+    );
+    assert!(run.worktree.join("build/app").exists());
+}
+
+#[test]
+fn a_folder_never_staged_keeps_no_worktree_though_git_does_not_ignore_it() {
+    let repo = repo_ignoring("node_modules/\n");
+    let run = repo.start();
+    write_file(&run.worktree.join("target/app"), "not ignored\n");
+    write_file(&run.worktree.join("lib/__pycache__/m.pyc"), "byte code\n");
+    let stderr = finish_stderr(&repo, &run.id);
+    assert!(!stderr.contains("kept the worktree"), "{stderr}");
+    assert!(!run.worktree.exists());
 }
 
 #[test]
 fn settings_extend_and_replace_the_build_folders() {
-    let repo = repo_ignoring("/out\n/target\n");
+    let repo = repo_ignoring("/out\n/target\n/build\n");
     repo.git(&["config", "fabro.buildDir", "out"]);
     let extended = repo.start();
     write_file(&extended.worktree.join("out/bundle.js"), "bundled\n");
@@ -129,12 +143,12 @@ fn settings_extend_and_replace_the_build_folders() {
     repo.write_settings("[worktrees]\nbuild_dirs = [\"\", \"out\"]\n");
     let replaced = repo.start();
     write_file(&replaced.worktree.join("out/bundle.js"), "bundled\n");
-    write_file(&replaced.worktree.join("target/app"), "app\n");
+    write_file(&replaced.worktree.join("build/app"), "app\n");
     let stderr = finish_stderr(&repo, &replaced.id);
     assert!(stderr.contains("1 path there is not"), "{stderr}");
-    assert!(stderr.contains("target/ ("), "{stderr}");
+    assert!(stderr.contains("build/ (ignored)"), "{stderr}");
     assert!(!stderr.contains("out/"), "{stderr}");
-    assert!(replaced.worktree.join("target/app").exists());
+    assert!(replaced.worktree.join("build/app").exists());
 }
 
 #[test]
@@ -262,4 +276,62 @@ fn a_fork_resumed_into_a_new_worktree_starts_warm() {
     let worktree = Path::new(state["worktree"].as_str().unwrap());
     assert_eq!(read_file(worktree.join("target/debug/app")), "built\n");
     assert_eq!(repo.git_in(worktree, &["status", "--porcelain"]), "");
+}
+
+/// A Python project that ignores nothing: its tests leave `__pycache__/` and `.pytest_cache/`,
+/// which git-fabro never stages, so no checkpoint could have held them and losing them loses
+/// nothing. A repository inside one (`.venv/src/lib`, cloned by `pip install -e git+URL`)
+/// still keeps the worktree: no build makes its commits again.
+#[test]
+fn what_git_fabro_never_stages_keeps_no_worktree_unless_a_repository_lies_inside() {
+    let script = "mkdir -p pkg/__pycache__ .pytest_cache/v && echo code > pkg/__pycache__/x.pyc \
+                  && echo '{}' > .pytest_cache/v/lastfailed && echo 'x = 1' > pkg/app.py";
+    let workflow = |extra: &str| {
+        format!(
+            "digraph py {{ start [shape=Mdiamond]\n exit [shape=Msquare]\n \
+             test [shape=parallelogram, script=\"{script}{extra}\"]\n start -> test -> exit }}"
+        )
+    };
+    let repo = TestRepo::new();
+    let path = crate::engine_run::workflow(&repo, "py", &workflow(""));
+    let ran = crate::engine_run::run(&repo, &path, &[]);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert!(!ran.stderr.contains("kept the worktree"), "{}", ran.stderr);
+    assert_eq!(
+        repo.git(&["worktree", "list", "--porcelain"])
+            .matches("worktree ")
+            .count(),
+        1
+    );
+    let files = repo.git(&[
+        "ls-tree",
+        "-r",
+        "--name-only",
+        &format!("fabro/run/{}", ran.id),
+    ]);
+    assert_eq!(files, "README.md\npkg/app.py\nsrc/lib.rs\n");
+
+    let repo = TestRepo::new();
+    let nested = " && git init -q .venv/src/lib";
+    let path = crate::engine_run::workflow(&repo, "py", &workflow(nested));
+    let ran = crate::engine_run::run(&repo, &path, &[]);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let kept = ran
+        .stderr
+        .lines()
+        .find(|l| l.contains("kept the worktree"))
+        .unwrap_or_default();
+    assert!(
+        kept.contains(
+            ": 1 path there is not in the run's final commit: .venv/src/lib/ (nested repository);"
+        ),
+        "{}",
+        ran.stderr
+    );
+    assert_eq!(
+        repo.git(&["worktree", "list", "--porcelain"])
+            .matches("worktree ")
+            .count(),
+        2
+    );
 }
