@@ -252,7 +252,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
         &'git-fabro;resume'= {
             cand --run 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)'
             cand --workflow 'Check that this workflow is the one the run was started with'
-            cand --agent 'The command agent and prompt nodes run, instead of the configured one: a preset (claude, codex, gemini, aider, copilot, qwen, opencode: see `git fabro agents`) or a command line'
+            cand --agent 'The command agent and prompt nodes run, instead of the one the run was given (`run --agent`) or else the configured one: a preset (claude, codex, gemini, aider, copilot, qwen, opencode: see `git fabro agents`) or a command line; the run keeps it'
             cand --answer 'Answer the human gate NODE with CHOICE: its key, number, label or target node (repeatable)'
             cand --rerun 'Run again the side-effect node NODE that was cut short (repeatable)'
             cand --assume-done 'Record the side-effect node NODE that was cut short as succeeded, without running it again (repeatable)'

@@ -196,7 +196,7 @@ complete -c git-fabro -n "__fish_git_fabro_using_subcommand rewind" -s P -l no-p
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand rewind" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -l run -d 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -l workflow -d 'Check that this workflow is the one the run was started with' -r -F
-complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -l agent -d 'The command agent and prompt nodes run, instead of the configured one: a preset (claude, codex, gemini, aider, copilot, qwen, opencode: see `git fabro agents`) or a command line' -r
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -l agent -d 'The command agent and prompt nodes run, instead of the one the run was given (`run --agent`) or else the configured one: a preset (claude, codex, gemini, aider, copilot, qwen, opencode: see `git fabro agents`) or a command line; the run keeps it' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -l answer -d 'Answer the human gate NODE with CHOICE: its key, number, label or target node (repeatable)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -l rerun -d 'Run again the side-effect node NODE that was cut short (repeatable)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -l assume-done -d 'Record the side-effect node NODE that was cut short as succeeded, without running it again (repeatable)' -r

@@ -62,8 +62,8 @@ impl<'a> Summary<'a> {
     }
 }
 
-/// Executes run `id` to its end, `agent` (from `--agent`) overriding the configured agent
-/// command. Names the run first: its id as the first line of stdout or, with `--json` (whose
+/// Executes run `id` to its end, `agent` (from `--agent`, else the one the run was last
+/// given) overriding the configured agent command. Names the run first: its id as the first line of stdout or, with `--json` (whose
 /// document names it), on stderr.
 pub fn execute(
     ctx: &Ctx,
@@ -81,8 +81,8 @@ pub fn execute(
     }
     let run = ctx.open_run(Some(id.as_str()))?;
     let mut config = run.config.clone();
-    if let Some(agent) = agent {
-        config.agent_command = Some(agent.to_owned());
+    if let Some(agent) = super::run_agent::agent_for(run.run_dir.as_ref(), agent)? {
+        config.agent_command = Some(agent);
     }
     let state = crate::run::RunState::load(&ctx.repo, id)?;
     let graph = &super::prepare::render_for(graph, &state)?;

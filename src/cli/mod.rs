@@ -43,6 +43,7 @@ mod restore;
 mod resume;
 mod rewind;
 mod run;
+mod run_agent;
 mod run_arg;
 mod show;
 mod snapshot;

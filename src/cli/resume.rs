@@ -60,9 +60,9 @@ pub struct Args {
     /// engine executes
     #[arg(long, conflicts_with = "command")]
     prepare_only: bool,
-    /// The command agent and prompt nodes run, instead of the configured one: a preset
-    /// (claude, codex, gemini, aider, copilot, qwen, opencode: see `git fabro agents`) or a
-    /// command line
+    /// The command agent and prompt nodes run, instead of the one the run was given (`run
+    /// --agent`) or else the configured one: a preset (claude, codex, gemini, aider, copilot,
+    /// qwen, opencode: see `git fabro agents`) or a command line; the run keeps it
     #[arg(long, value_name = "COMMAND", conflicts_with = "command")]
     agent: Option<String>,
     /// Answer the human gate NODE with CHOICE: its key, number, label or target node

@@ -327,10 +327,13 @@ fn resume_needs_an_agent_command_too_takes_the_flag_and_keeps_the_inlined_prompt
 }"#,
     );
     let prompt_file = repo.write_beside("work.md", "Work as the file said");
+    // Configured, not given: the run keeps a `--agent` (`resume_agent.rs`), not the config.
+    repo.git(&["config", "fabro.agentCommand", "cat"]);
     die_at(
-        repo.fabro().args(["run", "--agent", "cat"]).arg(&path),
+        repo.fabro().arg("run").arg(&path),
         "engine:checkpointed:start@1",
     );
+    repo.git(&["config", "--unset", "fabro.agentCommand"]);
     std::fs::remove_file(&prompt_file).unwrap();
     let refs = repo.runs_with_metadata();
     let id = refs.trim();

@@ -100,6 +100,7 @@ mod restore;
 mod restore_paths;
 mod restore_safety;
 mod resume;
+mod resume_agent;
 mod rewind;
 mod run_hooks;
 mod run_hooks_fabro;
