@@ -52,7 +52,7 @@ impl SourceArgs {
             if self.json {
                 output::json(&entries)?;
             } else {
-                log::print(ctx, &entries, id.as_str())?;
+                log::print(ctx, &state, &entries)?;
             }
             return Ok(None);
         }

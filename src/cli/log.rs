@@ -63,7 +63,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     if args.json {
         output::json(&entries)
     } else {
-        print(ctx, &entries, id.as_str())
+        print(ctx, &state, &entries)
     }
 }
 
@@ -118,18 +118,21 @@ fn print_usage(ctx: &Ctx, used: &[WithUsage], run: &str) -> Result<()> {
     )
 }
 
-/// The human timeline; the RUN column appears only when a fork inherited entries.
-pub fn print(ctx: &Ctx, entries: &[Entry], run: &str) -> Result<()> {
+/// The human timeline; the RUN column appears only when a fork inherited entries. DONE is
+/// the stages done when the entry was recorded, counted as `ps` counts them: without the
+/// start node that Fabro's count (`Fabro-Completed`, `--json`'s `completed`) takes in.
+pub fn print(ctx: &Ctx, state: &RunState, entries: &[Entry]) -> Result<()> {
     let columns = ["DONE", "COMMIT", "META", "TIME"];
+    let offset = state.record.spec.completed_offset;
     table(
         ctx,
         entries,
         |e| e,
-        run,
+        state.id.as_str(),
         &columns,
         |e| {
             vec![
-                e.completed.to_string().into(),
+                e.completed.saturating_sub(offset).to_string().into(),
                 crate::format::short_sha(&e.run_commit).into(),
                 match e.meta_commit.as_str() {
                     "" => "-".into(),

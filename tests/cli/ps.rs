@@ -111,3 +111,62 @@ fn ps_ignores_a_damaged_or_foreign_summary_file() {
         assert_eq!(repo.ok(&["ps", "--json"]), expected, "with {text:?}");
     }
 }
+
+/// `2026-12-02T02:35:48.000Z` as the tables show it (the tests run with TZ=UTC).
+fn shown_time(timestamp: &str) -> String {
+    format!("{} {} +0000", &timestamp[..10], &timestamp[11..19])
+}
+
+/// Each line of a table with its runs of spaces as one.
+fn rows(table: &str) -> Vec<String> {
+    table
+        .lines()
+        .map(|line| line.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect()
+}
+
+/// DONE counts the same in both tables for a run the engine executed, whose Fabro count
+/// (`Fabro-Completed`, `log --json`'s `completed`) takes in the start node: `ps`'s DONE is the
+/// DONE of `log`'s last row.
+#[test]
+fn done_means_the_same_in_ps_and_log() {
+    let repo = TestRepo::new();
+    let text = "digraph two { start [shape=Mdiamond]\n exit [shape=Msquare]\n \
+                one [shape=parallelogram, script=\"true\"]\n \
+                two [shape=parallelogram, script=\"true\"]\n start -> one -> two -> exit }";
+    let path = crate::engine_run::workflow(&repo, "two", text);
+    let ran = crate::engine_run::run(&repo, &path, &[]);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let id = ran.id;
+
+    let entries = repo.log_json(&id);
+    assert_eq!(entries[0]["completed"], 2, "Fabro's count: start, then one");
+    let row = |e: &Value, done: u64| {
+        let sha = |key: &str| e[key].as_str().unwrap()[..7].to_owned();
+        format!(
+            "@{done} {}@1 succeeded {done} {} {} {}",
+            e["node_id"].as_str().unwrap(),
+            sha("run_commit"),
+            sha("meta_commit"),
+            shown_time(e["timestamp"].as_str().unwrap())
+        )
+    };
+    assert_eq!(
+        rows(&repo.ok(&["log", &id])),
+        [
+            "# STAGE STATUS DONE COMMIT META TIME".to_owned(),
+            row(&entries[0], 1),
+            row(&entries[1], 2),
+        ]
+    );
+
+    let listed: Vec<Value> = serde_json::from_str(&repo.ok(&["ps", "--json"])).unwrap();
+    let started = shown_time(listed[0]["start_time"].as_str().unwrap());
+    assert_eq!(
+        rows(&repo.ok(&["ps"])),
+        [
+            "RUN STATUS DONE STARTED WORKFLOW GOAL".to_owned(),
+            format!("{} succeeded 2 {started} two", &id[..8]),
+        ]
+    );
+}
