@@ -41,12 +41,14 @@ pub(super) const GROUPS: &[(&str, &[&str], &str)] = &[
     ),
 ];
 
-/// The root command with its commands listed by group in `-h` and `--help`.
+/// The root command with its commands listed by group in `-h` and `--help`. It does not
+/// point at `git help fabro-COMMAND`: git looks a word it knows no command for up as a guide,
+/// `man gitfabro-COMMAND`, so that form finds no page.
 pub fn with_groups(root: Command) -> Command {
     let groups = grouped(&root);
     let template = format!(
         "{{about-with-newline}}\n{{usage-heading}} {{usage}}\n\n{groups}Options:\n{{options}}\n\n\
-         See `git fabro COMMAND --help` (or `git help fabro-COMMAND`) for each command.\
+         See `git fabro help COMMAND` (or `man git-fabro-COMMAND`) for each command.\
          {{after-help}}"
     );
     root.help_template(template)

@@ -247,7 +247,27 @@ fn git_help_finds_the_man_pages() {
             .output()
             .expect("runs")
     };
+    // What `git-fabro --help` says opens a command's page: `git help fabro-run` would not
+    // (git runs `man gitfabro-run` for a word that is no command of its).
+    let out = run("git-fabro", &["--help"]);
+    let advertised = stdout(&out)
+        .lines()
+        .find(|line| line.starts_with("See "))
+        .unwrap_or_default()
+        .to_owned();
+    assert_eq!(
+        advertised,
+        "See `git fabro help COMMAND` (or `man git-fabro-COMMAND`) for each command."
+    );
+    let out = run("git", &["fabro", "help", "run"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(stdout(&out), stdout(&run("git-fabro", &["run", "--help"])));
     for (program, args, title) in [
+        ("man", &["git-fabro-run"][..], "git-fabro-run(1)"),
         ("git", &["help", "fabro"][..], "git-fabro(1)"),
         ("git", &["fabro", "--help"][..], "git-fabro(1)"),
         (
