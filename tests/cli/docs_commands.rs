@@ -320,13 +320,27 @@ fn runs_as_shown(repo: &TestRepo, dir: &Path, block: &Block) {
 #[test]
 fn the_quick_start_runs_as_shown() {
     let repo = TestRepo::new();
+    copy_examples(&repo);
+    runs_as_shown(&repo, &repo.path, &readme_block("Quick start"));
+}
+
+/// A repository holding `examples/`, as a clone of git-fabro does.
+fn copy_examples(repo: &TestRepo) {
     let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
     std::fs::create_dir(repo.path.join("examples")).unwrap();
     for entry in std::fs::read_dir(examples).unwrap().flatten() {
         let copy = repo.path.join("examples").join(entry.file_name());
         std::fs::copy(entry.path(), copy).unwrap();
     }
-    runs_as_shown(&repo, &repo.path, &readme_block("Quick start"));
+}
+
+/// The crash guide, killing the engine during the shipped loop's slow `fix`, as a reader
+/// replays it in a checkout of git-fabro.
+#[test]
+fn the_crash_guide_runs_as_shown() {
+    let repo = TestRepo::new();
+    copy_examples(&repo);
+    runs_as_shown(&repo, &repo.path, &readme_block("Recover from a crash"));
 }
 
 /// The agent's run of the README, in the repository `~/app` it names.
