@@ -343,6 +343,18 @@ fn the_crash_guide_runs_as_shown() {
     runs_as_shown(&repo, &repo.path, &readme_block("Recover from a crash"));
 }
 
+/// docs/write-a-workflow.md: its workflow saved as the guide says, then its commands run.
+#[test]
+fn the_first_workflow_runs_as_shown() {
+    let guide = read_doc(Path::new("docs/write-a-workflow.md"));
+    let found = blocks(&guide);
+    let first = |lang: &str| found.iter().find(|b| b.lang == lang).expect(lang);
+    let repo = TestRepo::new();
+    let workflow = first("dot").lines.join("\n");
+    crate::common::write_file(&repo.path.join("first.fabro"), &workflow);
+    runs_as_shown(&repo, &repo.path, first("console"));
+}
+
 /// The agent's run of the README, in the repository `~/app` it names.
 #[test]
 fn recording_an_agents_run_runs_as_shown() {
