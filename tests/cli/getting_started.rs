@@ -51,7 +51,7 @@ fn the_demo_installs_the_man_pages_where_man_finds_them_and_runs() {
     // Stands in for `cargo install`: the binary under test is already built.
     crate::common::write_file(
         &stub.join("cargo"),
-        "#!/bin/sh\nmkdir -p \"$CARGO_INSTALL_ROOT/bin\" && cp \"$FABRO_BUILT\" \"$CARGO_INSTALL_ROOT/bin/git-fabro\"\n",
+        "#!/bin/sh\nmkdir -p \"$CARGO_INSTALL_ROOT/bin\" && echo \"$*\" >> \"$CARGO_INSTALL_ROOT/cargo-args\" && cp \"$FABRO_BUILT\" \"$CARGO_INSTALL_ROOT/bin/git-fabro\"\n",
     );
     {
         use std::os::unix::fs::PermissionsExt;
@@ -75,6 +75,10 @@ fn the_demo_installs_the_man_pages_where_man_finds_them_and_runs() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(stderr.contains("==> installing the man pages"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(install_root.join("cargo-args")).unwrap(),
+        "install --locked --path . --profile release\n"
+    );
     assert!(stderr.contains("landed run"), "{stderr}");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("plan@2"), "{stdout}");
