@@ -4,13 +4,13 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Stdio};
+use std::process::{Child, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
 use crate::common::failpoints::die_at;
-use crate::common::{TestRepo, write_file};
+use crate::common::{TestRepo, assert_success, write_file};
 use crate::engine_run::{committed_nodes, run_json, the_only_run};
 use crate::format_contract::assert_fabro_shapes;
 
@@ -102,18 +102,8 @@ fn check_interrupted_then_resume(repo: &TestRepo, id: &str) {
     assert!(held.is_empty(), "run.pid was not released");
 
     write_file(&repo.root.join("go-fast"), "");
-    let out = repo
-        .fabro()
-        .args(["resume", id])
-        .stdin(Stdio::null())
-        .output()
-        .expect("resume runs");
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = resume(repo, &[id]);
+    assert_success(&out);
     assert_eq!(
         committed_nodes(repo, id),
         ["first (succeeded)", "slow (succeeded)"]
@@ -192,6 +182,16 @@ fn deploy_workflow(repo: &TestRepo) -> PathBuf {
         ))
 }
 
+/// `git fabro resume ARGS` with no terminal to ask on.
+fn resume(repo: &TestRepo, args: &[&str]) -> Output {
+    repo.fabro()
+        .arg("resume")
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("resume runs")
+}
+
 fn meta_paths(repo: &TestRepo, id: &str) -> Vec<String> {
     repo.files_in(&format!("fabro/meta/{id}"))
         .lines()
@@ -254,12 +254,7 @@ fn killed_during_deploy(repo: &TestRepo) -> String {
     assert_eq!(intent["idempotency_key"], format!("{id}:deploy@1"));
     assert!(intent["started_at"].is_string());
 
-    let out = repo
-        .fabro()
-        .args(["resume", &id])
-        .stdin(Stdio::null())
-        .output()
-        .expect("resume runs");
+    let out = resume(repo, &[&id]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("deploy@1"), "{stderr}");
@@ -277,18 +272,8 @@ fn killed_during_deploy(repo: &TestRepo) -> String {
 fn assume_done_records_a_side_effect_cut_short_without_running_it() {
     let repo = TestRepo::new();
     let id = killed_during_deploy(&repo);
-    let out = repo
-        .fabro()
-        .args(["resume", &id, "--assume-done", "deploy"])
-        .stdin(Stdio::null())
-        .output()
-        .expect("resume runs");
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = resume(&repo, &[&id, "--assume-done", "deploy"]);
+    assert_success(&out);
     assert_eq!(deploys(&repo), "");
     assert_eq!(
         committed_nodes(&repo, &id),
@@ -312,25 +297,10 @@ fn rerun_runs_a_side_effect_cut_short_again() {
     let repo = TestRepo::new();
     let id = killed_during_deploy(&repo);
     // A flag that names no unfinished side effect is refused.
-    let out = repo
-        .fabro()
-        .args(["resume", &id, "--rerun", "after"])
-        .stdin(Stdio::null())
-        .output()
-        .expect("resume runs");
+    let out = resume(&repo, &[&id, "--rerun", "after"]);
     assert_eq!(out.status.code(), Some(2));
-    let out = repo
-        .fabro()
-        .args(["resume", &id, "--rerun", "deploy"])
-        .stdin(Stdio::null())
-        .output()
-        .expect("resume runs");
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = resume(&repo, &[&id, "--rerun", "deploy"]);
+    assert_success(&out);
     assert_eq!(deploys(&repo), format!("{id}:deploy@1\n"));
     assert_eq!(
         committed_nodes(&repo, &id),

@@ -227,18 +227,8 @@ fn an_invalid_inline_child_fails_the_stage_and_a_valid_one_runs() {
 #[test]
 fn resume_of_a_parent_killed_while_its_child_ran_takes_the_child_up_where_it_was() {
     let repo = TestRepo::new();
-    let parent = family(&repo, "echo child-done");
     // Dies inside the child, once its first node is checkpointed.
-    die_at(
-        repo.fabro().arg("run").arg(&parent),
-        "engine:checkpointed:write@1",
-    );
-    let refs = repo.runs_with_metadata();
-    let parent_id = refs
-        .lines()
-        .find(|id| run_json(&repo, id)["spec"]["parent_run_id"].is_null())
-        .unwrap()
-        .to_owned();
+    let parent_id = parent_killed_at(&repo, "engine:checkpointed:write@1");
     let stale = children(&repo, &parent_id);
     assert_eq!(stale.len(), 1);
     assert_eq!(stale[0].1["status"]["kind"], "running");
@@ -254,17 +244,7 @@ fn resume_of_a_parent_killed_while_its_child_ran_takes_the_child_up_where_it_was
         record["checkpoint"]["node_visits"],
         serde_json::json!({ "start": 1, "write": 1, "report": 1 })
     );
-    let parent_record = run_json(&repo, &parent_id);
-    assert_eq!(parent_record["status"]["kind"], "succeeded");
-    assert_eq!(
-        parent_record["checkpoint"]["context_values"]["stack.child.run_id"],
-        child.as_str()
-    );
-    assert_eq!(
-        repo.git(&["show", &format!("fabro/run/{parent_id}:seen.txt")]),
-        "from-child\n"
-    );
-    assert_eq!(repo.ok(&["fsck"]), "");
+    assert_parent_took_the_result_of(&repo, &parent_id, child);
 }
 
 #[test]
@@ -340,15 +320,8 @@ fn a_parent_run_in_place_runs_its_child_in_the_same_directory() {
 #[test]
 fn resume_of_a_parent_killed_after_its_child_ended_takes_that_childs_result() {
     let repo = TestRepo::new();
-    let parent = family(&repo, "echo child-done");
     // The child's finish is the first to move its refs; the parent dies right after it.
-    die_at(repo.fabro().arg("run").arg(&parent), "finish:refs-moved");
-    let refs = repo.runs_with_metadata();
-    let parent_id = refs
-        .lines()
-        .find(|id| run_json(&repo, id)["spec"]["parent_run_id"].is_null())
-        .unwrap()
-        .to_owned();
+    let parent_id = parent_killed_at(&repo, "finish:refs-moved");
     let before = children(&repo, &parent_id);
     assert_eq!(before.len(), 1);
     assert_eq!(before[0].1["status"]["kind"], "succeeded");
@@ -356,11 +329,28 @@ fn resume_of_a_parent_killed_after_its_child_ended_takes_that_childs_result() {
     repo.ok(&["resume", &parent_id]);
     let after = children(&repo, &parent_id);
     assert_eq!(after.len(), 1, "the child ran again");
-    let record = run_json(&repo, &parent_id);
+    assert_parent_took_the_result_of(&repo, &parent_id, &before[0].0);
+}
+
+/// Runs [`family`] until the failpoint `at` kills it; the parent's id.
+fn parent_killed_at(repo: &TestRepo, at: &str) -> String {
+    let parent = family(repo, "echo child-done");
+    die_at(repo.fabro().arg("run").arg(&parent), at);
+    let refs = repo.runs_with_metadata();
+    refs.lines()
+        .find(|id| run_json(repo, id)["spec"]["parent_run_id"].is_null())
+        .expect("the parent run")
+        .to_owned()
+}
+
+/// The parent succeeded with `child`'s result: its record names the child and its branch
+/// holds what the child wrote.
+fn assert_parent_took_the_result_of(repo: &TestRepo, parent_id: &str, child: &str) {
+    let record = run_json(repo, parent_id);
     assert_eq!(record["status"]["kind"], "succeeded");
     assert_eq!(
         record["checkpoint"]["context_values"]["stack.child.run_id"],
-        before[0].0.as_str()
+        child
     );
     assert_eq!(
         repo.git(&["show", &format!("fabro/run/{parent_id}:seen.txt")]),
