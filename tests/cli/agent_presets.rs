@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::common::workflow::between;
 use crate::common::{TestRepo, assert_success, read_file, run_err, run_ok, write_file};
 use crate::engine_run::workflow;
 
@@ -49,17 +50,18 @@ fn argv(bin: &Path, name: &str) -> Vec<String> {
         .collect()
 }
 
-const ONE_AGENT: &str = r#"digraph one {
-  graph [model_stylesheet="* { model: model-x; }"]
-  start [shape=Mdiamond]
-  exit [shape=Msquare]
+fn one_agent() -> String {
+    between(
+        "one",
+        r#"graph [model_stylesheet="* { model: model-x; }"]
   work [shape=box, prompt="Do the work"]
-  start -> work -> exit
-}"#;
+  start -> work -> exit"#,
+    )
+}
 
-/// Runs `ONE_AGENT` with the fake agents first on PATH, and asserts it succeeded.
+/// Runs `one_agent` with the fake agents first on PATH, and asserts it succeeded.
 fn run_with(repo: &TestRepo, bin: &Path, extra: &[&str]) {
-    let path = workflow(repo, "one", ONE_AGENT);
+    let path = workflow(repo, "one", &one_agent());
     let out = repo
         .fabro()
         .arg("run")
@@ -149,7 +151,7 @@ fn the_new_presets_get_their_logins_and_no_github_token() {
     );
     write_file(&bin.join("copilot"), &script);
     make_executable(&bin.join("copilot"));
-    let path = workflow(&repo, "one", ONE_AGENT);
+    let path = workflow(&repo, "one", &one_agent());
     let mut run = repo.fabro();
     run.args(["run", "--agent", "copilot"]).arg(&path);
     for name in names {
@@ -229,7 +231,7 @@ fn agents_lists_each_preset_whether_installed_its_version_and_command() {
 fn a_preset_whose_program_is_not_on_path_is_refused_before_anything_is_written() {
     let repo = TestRepo::new();
     let bin = fake_agents(&repo, &[("claude", "1")]);
-    let path = workflow(&repo, "one", ONE_AGENT);
+    let path = workflow(&repo, "one", &one_agent());
     let refs_before = repo.git(&["for-each-ref"]);
     let (code, err) = run_err(
         repo.fabro()

@@ -7,6 +7,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use crate::common::workflow::between;
 use crate::common::{TestRepo, array, read_file, tree_digest, write_file};
 
 /// A repository whose `.gitignore` ignores the usual build folders and a `.env`.
@@ -230,18 +231,19 @@ fn seeding_by_default_clones_or_says_why_it_did_not() {
     }
 }
 
-const WARM: &str = r#"digraph warm {
-  start [shape=Mdiamond]
-  exit [shape=Msquare]
-  check [shape=parallelogram, script="cat target/seed.txt > run_saw.txt"]
+fn warm() -> String {
+    between(
+        "warm",
+        r#"check [shape=parallelogram, script="cat target/seed.txt > run_saw.txt"]
   fork [shape=component]
   a [shape=parallelogram, script="cat target/seed.txt > branch_saw.txt"]
   merge [shape=tripleoctagon]
   start -> check -> fork
   fork -> a
   a -> merge
-  merge -> exit
-}"#;
+  merge -> exit"#,
+    )
+}
 
 #[test]
 fn a_workflow_run_and_its_parallel_branches_start_warm() {
@@ -250,7 +252,7 @@ fn a_workflow_run_and_its_parallel_branches_start_warm() {
     repo.git(&["config", "fabro.seedBuild", "copy"]);
     let ran = crate::engine_run::run(
         &repo,
-        &crate::engine_run::workflow(&repo, "warm", WARM),
+        &crate::engine_run::workflow(&repo, "warm", &warm()),
         &["--json"],
     );
     assert_eq!(ran.code, 0, "{}", ran.stderr);

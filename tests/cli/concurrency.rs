@@ -3,6 +3,7 @@ use std::process::Child;
 
 use serde_json::Value;
 
+use crate::common::workflow::commands;
 use crate::common::{TestRepo, assert_success, read_file};
 
 fn wait_all(children: Vec<(String, Child)>) -> Vec<(String, i32, String)> {
@@ -181,13 +182,13 @@ fn six_concurrent_runs_all_complete() {
     let workflow = crate::engine_run::workflow(
         &repo,
         "small",
-        r#"digraph small {
-  start [shape=Mdiamond]
-  exit [shape=Msquare]
-  make [shape=parallelogram, script="echo one > made.txt"]
-  grow [shape=parallelogram, script="echo two >> made.txt"]
-  start -> make -> grow -> exit
-}"#,
+        &commands(
+            "small",
+            &[
+                ("make", "echo one > made.txt"),
+                ("grow", "echo two >> made.txt"),
+            ],
+        ),
     );
     for round in 0..3 {
         let children: Vec<(String, Child)> = (0..6)

@@ -8,6 +8,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::common::failpoints::die_at;
+use crate::common::workflow::{between, chain};
 use crate::common::{TestRepo, assert_success, read_file, run_err};
 use crate::engine_run::{meta_file, run, run_dir, workflow};
 
@@ -35,19 +36,20 @@ fn checkpoint(repo: &TestRepo, id: &str) -> Value {
     record["checkpoint"].clone()
 }
 
-const STAGES: &str = r#"digraph agents {
-  graph [goal="Ship {{ inputs.feature }}", model_stylesheet="* { model: base-model; } .deep { model: deep-model; provider: acme; reasoning_effort: low; }"]
-  start [shape=Mdiamond]
-  exit [shape=Msquare]
+fn stages() -> String {
+    between(
+        "agents",
+        r#"graph [goal="Ship {{ inputs.feature }}", model_stylesheet="* { model: base-model; } .deep { model: deep-model; provider: acme; reasoning_effort: low; }"]
   plan [shape=tab, prompt="Plan: {{ goal }} for {{ inputs.user }}"]
   build [class="deep", label="Build it"]
-  start -> plan -> build -> exit
-}"#;
+  start -> plan -> build -> exit"#,
+    )
+}
 
 #[test]
 fn agents_get_the_prompt_on_stdin_and_in_a_file_and_their_stage_in_the_environment() {
     let repo = TestRepo::new();
-    let path = workflow(&repo, "agents", STAGES);
+    let path = workflow(&repo, "agents", &stages());
     let agent = agent(&repo);
     let out = repo
         .fabro()
@@ -120,10 +122,10 @@ fn agents_get_the_prompt_on_stdin_and_in_a_file_and_their_stage_in_the_environme
     assert!(build.starts_with(last) && last.len() == 200, "{last}");
 }
 
-const ROUTED: &str = r#"digraph routed {
-  start [shape=Mdiamond]
-  exit [shape=Msquare]
-  review [prompt="Review the change"]
+fn routed() -> String {
+    between(
+        "routed",
+        r#"review [prompt="Review the change"]
   rework [shape=parallelogram, script="echo rework"]
   ship [shape=parallelogram, script="echo ship"]
   gate [shape=diamond]
@@ -137,13 +139,14 @@ const ROUTED: &str = r#"digraph routed {
   gate -> loud [condition="context.quality=high"]
   gate -> quiet
   loud -> exit
-  quiet -> exit
-}"#;
+  quiet -> exit"#,
+    )
+}
 
 #[test]
 fn the_response_routes_by_preferred_label_and_its_context_updates_reach_conditions() {
     let repo = TestRepo::new();
-    let path = workflow(&repo, "routed", ROUTED);
+    let path = workflow(&repo, "routed", &routed());
     let agent = agent(&repo);
     let ran = run(&repo, &path, &["--agent", &agent]);
     assert_eq!(ran.code, 0, "{}", ran.stderr);
@@ -164,12 +167,7 @@ fn a_non_zero_exit_fails_the_stage_with_the_tail_of_its_output() {
     let path = workflow(
         &repo,
         "broken",
-        r#"digraph broken {
-  start [shape=Mdiamond]
-  exit [shape=Msquare]
-  broken [prompt="Try", goal_gate=true]
-  start -> broken -> exit
-}"#,
+        &chain("broken", &[r#"broken [prompt="Try", goal_gate=true]"#]),
     );
     let agent = agent(&repo);
     let ran = run(&repo, &path, &["--agent", &agent]);
@@ -193,7 +191,7 @@ fn a_non_zero_exit_fails_the_stage_with_the_tail_of_its_output() {
 #[test]
 fn without_an_agent_command_or_with_a_bad_template_nothing_is_written() {
     let repo = TestRepo::new();
-    let path = workflow(&repo, "agents", STAGES);
+    let path = workflow(&repo, "agents", &stages());
     let refs_before = repo.git(&["for-each-ref"]);
     let inputs = ["--input", "user=ada", "--input", "feature=search"];
     let (code, err) = run_err(repo.fabro().arg("run").arg(&path).args(inputs));
@@ -222,12 +220,7 @@ fn without_an_agent_command_or_with_a_bad_template_nothing_is_written() {
     let typo = workflow(
         &repo,
         "typo",
-        r#"digraph typo {
-  start [shape=Mdiamond]
-  exit [shape=Msquare]
-  work [prompt="Do {{ gaol }}"]
-  start -> work -> exit
-}"#,
+        &chain("typo", &[r#"work [prompt="Do {{ gaol }}"]"#]),
     );
     // A variable no run can give is found before any run: `validate` reports it.
     let (code, err) = run_err(repo.fabro().args(["run", "--agent", &agent]).arg(&typo));
@@ -246,16 +239,13 @@ fn without_an_agent_command_or_with_a_bad_template_nothing_is_written() {
     assert!(!repo.home.join("runs").exists());
 }
 
-const ONE_AGENT: &str = r#"digraph one {
-  start [shape=Mdiamond]
-  exit [shape=Msquare]
-  work [prompt="Work"]
-  start -> work -> exit
-}"#;
+fn one_agent() -> String {
+    chain("one", &[r#"work [prompt="Work"]"#])
+}
 
-/// The response of the one agent stage of a run of [`ONE_AGENT`].
+/// The response of the one agent stage of a run of [`one_agent`].
 fn answer(repo: &TestRepo, extra: &[&str]) -> String {
-    let path = workflow(repo, "one", ONE_AGENT);
+    let path = workflow(repo, "one", &one_agent());
     let ran = run(repo, &path, extra);
     assert_eq!(ran.code, 0, "{}", ran.stderr);
     meta_file(repo, &ran.id, "stages/002-work@1/response.md")
@@ -284,12 +274,12 @@ fn a_python_command_node_runs_its_script_with_python3() {
     let path = workflow(
         &repo,
         "python",
-        r#"digraph python {
-  start [shape=Mdiamond]
-  exit [shape=Msquare]
-  calc [shape=parallelogram, language=python, script="import os\nprint('answer', 6 * 7, os.path.exists('README.md'))"]
-  start -> calc -> exit
-}"#,
+        &chain(
+            "python",
+            &[
+                r#"calc [shape=parallelogram, language=python, script="import os\nprint('answer', 6 * 7, os.path.exists('README.md'))"]"#,
+            ],
+        ),
     );
     let ran = run(&repo, &path, &[]);
     assert_eq!(ran.code, 0, "{}", ran.stderr);
@@ -319,12 +309,7 @@ fn resume_needs_an_agent_command_too_takes_the_flag_and_keeps_the_inlined_prompt
     let path = workflow(
         &repo,
         "from_file",
-        r#"digraph from_file {
-  start [shape=Mdiamond]
-  exit [shape=Msquare]
-  work [prompt="@work.md"]
-  start -> work -> exit
-}"#,
+        &chain("from_file", &[r#"work [prompt="@work.md"]"#]),
     );
     let prompt_file = repo.write_beside("work.md", "Work as the file said");
     // Configured, not given: the run keeps a `--agent` (`resume_agent.rs`), not the config.
@@ -358,10 +343,9 @@ fn routing_may_come_from_a_status_json_and_a_timeout_stops_the_agent() {
     let path = workflow(
         &repo,
         "status_file",
-        r#"digraph status_file {
-  start [shape=Mdiamond]
-  exit [shape=Msquare]
-  decide [prompt="Decide"]
+        &between(
+            "status_file",
+            r#"decide [prompt="Decide"]
   slow [prompt="Take your time", timeout="1s"]
   left [shape=parallelogram, script="true"]
   right [shape=parallelogram, script="true"]
@@ -370,8 +354,8 @@ fn routing_may_come_from_a_status_json_and_a_timeout_stops_the_agent() {
   decide -> right [label="Right"]
   left -> slow
   right -> slow
-  slow -> exit
-}"#,
+  slow -> exit"#,
+        ),
     );
     let agent = r#"if [ "$FABRO_NODE_ID" = slow ]; then echo started; exec sleep 30; fi
 echo '{"preferred_next_label": "Right"}' > status.json; echo "see status.json""#;

@@ -8,14 +8,15 @@ use std::process::{Output, Stdio};
 
 use serde_json::Value;
 
+use crate::common::workflow::between;
 use crate::common::{TestRepo, run_ok};
 use crate::engine_run::{committed_nodes, run_dir, run_json};
 use crate::format_contract::assert_fabro_shapes;
 
-const GATE: &str = r#"digraph Gate {
-  start [shape=Mdiamond]
-  exit [shape=Msquare]
-  build [shape=parallelogram, script="echo built > out.txt"]
+fn gate() -> String {
+    between(
+        "Gate",
+        r#"build [shape=parallelogram, script="echo built > out.txt"]
   approve [shape=hexagon, label="Ship it?"]
   ship [shape=parallelogram, script="echo shipped >> out.txt"]
   revise [shape=parallelogram, script="echo revised >> out.txt"]
@@ -23,12 +24,12 @@ const GATE: &str = r#"digraph Gate {
   approve -> ship [label="[A] Approve"]
   approve -> revise [label="[R] Revise"]
   ship -> exit
-  revise -> exit
+  revise -> exit"#,
+    )
 }
-"#;
 
 fn gate_workflow(repo: &TestRepo) -> PathBuf {
-    repo.write_beside("gate.fabro", GATE)
+    repo.write_beside("gate.fabro", &gate())
 }
 
 /// `git fabro ARGS` with stdin closed (no terminal): (run id, exit code, stderr).

@@ -6,6 +6,7 @@
 use serde_json::{Value, json};
 
 use crate::common::failpoints::die_at;
+use crate::common::workflow::between;
 use crate::common::{TestRepo, read_file};
 use crate::engine_retry::{events, run, run_json, stages, workflow};
 use crate::format_contract::assert_fabro_shapes;
@@ -21,10 +22,10 @@ fn parallel_refs(repo: &TestRepo) -> Vec<String> {
     .collect()
 }
 
-const FAN: &str = r#"digraph fan {
-  start [shape=Mdiamond]
-  exit [shape=Msquare]
-  fork [shape=component]
+fn fan() -> String {
+    between(
+        "fan",
+        r#"fork [shape=component]
   a [shape=parallelogram, script="echo A > a.txt"]
   b [shape=parallelogram, script="echo B > b.txt; exit 1"]
   c [shape=parallelogram, script="echo C > c.txt; echo from c"]
@@ -37,13 +38,14 @@ const FAN: &str = r#"digraph fan {
   a -> merge
   b -> merge
   c -> merge
-  merge -> after -> exit
-}"#;
+  merge -> after -> exit"#,
+    )
+}
 
 #[test]
 fn branches_run_in_worktrees_of_their_own_and_the_winner_joins_the_run() {
     let repo = TestRepo::new();
-    let ran = run(&repo, &workflow(&repo, "fan", FAN));
+    let ran = run(&repo, &workflow(&repo, "fan", &fan()));
     assert_eq!(ran.code, 0, "{}", ran.stderr);
     let id = ran.id.clone();
     // wait_all with a failed branch: partially succeeded, then the join node.
@@ -254,10 +256,9 @@ fn max_parallel_bounds_how_many_branches_run_at_once() {
 #[test]
 fn a_join_nobody_satisfied_fails_as_fabro_does() {
     let repo = TestRepo::new();
-    let text = r#"digraph none {
-  start [shape=Mdiamond]
-  exit [shape=Msquare]
-  fork [shape=component]
+    let text = &between(
+        "none",
+        r#"fork [shape=component]
   x [shape=parallelogram, script="exit 2"]
   y [shape=parallelogram, script="exit 3"]
   merge [shape=tripleoctagon, goal_gate=true]
@@ -266,8 +267,8 @@ fn a_join_nobody_satisfied_fails_as_fabro_does() {
   fork -> y
   x -> merge
   y -> merge
-  merge -> exit
-}"#;
+  merge -> exit"#,
+    );
     let ran = run(&repo, &workflow(&repo, "none", text));
     assert_eq!(ran.code, 1, "{}", ran.stderr);
     assert_eq!(
@@ -332,7 +333,7 @@ fn a_run_killed_during_a_parallel_node_resumes_with_the_work_its_branches_commit
     ] {
         let repo = TestRepo::new();
         let count = repo.root.join("branches.count");
-        let counted = FAN.replace(
+        let counted = &fan().replace(
             "echo A > a.txt",
             &format!("echo A > a.txt; echo a >> {}", count.display()),
         );
@@ -401,7 +402,7 @@ fn a_run_killed_during_a_parallel_node_resumes_with_the_work_its_branches_commit
 #[test]
 fn a_run_in_place_refuses_parallel_branches() {
     let repo = TestRepo::new();
-    let path = workflow(&repo, "fan", FAN);
+    let path = workflow(&repo, "fan", &fan());
     let out = repo
         .fabro_in(&repo.path)
         .arg("run")
@@ -428,11 +429,11 @@ fn a_run_in_place_refuses_parallel_branches() {
 #[test]
 fn a_run_killed_at_its_parallel_base_counts_the_nodes_before_it_and_resumes_on_that_base() {
     let repo = TestRepo::new();
-    let prepared = FAN.replace(
+    let prepared = &fan().replace(
         "start -> fork",
         "prep [shape=parallelogram, script=\"echo base > base.txt\"]\n  start -> prep -> fork",
     );
-    let path = workflow(&repo, "fan", &prepared);
+    let path = workflow(&repo, "fan", prepared);
     die_at(
         repo.fabro().arg("run").arg(&path),
         "engine:parallel-base:fork",

@@ -8,6 +8,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::common::failpoints::die_at;
+use crate::common::workflow::{between, command};
 use crate::common::{TestRepo, assert_success};
 pub use crate::engine_run::{Ran, run_json, workflow};
 use crate::engine_run::{run_dir, summary};
@@ -164,23 +165,35 @@ fn a_non_zero_exit_is_never_retried_and_attempts_run_out() {
     assert!(last["properties"].get("will_retry").is_none());
 }
 
+/// A workflow whose `work` node runs `script` and restarts from `work` until it has run twice
+/// (as `counter` counts).
+fn restarting(repo: &TestRepo, counter: &Path, script: &str) -> std::path::PathBuf {
+    let work = command(
+        "work",
+        &format!(
+            "{}{script}if [ $n -lt 2 ]; then echo again; else echo done; fi",
+            counting(counter)
+        ),
+    );
+    let text = &between(
+        "restart",
+        &format!(
+            r#"{work}
+  gate [shape=diamond]
+  start -> work -> gate
+  gate -> work [condition="context.command.output contains again", loop_restart=true]
+  gate -> exit"#
+        ),
+    );
+    workflow(repo, "restart", text)
+}
+
 #[test]
 fn a_loop_restart_edge_starts_over_at_its_target_with_a_fresh_context() {
     let repo = TestRepo::new();
     let counter = repo.root.join("work.count");
-    let text = format!(
-        r#"digraph restart {{
-  start [shape=Mdiamond]
-  exit [shape=Msquare]
-  work [shape=parallelogram, script="{}echo pass $n >> passes.txt; if [ $n -lt 2 ]; then echo again; else echo done; fi"]
-  gate [shape=diamond]
-  start -> work -> gate
-  gate -> work [condition="context.command.output contains again", loop_restart=true]
-  gate -> exit
-}}"#,
-        counting(&counter)
-    );
-    let ran = run(&repo, &workflow(&repo, "restart", &text));
+    let path = restarting(&repo, &counter, "echo pass $n >> passes.txt; ");
+    let ran = run(&repo, &path);
     assert_eq!(ran.code, 0, "{}", ran.stderr);
     assert_eq!(
         stages(&ran),
@@ -223,19 +236,7 @@ fn a_loop_restart_edge_starts_over_at_its_target_with_a_fresh_context() {
 fn a_run_killed_right_after_choosing_a_loop_restart_resumes_with_the_fresh_start() {
     let repo = TestRepo::new();
     let counter = repo.root.join("work.count");
-    let text = format!(
-        r#"digraph restart {{
-  start [shape=Mdiamond]
-  exit [shape=Msquare]
-  work [shape=parallelogram, script="{}if [ $n -lt 2 ]; then echo again; else echo done; fi"]
-  gate [shape=diamond]
-  start -> work -> gate
-  gate -> work [condition="context.command.output contains again", loop_restart=true]
-  gate -> exit
-}}"#,
-        counting(&counter)
-    );
-    let path = workflow(&repo, "restart", &text);
+    let path = restarting(&repo, &counter, "");
     die_at(
         repo.fabro().arg("run").arg(&path),
         "engine:checkpointed:gate@1",
@@ -258,15 +259,14 @@ fn a_run_killed_right_after_choosing_a_loop_restart_resumes_with_the_fresh_start
 #[test]
 fn a_loop_restart_after_a_deterministic_failure_is_blocked() {
     let repo = TestRepo::new();
-    let text = r#"digraph blocked {
-  start [shape=Mdiamond]
-  exit [shape=Msquare]
-  setup [shape=parallelogram, script="echo ready"]
+    let text = &between(
+        "blocked",
+        r#"setup [shape=parallelogram, script="echo ready"]
   work [shape=parallelogram, script="echo broken; exit 3"]
   start -> setup -> work
   work -> setup [condition="outcome=failed", loop_restart=true]
-  work -> exit
-}"#;
+  work -> exit"#,
+    );
     let ran = run(&repo, &workflow(&repo, "blocked", text));
     assert_eq!(ran.code, 1, "{}", ran.stderr);
     assert!(

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::common::failpoints::die_at;
+use crate::common::workflow::{between, chain, command, commands};
 use crate::common::{TestRepo, assert_success, read_file, run_err};
 use crate::format_contract::assert_fabro_shapes;
 
@@ -155,20 +156,21 @@ pub fn summary(ran: &Ran) -> Value {
     serde_json::from_str(&ran.stdout).expect("--json prints one document, all of stdout")
 }
 
-const PIPELINE: &str = r#"digraph pipeline {
-  graph [goal="Three commands"]
-  start [shape=Mdiamond]
-  exit [shape=Msquare]
+fn pipeline() -> String {
+    between(
+        "pipeline",
+        r#"graph [goal="Three commands"]
   make [shape=parallelogram, script="echo one > made.txt; echo made"]
   grow [shape=parallelogram, script="echo two >> made.txt; echo grown >&2"]
   show [shape=parallelogram, script="cat made.txt"]
-  start -> make -> grow -> show -> exit
-}"#;
+  start -> make -> grow -> show -> exit"#,
+    )
+}
 
 #[test]
 fn a_pipeline_of_commands_is_checkpointed_node_by_node_and_finished() {
     let repo = TestRepo::new();
-    let path = workflow(&repo, "pipeline", PIPELINE);
+    let path = workflow(&repo, "pipeline", &pipeline());
     let ran = run(&repo, &path, &["--json", "--label", "team=core"]);
     assert_eq!(ran.code, 0, "{}", ran.stderr);
     let id = ran.id.clone();
@@ -297,18 +299,17 @@ fn a_loop_follows_conditions_on_a_commands_output_and_outcome() {
     let path = workflow(
         &repo,
         "loop",
-        r#"digraph loop {
-  start [shape=Mdiamond]
-  exit [shape=Msquare]
-  count [shape=parallelogram, script="n=$(( $(cat n.txt 2>/dev/null || echo 0) + 1 )); echo $n > n.txt; if [ $n -ge 3 ]; then echo done; else echo again; fi"]
+        &between(
+            "loop",
+            r#"count [shape=parallelogram, script="n=$(( $(cat n.txt 2>/dev/null || echo 0) + 1 )); echo $n > n.txt; if [ $n -ge 3 ]; then echo done; else echo again; fi"]
   check [shape=diamond]
   probe [shape=parallelogram, script="test -e never"]
   start -> count -> check
   check -> probe [condition="context.command.output contains done"]
   check -> count
   probe -> exit [condition="outcome=failed"]
-  probe -> count
-}"#,
+  probe -> count"#,
+        ),
     );
     let ran = run(&repo, &path, &["--json"]);
     assert_eq!(ran.code, 0, "{}", ran.stderr);
@@ -338,14 +339,13 @@ fn visit_limits_count_as_fabro_does() {
     let path = workflow(
         &repo,
         "cycle",
-        r#"digraph cycle {
-  start [shape=Mdiamond]
-  exit [shape=Msquare]
-  spin [shape=parallelogram, script="true", max_visits=3]
+        &between(
+            "cycle",
+            r#"spin [shape=parallelogram, script="true", max_visits=3]
   start -> spin
   spin -> exit [condition="context.never=1"]
-  spin -> spin
-}"#,
+  spin -> spin"#,
+        ),
     );
     let ran = run(&repo, &path, &["--json"]);
     assert_eq!(ran.code, 1, "{}", ran.stderr);
@@ -366,13 +366,13 @@ fn visit_limits_count_as_fabro_does() {
 #[test]
 fn a_failed_command_follows_its_unconditional_edge_and_goal_gates_decide() {
     let repo = TestRepo::new();
-    let plain = r#"digraph checks {
-  start [shape=Mdiamond]
-  exit [shape=Msquare]
-  lint [shape=parallelogram, script="echo lint says no; exit 3"GATE]
-  after [shape=parallelogram, script="echo still ran"]
-  start -> lint -> after -> exit
-}"#;
+    let plain = &chain(
+        "checks",
+        &[
+            r#"lint [shape=parallelogram, script="echo lint says no; exit 3"GATE]"#,
+            &command("after", "echo still ran"),
+        ],
+    );
     let path = workflow(&repo, "checks", &plain.replace("GATE", ""));
     let ran = run(&repo, &path, &["--json"]);
     assert_eq!(ran.code, 0, "{}", ran.stderr);
@@ -483,16 +483,7 @@ fn a_command_past_its_timeout_is_stopped_with_its_process_group() {
 #[test]
 fn scripts_get_the_allowlisted_environment_and_fabros_variables() {
     let repo = TestRepo::new();
-    let path = workflow(
-        &repo,
-        "env",
-        r#"digraph env {
-  start [shape=Mdiamond]
-  exit [shape=Msquare]
-  show [shape=parallelogram, script="env | sort"]
-  start -> show -> exit
-}"#,
-    );
+    let path = workflow(&repo, "env", &commands("env", &[("show", "env | sort")]));
     let out = repo
         .fabro()
         .arg("run")
@@ -546,13 +537,13 @@ fn invalid_workflows_and_agents_without_a_command_are_refused_before_anything_is
     let unsupported = workflow(
         &repo,
         "agentic",
-        r#"digraph agentic {
-  start [shape=Mdiamond]
-  exit [shape=Msquare]
-  plan [label="Plan", prompt="Plan it"]
-  ask [shape=hexagon, label="OK?"]
-  start -> plan -> ask -> exit
-}"#,
+        &chain(
+            "agentic",
+            &[
+                r#"plan [label="Plan", prompt="Plan it"]"#,
+                r#"ask [shape=hexagon, label="OK?"]"#,
+            ],
+        ),
     );
     let refs_before = repo.git(&["for-each-ref"]);
     let (code, err) = run_err(repo.fabro().arg("run").arg(&invalid));
@@ -572,12 +563,7 @@ fn invalid_workflows_and_agents_without_a_command_are_refused_before_anything_is
     let custom = workflow(
         &repo,
         "custom",
-        r#"digraph custom {
-  start [shape=Mdiamond]
-  exit [shape=Msquare]
-  deploy [type="my.deployer"]
-  start -> deploy -> exit
-}"#,
+        &chain("custom", &[r#"deploy [type="my.deployer"]"#]),
     );
     let (code, err) = run_err(repo.fabro().arg("run").arg(&custom));
     assert_eq!(code, 2, "{err}");
@@ -684,12 +670,7 @@ fn a_wait_node_waits_its_duration_and_is_checkpointed() {
     let path = workflow(
         &repo,
         "pause",
-        r#"digraph pause {
-  start [shape=Mdiamond]
-  exit [shape=Msquare]
-  pause [shape=insulator, duration="300ms"]
-  start -> pause -> exit
-}"#,
+        &chain("pause", &[r#"pause [shape=insulator, duration="300ms"]"#]),
     );
     let ran = run(&repo, &path, &["--json"]);
     assert_eq!(ran.code, 0, "{}", ran.stderr);

@@ -5,16 +5,20 @@
 //! only when the user names it in `[env] pass` or `fabro.envPass`, and a repository redirect
 //! never.
 
+use crate::common::workflow::{between, chain, command, commands};
 use crate::common::{TestRepo, assert_success, path_with_fabro, run_err};
 use crate::engine_run::{meta_file, workflow};
 
 /// A node that commits in the directory it runs in, as a build step or an agent might.
-const COMMITTER: &str = r#"digraph committer {
-  start [shape=Mdiamond]
-  exit [shape=Msquare]
-  work [shape=parallelogram, script="echo node > node.txt && git add node.txt && git commit -q -m 'node commit' && git log -1 --format=%s"]
-  start -> work -> exit
-}"#;
+fn committer() -> String {
+    commands(
+        "committer",
+        &[(
+            "work",
+            "echo node > node.txt && git add node.txt && git commit -q -m 'node commit' && git log -1 --format=%s",
+        )],
+    )
+}
 
 const SECRETS: &[(&str, &str)] = &[
     ("AWS_SECRET_ACCESS_KEY", "aws-secret"),
@@ -53,7 +57,7 @@ fn assert_commit_landed_in_the_run(repo: &TestRepo, main_before: &str, id: &str)
 fn an_exported_git_dir_does_not_point_nodes_at_the_users_repository() {
     let repo = TestRepo::new();
     let main_before = repo.git(&["rev-parse", "main"]);
-    let path = workflow(&repo, "committer", COMMITTER);
+    let path = workflow(&repo, "committer", &committer());
     let git_dir = repo.path.join(".git");
     let out = repo
         .fabro()
@@ -74,7 +78,7 @@ fn an_exported_git_dir_does_not_point_nodes_at_the_users_repository() {
 fn git_dash_dash_git_dir_and_dash_c_do_not_reach_nodes() {
     let repo = TestRepo::new();
     let main_before = repo.git(&["rev-parse", "main"]);
-    let path = workflow(&repo, "committer", COMMITTER);
+    let path = workflow(&repo, "committer", &committer());
     let git_dir = repo.path.join(".git");
     let out = repo
         .command("git")
@@ -101,13 +105,13 @@ fn secrets_reach_no_script_and_agents_only_their_logins() {
     let path = workflow(
         &repo,
         "envs",
-        r#"digraph envs {
-  start [shape=Mdiamond]
-  exit [shape=Msquare]
-  show [shape=parallelogram, script="env; env > env.txt"]
-  ask [shape=box, prompt="show"]
-  start -> show -> ask -> exit
-}"#,
+        &chain(
+            "envs",
+            &[
+                &command("show", "env; env > env.txt"),
+                r#"ask [shape=box, prompt="show"]"#,
+            ],
+        ),
     );
     let out = repo
         .fabro()
@@ -144,16 +148,7 @@ fn variables_named_in_env_pass_reach_nodes() {
     repo.write_settings("[env]\npass = [\"MACHINE_*\"]\n");
     repo.git(&["config", "fabro.envPass", "NPM_TOKEN"]);
     let run_toml = repo.write_beside("run.toml", "[env]\npass = [\"DATABASE_URL\"]\n");
-    let path = workflow(
-        &repo,
-        "pass",
-        r#"digraph pass {
-  start [shape=Mdiamond]
-  exit [shape=Msquare]
-  show [shape=parallelogram, script="env"]
-  start -> show -> exit
-}"#,
-    );
+    let path = workflow(&repo, "pass", &commands("pass", &[("show", "env")]));
     let out = repo
         .fabro()
         .arg("run")
@@ -182,7 +177,7 @@ fn variables_named_in_env_pass_reach_nodes() {
 fn a_repository_redirect_named_in_env_pass_is_refused_before_anything_is_written() {
     let repo = TestRepo::new();
     let run_toml = repo.write_beside("run.toml", "[env]\npass = [\"GIT_DIR\"]\n");
-    let path = workflow(&repo, "committer", COMMITTER);
+    let path = workflow(&repo, "committer", &committer());
     let refs_before = repo.git(&["for-each-ref"]);
     let (code, stderr) = run_err(
         repo.fabro()
@@ -205,15 +200,14 @@ fn a_run_toml_from_another_clone_passes_nothing() {
     let path = workflow(
         &repo,
         "gate",
-        r#"digraph gate {
-  start [shape=Mdiamond]
-  exit [shape=Msquare]
-  approve [shape=hexagon, label="Go on?"]
+        &between(
+            "gate",
+            r#"approve [shape=hexagon, label="Go on?"]
   show [shape=parallelogram, script="printf %s \"${PASSED_SECRET:-none}\""]
   start -> approve
   approve -> show [label="[Y] Yes"]
-  show -> exit
-}"#,
+  show -> exit"#,
+        ),
     );
     let out = repo
         .fabro()
@@ -281,12 +275,7 @@ fn an_exported_git_dir_does_not_point_an_agent_at_the_users_repository() {
     let path = workflow(
         &repo,
         "agent",
-        r#"digraph agent {
-  start [shape=Mdiamond]
-  exit [shape=Msquare]
-  work [shape=box, prompt="commit"]
-  start -> work -> exit
-}"#,
+        &chain("agent", &[r#"work [shape=box, prompt="commit"]"#]),
     );
     let out = repo
         .fabro()
@@ -328,13 +317,10 @@ fn agent_logins_reach_agent_nodes_and_no_command_node() {
     let path = workflow(
         &repo,
         "logins",
-        r#"digraph logins {
-  start [shape=Mdiamond]
-  exit [shape=Msquare]
-  show [shape=parallelogram, script="env"]
-  ask [shape=box, prompt="show"]
-  start -> show -> ask -> exit
-}"#,
+        &chain(
+            "logins",
+            &[&command("show", "env"), r#"ask [shape=box, prompt="show"]"#],
+        ),
     );
     let logins = [
         ("ANTHROPIC_AUTH_TOKEN", "gateway-token"),

@@ -7,12 +7,15 @@
 use crate::common::TestRepo;
 use crate::engine_retry::stages;
 use crate::engine_run::workflow;
-use crate::run_hooks::{BRANCHING, LINEAR, failed, hook, run_hooked, succeeded};
+use crate::run_hooks::{branching, failed, hook, linear, run_hooked, succeeded};
 
 #[test]
 fn a_blocking_hooks_decision_too_large_to_read_blocks_naming_why() {
     let command = r#"printf '{"decision":"block","reason":"'; head -c 1100000 /dev/zero | tr '\0' a; printf '"}'"#;
-    let (_, ran) = run_hooked(&hook("stage_start", command, "matcher = '^work$'"), LINEAR);
+    let (_, ran) = run_hooked(
+        &hook("stage_start", command, "matcher = '^work$'"),
+        &linear(),
+    );
     let failure = failed(&ran);
     assert!(
         failure.contains("blocked by stage_start hook: the hook's decision cannot be read")
@@ -34,7 +37,7 @@ fn a_stdout_that_looks_like_json_but_is_no_decision_proceeds_with_a_warning() {
         command,
         "name = 'policy'\nmatcher = '^work$'",
     );
-    let (_, ran) = run_hooked(&hooks, LINEAR);
+    let (_, ran) = run_hooked(&hooks, &linear());
     succeeded(&ran);
     assert!(
         ran.stderr.contains(
@@ -50,7 +53,7 @@ fn an_edge_selected_override_to_a_node_no_edge_leads_to_is_refused_with_a_warnin
     let command = r#"echo '{"decision":"override","edge_to":"start"}'"#;
     let (_, ran) = run_hooked(
         &hook("edge_selected", command, "matcher = '^plan$'"),
-        BRANCHING,
+        &branching(),
     );
     succeeded(&ran);
     let stages = stages(&ran);

@@ -8,20 +8,21 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use crate::common::workflow::between;
 use crate::common::{TestRepo, read_file, write_file};
 use crate::trust::{fabro, path, remote_and_clone};
 
 /// Blocks at a gate; the node after it writes the input `t` and the goal to `out.txt`.
-const GATE: &str = r#"digraph Gate {
-  start [shape=Mdiamond]
-  exit [shape=Msquare]
-  approve [shape=hexagon, label="Go on?"]
+fn gate() -> String {
+    between(
+        "Gate",
+        r#"approve [shape=hexagon, label="Go on?"]
   work [shape=parallelogram, script="printf '%s|%s' '{{ inputs.t }}' '{{ goal }}' > out.txt"]
   start -> approve
   approve -> work [label="[Y] Yes"]
-  work -> exit
+  work -> exit"#,
+    )
 }
-"#;
 
 /// In `other`, commits `edit` of run `id`'s run.json onto its metadata branch and pushes it
 /// with plain git.
@@ -48,7 +49,7 @@ fn push_edited_record(repo: &TestRepo, other: &Path, id: &str, edit: &dyn Fn(&mu
 fn values_a_collaborator_changed_are_not_rendered_without_trust() {
     let repo = TestRepo::new();
     let other = remote_and_clone(&repo);
-    let workflow = repo.write_beside("gate.fabro", GATE);
+    let workflow = repo.write_beside("gate.fabro", &gate());
     let elsewhere = repo.root.join("elsewhere");
     // What the diff shows of each edit, and what the run then writes with `--trust`.
     type Edit = Box<dyn Fn(&mut Value)>;

@@ -4,15 +4,16 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::common::workflow::between;
 use crate::common::{TestRepo, assert_success};
 use crate::engine_retry::{run, workflow};
 
 /// Branch `k` writes `partial.txt`, then kills the engine the first time; run again (its
 /// partial file still there) it finishes.
-const KILLED: &str = r#"digraph killed {
-  start [shape=Mdiamond]
-  exit [shape=Msquare]
-  fork [shape=component]
+fn killed() -> String {
+    between(
+        "killed",
+        r#"fork [shape=component]
   a [shape=parallelogram, script="echo A > a.txt"]
   k [shape=parallelogram, script="if [ ! -e partial.txt ]; then echo partial > partial.txt; kill -9 $PPID; sleep 5; fi; echo done > done.txt"]
   merge [shape=tripleoctagon]
@@ -21,12 +22,13 @@ const KILLED: &str = r#"digraph killed {
   fork -> k
   a -> merge
   k -> merge
-  merge -> exit
-}"#;
+  merge -> exit"#,
+    )
+}
 
 /// Runs the workflow until the branch kills it; returns the run id and `k`'s worktree.
 fn killed_in_a_branch(repo: &TestRepo) -> (String, PathBuf) {
-    let ran = run(repo, &workflow(repo, "killed", KILLED));
+    let ran = run(repo, &workflow(repo, "killed", &killed()));
     assert_ne!(ran.code, 0, "the branch kills the engine: {}", ran.stderr);
     let id = repo
         .git(&[

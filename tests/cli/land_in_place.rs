@@ -2,18 +2,20 @@
 //! the run in its body; a run that worked in place lands on the checkout that already holds
 //! its changes. Results are checked with plain git.
 
+use crate::common::workflow::between;
 use crate::common::{TestRepo, read_file, write_file};
 use crate::engine_run::{run, workflow};
 
 /// Two commands, one editing a tracked file and one adding a file, under a graph goal.
-const GREET: &str = r#"digraph greet {
-  graph [goal="Greet the reader"]
-  start [shape=Mdiamond]
-  exit [shape=Msquare]
+fn greet() -> String {
+    between(
+        "greet",
+        r#"graph [goal="Greet the reader"]
   edit [shape=parallelogram, script="echo hello >> README.md"]
   add [shape=parallelogram, script="echo hi > greeting.txt"]
-  start -> edit -> add -> exit
-}"#;
+  start -> edit -> add -> exit"#,
+    )
+}
 
 fn subject_and_body(repo: &TestRepo) -> (String, String) {
     let subject = repo.git(&["log", "-1", "--format=%s"]).trim().to_owned();
@@ -23,7 +25,7 @@ fn subject_and_body(repo: &TestRepo) -> (String, String) {
 #[test]
 fn the_subject_is_the_workflows_goal_and_the_body_names_the_run() {
     let repo = TestRepo::new();
-    let path = workflow(&repo, "greet", GREET);
+    let path = workflow(&repo, "greet", &greet());
     let ran = run(&repo, &path, &[]);
     assert_eq!(ran.code, 0, "{}", ran.stderr);
     let status = repo.ok(&["status", &ran.id]);
@@ -56,7 +58,7 @@ fn a_run_in_place_lands_on_the_checkout_that_holds_its_changes() {
     repo.git(&["commit", "-qm", "notes"]);
     // The user's own edit, made before the run: not the run's to land.
     repo.write("notes.txt", "mine, edited\n");
-    let path = workflow(&repo, "greet", GREET);
+    let path = workflow(&repo, "greet", &greet());
     let ran = run(&repo, &path, &["--in-place"]);
     assert_eq!(ran.code, 0, "{}", ran.stderr);
     let before = repo.git(&["rev-parse", "HEAD"]).trim().to_owned();

@@ -8,6 +8,7 @@ use std::os::unix::fs::MetadataExt;
 use serde_json::json;
 
 use crate::agent_hooks::run_hook;
+use crate::common::workflow::between;
 use crate::common::{TestRepo, read_file, run_err, run_ok};
 use crate::engine_retry::{run, workflow};
 use crate::engine_run::run_dir;
@@ -126,18 +127,19 @@ echo
 echo '{"preferred_next_label": "Ship"}'
 "#;
 
-const ROUTED: &str = r#"digraph routed {
-  start [shape=Mdiamond]
-  exit [shape=Msquare]
-  review [shape=box, prompt="Review it"]
+fn routed() -> String {
+    between(
+        "routed",
+        r#"review [shape=box, prompt="Review it"]
   ship [shape=parallelogram, script="echo shipped > verdict.txt"]
   hold [shape=parallelogram, script="echo held > verdict.txt"]
   start -> review
   review -> hold [label="Hold"]
   review -> ship [label="Ship"]
   ship -> exit
-  hold -> exit
-}"#;
+  hold -> exit"#,
+    )
+}
 
 #[test]
 fn an_agent_that_answers_64_mb_is_routed_by_the_end_of_its_response() {
@@ -146,7 +148,7 @@ fn an_agent_that_answers_64_mb_is_routed_by_the_end_of_its_response() {
     let agent = format!("bash {}", agent.display());
     let ran = crate::engine_run::run(
         &repo,
-        &workflow(&repo, "routed", ROUTED),
+        &workflow(&repo, "routed", &routed()),
         &["--json", "--agent", &agent],
     );
     assert_eq!(ran.code, 0, "{}", ran.stderr);

@@ -7,6 +7,7 @@
 use std::path::Path;
 
 use crate::common::failpoints::die_at;
+use crate::common::workflow::commands;
 use crate::common::{TestRepo, kill_after, read_file, run_err, run_ok, write_file};
 use crate::torture::{Lcg, assert_consistent, trials};
 
@@ -171,13 +172,13 @@ fn a_workflow_resume_killed_holding_its_ref_locks_is_resumed_at_once() {
     let workflow = crate::engine_run::workflow(
         &repo,
         "two",
-        r#"digraph two {
-  start [shape=Mdiamond]
-  exit [shape=Msquare]
-  make [shape=parallelogram, script="echo one > made.txt"]
-  grow [shape=parallelogram, script="echo two >> made.txt"]
-  start -> make -> grow -> exit
-}"#,
+        &commands(
+            "two",
+            &[
+                ("make", "echo one > made.txt"),
+                ("grow", "echo two >> made.txt"),
+            ],
+        ),
     );
     let mut run = repo.fabro();
     die_at(run.arg("run").arg(&workflow), "engine:checkpointed:make@1");

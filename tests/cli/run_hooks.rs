@@ -6,32 +6,35 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
+use crate::common::workflow::between;
 use crate::common::{TestRepo, assert_success, write_file};
 use crate::engine_interrupt::{wait_exit, wait_for};
 use crate::engine_retry::stages;
 use crate::engine_run::{Ran, run, run_dir, summary, workflow};
 
-pub const LINEAR: &str = r#"digraph HookTest {
-  graph [goal="Test hooks"]
-  start [shape=Mdiamond]
-  exit  [shape=Msquare]
+pub fn linear() -> String {
+    between(
+        "HookTest",
+        r#"graph [goal="Test hooks"]
   work  [shape=parallelogram, label="Work", script="echo work"]
-  start -> work -> exit
-}"#;
+  start -> work -> exit"#,
+    )
+}
 
-pub const TWO_STEP: &str = r#"digraph HookTest {
-  graph [goal="Test hooks"]
-  start [shape=Mdiamond]
-  exit  [shape=Msquare]
+pub fn two_step() -> String {
+    between(
+        "HookTest",
+        r#"graph [goal="Test hooks"]
   step1 [shape=parallelogram, label="Step1", script="echo first"]
   step2 [shape=parallelogram, label="Step2", script="echo second"]
-  start -> step1 -> step2 -> exit
-}"#;
+  start -> step1 -> step2 -> exit"#,
+    )
+}
 
-pub const BRANCHING: &str = r#"digraph HookTest {
-  graph [goal="Test routing"]
-  start [shape=Mdiamond]
-  exit  [shape=Msquare]
+pub fn branching() -> String {
+    between(
+        "HookTest",
+        r#"graph [goal="Test routing"]
   plan  [shape=parallelogram, label="Plan", script="echo plan"]
   pathA [shape=parallelogram, label="PathA", script="echo A"]
   pathB [shape=parallelogram, label="PathB", script="echo B"]
@@ -39,8 +42,9 @@ pub const BRANCHING: &str = r#"digraph HookTest {
   plan -> pathA [label="A"]
   plan -> pathB [label="B"]
   pathA -> exit
-  pathB -> exit
-}"#;
+  pathB -> exit"#,
+    )
+}
 
 /// One `[[hooks]]` entry of `event` running `command`, with more TOML lines after it.
 pub fn hook(event: &str, command: &str, more: &str) -> String {
@@ -93,8 +97,8 @@ pub fn read(path: &PathBuf) -> String {
 fn hook_stage_failed_fires_with_the_failure() {
     let repo = TestRepo::new();
     let hooks = hook("stage_failed", r#"cat > "$HOME/failed.json""#, "");
-    let dot = LINEAR.replace("echo work", "exit 3");
-    let ran = run_hooked_in(&repo, &hooks, &dot);
+    let dot = &linear().replace("echo work", "exit 3");
+    let ran = run_hooked_in(&repo, &hooks, dot);
     assert!(stages(&ran).contains(&"work@1 failed".to_owned()));
     let context: Value = serde_json::from_str(&read(&marker(&repo, "failed.json"))).unwrap();
     assert_eq!(context["event"], "stage_failed");
@@ -109,7 +113,7 @@ fn hook_gets_its_context_as_json_on_stdin_and_in_a_file() {
     let repo = TestRepo::new();
     let command = r#"cat > "$HOME/stdin.json"; cp "$FABRO_HOOK_CONTEXT" "$HOME/file.json"; pwd > "$HOME/cwd""#;
     let hooks = hook("stage_start", command, "matcher = '^work$'");
-    let ran = run_hooked_in(&repo, &hooks, LINEAR);
+    let ran = run_hooked_in(&repo, &hooks, &linear());
     succeeded(&ran);
     let context: Value = serde_json::from_str(&read(&marker(&repo, "stdin.json"))).unwrap();
     assert_eq!(
@@ -141,7 +145,7 @@ fn hook_gets_its_context_as_json_on_stdin_and_in_a_file() {
 fn hook_sees_only_the_environment_scripts_see() {
     let repo = TestRepo::new();
     let config = repo.write_beside("run.toml", &hook("run_start", r#"env > "$HOME/env""#, ""));
-    let path = workflow(&repo, "hooks", LINEAR);
+    let path = workflow(&repo, "hooks", &linear());
     let out = repo
         .fabro()
         .args(["run", "--json", "--config"])
@@ -163,7 +167,7 @@ fn hook_sees_only_the_environment_scripts_see() {
 #[test]
 fn hook_that_outlives_its_timeout_blocks() {
     let hooks = "[[hooks]]\nevent = \"run_start\"\ncommand = \"sleep 30\"\ntimeout_ms = 200\n";
-    let (_, ran) = run_hooked(hooks, LINEAR);
+    let (_, ran) = run_hooked(hooks, &linear());
     assert!(failed(&ran).contains("hook timed out after 200ms"));
 }
 
@@ -174,15 +178,14 @@ fn hook_retrying_and_parallel_events_fire() {
     let hooks = ["stage_retrying", "parallel_start", "parallel_complete"]
         .map(|event| hook(event, log, ""))
         .concat();
-    let dot = r#"digraph HookTest {
-  start [shape=Mdiamond]
-  exit  [shape=Msquare]
-  flaky [shape=parallelogram, timeout=200ms, max_retries=1, retry_policy="linear", script="sleep 5"]
+    let dot = &between(
+        "HookTest",
+        r#"flaky [shape=parallelogram, timeout=200ms, max_retries=1, retry_policy="linear", script="sleep 5"]
   fan [shape=component]
   a [shape=parallelogram, script="echo a"]
   join [shape=tripleoctagon]
-  start -> fan -> a -> join -> flaky -> exit
-}"#;
+  start -> fan -> a -> join -> flaky -> exit"#,
+    );
     let _ = run_hooked_in(&repo, &hooks, dot);
     let events = read(&marker(&repo, "events"));
     for line in [
@@ -202,7 +205,7 @@ fn hooks_of_fabros_builtin_agent_are_refused() {
         ("command = 'true'\nmatcher = '('", "is not a regex"),
     ] {
         let hooks = format!("[[hooks]]\nname = 'gate'\nevent = 'run_start'\n{entry}\n");
-        let (_, ran) = run_hooked(&hooks, LINEAR);
+        let (_, ran) = run_hooked(&hooks, &linear());
         assert_eq!(ran.code, 2, "{}", ran.stderr);
         assert!(
             ran.stderr.contains("run.toml") && ran.stderr.contains(says),
@@ -211,7 +214,7 @@ fn hooks_of_fabros_builtin_agent_are_refused() {
         );
     }
     let hooks = hook("pre_tool_use", "true", "");
-    let (_, ran) = run_hooked(&hooks, LINEAR);
+    let (_, ran) = run_hooked(&hooks, &linear());
     assert!(
         ran.stderr.contains("never reaches event \"pre_tool_use\""),
         "{}",
@@ -226,13 +229,12 @@ fn hooks_of_a_recorded_run_toml_never_run() {
     let repo = TestRepo::new();
     let log = r#"echo "$FABRO_EVENT" >> "$HOME/events""#;
     let hooks = hook("run_start", log, "") + &hook("run_complete", log, "");
-    let dot = r#"digraph Gate {
-  start [shape=Mdiamond]
-  exit  [shape=Msquare]
-  approve [shape=hexagon, label="Ship it?"]
+    let dot = &between(
+        "Gate",
+        r#"approve [shape=hexagon, label="Ship it?"]
   start -> approve
-  approve -> exit [label="[A] Approve"]
-}"#;
+  approve -> exit [label="[A] Approve"]"#,
+    );
     let ran = run_hooked_in(&repo, &hooks, dot);
     assert_eq!(
         read(&marker(&repo, "events")),
@@ -255,7 +257,7 @@ fn ctrl_c_during_a_hook_pauses_the_run_rather_than_failing_it() {
     let config = repo.root.join("run.toml");
     let command = r#"echo $$ > "$HOME/hook.pid"; sleep 300"#;
     write_file(&config, &hook("run_start", command, ""));
-    let path = workflow(&repo, "hooks", LINEAR);
+    let path = workflow(&repo, "hooks", &linear());
     let mut child = repo
         .fabro()
         .args(["run", "--config"])

@@ -9,20 +9,20 @@ use serde_json::Value;
 use crate::common::TestRepo;
 use crate::engine_retry::{events, stages};
 use crate::run_hooks::{
-    BRANCHING, LINEAR, TWO_STEP, failed, hook, marker, read, run_hooked, run_hooked_in, succeeded,
+    branching, failed, hook, linear, marker, read, run_hooked, run_hooked_in, succeeded, two_step,
 };
 
 // --- run_start ---
 
 #[test]
 fn hook_run_start_proceed_allows_run() {
-    let (_, ran) = run_hooked(&hook("run_start", "exit 0", ""), LINEAR);
+    let (_, ran) = run_hooked(&hook("run_start", "exit 0", ""), &linear());
     succeeded(&ran);
 }
 
 #[test]
 fn hook_run_start_block_prevents_run() {
-    let (repo, ran) = run_hooked(&hook("run_start", "exit 1", ""), LINEAR);
+    let (repo, ran) = run_hooked(&hook("run_start", "exit 1", ""), &linear());
     let failure = failed(&ran);
     assert!(
         failure.contains("blocked by run_start hook: hook exited with code 1"),
@@ -36,7 +36,7 @@ fn hook_run_start_block_prevents_run() {
 #[test]
 fn hook_run_start_block_with_json_reason() {
     let command = r#"echo '{"decision":"block","reason":"policy violation"}'; exit 2"#;
-    let (_, ran) = run_hooked(&hook("run_start", command, ""), LINEAR);
+    let (_, ran) = run_hooked(&hook("run_start", command, ""), &linear());
     assert!(failed(&ran).contains("policy violation"));
 }
 
@@ -44,7 +44,7 @@ fn hook_run_start_block_with_json_reason() {
 
 #[test]
 fn hook_stage_start_proceed_allows_execution() {
-    let (_, ran) = run_hooked(&hook("stage_start", "exit 0", ""), LINEAR);
+    let (_, ran) = run_hooked(&hook("stage_start", "exit 0", ""), &linear());
     succeeded(&ran);
     assert!(stages(&ran).contains(&"work@1 succeeded".to_owned()));
 }
@@ -52,7 +52,7 @@ fn hook_stage_start_proceed_allows_execution() {
 #[test]
 fn hook_stage_start_skip_bypasses_node() {
     let command = r#"echo '{"decision":"skip","reason":"not needed"}'; exit 0"#;
-    let (repo, ran) = run_hooked(&hook("stage_start", command, ""), LINEAR);
+    let (repo, ran) = run_hooked(&hook("stage_start", command, ""), &linear());
     succeeded(&ran);
     assert!(stages(&ran).contains(&"work@1 skipped".to_owned()));
     // A stage a hook skipped never started, and its script never ran.
@@ -63,14 +63,17 @@ fn hook_stage_start_skip_bypasses_node() {
 
 #[test]
 fn hook_stage_start_block_aborts_run() {
-    let (_, ran) = run_hooked(&hook("stage_start", "exit 1", ""), LINEAR);
+    let (_, ran) = run_hooked(&hook("stage_start", "exit 1", ""), &linear());
     assert!(failed(&ran).contains("blocked by stage_start hook"));
 }
 
 #[test]
 fn hook_stage_start_matcher_filters_by_node_id() {
     let command = r#"echo '{"decision":"skip","reason":"filtered"}'"#;
-    let (_, ran) = run_hooked(&hook("stage_start", command, "matcher = 'step2'"), TWO_STEP);
+    let (_, ran) = run_hooked(
+        &hook("stage_start", command, "matcher = 'step2'"),
+        &two_step(),
+    );
     succeeded(&ran);
     let stages = stages(&ran);
     assert!(
@@ -83,13 +86,13 @@ fn hook_stage_start_matcher_filters_by_node_id() {
 #[test]
 fn hook_stage_start_matcher_no_match_proceeds() {
     let hooks = hook("stage_start", "exit 1", "matcher = 'nonexistent_node'");
-    let (_, ran) = run_hooked(&hooks, LINEAR);
+    let (_, ran) = run_hooked(&hooks, &linear());
     succeeded(&ran);
 }
 
 #[test]
 fn hook_stage_start_exit_2_blocks() {
-    let (_, ran) = run_hooked(&hook("stage_start", "exit 2", ""), LINEAR);
+    let (_, ran) = run_hooked(&hook("stage_start", "exit 2", ""), &linear());
     assert!(failed(&ran).contains("hook exited with code 2"));
 }
 
@@ -103,21 +106,24 @@ fn hook_stage_complete_fires_after_success() {
         r#"echo $FABRO_NODE_ID >> "$HOME/stage_complete""#,
         "",
     );
-    succeeded(&run_hooked_in(&repo, &hooks, TWO_STEP));
+    succeeded(&run_hooked_in(&repo, &hooks, &two_step()));
     let content = read(&marker(&repo, "stage_complete"));
     assert_eq!(content, "start\nstep1\nstep2\n");
 }
 
 #[test]
 fn hook_stage_complete_failure_does_not_block_pipeline() {
-    let (_, ran) = run_hooked(&hook("stage_complete", "exit 1", ""), LINEAR);
+    let (_, ran) = run_hooked(&hook("stage_complete", "exit 1", ""), &linear());
     succeeded(&ran);
 }
 
 #[test]
 fn hook_blocking_override_makes_non_blocking_event_blocking() {
     // As in Fabro, a stage that ended cannot be blocked: the run goes on.
-    let (_, ran) = run_hooked(&hook("stage_complete", "exit 1", "blocking = true"), LINEAR);
+    let (_, ran) = run_hooked(
+        &hook("stage_complete", "exit 1", "blocking = true"),
+        &linear(),
+    );
     succeeded(&ran);
 }
 
@@ -127,7 +133,7 @@ fn hook_blocking_override_makes_non_blocking_event_blocking() {
 fn hook_run_complete_fires_on_success() {
     let repo = TestRepo::new();
     let hooks = hook("run_complete", r#"echo done > "$HOME/run_complete""#, "");
-    succeeded(&run_hooked_in(&repo, &hooks, LINEAR));
+    succeeded(&run_hooked_in(&repo, &hooks, &linear()));
     assert_eq!(read(&marker(&repo, "run_complete")), "done\n");
 }
 
@@ -136,7 +142,7 @@ fn hook_run_complete_does_not_fire_on_blocked_run() {
     let repo = TestRepo::new();
     let hooks = hook("run_start", "exit 1", "")
         + &hook("run_complete", r#"echo done > "$HOME/run_complete""#, "");
-    failed(&run_hooked_in(&repo, &hooks, LINEAR));
+    failed(&run_hooked_in(&repo, &hooks, &linear()));
     assert!(!marker(&repo, "run_complete").exists());
 }
 
@@ -145,7 +151,7 @@ fn hook_run_failed_fires_on_stage_block() {
     let repo = TestRepo::new();
     let hooks = hook("stage_start", "exit 1", "matcher = '^work$'")
         + &hook("run_failed", r#"cat > "$HOME/run_failed.json""#, "");
-    failed(&run_hooked_in(&repo, &hooks, LINEAR));
+    failed(&run_hooked_in(&repo, &hooks, &linear()));
     let context: Value = serde_json::from_str(&read(&marker(&repo, "run_failed.json"))).unwrap();
     assert_eq!(context["event"], "run_failed");
     let reason = context["failure_reason"].as_str().unwrap();
@@ -158,7 +164,7 @@ fn hook_run_failed_fires_on_stage_block() {
 fn hook_receives_env_vars() {
     let repo = TestRepo::new();
     let command = r#"echo "event=$FABRO_EVENT run=$FABRO_RUN_ID wf=$FABRO_WORKFLOW node=$FABRO_NODE_ID" >> "$HOME/env""#;
-    let ran = run_hooked_in(&repo, &hook("stage_complete", command, ""), LINEAR);
+    let ran = run_hooked_in(&repo, &hook("stage_complete", command, ""), &linear());
     succeeded(&ran);
     let content = read(&marker(&repo, "env"));
     let line = content.lines().find(|l| l.contains("node=work")).unwrap();
@@ -171,13 +177,13 @@ fn multiple_hooks_same_event_all_fire() {
     let repo = TestRepo::new();
     let hooks = hook("stage_complete", r#"echo hook1 > "$HOME/hook1""#, "")
         + &hook("stage_complete", r#"echo hook2 > "$HOME/hook2""#, "");
-    succeeded(&run_hooked_in(&repo, &hooks, LINEAR));
+    succeeded(&run_hooked_in(&repo, &hooks, &linear()));
     assert!(marker(&repo, "hook1").exists() && marker(&repo, "hook2").exists());
 }
 
 #[test]
 fn no_hooks_configured_runs_normally() {
-    let (_, ran) = run_hooked("", LINEAR);
+    let (_, ran) = run_hooked("", &linear());
     succeeded(&ran);
 }
 
@@ -188,7 +194,7 @@ fn hook_edge_selected_override_redirects_routing() {
     let command = r#"echo '{"decision":"override","edge_to":"pathB"}'"#;
     let (repo, ran) = run_hooked(
         &hook("edge_selected", command, "matcher = '^plan$'"),
-        BRANCHING,
+        &branching(),
     );
     succeeded(&ran);
     let stages = stages(&ran);
@@ -223,7 +229,7 @@ fn hook_edge_selected_override_redirects_routing() {
 fn hook_edge_selected_block_aborts_run() {
     let (_, ran) = run_hooked(
         &hook("edge_selected", "exit 1", "matcher = '^plan$'"),
-        BRANCHING,
+        &branching(),
     );
     let failure = failed(&ran);
     assert!(
@@ -243,7 +249,7 @@ fn hook_checkpoint_saved_fires() {
         r#"echo $FABRO_NODE_ID >> "$HOME/checkpoints""#,
         "",
     );
-    let ran = run_hooked_in(&repo, &hooks, LINEAR);
+    let ran = run_hooked_in(&repo, &hooks, &linear());
     succeeded(&ran);
     assert_eq!(read(&marker(&repo, "checkpoints")), "start\nwork\n");
 }
@@ -264,7 +270,7 @@ fn hook_config_merge_concatenates() {
         r#"echo run >> "$HOME/order""#,
         "name = 'run-hook'",
     );
-    succeeded(&run_hooked_in(&repo, &run_hook, LINEAR));
+    succeeded(&run_hooked_in(&repo, &run_hook, &linear()));
     assert_eq!(read(&marker(&repo, "order")), "server\nrun\n");
 }
 
@@ -275,7 +281,7 @@ fn hook_config_merge_run_overrides_by_name() {
     succeeded(&run_hooked_in(
         &repo,
         &hook("run_start", "exit 0", "name = 'shared'"),
-        LINEAR,
+        &linear(),
     ));
 }
 
@@ -283,14 +289,17 @@ fn hook_config_merge_run_overrides_by_name() {
 
 #[test]
 fn hook_non_blocking_override_on_blocking_event() {
-    let (_, ran) = run_hooked(&hook("run_start", "exit 1", "blocking = false"), LINEAR);
+    let (_, ran) = run_hooked(&hook("run_start", "exit 1", "blocking = false"), &linear());
     succeeded(&ran);
 }
 
 #[test]
 fn hook_matcher_regex_pattern() {
     let command = r#"echo '{"decision":"skip","reason":"regex match"}'"#;
-    let (_, ran) = run_hooked(&hook("stage_start", command, "matcher = '^step'"), TWO_STEP);
+    let (_, ran) = run_hooked(
+        &hook("stage_start", command, "matcher = '^step'"),
+        &two_step(),
+    );
     succeeded(&ran);
     let stages = stages(&ran);
     assert!(stages.contains(&"step1@1 skipped".to_owned()), "{stages:?}");
@@ -301,7 +310,7 @@ fn hook_matcher_regex_pattern() {
 fn hook_json_proceed_explicit() {
     let (_, ran) = run_hooked(
         &hook("run_start", r#"echo '{"decision":"proceed"}'"#, ""),
-        LINEAR,
+        &linear(),
     );
     succeeded(&ran);
 }
@@ -309,7 +318,7 @@ fn hook_json_proceed_explicit() {
 #[test]
 fn hook_json_block_with_reason() {
     let command = r#"echo '{"decision":"block","reason":"forbidden by policy"}'; exit 2"#;
-    let (_, ran) = run_hooked(&hook("run_start", command, ""), LINEAR);
+    let (_, ran) = run_hooked(&hook("run_start", command, ""), &linear());
     assert!(failed(&ran).contains("forbidden by policy"));
 }
 
@@ -321,7 +330,7 @@ fn hook_sandbox_false_runs_on_host() {
         r#"echo host > "$HOME/host""#,
         "sandbox = false",
     );
-    succeeded(&run_hooked_in(&repo, &hooks, LINEAR));
+    succeeded(&run_hooked_in(&repo, &hooks, &linear()));
     assert_eq!(read(&marker(&repo, "host")), "host\n");
 }
 
@@ -330,7 +339,7 @@ fn hooks_do_not_duplicate_workflow_events() {
     let hooks = ["run_start", "stage_start", "stage_complete", "run_complete"]
         .map(|event| hook(event, "exit 0", ""))
         .concat();
-    let (repo, ran) = run_hooked(&hooks, LINEAR);
+    let (repo, ran) = run_hooked(&hooks, &linear());
     succeeded(&ran);
     assert_eq!(events(&repo, &ran.id, "run.started").len(), 1);
     assert_eq!(events(&repo, &ran.id, "run.completed").len(), 1);

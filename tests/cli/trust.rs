@@ -9,19 +9,20 @@ use std::process::{Output, Stdio};
 
 use serde_json::Value;
 
+use crate::common::workflow::{between, commands};
 use crate::common::{TestRepo, read_file, run_ok, write_file};
 
 /// Blocks at a gate (nobody answers without a terminal), so that `resume` goes on from there.
-const GATE: &str = r#"digraph Gate {
-  start [shape=Mdiamond]
-  exit [shape=Msquare]
-  approve [shape=hexagon, label="Go on?"]
+fn gate() -> String {
+    between(
+        "Gate",
+        r#"approve [shape=hexagon, label="Go on?"]
   work [shape=parallelogram, script="echo worked > out.txt"]
   start -> approve
   approve -> work [label="[Y] Yes"]
-  work -> exit
+  work -> exit"#,
+    )
 }
-"#;
 
 pub fn path(p: &Path) -> &str {
     p.to_str().unwrap()
@@ -49,7 +50,7 @@ pub fn fabro(repo: &TestRepo, dir: &Path, home: &Path, args: &[&str]) -> (i32, S
 
 /// Runs the gate workflow in `dir` until it blocks; returns the run id.
 fn blocked_run(repo: &TestRepo, dir: &Path, home: &Path) -> String {
-    let workflow = repo.write_beside("gate.fabro", GATE);
+    let workflow = repo.write_beside("gate.fabro", &gate());
     let (code, stdout, stderr) = fabro(repo, dir, home, &["run", path(&workflow)]);
     assert_eq!(code, 4, "{stderr}");
     stdout.lines().next().unwrap().trim().to_owned()
@@ -96,7 +97,7 @@ fn push_rewritten_workflow(repo: &TestRepo, other: &Path, id: &str, evil: &str) 
 }
 
 fn evil_workflow(marker: &Path) -> String {
-    GATE.replace(
+    gate().replace(
         "echo worked > out.txt",
         &format!("echo worked > out.txt; touch {}", marker.display()),
     )
@@ -229,7 +230,7 @@ fn run_and_start_approve_the_workflow_they_record() {
     let repo = TestRepo::new();
     let workflow = repo.root.join("gate.fabro");
     let id = blocked_run(&repo, &repo.path, &repo.home);
-    assert!(repo.home.join("trusted").join(sha256(GATE)).is_file());
+    assert!(repo.home.join("trusted").join(sha256(&gate())).is_file());
     let (code, _, stderr) = fabro(
         &repo,
         &repo.path,
@@ -239,38 +240,34 @@ fn run_and_start_approve_the_workflow_they_record() {
     assert_eq!(code, 0, "{stderr}");
 
     let started = repo.root.join("started.fabro");
-    let text = GATE.replace("worked", "started");
-    write_file(&started, &text);
+    let text = &gate().replace("worked", "started");
+    write_file(&started, text);
     repo.ok(&["start", "--workflow", path(&started)]);
-    assert!(repo.home.join("trusted").join(sha256(&text)).is_file());
+    assert!(repo.home.join("trusted").join(sha256(text)).is_file());
     assert!(workflow.is_file());
 }
 
-const PARENT: &str = r#"digraph Parent {
-  start [shape=Mdiamond]
-  exit [shape=Msquare]
-  approve [shape=hexagon, label="Go on?"]
+fn parent() -> String {
+    between(
+        "Parent",
+        r#"approve [shape=hexagon, label="Go on?"]
   manage [shape=house, stack.child_workflow="child.fabro"]
   start -> approve
   approve -> manage [label="[Y] Yes"]
-  manage -> exit
+  manage -> exit"#,
+    )
 }
-"#;
 
-const CHILD: &str = r#"digraph Child {
-  start [shape=Mdiamond]
-  exit [shape=Msquare]
-  work [shape=parallelogram, script="echo child >> child.txt"]
-  start -> work -> exit
+fn child() -> String {
+    commands("Child", &[("work", "echo child >> child.txt")])
 }
-"#;
 
 #[test]
 fn a_child_workflow_changed_since_it_was_approved_does_not_run_on_resume() {
     let repo = TestRepo::new();
     let dir = repo.root.join("flows");
-    write_file(&dir.join("parent.fabro"), PARENT);
-    write_file(&dir.join("child.fabro"), CHILD);
+    write_file(&dir.join("parent.fabro"), &parent());
+    write_file(&dir.join("child.fabro"), &child());
     let parent = dir.join("parent.fabro");
     let blocked = || {
         let (code, stdout, stderr) = fabro(&repo, &repo.path, &repo.home, &["run", path(&parent)]);
@@ -289,11 +286,11 @@ fn a_child_workflow_changed_since_it_was_approved_does_not_run_on_resume() {
     assert!(stderr.contains("manage@1  succeeded"), "{stderr}");
 
     let marker = repo.root.join("PWNED");
-    let evil = CHILD.replace(
+    let evil = &child().replace(
         "echo child >> child.txt",
         &format!("touch {}", marker.display()),
     );
-    write_file(&dir.join("child.fabro"), &evil);
+    write_file(&dir.join("child.fabro"), evil);
     let (_, _, stderr) = fabro(
         &repo,
         &repo.path,

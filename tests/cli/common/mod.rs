@@ -13,6 +13,7 @@ use tempfile::TempDir;
 
 pub mod failpoints;
 pub mod snapshot;
+pub mod workflow;
 
 pub struct TestRepo {
     _dir: TempDir,

@@ -12,6 +12,7 @@ use super::ops::Kill;
 use super::state::{Entry, Files};
 use crate::common::TestRepo;
 use crate::common::failpoints::without_core_dumps;
+use crate::common::workflow::{between, commands};
 
 /// How a git-fabro command ended.
 pub enum Outcome {
@@ -32,18 +33,14 @@ pub struct World {
     trailers: HashMap<String, bool>,
 }
 
-pub const PIPE: &str = r#"digraph pipe {
-  start [shape=Mdiamond]
-  exit [shape=Msquare]
-  s1 [shape=parallelogram, script="echo p1 > w1"]
-  s2 [shape=parallelogram, script="echo p2 > w2"]
-  start -> s1 -> s2 -> exit
-}"#;
+pub fn pipe() -> String {
+    commands("pipe", &[("s1", "echo p1 > w1"), ("s2", "echo p2 > w2")])
+}
 
-pub const FAN: &str = r#"digraph fan {
-  start [shape=Mdiamond]
-  exit [shape=Msquare]
-  fan [shape=component]
+pub fn fan() -> String {
+    between(
+        "fan",
+        r#"fan [shape=component]
   a [shape=parallelogram, script="echo fan > wf"]
   b [shape=parallelogram, script="echo fan > wf"]
   join [shape=tripleoctagon]
@@ -53,8 +50,9 @@ pub const FAN: &str = r#"digraph fan {
   fan -> b
   a -> join
   b -> join
-  join -> after -> exit
-}"#;
+  join -> after -> exit"#,
+    )
+}
 
 impl World {
     pub fn new() -> World {
@@ -68,8 +66,8 @@ impl World {
             repo.git_in(&b, &["config", setting[0], setting[1]]);
         }
         repo.git_in(&b, &["config", "gc.auto", "0"]);
-        std::fs::write(repo.root.join("pipe.fabro"), PIPE).expect("workflow");
-        std::fs::write(repo.root.join("fan.fabro"), FAN).expect("workflow");
+        std::fs::write(repo.root.join("pipe.fabro"), pipe()).expect("workflow");
+        std::fs::write(repo.root.join("fan.fabro"), fan()).expect("workflow");
         let clones = [repo.path.clone(), b];
         World {
             repo,

@@ -1,0 +1,47 @@
+//! The text of small Fabro workflows, for tests about what a run does rather than how its DOT
+//! is spelled: Fabro's start and exit nodes and the edges of a chain are written here once.
+
+/// A workflow `name` that runs `nodes` one after another, `start -> first -> ... -> exit`.
+/// Each node is a DOT node statement, `id [attributes]`.
+pub fn chain(name: &str, nodes: &[&str]) -> String {
+    let ids: Vec<&str> = nodes.iter().map(|node| id_of(node)).collect();
+    let edges = format!("start -> {} -> exit", ids.join(" -> "));
+    between(name, &format!("{}\n{edges}", nodes.join("\n")))
+}
+
+/// A workflow `name` that runs the command nodes `(id, script)` one after another.
+pub fn commands(name: &str, nodes: &[(&str, &str)]) -> String {
+    let nodes: Vec<String> = nodes
+        .iter()
+        .map(|(id, script)| command(id, script))
+        .collect();
+    chain(name, &nodes.iter().map(String::as_str).collect::<Vec<_>>())
+}
+
+/// A workflow `name` of `body` (DOT node and edge statements, a line each) beside Fabro's
+/// start and exit nodes, for graphs that branch or loop.
+pub fn between(name: &str, body: &str) -> String {
+    let mut text = format!("digraph {name} {{\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n");
+    for statement in body.lines().map(str::trim).filter(|line| !line.is_empty()) {
+        text.push_str(&format!("  {statement}\n"));
+    }
+    text + "}\n"
+}
+
+/// A command node statement: `id` runs `script` with the shell.
+pub fn command(id: &str, script: &str) -> String {
+    format!("{id} [shape=parallelogram, script={}]", quoted(script))
+}
+
+/// `text` as a DOT string.
+pub fn quoted(text: &str) -> String {
+    let escaped = text
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n");
+    format!("\"{escaped}\"")
+}
+
+fn id_of(node: &str) -> &str {
+    node.split([' ', '[']).next().unwrap_or(node)
+}
