@@ -76,6 +76,38 @@ pub enum Error {
         situation.said()
     )]
     Unfinished { run: String, situation: Situation },
+    /// `land` would overwrite changes of the user's in the checkout `workdir` (`staged`:
+    /// staged changes that are not the landing's); `changes` names them.
+    #[error(
+        "{} {}; nothing was changed",
+        workdir.display(),
+        if *staged { format!("has staged changes ({changes})") } else { format!("has changes of yours in the way: {changes}") }
+    )]
+    ChangesInTheWay {
+        run: String,
+        workdir: PathBuf,
+        changes: String,
+        staged: bool,
+    },
+    /// A resume found a side-effect stage started and never recorded (boxed: it is the
+    /// largest of these).
+    #[error("{0}")]
+    SideEffectCutShort(Box<CutShort>),
+    /// `resume --workflow` of a file that is not the workflow the run started with.
+    #[error(
+        "{} (sha256 {}) is not the workflow run {run} was started with (sha256 {recorded})",
+        path.display(),
+        &sha256[..sha256.len().min(12)]
+    )]
+    WorkflowChanged {
+        run: String,
+        path: PathBuf,
+        sha256: String,
+        recorded: String,
+    },
+    /// `graph` of a run that records no workflow.
+    #[error("run {run} records no workflow to draw (an agent run started with `git fabro start`)")]
+    NoWorkflow { run: String },
     /// `undo` found no step before the one the files stand at.
     #[error("nothing to undo in run {run}: the files are as it started")]
     NothingToUndo { run: String },
@@ -155,6 +187,40 @@ pub enum Error {
     },
 }
 
+/// Side-effect stage `stage` (of node `node`) of run `run`, or of its manager child `child`,
+/// started and never recorded; `worker` is the pool worker that resumed it, whose command
+/// line goes on with it.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "run {run} stopped while the side-effect node {stage}{} ran (started {started_at}, never recorded): it may have done its work or not",
+    child.as_ref().map(|child| format!(" of the child run {child}")).unwrap_or_default()
+)]
+pub struct CutShort {
+    pub run: String,
+    pub child: Option<String>,
+    pub stage: String,
+    pub node: String,
+    pub started_at: String,
+    pub worker: Option<PoolWorker>,
+}
+
+/// A pool worker's command line, which goes on with a run that stopped under it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PoolWorker {
+    pub remote: String,
+    pub trust: bool,
+}
+
+impl PoolWorker {
+    fn command_line(&self, run: &str) -> String {
+        let trust = if self.trust { " --trust" } else { "" };
+        format!(
+            "git fabro worker --remote {} --run {run}{trust}",
+            self.remote
+        )
+    }
+}
+
 impl Error {
     /// See [`crate::git::Error::is_vanished_object`].
     pub(crate) fn is_vanished_object(&self) -> bool {
@@ -211,6 +277,26 @@ impl Error {
             Error::LandConflict { run, .. } => format!(
                 "merge it by hand with `git merge fabro/run/{run}`, or apply the run's final.patch and resolve"
             ),
+            Error::ChangesInTheWay { run, .. } => format!(
+                "commit them, or set them aside with `git stash`, then `git fabro land {run}` again"
+            ),
+            Error::SideEffectCutShort(cut) => {
+                let (run, node) = (&cut.run, &cut.node);
+                let resume = match &cut.worker {
+                    None => format!("git fabro resume {run}"),
+                    Some(worker) => worker.command_line(run),
+                };
+                format!(
+                    "check, then `{resume} --rerun {node}` runs it again or `{resume} --assume-done {node}` records it as succeeded and goes on"
+                )
+            }
+            Error::WorkflowChanged { run, path, .. } => format!(
+                "`git fabro resume {run} --workflow {} --force` resumes it under that workflow anyway",
+                path.display()
+            ),
+            Error::NoWorkflow { run } => {
+                format!("`git fabro log {run}` lists its checkpoints")
+            }
             Error::NothingToUndo { run } => format!(
                 "`git fabro restore --run {run} --list` lists the recovery points each undo kept: restoring one redoes it"
             ),
@@ -296,6 +382,8 @@ impl From<crate::git::Error> for Error {
                 path,
                 reason,
             },
+            // `land` names the run whose landing goes on once they are aside.
+            other @ Git::InTheWay { .. } => Error::Failed(other.to_string()),
             Git::Failed(text) => Error::Failed(text),
             Git::Io { context, source } => Error::Io { context, source },
             other @ Git::Gix(_) => Error::Git(other),

@@ -61,12 +61,13 @@ pub fn run(ctx: impl FnOnce() -> Result<Ctx>, args: Args) -> Result<()> {
 fn of_run(ctx: &Ctx, run: Option<&str>) -> Result<Picture> {
     let id = ctx.run_id(run)?;
     let state = RunState::load(&ctx.repo, &id)?;
-    let source = state.record.graph_source.as_deref().ok_or_else(|| {
-        Error::Failed(format!(
-            "run {id} records no workflow to draw (an agent run started with `git fabro start`); \
-             `git fabro log {id}` lists its checkpoints"
-        ))
-    })?;
+    let source = state
+        .record
+        .graph_source
+        .as_deref()
+        .ok_or_else(|| Error::NoWorkflow {
+            run: id.to_string(),
+        })?;
     let graph = workflow::parse(source, GRAPH_FILE)
         .map_err(|err| Error::Failed(format!("run {id}: its recorded workflow: {err}")))?;
     Ok(Picture::of_run(&ctx.repo, &state, &graph)?)

@@ -1,6 +1,7 @@
 use anyhow::Result;
 
 use super::open_run::OpenRun;
+use super::run_arg::RunArgs;
 use super::{Ctx, conversation, output, restore};
 use crate::ops::restore::{RestoreOptions, restore};
 use crate::ops::{agent_sessions, undo};
@@ -16,9 +17,8 @@ use crate::ops::{agent_sessions, undo};
 /// that redoes it; the run's branches do not move.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The run (default: the latest run in place in this checkout, or this worktree's run)
-    #[arg(value_name = "RUN")]
-    run: Option<String>,
+    #[command(flatten)]
+    run: RunArgs,
     /// List what would change and change nothing
     #[arg(long)]
     dry_run: bool,
@@ -31,7 +31,7 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
-    let run = open(ctx, args.run.as_deref())?;
+    let run = open(ctx, &args.run)?;
     let state = &run.state;
     let workspace = run.workspace()?;
     let plan = undo::plan(&ctx.repo, workspace, state, &run.config)?;
@@ -88,9 +88,10 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
 /// The run named (or by the environment, or this worktree's), else the latest run in place in
 /// this checkout: the latest session, also when an earlier one cut off mid-turn is still
 /// registered here.
-fn open(ctx: &Ctx, named: Option<&str>) -> Result<OpenRun> {
+fn open(ctx: &Ctx, named: &RunArgs) -> Result<OpenRun> {
+    let (positional, flag) = (named.run_pos.as_deref(), named.flag.run.as_deref());
     let latest = match (
-        named,
+        positional.or(flag),
         &ctx.env.run_id,
         ctx.in_run_worktree(),
         ctx.repo.workdir(),
@@ -100,7 +101,7 @@ fn open(ctx: &Ctx, named: Option<&str>) -> Result<OpenRun> {
     };
     let id = match latest {
         Some(id) => id,
-        None => ctx.named_run(named, None)?,
+        None => ctx.named_run(positional, flag)?,
     };
     ctx.open_run(Some(id.as_str()))
 }

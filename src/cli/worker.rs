@@ -6,7 +6,7 @@ use anyhow::Result;
 
 use super::{Ctx, ExitWith, output};
 use crate::engine::execute::{Directions, Fence, interrupt};
-use crate::error::Error;
+use crate::error::{Error, PoolWorker};
 use crate::format::lease::{LEASE_PREFIX, Lease, QUEUE_PREFIX, lease_ref, queue_ref};
 use crate::format::record::StatusKind;
 use crate::format::run_id::RunId;
@@ -301,12 +301,7 @@ fn run_claimed(ctx: &Ctx, args: &Args, held: &Held, queued: ObjectId) -> Result<
             Some(ExitWith(code)) => *code,
             None => {
                 held.release(None)?;
-                output::note(format!(
-                    "run {id} stays queued on {}; `git fabro worker --remote {} --run {id}` takes \
-                     resume's --trust, --rerun and --assume-done",
-                    args.remote, args.remote
-                ));
-                return Err(err);
+                return Err(stays_queued(args, &id, err));
             }
         },
     };
@@ -317,6 +312,28 @@ fn run_claimed(ctx: &Ctx, args: &Args, held: &Held, queued: ObjectId) -> Result<
     );
     held.release(ended.then_some(queued))?;
     Ok(code)
+}
+
+/// Run `id` stopped with `err` and stays queued: a side effect cut short is settled through
+/// this worker's command line, which the hint names; of anything else, a note says it.
+fn stays_queued(args: &Args, id: &RunId, err: anyhow::Error) -> anyhow::Error {
+    match err.downcast::<Error>() {
+        Ok(Error::SideEffectCutShort(mut cut)) => {
+            cut.worker = Some(PoolWorker {
+                remote: args.remote.clone(),
+                trust: args.trust,
+            });
+            Error::SideEffectCutShort(cut).into()
+        }
+        other => {
+            output::note(format!(
+                "run {id} stays queued on {}; `git fabro worker --remote {} --run {id}` takes \
+                 resume's --trust, --rerun and --assume-done",
+                args.remote, args.remote
+            ));
+            other.map_or_else(|err| err, Into::into)
+        }
+    }
 }
 
 /// Replaces this clone's copy of run `id` with the remote's: the lease holder builds on what

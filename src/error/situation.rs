@@ -31,6 +31,8 @@ pub struct Situation {
     /// The record's status word: "running", "paused", ...
     pub status: &'static str,
     pub landed: bool,
+    /// Whether it has a checkpoint (its own or one a fork inherited), which `fork` starts at.
+    pub checkpointed: bool,
     /// The run a rewind replaced an archived run with.
     pub superseded_by: Option<String>,
 }
@@ -81,9 +83,14 @@ impl Situation {
             true => String::new(),
             false => format!("`git fabro land {run}` lands its result, "),
         };
-        format!(
-            "{land}`git fabro fork {run}` continues from its last checkpoint as a new run, `git fabro log {run}` lists its checkpoints"
-        )
+        match self.checkpointed {
+            true => format!(
+                "{land}`git fabro fork {run}` continues from its last checkpoint as a new run, `git fabro log {run}` lists its checkpoints"
+            ),
+            false => format!(
+                "{land}`git fabro diff {run}` shows what it changed; it took no checkpoint to fork from"
+            ),
+        }
     }
 
     /// Why run `run` has no worktree here, and what gives it one (or what works without).

@@ -27,6 +27,9 @@ pub enum Error {
         path: String,
         reason: String,
     },
+    /// Changes of the user's in the work tree `workdir` that a checkout would overwrite.
+    #[error("changes of yours in {} are in the way: {changes}", workdir.display())]
+    InTheWay { workdir: PathBuf, changes: String },
     #[error("{0}")]
     Failed(String),
     #[error("{context}: {source}")]

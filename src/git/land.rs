@@ -106,11 +106,10 @@ impl Repo {
             )));
         }
         if !out.status.success() {
-            return Err(Error::Failed(format!(
-                "changes of yours in {} are in the way: {}; commit them or set them aside first, nothing was changed",
-                workdir.display(),
-                in_the_way(&stderr)
-            )));
+            return Err(Error::InTheWay {
+                workdir: workdir.to_owned(),
+                changes: in_the_way(&stderr),
+            });
         }
         Ok(())
     }

@@ -13,6 +13,7 @@ use serde::Serialize;
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::format::record::{LANDED, Landing, StatusKind};
+use crate::format::run_id::RunId;
 use crate::git::{Identity, Merged, ObjectId, RefEdit, Repo};
 use crate::ops::lifecycle::commit_record;
 use crate::ops::turn_prompts::{self, PROMPT_FILE};
@@ -94,7 +95,7 @@ pub fn land(
         return Ok(landed);
     }
     let checkout_moved = match &target.checkout {
-        Some(workdir) => checkout_moved_before(repo, workdir, ours, merged)?,
+        Some(workdir) => checkout_moved_before(repo, id, workdir, ours, merged)?,
         None => false,
     };
     let parents: Vec<ObjectId> = match mode {
@@ -120,7 +121,7 @@ pub fn land(
     if let Some(workdir) = &target.checkout
         && !checkout_moved
     {
-        move_checkout(workdir, ours_tree, merged)?;
+        move_checkout(workdir, ours_tree, merged).map_err(in_the_way(id))?;
     }
     let reflog = format!("fabro land: run {id}");
     let commit = repo
@@ -148,6 +149,19 @@ pub fn land(
     Ok(landed)
 }
 
+/// A checkout with changes of the user's in the way of landing run `id`.
+fn in_the_way(id: &RunId) -> impl Fn(crate::git::Error) -> Error + '_ {
+    move |err| match err {
+        crate::git::Error::InTheWay { workdir, changes } => Error::ChangesInTheWay {
+            run: id.to_string(),
+            workdir,
+            changes,
+            staged: false,
+        },
+        other => other.into(),
+    }
+}
+
 fn check_finished(state: &RunState) -> Result<()> {
     if matches!(
         state.record.status.kind,
@@ -166,6 +180,7 @@ fn check_finished(state: &RunState) -> Result<()> {
 /// changes refuse the land.
 fn checkout_moved_before(
     repo: &Repo,
+    id: &RunId,
     workdir: &Path,
     ours: ObjectId,
     merged: ObjectId,
@@ -177,11 +192,12 @@ fn checkout_moved_before(
     if repo.staged_changes(workdir, merged)?.is_empty() {
         return Ok(true);
     }
-    Err(Error::Failed(format!(
-        "{} has staged changes ({}); commit or unstage them first, nothing was changed",
-        workdir.display(),
-        staged.join(", ")
-    )))
+    Err(Error::ChangesInTheWay {
+        run: id.to_string(),
+        workdir: workdir.to_owned(),
+        changes: staged.join(", "),
+        staged: true,
+    })
 }
 
 /// Records on the run's metadata branch that it landed (`land run` commit): `ps` shows it.

@@ -58,12 +58,12 @@ pub fn resume(
     if let (Some(path), Some(recorded)) = (request.workflow, &state.record.spec.graph_sha256) {
         let (_, _, sha) = read_workflow(path)?;
         if &sha != recorded && !request.force {
-            return Err(Error::Failed(format!(
-                "{} (sha256 {}) is not the workflow run {} was started with (sha256 {recorded}); pass --force to resume under it anyway",
-                path.display(),
-                &sha[..12],
-                state.id
-            )));
+            return Err(Error::WorkflowChanged {
+                run: state.id.to_string(),
+                path: path.to_owned(),
+                sha256: sha,
+                recorded: recorded.clone(),
+            });
         }
     }
     let run_dir = rebuild_run_dir(repo, &config.runs_dir, state)?;

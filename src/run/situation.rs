@@ -19,6 +19,7 @@ impl RunState {
             },
             status: status.as_str(),
             landed: self.record.extra.contains_key(LANDED),
+            checkpointed: self.record.checkpoint.is_some(),
             superseded_by: self.record.superseded_by.clone(),
         }
     }

@@ -168,7 +168,7 @@ fn ctrl_c_on_a_terminal_stops_the_run() {
 
 /// A workflow whose `deploy` node is a side effect that appends its idempotency key to
 /// `deploys.log` beside the repository.
-fn deploy_workflow(repo: &TestRepo) -> PathBuf {
+pub(crate) fn deploy_workflow(repo: &TestRepo) -> PathBuf {
     repo.write_beside("deploy.fabro", &format!(
             r#"digraph Deploy {{
   start [shape=Mdiamond]
@@ -199,7 +199,7 @@ fn meta_paths(repo: &TestRepo, id: &str) -> Vec<String> {
         .collect()
 }
 
-fn deploys(repo: &TestRepo) -> String {
+pub(crate) fn deploys(repo: &TestRepo) -> String {
     std::fs::read_to_string(repo.root.join("deploys.log")).unwrap_or_default()
 }
 

@@ -28,7 +28,7 @@ fn followed(repo: &TestRepo, stderr: &str) -> Vec<String> {
 }
 
 /// The commands in backquotes on the `hint:` line, without `git fabro`.
-fn named_commands(stderr: &str) -> Vec<String> {
+pub(crate) fn named_commands(stderr: &str) -> Vec<String> {
     let hint = stderr
         .lines()
         .find_map(|l| l.strip_prefix("hint: "))
@@ -236,4 +236,135 @@ fn a_directory_in_the_way_of_a_worktree_is_named_and_resume_goes_on_once_it_is_m
     std::fs::rename(&run.worktree, repo.root.join("aside")).unwrap();
     followed(&repo, &stderr);
     assert_eq!(repo.ok(&["path", id]).trim(), worktree);
+}
+
+#[test]
+fn a_finished_run_without_checkpoints_is_not_sent_to_fork() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    let id = &run.id;
+    repo.ok(&["finish", "--run", id]);
+    let stderr = format!(
+        "error: run {id} succeeded; it cannot be resumed\n\
+         hint: it is finished: `git fabro land {id}` lands its result, `git fabro diff {id}` shows what it changed; it took no checkpoint to fork from\n"
+    );
+    refused_then_followed(&repo, &["resume", id], 1, &stderr);
+}
+
+#[test]
+fn a_workflow_other_than_the_runs_is_refused_and_force_resumes_under_it() {
+    let repo = TestRepo::new();
+    repo.write_beside("flow.fabro", "digraph flow { a -> b }\n");
+    repo.write_beside("other.fabro", "digraph flow { a -> c }\n");
+    let id = repo.ok(&["start", "--workflow", "../flow.fabro"]);
+    let id = id.trim();
+    repo.ok(&["finish", "--run", id, "--status", "failed"]);
+    let sha = |name: &str| {
+        let text = std::fs::read(repo.root.join(name)).unwrap();
+        sha256_hex(&text)
+    };
+    let (ours, recorded) = (sha("other.fabro"), sha("flow.fabro"));
+    let stderr = format!(
+        "error: ../other.fabro (sha256 {}) is not the workflow run {id} was started with (sha256 {recorded})\n\
+         hint: `git fabro resume {id} --workflow ../other.fabro --force` resumes it under that workflow anyway\n",
+        &ours[..12]
+    );
+    let args = ["resume", id, "--workflow", "../other.fabro"];
+    refused_then_followed(&repo, &args, 1, &stderr);
+    repo.checkpoint(id, "again");
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    format!("{:x}", sha2::Sha256::digest(bytes))
+}
+
+#[test]
+fn a_run_without_a_workflow_is_sent_from_graph_to_log() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    let id = &run.id;
+    let stderr = format!(
+        "error: run {id} records no workflow to draw (an agent run started with `git fabro start`)\n\
+         hint: `git fabro log {id}` lists its checkpoints\n"
+    );
+    refused_then_followed(&repo, &["graph", id], 1, &stderr);
+}
+
+/// A finished run that adds `lines.txt`, to land on the main checkout.
+fn run_adding_lines(repo: &TestRepo) -> String {
+    let run = repo.start();
+    write_file(&run.worktree.join("lines.txt"), "theirs\n");
+    repo.checkpoint(&run.id, "code");
+    repo.ok(&["finish", "--run", &run.id]);
+    run.id
+}
+
+#[test]
+fn changes_in_the_way_of_a_landing_are_named_and_land_goes_on_once_they_are_stashed() {
+    let repo = TestRepo::new();
+    let id = run_adding_lines(&repo);
+    let checkout = repo.path.display();
+    repo.write("mine.txt", "mine\n");
+    repo.git(&["add", "mine.txt"]);
+    let hint = format!(
+        "hint: commit them, or set them aside with `git stash`, then `git fabro land {id}` again\n"
+    );
+    let stderr =
+        format!("error: {checkout} has staged changes (mine.txt); nothing was changed\n{hint}");
+    let (code, got) = run_err(repo.fabro().args(["land", &id]));
+    assert_eq!((code, got.as_str()), (1, stderr.as_str()));
+    repo.git(&["stash", "-q"]);
+    repo.write("lines.txt", "mine\n");
+    let stderr = format!(
+        "error: {checkout} has changes of yours in the way: lines.txt (untracked); nothing was changed\n{hint}"
+    );
+    let (code, got) = run_err(repo.fabro().args(["land", &id]));
+    assert_eq!((code, got.as_str()), (1, stderr.as_str()));
+    repo.git(&["stash", "-q", "--include-untracked"]);
+    followed(&repo, &stderr);
+    assert_eq!(repo.git(&["show", "HEAD:lines.txt"]), "theirs\n");
+}
+
+/// Run `deploy.fabro` killed once its side effect's intent is committed, before the effect
+/// ran or was recorded; the refusal of `resume`, whose hint settles it.
+fn cut_short_deploy(repo: &TestRepo) -> (String, String) {
+    let path = crate::engine_interrupt::deploy_workflow(repo);
+    crate::common::failpoints::die_at(
+        repo.fabro()
+            .arg("run")
+            .arg(&path)
+            .stdin(std::process::Stdio::null()),
+        "engine:intent-written:deploy@1",
+    );
+    let id = crate::engine_run::the_only_run(repo);
+    let intent = repo.git(&["show", &format!("fabro/meta/{id}:intents/deploy@1.json")]);
+    let intent: serde_json::Value = serde_json::from_str(&intent).unwrap();
+    let stderr = format!(
+        "error: run {id} stopped while the side-effect node deploy@1 ran (started {}, never recorded): it may have done its work or not\n\
+         hint: check, then `git fabro resume {id} --rerun deploy` runs it again or `git fabro resume {id} --assume-done deploy` records it as succeeded and goes on\n",
+        intent["started_at"].as_str().unwrap()
+    );
+    (id, stderr)
+}
+
+#[test]
+fn a_side_effect_cut_short_is_settled_by_either_command_its_hint_names() {
+    for (step, deploys) in [(0, "deploy@1\n"), (1, "")] {
+        let repo = TestRepo::new();
+        let (id, stderr) = cut_short_deploy(&repo);
+        let (code, got) = run_err(
+            repo.fabro()
+                .args(["resume", &id])
+                .stdin(std::process::Stdio::null()),
+        );
+        assert_eq!((code, got.as_str()), (1, stderr.as_str()));
+        let command = &named_commands(&stderr)[step];
+        let words: Vec<&str> = command.split(' ').collect();
+        run_ok(repo.fabro().args(&words).stdin(std::process::Stdio::null()));
+        let logged = crate::engine_interrupt::deploys(&repo).replace(&format!("{id}:"), "");
+        assert_eq!(logged, deploys, "{command}");
+        let record = crate::engine_run::run_json(&repo, &id);
+        assert_eq!(record["status"]["kind"], "succeeded", "{command}");
+    }
 }

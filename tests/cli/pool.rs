@@ -284,27 +284,28 @@ fn a_killed_workers_side_effect_is_not_run_again_by_its_taker_without_a_decision
         ],
     ));
     assert_eq!(code, 1, "{stderr}");
-    assert!(
-        stderr.contains("stopped while the side-effect node pay@1 ran"),
-        "{stderr}"
+    let intent = pool.remote_git(&["show", &format!("fabro/meta/{id}:intents/pay@1.json")]);
+    let intent: Value = serde_json::from_str(&intent).unwrap();
+    // The worker's name holds its host and process id.
+    let owner = stderr.split(':').next().unwrap();
+    let worker = format!("git fabro worker --remote origin --run {id} --trust");
+    assert_eq!(
+        stderr,
+        format!(
+            "{owner}: running run {id} (epoch 2)\n\
+             error: run {id} stopped while the side-effect node pay@1 ran (started {}, never recorded): it may have done its work or not\n\
+             hint: check, then `{worker} --rerun pay` runs it again or `{worker} --assume-done pay` records it as succeeded and goes on\n",
+            intent["started_at"].as_str().unwrap()
+        )
     );
     assert_eq!(std::fs::read_to_string(&count).unwrap(), "paid\n");
     assert_eq!(pool.pool_refs(), format!("refs/fabro/queue/{id}\n"));
 
-    // The decision, taken on the pool: the payment happened, so the run goes on past it.
-    run_ok(&mut pool.fabro_on(
-        &second,
-        &[
-            "worker",
-            "--remote",
-            "origin",
-            "--run",
-            &id,
-            "--trust",
-            "--assume-done",
-            "pay",
-        ],
-    ));
+    // The decision the hint names, taken on the pool: the payment happened, so the run goes
+    // on past it.
+    let assume_done = &crate::next_steps::named_commands(&stderr)[1];
+    let words: Vec<&str> = assume_done.split(' ').collect();
+    run_ok(&mut pool.fabro_on(&second, &words));
     assert_eq!(std::fs::read_to_string(&count).unwrap(), "paid\n");
     assert_eq!(pool.subjects(&id), ["pay (succeeded)"]);
     assert_eq!(pool.pool_refs(), "");

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use super::stage::Stage;
 use super::{Directions, Engine};
 use crate::engine::graph::{AttrValue, Node};
-use crate::error::{Error, Result};
+use crate::error::{CutShort, Error, Result};
 use crate::format::message;
 use crate::format::record::pretty;
 use crate::format::run_id::RunId;
@@ -175,19 +175,14 @@ impl Engine<'_> {
             } else {
                 let node = &intent.node_id;
                 let root = root_of(self, &state);
-                let of = match root == *id {
-                    true => String::new(),
-                    false => format!(" of the child run {id}"),
-                };
-                return Err(Error::Failed(format!(
-                    "run {root} stopped while the side-effect node {}{of} ran (started {}, never \
-                     recorded): it may have done its work or not. Check, then resume with \
-                     `git fabro resume {root} --rerun {node}` to run it again or \
-                     `git fabro resume {root} --assume-done {node}` to record it as succeeded \
-                     and go on",
-                    intent.stage(),
-                    intent.started_at
-                )));
+                return Err(Error::SideEffectCutShort(Box::new(CutShort {
+                    child: (root != *id).then(|| id.to_string()),
+                    run: root.to_string(),
+                    stage: intent.stage(),
+                    node: node.clone(),
+                    started_at: intent.started_at.clone(),
+                    worker: None,
+                })));
             }
         }
         Ok(())
