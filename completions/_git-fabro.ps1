@@ -305,6 +305,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             break
         }
         'git-fabro;undo' {
+            [CompletionResult]::new('--run', '--run', [CompletionResultType]::ParameterName, 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'List what would change and change nothing')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Go ahead even while a live process holds the run''s run.pid')

@@ -1655,12 +1655,16 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__undo)
-            opts="-C -q -P -h --dry-run --force --json --quiet --no-pager --help"
+            opts="-C -q -P -h --run --dry-run --force --json --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --run)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 -C)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -285,6 +285,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'git-fabro;undo'= {
+            cand --run 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)'
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
             cand --dry-run 'List what would change and change nothing'
             cand --force 'Go ahead even while a live process holds the run''s run.pid'

@@ -219,6 +219,7 @@ complete -c git-fabro -n "__fish_git_fabro_using_subcommand restore" -l json -d 
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand restore" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand restore" -s P -l no-pager -d 'Do not send the output of log, diff and show through a pager'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand restore" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand undo" -l run -d 'The run (default: $FABRO_RUN_ID, else the run whose worktree holds the current directory, else the one run in place in it)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand undo" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand undo" -l dry-run -d 'List what would change and change nothing'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand undo" -l force -d 'Go ahead even while a live process holds the run\'s run.pid'

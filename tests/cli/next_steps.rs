@@ -291,6 +291,22 @@ fn a_run_without_a_workflow_is_sent_from_graph_to_log() {
     refused_then_followed(&repo, &["graph", id], 1, &stderr);
 }
 
+#[test]
+fn undo_takes_the_run_as_run_flag_too() {
+    let repo = TestRepo::new();
+    let run = repo.start();
+    let id = &run.id;
+    let stderr = format!(
+        "error: nothing to undo in run {id}: the files are as it started\n\
+         hint: `git fabro restore --run {id} --list` lists the recovery points each undo kept: restoring one redoes it\n"
+    );
+    refused_then_followed(&repo, &["undo", "--run", id], 1, &stderr);
+    write_file(&run.worktree.join("plan.txt"), "plan\n");
+    repo.checkpoint(id, "plan");
+    repo.ok(&["undo", "--run", id]);
+    assert!(!run.worktree.join("plan.txt").exists());
+}
+
 /// A finished run that adds `lines.txt`, to land on the main checkout.
 fn run_adding_lines(repo: &TestRepo) -> String {
     let run = repo.start();
