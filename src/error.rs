@@ -105,6 +105,19 @@ pub enum Error {
         sha256: String,
         recorded: String,
     },
+    /// `fetch` found run `run` moved on at `remote` while its files here are checked out
+    /// from its branch: in a worktree at `path`, or (`in_place`) in the checkout `path`.
+    #[error(
+        "run {run} moved on at {remote} but {} {}; nothing was fetched",
+        if *in_place { "runs here in place in" } else { "is checked out here in" },
+        path.display()
+    )]
+    CheckedOutHere {
+        run: String,
+        remote: String,
+        path: PathBuf,
+        in_place: bool,
+    },
     /// `graph` of a run that records no workflow.
     #[error("run {run} records no workflow to draw (an agent run started with `git fabro start`)")]
     NoWorkflow { run: String },
@@ -293,6 +306,20 @@ impl Error {
             Error::WorkflowChanged { run, path, .. } => format!(
                 "`git fabro resume {run} --workflow {} --force` resumes it under that workflow anyway",
                 path.display()
+            ),
+            Error::CheckedOutHere {
+                run,
+                remote,
+                path,
+                in_place: false,
+            } => format!(
+                "remove that worktree with `git worktree remove {}` (it refuses while files there hold changes no checkpoint took), then `git fabro fetch {remote} {run}`",
+                path.display()
+            ),
+            // Nothing takes a run in place out of the checkout it works in but its end, which
+            // writes its record here, and the two records would then diverge.
+            Error::CheckedOutHere { run, .. } => format!(
+                "a fetch cannot move its branch under the files it works in: go on with it in the clone where it moved on; `git fabro status {run}` says where it stands here"
             ),
             Error::NoWorkflow { run } => {
                 format!("`git fabro log {run}` lists its checkpoints")

@@ -8,7 +8,7 @@ use serde::Serialize;
 use crate::error::{Error, Result};
 use std::collections::HashMap;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::format::run_id::RunId;
 use crate::format::store::RunDir;
@@ -145,7 +145,7 @@ pub fn fetch(
             continue;
         }
         if behind.contains(&run::run_branch(id)) {
-            refuse_if_checked_out(repo, id, &synced.remote)?;
+            refuse_if_checked_out(repo, id, remote)?;
         }
         if !behind.is_empty() {
             synced.runs.push(id.to_string());
@@ -200,17 +200,17 @@ fn remote_has_more(repo: &Repo, name: &str, theirs: ObjectId, remote: &str) -> R
 /// A run branch that files here are checked out from cannot move under them: the next
 /// checkpoint would be taken from the old files and silently undo what the fetch brought.
 fn refuse_if_checked_out(repo: &Repo, id: &RunId, remote: &str) -> Result<()> {
+    let checked_out = |path: PathBuf, in_place| Error::CheckedOutHere {
+        run: id.to_string(),
+        remote: remote.to_owned(),
+        path,
+        in_place,
+    };
     if let Some(worktree) = repo.worktree_on(&run::run_branch(id))? {
-        return Err(Error::Failed(format!(
-            "run {id} moved on at {remote} but is checked out here in {}; finish the run here or remove that worktree (git worktree remove), then fetch",
-            worktree.path.display()
-        )));
+        return Err(checked_out(worktree.path, false));
     }
     if let Some(registration) = crate::run::workspace::registration(repo, id)? {
-        return Err(Error::Failed(format!(
-            "run {id} moved on at {remote} but runs here in place in {}; finish the run here, then fetch",
-            registration.workdir.display()
-        )));
+        return Err(checked_out(registration.workdir, true));
     }
     Ok(())
 }

@@ -384,3 +384,64 @@ fn a_side_effect_cut_short_is_settled_by_either_command_its_hint_names() {
         assert_eq!(record["status"]["kind"], "succeeded", "{command}");
     }
 }
+
+/// Run `id`, pushed from the test repository, moved on in the other clone and pushed again.
+fn moved_on_elsewhere(repo: &TestRepo, other: &std::path::Path, id: &str) {
+    repo.ok(&["push", "origin", id]);
+    let home = repo.root.join("other-home");
+    run_ok(repo.fabro_in(other).args(["fetch"]));
+    let resumed = run_ok(
+        repo.fabro_in(other)
+            .env("FABRO_HOME", &home)
+            .args(["resume", id]),
+    );
+    let resumed: serde_json::Value = serde_json::from_str(&resumed).unwrap();
+    let worktree = std::path::PathBuf::from(resumed["worktree"].as_str().unwrap());
+    write_file(&worktree.join("b.txt"), "there\n");
+    let checkpoint = ["checkpoint", "--node", "code"];
+    run_ok(
+        repo.fabro_in(&worktree)
+            .env("FABRO_HOME", &home)
+            .args(checkpoint),
+    );
+    run_ok(repo.fabro_in(other).args(["push", "origin", id]));
+}
+
+#[test]
+fn a_run_checked_out_here_that_moved_on_elsewhere_is_fetched_once_its_worktree_is_gone() {
+    let repo = TestRepo::new();
+    let (_bare, other) = crate::sync::remote_and_clone(&repo);
+    let run = repo.start();
+    let id = &run.id;
+    write_file(&run.worktree.join("a.txt"), "here\n");
+    repo.checkpoint(id, "plan");
+    moved_on_elsewhere(&repo, &other, id);
+    let worktree = run.worktree.display();
+    let stderr = format!(
+        "error: run {id} moved on at origin but is checked out here in {worktree}; nothing was fetched\n\
+         hint: remove that worktree with `git worktree remove {worktree}` (it refuses while files there hold changes no checkpoint took), then `git fabro fetch origin {id}`\n"
+    );
+    let (code, got) = run_err(repo.fabro().args(["fetch", "origin", id]));
+    assert_eq!((code, got.as_str()), (1, stderr.as_str()));
+    repo.git(&["worktree", "remove", &worktree.to_string()]);
+    followed(&repo, &stderr);
+    assert_eq!(repo.log_json(id).len(), 2);
+}
+
+#[test]
+fn a_run_in_place_here_that_moved_on_elsewhere_is_left_as_it_is() {
+    let repo = TestRepo::new();
+    let (_bare, other) = crate::sync::remote_and_clone(&repo);
+    let id = repo.ok(&["start", "--in-place"]).trim().to_owned();
+    repo.write("a.txt", "here\n");
+    repo.checkpoint(&id, "plan");
+    moved_on_elsewhere(&repo, &other, &id);
+    let stderr = format!(
+        "error: run {id} moved on at origin but runs here in place in {}; nothing was fetched\n\
+         hint: a fetch cannot move its branch under the files it works in: go on with it in the clone where it moved on; `git fabro status {id}` says where it stands here\n",
+        repo.path.display()
+    );
+    let status = refused_then_followed(&repo, &["fetch", "origin", &id], 1, &stderr);
+    assert!(status[0].contains("running"), "{}", status[0]);
+    assert_eq!(repo.log_json(&id).len(), 1);
+}
