@@ -1,4 +1,4 @@
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -7,10 +7,11 @@ use anyhow::Result;
 use super::{Ctx, ExitWith, output};
 use crate::engine::execute::{Directions, Fence, interrupt};
 use crate::error::{Error, PoolWorker};
-use crate::format::lease::{LEASE_PREFIX, Lease, QUEUE_PREFIX, lease_ref, queue_ref};
+use crate::format::lease::{Lease, lease_ref, queue_ref};
 use crate::format::record::StatusKind;
 use crate::format::run_id::RunId;
 use crate::git::ObjectId;
+use crate::ops::pool::listing::PoolRefs;
 use crate::ops::pool::{self, lease::Held};
 use crate::run::RunState;
 use crate::run::workspace::{Place, Workspace};
@@ -96,7 +97,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     let mut passed: HashSet<RunId> = HashSet::new();
     let (mut ran, mut last) = (0, 0u8);
     while limit.is_none_or(|n| ran < n) && !interrupt::requested() {
-        let remote = Remote::read(ctx, &args.remote)?;
+        let remote = PoolRefs::read(&ctx.repo, &args.remote)?;
         if let Some(id) = &only
             && !remote.queued.contains_key(id)
         {
@@ -157,31 +158,6 @@ fn owner(name: Option<&str>) -> String {
     format!("{host}/{}/{nonce}", std::process::id())
 }
 
-/// The remote's queue and leases, read with one listing.
-struct Remote {
-    queued: BTreeMap<RunId, ObjectId>,
-    leases: BTreeMap<RunId, ObjectId>,
-}
-
-impl Remote {
-    fn read(ctx: &Ctx, remote: &str) -> Result<Remote> {
-        let refs = ctx
-            .repo
-            .ls_remote_prefixes(remote, &[QUEUE_PREFIX, LEASE_PREFIX])?;
-        let under = |prefix: &str| {
-            refs.iter()
-                .filter_map(|(name, sha)| {
-                    Some((RunId::parse(name.strip_prefix(prefix)?).ok()?, *sha))
-                })
-                .collect()
-        };
-        Ok(Remote {
-            queued: under(QUEUE_PREFIX),
-            leases: under(LEASE_PREFIX),
-        })
-    }
-}
-
 /// Since when this worker has seen each run's lease commit unchanged, by its own clock.
 #[derive(Default)]
 struct Watch(HashMap<RunId, (ObjectId, Instant)>);
@@ -202,7 +178,7 @@ impl Watch {
 fn claim_next(
     ctx: &Ctx,
     args: &Args,
-    remote: &Remote,
+    remote: &PoolRefs,
     only: Option<&RunId>,
     passed: &HashSet<RunId>,
     owner: &str,

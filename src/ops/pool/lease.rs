@@ -174,7 +174,7 @@ impl Held {
     }
 }
 
-/// The lease commit the remote holds for `name`, if any.
+/// The commit the remote's ref `name` holds, if any (a lease ref, a queue ref).
 pub fn current(repo: &Repo, remote: &str, name: &str) -> Result<Option<ObjectId>> {
     Ok(repo
         .ls_remote(remote, name)?

@@ -31,24 +31,41 @@ pub struct RemoteRun {
     pub lease_age_ms: Option<u64>,
 }
 
+/// The remote's queue and leases: the commit of each run's queue ref and lease ref.
+pub struct PoolRefs {
+    pub queued: BTreeMap<RunId, ObjectId>,
+    pub leases: BTreeMap<RunId, ObjectId>,
+}
+
+impl PoolRefs {
+    /// Both, read with one listing.
+    pub fn read(repo: &Repo, remote: &str) -> Result<PoolRefs> {
+        let refs = repo.ls_remote_prefixes(remote, &[QUEUE_PREFIX, LEASE_PREFIX])?;
+        let under = |prefix: &str| {
+            refs.iter()
+                .filter_map(|(name, sha)| {
+                    Some((RunId::parse(name.strip_prefix(prefix)?).ok()?, *sha))
+                })
+                .collect()
+        };
+        Ok(PoolRefs {
+            queued: under(QUEUE_PREFIX),
+            leases: under(LEASE_PREFIX),
+        })
+    }
+}
+
 /// The remote's queued and leased runs, by id.
 pub fn list(repo: &Repo, remote: &str) -> Result<Vec<RemoteRun>> {
     crate::git::remote::check(remote)?;
-    let refs = repo.ls_remote_prefixes(remote, &[QUEUE_PREFIX, LEASE_PREFIX])?;
-    let under = |prefix: &str| -> BTreeMap<RunId, ObjectId> {
-        refs.iter()
-            .filter_map(|(name, sha)| Some((RunId::parse(name.strip_prefix(prefix)?).ok()?, *sha)))
-            .collect()
-    };
-    let queued: BTreeSet<RunId> = under(QUEUE_PREFIX).into_keys().collect();
-    let leases = under(LEASE_PREFIX);
+    let PoolRefs { queued, leases } = PoolRefs::read(repo, remote)?;
     if !leases.is_empty() {
         // The lease commits' objects only: no ref of this clone moves.
         let names: Vec<String> = leases.keys().map(crate::format::lease::lease_ref).collect();
         repo.fetch(remote, &names, false)?;
     }
     let now = Timestamp::now().seconds();
-    let ids: BTreeSet<&RunId> = queued.iter().chain(leases.keys()).collect();
+    let ids: BTreeSet<&RunId> = queued.keys().chain(leases.keys()).collect();
     Ok(ids
         .into_iter()
         .map(|id| match leases.get(id) {
