@@ -222,16 +222,20 @@ fn an_answer_that_names_nothing_is_refused_before_anything_is_written() {
     assert_eq!(run_json(&repo, &id)["status"]["kind"], "blocked");
 }
 
-/// `git fabro run WORKFLOW` on a pseudo-terminal whose keyboard types `typed`.
-fn on_terminal_typing(repo: &TestRepo, path: &Path, typed: &str) -> (i32, String) {
-    let mut child = repo
-        .fabro_on_terminal(&format!("run {}", path.display()))
+/// `git fabro run WORKFLOW` started on a pseudo-terminal, its keyboard and screen piped.
+fn run_on_terminal(repo: &TestRepo, path: &Path) -> std::process::Child {
+    repo.fabro_on_terminal(&format!("run {}", path.display()))
         .env("TERM", "dumb")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
-        .expect("util-linux `script` runs");
+        .expect("util-linux `script` runs")
+}
+
+/// `git fabro run WORKFLOW` on a pseudo-terminal whose keyboard types `typed`.
+fn on_terminal_typing(repo: &TestRepo, path: &Path, typed: &str) -> (i32, String) {
+    let mut child = run_on_terminal(repo, path);
     child
         .stdin
         .take()
@@ -349,14 +353,7 @@ const GATE_LOOP: &str = r#"digraph GateLoop {
 /// a person does; returns the exit code and the screen.
 fn on_terminal_answering(repo: &TestRepo, path: &Path, answers: &[&str]) -> (i32, String) {
     use std::io::Read;
-    let mut child = repo
-        .fabro_on_terminal(&format!("run {}", path.display()))
-        .env("TERM", "dumb")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("util-linux `script` runs");
+    let mut child = run_on_terminal(repo, path);
     let mut keyboard = child.stdin.take().expect("stdin");
     let mut stdout = child.stdout.take().expect("stdout");
     let (shown, screen) = std::sync::mpsc::channel();
