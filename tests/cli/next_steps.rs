@@ -204,10 +204,7 @@ fn refusals_about_what_a_run_holds_name_commands_that_list_it() {
     let repo = TestRepo::new();
     let run = repo.start();
     let id = &run.id;
-    let stderr = format!(
-        "error: nothing to undo in run {id}: the files are as it started\n\
-         hint: `git fabro restore --run {id} --list` lists the recovery points each undo kept: restoring one redoes it\n"
-    );
+    let stderr = nothing_to_undo(id);
     refused_then_followed(&repo, &["undo", id], 1, &stderr);
     let stderr = format!(
         "error: run {id} has no checkpoints yet, so nothing matches the latest checkpoint\n\
@@ -296,10 +293,7 @@ fn undo_takes_the_run_as_run_flag_too() {
     let repo = TestRepo::new();
     let run = repo.start();
     let id = &run.id;
-    let stderr = format!(
-        "error: nothing to undo in run {id}: the files are as it started\n\
-         hint: `git fabro restore --run {id} --list` lists the recovery points each undo kept: restoring one redoes it\n"
-    );
+    let stderr = nothing_to_undo(id);
     refused_then_followed(&repo, &["undo", "--run", id], 1, &stderr);
     write_file(&run.worktree.join("plan.txt"), "plan\n");
     repo.checkpoint(id, "plan");
@@ -444,4 +438,12 @@ fn a_run_in_place_here_that_moved_on_elsewhere_is_left_as_it_is() {
     let status = refused_then_followed(&repo, &["fetch", "origin", &id], 1, &stderr);
     assert!(status[0].contains("running"), "{}", status[0]);
     assert_eq!(repo.log_json(&id).len(), 1);
+}
+
+/// `undo`'s refusal for a run whose files are as it started.
+fn nothing_to_undo(id: &str) -> String {
+    format!(
+        "error: nothing to undo in run {id}: the files are as it started\n\
+         hint: `git fabro restore --run {id} --list` lists the recovery points each undo kept: restoring one redoes it\n"
+    )
 }
