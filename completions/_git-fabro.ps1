@@ -148,7 +148,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
         'git-fabro;ps' {
             [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'Only runs with this status (repeatable: any of them)')
             [CompletionResult]::new('--label', '--label', [CompletionResultType]::ParameterName, 'Only runs started with this label (repeatable: all of them)')
-            [CompletionResult]::new('--remote', '--remote', [CompletionResultType]::ParameterName, 'List the runs a shared remote holds in its queue and leases instead: queued, running (on which worker, lease age) or stale')
+            [CompletionResult]::new('--remote', '--remote', [CompletionResultType]::ParameterName, 'List the runs a shared remote holds instead: queued, running (on which worker, lease age), stale, needs-answer or needs-decision (at which nodes); REMOTE defaults to `[remote] pool` of settings.toml, else the remote `push` uses')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
             [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Include archived runs')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print a JSON array')
@@ -274,6 +274,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             [CompletionResult]::new('--answer', '--answer', [CompletionResultType]::ParameterName, 'Answer the human gate NODE with CHOICE: its key, number, label or target node (repeatable)')
             [CompletionResult]::new('--rerun', '--rerun', [CompletionResultType]::ParameterName, 'Run again the side-effect node NODE that was cut short (repeatable)')
             [CompletionResult]::new('--assume-done', '--assume-done', [CompletionResultType]::ParameterName, 'Record the side-effect node NODE that was cut short as succeeded, without running it again (repeatable)')
+            [CompletionResult]::new('--remote', '--remote', [CompletionResultType]::ParameterName, 'Give the answer or decision to the run where it waits on this shared remote, for the next worker to go on with, instead of going on with it here')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Resume under a workflow whose sha256 differs from the recorded one')
             [CompletionResult]::new('--trust', '--trust', [CompletionResultType]::ParameterName, 'Run the recorded workflow (and child workflows it reads from files) even though this machine neither wrote nor approved it, and remember the approval')
@@ -393,14 +394,16 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             break
         }
         'git-fabro;submit' {
-            [CompletionResult]::new('--remote', '--remote', [CompletionResultType]::ParameterName, 'The shared remote: a configured remote''s name or a URL')
+            [CompletionResult]::new('--remote', '--remote', [CompletionResultType]::ParameterName, 'The shared remote: a configured remote''s name or a URL (default: `[remote] pool` of settings.toml, else the remote `push` uses)')
+            [CompletionResult]::new('--executor', '--executor', [CompletionResultType]::ParameterName, 'Start a worker for the run with this executor')
             [CompletionResult]::new('--goal', '--goal', [CompletionResultType]::ParameterName, 'The run''s goal, instead of the workflow''s `goal` attribute')
             [CompletionResult]::new('--input', '--input', [CompletionResultType]::ParameterName, 'A workflow input, KEY=VALUE (repeatable)')
             [CompletionResult]::new('--label', '--label', [CompletionResultType]::ParameterName, 'A label recorded in run.json (repeatable)')
             [CompletionResult]::new('--base', '--base', [CompletionResultType]::ParameterName, 'Commit the run branch starts at (default: HEAD)')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'run.toml for this run')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
-            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print {"run_id", "remote"} as JSON')
+            [CompletionResult]::new('--sign', '--sign', [CompletionResultType]::ParameterName, 'Sign the submission with the key git signs commits with (`user.signingKey`; workers accept SSH signatures by the keys of their `[worker] allowed_signers`), so that workers that allow this key run it without --trust')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print {"run_id", "remote", "approved", "worker"} as JSON')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
             [CompletionResult]::new('-P', '-P ', [CompletionResultType]::ParameterName, 'Do not send the output of log, diff and show through a pager')
@@ -410,13 +413,14 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             break
         }
         'git-fabro;worker' {
-            [CompletionResult]::new('--remote', '--remote', [CompletionResultType]::ParameterName, 'The shared remote: a configured remote''s name or a URL')
+            [CompletionResult]::new('--remote', '--remote', [CompletionResultType]::ParameterName, 'The shared remote: a configured remote''s name or a URL (default: `[remote] pool` of settings.toml, else the remote `push` uses)')
             [CompletionResult]::new('--run', '--run', [CompletionResultType]::ParameterName, 'Run only this run (its full id), then exit; waits out another worker''s lease on it')
             [CompletionResult]::new('--max-runs', '--max-runs', [CompletionResultType]::ParameterName, 'Exit after this many runs')
-            [CompletionResult]::new('--ttl', '--ttl', [CompletionResultType]::ParameterName, 'How long a lease lives unrenewed before another worker may take the run (default 60s)')
+            [CompletionResult]::new('--ttl', '--ttl', [CompletionResultType]::ParameterName, 'How long a lease lives unrenewed before another worker may take the run (default: `[lease] ttl` of settings.toml, else 60s)')
+            [CompletionResult]::new('--approved', '--approved', [CompletionResultType]::ParameterName, 'Run the workflow and values of this sha256 as if this machine had approved them (repeatable): what `submit --executor` passes the worker it starts')
             [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The command agent and prompt nodes run, instead of the configured one')
-            [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'The worker''s name in its leases (default: the host name); its process id follows')
-            [CompletionResult]::new('--rerun', '--rerun', [CompletionResultType]::ParameterName, 'With --run: run again the side-effect node NODE that a lost worker cut short')
+            [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'The worker''s name in its leases (default: `[worker] name` of settings.toml, else the host name); its process id follows')
+            [CompletionResult]::new('--rerun', '--rerun', [CompletionResultType]::ParameterName, 'With --run: run again the side-effect node NODE that a lost worker cut short (as `resume RUN --remote REMOTE --rerun NODE` decides it for any worker)')
             [CompletionResult]::new('--assume-done', '--assume-done', [CompletionResultType]::ParameterName, 'With --run: record the side-effect node NODE that a lost worker cut short as succeeded')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
             [CompletionResult]::new('--once', '--once', [CompletionResultType]::ParameterName, 'Run one run, then exit')

@@ -1365,7 +1365,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__resume)
-            opts="-C -q -P -h --run --workflow --force --trust --json --prepare-only --agent --answer --auto-approve --rerun --assume-done --quiet --no-pager --help"
+            opts="-C -q -P -h --run --workflow --force --trust --json --prepare-only --agent --answer --auto-approve --rerun --assume-done --remote --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1392,6 +1392,10 @@ _git__fabro() {
                     return 0
                     ;;
                 --assume-done)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --remote)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1591,7 +1595,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__submit)
-            opts="-C -q -P -h --remote --goal --input --label --base --config --json --quiet --no-pager --help"
+            opts="-C -q -P -h --remote --sign --executor --goal --input --label --base --config --json --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1599,6 +1603,10 @@ _git__fabro() {
             case "${prev}" in
                 --remote)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --executor)
+                    COMPREPLY=($(compgen -W "local slurm ssh kubernetes" -- "${cur}"))
                     return 0
                     ;;
                 --goal)
@@ -1695,7 +1703,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__worker)
-            opts="-C -q -P -h --remote --run --once --max-runs --exit-when-idle --ttl --trust --agent --name --rerun --assume-done --quiet --no-pager --help"
+            opts="-C -q -P -h --remote --run --once --max-runs --exit-when-idle --ttl --trust --approved --agent --name --rerun --assume-done --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1714,6 +1722,10 @@ _git__fabro() {
                     return 0
                     ;;
                 --ttl)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --approved)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -124,7 +124,7 @@ failed\t''
 dead\t''
 archived\t''"
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand ps" -l label -d 'Only runs started with this label (repeatable: all of them)' -r
-complete -c git-fabro -n "__fish_git_fabro_using_subcommand ps" -l remote -d 'List the runs a shared remote holds in its queue and leases instead: queued, running (on which worker, lease age) or stale' -r
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand ps" -l remote -d 'List the runs a shared remote holds instead: queued, running (on which worker, lease age), stale, needs-answer or needs-decision (at which nodes); REMOTE defaults to `[remote] pool` of settings.toml, else the remote `push` uses' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand ps" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand ps" -l all -d 'Include archived runs'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand ps" -l json -d 'Print a JSON array'
@@ -200,6 +200,7 @@ complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -l agent -d 
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -l answer -d 'Answer the human gate NODE with CHOICE: its key, number, label or target node (repeatable)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -l rerun -d 'Run again the side-effect node NODE that was cut short (repeatable)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -l assume-done -d 'Record the side-effect node NODE that was cut short as succeeded, without running it again (repeatable)' -r
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -l remote -d 'Give the answer or decision to the run where it waits on this shared remote, for the next worker to go on with, instead of going on with it here' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -l force -d 'Resume under a workflow whose sha256 differs from the recorded one'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -l trust -d 'Run the recorded workflow (and child workflows it reads from files) even though this machine neither wrote nor approved it, and remember the approval'
@@ -265,24 +266,30 @@ complete -c git-fabro -n "__fish_git_fabro_using_subcommand fetch" -l json -d 'P
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand fetch" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand fetch" -s P -l no-pager -d 'Do not send the output of log, diff and show through a pager'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand fetch" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c git-fabro -n "__fish_git_fabro_using_subcommand submit" -l remote -d 'The shared remote: a configured remote\'s name or a URL' -r
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand submit" -l remote -d 'The shared remote: a configured remote\'s name or a URL (default: `[remote] pool` of settings.toml, else the remote `push` uses)' -r
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand submit" -l executor -d 'Start a worker for the run with this executor' -r -f -a "local\t''
+slurm\t''
+ssh\t''
+kubernetes\t''"
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand submit" -l goal -d 'The run\'s goal, instead of the workflow\'s `goal` attribute' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand submit" -l input -d 'A workflow input, KEY=VALUE (repeatable)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand submit" -l label -d 'A label recorded in run.json (repeatable)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand submit" -l base -d 'Commit the run branch starts at (default: HEAD)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand submit" -l config -d 'run.toml for this run' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand submit" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
-complete -c git-fabro -n "__fish_git_fabro_using_subcommand submit" -l json -d 'Print {"run_id", "remote"} as JSON'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand submit" -l sign -d 'Sign the submission with the key git signs commits with (`user.signingKey`; workers accept SSH signatures by the keys of their `[worker] allowed_signers`), so that workers that allow this key run it without --trust'
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand submit" -l json -d 'Print {"run_id", "remote", "approved", "worker"} as JSON'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand submit" -s q -l quiet -d 'Print no messages for people on stderr (data, warnings and errors still appear)'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand submit" -s P -l no-pager -d 'Do not send the output of log, diff and show through a pager'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand submit" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c git-fabro -n "__fish_git_fabro_using_subcommand worker" -l remote -d 'The shared remote: a configured remote\'s name or a URL' -r
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand worker" -l remote -d 'The shared remote: a configured remote\'s name or a URL (default: `[remote] pool` of settings.toml, else the remote `push` uses)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand worker" -l run -d 'Run only this run (its full id), then exit; waits out another worker\'s lease on it' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand worker" -l max-runs -d 'Exit after this many runs' -r
-complete -c git-fabro -n "__fish_git_fabro_using_subcommand worker" -l ttl -d 'How long a lease lives unrenewed before another worker may take the run (default 60s)' -r
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand worker" -l ttl -d 'How long a lease lives unrenewed before another worker may take the run (default: `[lease] ttl` of settings.toml, else 60s)' -r
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand worker" -l approved -d 'Run the workflow and values of this sha256 as if this machine had approved them (repeatable): what `submit --executor` passes the worker it starts' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand worker" -l agent -d 'The command agent and prompt nodes run, instead of the configured one' -r
-complete -c git-fabro -n "__fish_git_fabro_using_subcommand worker" -l name -d 'The worker\'s name in its leases (default: the host name); its process id follows' -r
-complete -c git-fabro -n "__fish_git_fabro_using_subcommand worker" -l rerun -d 'With --run: run again the side-effect node NODE that a lost worker cut short' -r
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand worker" -l name -d 'The worker\'s name in its leases (default: `[worker] name` of settings.toml, else the host name); its process id follows' -r
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand worker" -l rerun -d 'With --run: run again the side-effect node NODE that a lost worker cut short (as `resume RUN --remote REMOTE --rerun NODE` decides it for any worker)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand worker" -l assume-done -d 'With --run: record the side-effect node NODE that a lost worker cut short as succeeded' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand worker" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand worker" -l once -d 'Run one run, then exit'

@@ -16,6 +16,7 @@ use crate::git::{Identity, Repo};
 use crate::input;
 
 pub(crate) mod hooks;
+pub(crate) mod pool;
 mod size;
 pub(crate) mod worktrees;
 
@@ -78,6 +79,13 @@ pub struct Settings {
     pub hooks: Vec<HookDefinition>,
     #[serde(default)]
     pub(crate) redact: RedactSettings,
+    /// The pool's, read from settings.toml alone (see [`pool`]).
+    #[serde(default)]
+    pub(crate) lease: pool::LeaseSettings,
+    #[serde(default)]
+    pub(crate) worker: pool::WorkerSettings,
+    #[serde(default)]
+    pub(crate) executor: pool::ExecutorSettings,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -122,6 +130,9 @@ pub(crate) struct RunsSettings {
 pub(crate) struct RemoteSettings {
     /// The remote `push` and `fetch` use when none is named (default `origin`).
     pub name: Option<String>,
+    /// The shared remote that holds the pool's runs, which `submit`, `worker` and `ps
+    /// --remote` use when none is named (default: the remote above).
+    pub pool: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]

@@ -3,7 +3,10 @@
 
 use std::path::PathBuf;
 
+mod pool;
 mod situation;
+
+pub use pool::{CutShort, OnRemote, PoolWorker};
 
 pub(crate) use situation::{Needs, Phase, Situation};
 
@@ -171,6 +174,24 @@ pub enum Error {
         "run {run}: another worker holds its lease now; this worker stopped, and nothing it wrote since its last push reached the remote"
     )]
     LeaseLost { run: String },
+    /// `resume --remote` of run `run`, which does not wait on the shared remote for an answer
+    /// or a decision: it is `standing` there.
+    #[error("run {run} waits for no answer or decision on {remote}: it is {} there", standing.as_str())]
+    NotWaiting {
+        run: String,
+        remote: String,
+        standing: OnRemote,
+    },
+    /// Run `run` was queued on `remote`, and `executor` could not start a worker for it.
+    #[error(
+        "run {run} is queued on {remote}, but the {executor} executor started no worker for it: {why}"
+    )]
+    ExecutorFailed {
+        run: String,
+        remote: String,
+        executor: String,
+        why: String,
+    },
     /// A remote refused a push or fetch; nothing was changed on either side.
     #[error("{0}")]
     Refused(String),
@@ -198,40 +219,6 @@ pub enum Error {
         path: String,
         reason: String,
     },
-}
-
-/// Side-effect stage `stage` (of node `node`) of run `run`, or of its manager child `child`,
-/// started and never recorded; `worker` is the pool worker that resumed it, whose command
-/// line goes on with it.
-#[derive(Debug, thiserror::Error)]
-#[error(
-    "run {run} stopped while the side-effect node {stage}{} ran (started {started_at}, never recorded): it may have done its work or not",
-    child.as_ref().map(|child| format!(" of the child run {child}")).unwrap_or_default()
-)]
-pub struct CutShort {
-    pub run: String,
-    pub child: Option<String>,
-    pub stage: String,
-    pub node: String,
-    pub started_at: String,
-    pub worker: Option<PoolWorker>,
-}
-
-/// A pool worker's command line, which goes on with a run that stopped under it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PoolWorker {
-    pub remote: String,
-    pub trust: bool,
-}
-
-impl PoolWorker {
-    fn command_line(&self, run: &str) -> String {
-        let trust = if self.trust { " --trust" } else { "" };
-        format!(
-            "git fabro worker --remote {} --run {run}{trust}",
-            self.remote
-        )
-    }
 }
 
 impl Error {
@@ -263,6 +250,9 @@ impl Error {
 
     /// A next step for the user, printed as `hint: ...` under the error.
     pub fn hint(&self) -> Option<String> {
+        if let Some(hint) = pool::hint(self) {
+            return Some(hint);
+        }
         Some(match self {
             Error::InvalidNodeId { .. } => {
                 "a node id is 1 to 128 characters of A-Z a-z 0-9 _ - . starting with a letter, digit or _"
@@ -293,16 +283,6 @@ impl Error {
             Error::ChangesInTheWay { run, .. } => format!(
                 "commit them, or set them aside with `git stash`, then `git fabro land {run}` again"
             ),
-            Error::SideEffectCutShort(cut) => {
-                let (run, node) = (&cut.run, &cut.node);
-                let resume = match &cut.worker {
-                    None => format!("git fabro resume {run}"),
-                    Some(worker) => worker.command_line(run),
-                };
-                format!(
-                    "check, then `{resume} --rerun {node}` runs it again or `{resume} --assume-done {node}` records it as succeeded and goes on"
-                )
-            }
             Error::WorkflowChanged { run, path, .. } => format!(
                 "`git fabro resume {run} --workflow {} --force` resumes it under that workflow anyway",
                 path.display()

@@ -139,7 +139,7 @@ impl Ctx {
     }
 
     /// The fabro home's `settings.toml`, read once.
-    fn settings(&self) -> Result<&Settings> {
+    pub(super) fn settings(&self) -> Result<&Settings> {
         if let Some(settings) = self.settings.get() {
             return Ok(settings);
         }

@@ -32,10 +32,11 @@ pub struct Args {
     /// Print a JSON array
     #[arg(long)]
     json: bool,
-    /// List the runs a shared remote holds in its queue and leases instead: queued, running
-    /// (on which worker, lease age) or stale
-    #[arg(long, value_name = "REMOTE", conflicts_with_all = ["all", "statuses", "labels"])]
-    remote: Option<String>,
+    /// List the runs a shared remote holds instead: queued, running (on which worker, lease
+    /// age), stale, needs-answer or needs-decision (at which nodes); REMOTE defaults to
+    /// `[remote] pool` of settings.toml, else the remote `push` uses
+    #[arg(long, value_name = "REMOTE", num_args = 0..=1, conflicts_with_all = ["all", "statuses", "labels"])]
+    remote: Option<Option<String>>,
 }
 
 /// A row of `ps --json`: the run's summary and what its run.pid says.
@@ -51,7 +52,8 @@ struct Listed<'a> {
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     if let Some(remote) = &args.remote {
-        return super::ps_remote::run(ctx, remote, args.json);
+        let remote = ctx.pool_remote(remote.as_deref())?;
+        return super::ps_remote::run(ctx, &remote, args.json);
     }
     let labels = args
         .labels

@@ -1,4 +1,4 @@
-//! `ps --remote`: the runs a shared remote holds in its queue and leases.
+//! `ps --remote`: the runs a shared remote holds in its queue, its leases and its waits.
 
 use anyhow::Result;
 
@@ -12,7 +12,7 @@ pub fn run(ctx: &Ctx, remote: &str, json: bool) -> Result<()> {
     }
     if runs.is_empty() {
         output::note(format!(
-            "no runs queued or leased on {}; queue one with `git fabro submit WORKFLOW --remote {remote}`",
+            "no runs queued, leased or waiting on {}; queue one with `git fabro submit WORKFLOW --remote {remote}`",
             crate::ops::sync::display_remote(&ctx.repo, remote)
         ));
         return Ok(());
@@ -23,6 +23,7 @@ pub fn run(ctx: &Ctx, remote: &str, json: bool) -> Result<()> {
             vec![
                 r.run_id.clone(),
                 r.state.to_owned(),
+                dash_if_empty(r.waits_at.join(",")),
                 r.owner.clone().unwrap_or_else(|| "-".into()),
                 r.epoch.map_or_else(|| "-".into(), |e| e.to_string()),
                 r.lease_age_ms
@@ -31,8 +32,18 @@ pub fn run(ctx: &Ctx, remote: &str, json: bool) -> Result<()> {
         })
         .collect();
     output::table(
-        &["RUN", "STATE", "WORKER", "EPOCH", "LEASE AGE"],
+        &["RUN", "STATE", "WAITS AT", "WORKER", "EPOCH", "LEASE AGE"],
         &rows,
         Some(1),
-    )
+    )?;
+    if runs.iter().any(|r| !r.waits_at.is_empty()) {
+        output::note(format!(
+            "a run that needs an answer or a decision goes on with `git fabro resume RUN --remote {remote}` and --answer NODE=CHOICE, --rerun NODE or --assume-done NODE; `git fabro fetch {remote} RUN` brings it here to look at first"
+        ));
+    }
+    Ok(())
+}
+
+fn dash_if_empty(text: String) -> String {
+    if text.is_empty() { "-".into() } else { text }
 }

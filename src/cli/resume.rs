@@ -32,6 +32,10 @@ use crate::run::{GRAPH_FILE, RunState};
 /// changed since the version approved here, and exits 5; --trust runs it and remembers the
 /// approval (by its sha256, in the fabro home's trusted/).
 ///
+/// With --remote REMOTE, a run that waits on a shared remote (`git fabro ps --remote`: needs-answer,
+/// needs-decision) is brought here, and queued again there with the given --answer,
+/// --auto-approve, --rerun or --assume-done, for the next worker to go on with.
+///
 /// Refuses archived and succeeded runs, and runs whose run.pid names a live process. Without a
 /// COMMAND, prints the state an engine continues from as JSON. With one, takes run.pid (of
 /// several resumes at once, exactly one runs its command; the others exit 3), runs the
@@ -79,12 +83,34 @@ pub struct Args {
     /// again (repeatable)
     #[arg(long, value_name = "NODE", conflicts_with = "rerun")]
     assume_done: Vec<String>,
+    /// Give the answer or decision to the run where it waits on this shared remote, for the
+    /// next worker to go on with, instead of going on with it here
+    #[arg(
+        long,
+        value_name = "REMOTE",
+        conflicts_with_all = ["command", "prepare_only", "workflow", "force", "trust", "agent", "json"]
+    )]
+    remote: Option<String>,
     /// The command to run in the worktree
     #[arg(last = true, value_name = "COMMAND")]
     command: Vec<String>,
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
+    if let Some(remote) = &args.remote {
+        let given =
+            (args.run.run_pos.as_deref().or(args.run.flag.run.as_deref())).ok_or_else(|| {
+                Error::Usage("resume --remote names the run: RUN or --run RUN".into())
+            })?;
+        let directions = Directions {
+            answers: args.answers,
+            auto_approve: args.auto_approve,
+            rerun: args.rerun,
+            assume_done: args.assume_done,
+            ..Default::default()
+        };
+        return super::resume_remote::run(ctx, given, remote, directions);
+    }
     let id = args.run.id(ctx)?;
     let state = RunState::load(&ctx.repo, &id)?;
     let existing = ctx.run_dir(&id, None);
@@ -206,7 +232,7 @@ fn parse_answer(text: &str) -> Result<(String, String), String> {
 /// The workflow a run the engine executes goes on under: the one it recorded or, when
 /// `--workflow` names one (the same, or another with `--force`), that file, so that a fixed
 /// workflow takes over from the next node. The run's record keeps the workflow it started with.
-fn engine_graph(state: &RunState, given: Option<&Path>) -> Result<Graph> {
+pub(super) fn engine_graph(state: &RunState, given: Option<&Path>) -> Result<Graph> {
     if let Some(path) = given {
         let checked = workflow_file::check(path)?;
         workflow_file::refuse_invalid(&checked, "the run was not continued")?;
@@ -229,7 +255,7 @@ fn engine_graph(state: &RunState, given: Option<&Path>) -> Result<Graph> {
 
 /// Refuses answers and side-effect directions that name nothing in the workflow.
 /// The directions name nodes of the run's workflow or of the child workflows it nests.
-fn check_directions(
+pub(super) fn check_directions(
     ctx: &Ctx,
     state: &RunState,
     graph: &Graph,
@@ -257,7 +283,7 @@ fn check_directions(
 /// Continues run `id` through the engine as `resume RUN` does, publishing through `fence`:
 /// a worker's way in, refused where `resume` refuses (a live holder here, an archived or
 /// succeeded run, a workflow this machine did not approve without `trust`).
-pub(super) fn continue_fenced(
+pub(crate) fn continue_fenced(
     ctx: &Ctx,
     id: &RunId,
     directions: &Directions,
@@ -271,6 +297,7 @@ pub(super) fn continue_fenced(
     }
     let config = ctx.config(&state, existing.as_ref())?;
     let graph = engine_graph(&state, None)?;
+    approve_vouched(ctx, &state, &directions.approved)?;
     trust_review::gate(&ctx.repo, &ctx.home, &state, false, directions.trust)?;
     check_directions(ctx, &state, &graph, directions)?;
     let request = ResumeRequest {
@@ -279,6 +306,17 @@ pub(super) fn continue_fenced(
     };
     resume(&ctx.repo, &state, &config, &request)?;
     super::execute::execute(ctx, id, &graph, false, agent, directions, Some(fence))
+}
+
+/// Remembers as approved here what of run `state` someone this machine trusts approved: its
+/// sha256 is one of `approved`.
+fn approve_vouched(ctx: &Ctx, state: &RunState, approved: &[String]) -> Result<()> {
+    for (_, text) in crate::engine::trusted::texts(&state.record) {
+        if approved.contains(&crate::ops::start::sha256_hex(text.as_bytes())) {
+            crate::ops::trust::approve(&ctx.home, text.as_bytes())?;
+        }
+    }
+    Ok(())
 }
 
 /// Records in the run's event log that a blocked run goes on (best effort: the log is for

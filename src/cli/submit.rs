@@ -4,7 +4,7 @@ use anyhow::Result;
 
 use super::{Ctx, output};
 use crate::format::run_id::RunId;
-use crate::ops::pool;
+use crate::ops::pool::{self, executor};
 use crate::ops::worktree_removal::{Removal, remove_if_clean};
 use crate::run::RunState;
 use crate::run::workspace::Workspace;
@@ -19,14 +19,30 @@ use crate::run::workspace::Workspace;
 /// checkpoint; `git fabro ps --remote REMOTE` says where each queued run stands, and `git fabro
 /// fetch REMOTE` brings its record here. A worker runs only workflows its machine approved
 /// (see docs/many-machines.md).
+///
+/// With --executor (or `[executor] default` of settings.toml), a worker for the run is started
+/// too: `local` here in the background, `slurm` as a `sbatch --requeue` job, `ssh` on one of
+/// the hosts `[executor.ssh] hosts` lists, `kubernetes` as a Job rendered from the template
+/// `[executor.kubernetes] template` names. Each runs `git fabro worker --run RUN` with the
+/// sha256 of the workflow and values this machine approved (`--approved`), so that it runs
+/// exactly what was submitted. If the executor fails, the run stays queued.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The workflow file (.fabro or .dot)
     #[arg(value_name = "WORKFLOW")]
     workflow: PathBuf,
-    /// The shared remote: a configured remote's name or a URL
+    /// The shared remote: a configured remote's name or a URL (default: `[remote] pool` of
+    /// settings.toml, else the remote `push` uses)
     #[arg(long, value_name = "REMOTE")]
-    remote: String,
+    remote: Option<String>,
+    /// Sign the submission with the key git signs commits with (`user.signingKey`; workers
+    /// accept SSH signatures by the keys of their `[worker] allowed_signers`), so that workers
+    /// that allow this key run it without --trust
+    #[arg(long)]
+    sign: bool,
+    /// Start a worker for the run with this executor
+    #[arg(long, value_name = "EXECUTOR", value_parser = executor::KINDS)]
+    executor: Option<String>,
     /// The run's goal, instead of the workflow's `goal` attribute
     #[arg(long, value_name = "TEXT")]
     goal: Option<String>,
@@ -42,12 +58,13 @@ pub struct Args {
     /// run.toml for this run
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
-    /// Print {"run_id", "remote"} as JSON
+    /// Print {"run_id", "remote", "approved", "worker"} as JSON
     #[arg(long)]
     json: bool,
 }
 
 pub fn run(args: Args) -> Result<()> {
+    let given_remote = args.remote.clone();
     let launch = super::run::Launch {
         workflow: &args.workflow,
         goal: args.goal,
@@ -63,15 +80,74 @@ pub fn run(args: Args) -> Result<()> {
         quiet: args.json,
     };
     let (ctx, id, _) = super::run::start_workflow(launch)?;
+    let remote = ctx.pool_remote(given_remote.as_deref())?;
     leave_no_worktree(&ctx, &id)?;
-    pool::submit(&ctx.repo, &args.remote, &id)?;
-    let remote = crate::ops::sync::display_remote(&ctx.repo, &args.remote);
+    let approved = approved_here(&RunState::load(&ctx.repo, &id)?);
+    pool::submit(&ctx.repo, &remote, &id, &approved, args.sign)?;
+    let shown = crate::ops::sync::display_remote(&ctx.repo, &remote);
+    let kind = args
+        .executor
+        .or_else(|| ctx.settings().ok()?.executor.default.clone());
+    let started = match &kind {
+        Some(kind) => Some(start_worker(&ctx, &id, &remote, kind, approved.clone())?),
+        None => None,
+    };
+    let worker = started.as_ref().map(|s| s.what.clone());
     if args.json {
-        return output::json(&serde_json::json!({ "run_id": id.to_string(), "remote": remote }));
+        let submitted = serde_json::json!({
+            "run_id": id.to_string(), "remote": shown, "approved": approved, "worker": worker,
+        });
+        return output::json(&submitted);
     }
     output::line(&id)?;
-    output::note(format!("queued run {id} on {remote}"));
+    output::note(format!("queued run {id} on {shown}"));
+    if let Some(started) = started {
+        let log = started
+            .log
+            .map(|log| format!(", its output in {log}"))
+            .unwrap_or_default();
+        output::note(format!("started {} for it{log}", started.what));
+    }
     Ok(())
+}
+
+/// Starts a worker for the queued run `id` with executor `kind`. A failure leaves the run
+/// queued, and says how to start one another way.
+fn start_worker(
+    ctx: &Ctx,
+    id: &RunId,
+    remote: &str,
+    kind: &str,
+    approved: Vec<String>,
+) -> Result<executor::Started> {
+    let settings = ctx.settings()?;
+    let launch = executor::Launch {
+        repo: &ctx.repo,
+        home: &ctx.home,
+        run: id,
+        remote,
+        ttl: settings.lease.ttl()?,
+        approved,
+        settings: &settings.executor,
+    };
+    executor::start(kind, &launch).map_err(|err| {
+        crate::error::Error::ExecutorFailed {
+            run: id.to_string(),
+            remote: remote.to_owned(),
+            executor: kind.to_owned(),
+            why: err.to_string(),
+        }
+        .into()
+    })
+}
+
+/// The sha256 of what run `state` executes (its workflow, the values it renders it with), which
+/// this machine approved by starting it.
+fn approved_here(state: &RunState) -> Vec<String> {
+    crate::engine::trusted::texts(&state.record)
+        .into_iter()
+        .map(|(_, text)| crate::ops::start::sha256_hex(text.as_bytes()))
+        .collect()
 }
 
 /// The run works on a worker's machine: the worktree `start` made here goes (it holds only

@@ -1,15 +1,13 @@
 //! A run's lease on a shared remote (FORMAT.md, "Leases"): `refs/fabro/lease/<RUN_ID>`, a chain
 //! of commits of the empty tree, one per claim or renewal, whose trailers say who holds the run,
-//! in which epoch, and for how long a silence means it is gone. A queued run is
-//! `refs/fabro/queue/<RUN_ID>`. One ref per run and none shared, so that workers racing for
-//! different runs never touch the same ref.
+//! in which epoch, and for how long a silence means it is gone. One ref per run and none
+//! shared, so that workers racing for different runs never touch the same ref.
 
 use std::time::Duration;
 
 use crate::format::run_id::RunId;
 
 pub const LEASE_PREFIX: &str = "refs/fabro/lease/";
-pub const QUEUE_PREFIX: &str = "refs/fabro/queue/";
 
 pub const OWNER: &str = "Fabro-Lease-Owner";
 pub const EPOCH: &str = "Fabro-Lease-Epoch";
@@ -17,10 +15,6 @@ pub const TTL: &str = "Fabro-Lease-Ttl-Ms";
 
 pub fn lease_ref(id: &RunId) -> String {
     format!("{LEASE_PREFIX}{id}")
-}
-
-pub fn queue_ref(id: &RunId) -> String {
-    format!("{QUEUE_PREFIX}{id}")
 }
 
 /// What one lease commit says.

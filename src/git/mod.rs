@@ -25,6 +25,7 @@ pub(crate) mod remote;
 mod restore;
 mod restore_plan;
 pub(crate) mod shadow;
+mod signing;
 mod snapshot;
 mod transport;
 mod tree;

@@ -324,11 +324,12 @@ fn the_quick_start_runs_as_shown() {
     runs_as_shown(&repo, &repo.path, &readme_block("Quick start"));
 }
 
-/// A repository holding `examples/`, as a clone of git-fabro does.
+/// A repository holding the workflows of `examples/`, as a clone of git-fabro does.
 fn copy_examples(repo: &TestRepo) {
     let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
     std::fs::create_dir(repo.path.join("examples")).unwrap();
-    for entry in std::fs::read_dir(examples).unwrap().flatten() {
+    let files = std::fs::read_dir(examples).unwrap().flatten();
+    for entry in files.filter(|e| e.path().is_file()) {
         let copy = repo.path.join("examples").join(entry.file_name());
         std::fs::copy(entry.path(), copy).unwrap();
     }

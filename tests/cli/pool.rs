@@ -36,25 +36,31 @@ impl Pool {
         dir
     }
 
+    /// The fabro home of machine `machine`.
+    fn fabro_home(&self, machine: &Path) -> PathBuf {
+        let name = machine.file_name().unwrap().to_str().unwrap();
+        self.repo.root.join(format!("{name}-fabro-home"))
+    }
+
     fn fabro_on(&self, machine: &Path, args: &[&str]) -> Command {
         let mut cmd = self.repo.fabro_in(machine);
-        let home = machine.file_name().unwrap().to_str().unwrap();
-        cmd.env(
-            "FABRO_HOME",
-            self.repo.root.join(format!("{home}-fabro-home")),
-        );
+        cmd.env("FABRO_HOME", self.fabro_home(machine));
         cmd.args(args);
         cmd
     }
 
     /// Queues `workflow` (its text) from the repository and returns the run id.
     fn submit(&self, workflow: &str) -> String {
+        self.submit_with(workflow, &[])
+    }
+
+    /// [`Pool::submit`] with more flags.
+    fn submit_with(&self, workflow: &str, flags: &[&str]) -> String {
         let file = self.repo.root.join("flow.fabro");
         std::fs::write(&file, workflow).unwrap();
-        let out = self
-            .repo
-            .ok(&["submit", path(&file), "--remote", "origin", "--json"]);
-        let submitted: Value = serde_json::from_str(&out).unwrap();
+        let mut args = vec!["submit", path(&file), "--remote", "origin", "--json"];
+        args.extend_from_slice(flags);
+        let submitted: Value = serde_json::from_str(&self.repo.ok(&args)).unwrap();
         submitted["run_id"].as_str().unwrap().to_owned()
     }
 
@@ -288,25 +294,138 @@ fn a_killed_workers_side_effect_is_not_run_again_by_its_taker_without_a_decision
     let intent: Value = serde_json::from_str(&intent).unwrap();
     // The worker's name holds its host and process id.
     let owner = stderr.split(':').next().unwrap();
-    let worker = format!("git fabro worker --remote origin --run {id} --trust");
+    let resume = format!("git fabro resume {id} --remote origin");
     assert_eq!(
         stderr,
         format!(
             "{owner}: running run {id} (epoch 2)\n\
              error: run {id} stopped while the side-effect node pay@1 ran (started {}, never recorded): it may have done its work or not\n\
-             hint: check, then `{worker} --rerun pay` runs it again or `{worker} --assume-done pay` records it as succeeded and goes on\n",
+             hint: check, then `{resume} --rerun pay` runs it again or `{resume} --assume-done pay` records it as succeeded and goes on\n",
             intent["started_at"].as_str().unwrap()
         )
     );
     assert_eq!(std::fs::read_to_string(&count).unwrap(), "paid\n");
-    assert_eq!(pool.pool_refs(), format!("refs/fabro/queue/{id}\n"));
+    assert_eq!(pool.pool_refs(), format!("refs/fabro/wait/{id}\n"));
+    let listed: Value =
+        serde_json::from_str(&pool.repo.ok(&["ps", "--remote", "origin", "--json"])).unwrap();
+    assert_eq!(
+        listed,
+        serde_json::json!([{ "run_id": id, "state": "needs-decision", "waits_at": ["pay"] }])
+    );
+    // No worker takes a run that waits for a person.
+    let out = run_ok(&mut pool.fabro_on(
+        &second,
+        &[
+            "worker",
+            "--remote",
+            "origin",
+            "--exit-when-idle",
+            "--trust",
+        ],
+    ));
+    assert_eq!(out, "");
 
-    // The decision the hint names, taken on the pool: the payment happened, so the run goes
-    // on past it.
+    // The decision the hint names, taken from the submitter's clone: the payment happened, so
+    // the next worker goes on past it.
     let assume_done = &crate::next_steps::named_commands(&stderr)[1];
     let words: Vec<&str> = assume_done.split(' ').collect();
-    run_ok(&mut pool.fabro_on(&second, &words));
+    pool.repo.ok(&words);
+    assert_eq!(pool.pool_refs(), format!("refs/fabro/queue/{id}\n"));
+    run_ok(&mut pool.fabro_on(
+        &second,
+        &["worker", "--remote", "origin", "--once", "--trust"],
+    ));
     assert_eq!(std::fs::read_to_string(&count).unwrap(), "paid\n");
     assert_eq!(pool.subjects(&id), ["pay (succeeded)"]);
     assert_eq!(pool.pool_refs(), "");
 }
+
+#[test]
+fn a_run_blocked_at_a_gate_waits_on_the_remote_for_an_answer_given_from_another_clone() {
+    let pool = Pool::new();
+    let id = pool.submit(&crate::common::workflow::between(
+        "Gate",
+        r#"build [shape=parallelogram, script="echo built > out.txt"]
+  approve [shape=hexagon, label="Ship it?"]
+  ship [shape=parallelogram, script="echo shipped >> out.txt"]
+  revise [shape=parallelogram, script="echo revised >> out.txt"]
+  start -> build -> approve
+  approve -> ship [label="[A] Approve"]
+  approve -> revise [label="[R] Revise"]
+  ship -> exit
+  revise -> exit"#,
+    ));
+    let worker = pool.machine("worker-1");
+    let worker_once = ["worker", "--remote", "origin", "--once", "--trust"];
+    let (code, _) = run_err(&mut pool.fabro_on(&worker, &worker_once));
+    assert_eq!(code, 4, "blocked, as `resume` exits at a gate");
+    assert_eq!(pool.pool_refs(), format!("refs/fabro/wait/{id}\n"));
+    let message = |rev: &str| pool.remote_git(&["log", "-1", "--format=%B", rev]);
+    let wait = format!("refs/fabro/wait/{id}");
+    assert_eq!(
+        message(&wait),
+        format!(
+            "wait {id} for answer at approve\n\nFabro-Run: {id}\nFabro-Wait: answer\nFabro-Wait-Node: approve\n\n"
+        )
+    );
+    // What it replaced: the submission, with what the submitter's machine approved.
+    let submission = message(&format!("{wait}^"));
+    assert!(
+        submission.starts_with(&format!("queue {id}\n\nFabro-Run: {id}\nFabro-Approved: ")),
+        "{submission}"
+    );
+
+    // Another clone answers: the run comes there to be looked at, and an answer that names
+    // no choice of the gate is refused before anything moves.
+    let reviewer = pool.machine("reviewer");
+    let answer = |choice: &str| {
+        let answer = format!("approve={choice}");
+        pool.fabro_on(
+            &reviewer,
+            &["resume", &id, "--remote", "origin", "--answer", &answer],
+        )
+    };
+    let (code, stderr) = run_err(&mut answer("maybe"));
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(pool.pool_refs(), format!("refs/fabro/wait/{id}\n"));
+    let (code, stderr) = run_err(&mut pool.fabro_on(
+        &reviewer,
+        &["resume", &id, "--remote", "origin", "--rerun", "build"],
+    ));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.starts_with(&format!(
+            "error: run {id} waits for answer at approve: give --answer NODE=CHOICE (it waits at approve) or --auto-approve\n"
+        )),
+        "{stderr}"
+    );
+    run_ok(&mut answer("A"));
+    assert_eq!(pool.pool_refs(), format!("refs/fabro/queue/{id}\n"));
+
+    // The next worker goes on with the answer; a second answer finds nothing waiting.
+    run_ok(&mut pool.fabro_on(&worker, &worker_once));
+    assert_eq!(
+        pool.subjects(&id),
+        [
+            "ship (succeeded)",
+            "approve (succeeded)",
+            "build (succeeded)"
+        ]
+    );
+    assert_eq!(pool.pool_refs(), "");
+    let (code, stderr) = run_err(&mut answer("A"));
+    assert_eq!(
+        (code, stderr),
+        (
+            1,
+            format!(
+                "error: run {id} waits for no answer or decision on origin: it is not queued there\n\
+                 hint: it ended or was never queued there: `git fabro fetch origin {id}` brings it here, where `git fabro resume {id}` goes on with it\n"
+            )
+        )
+    );
+    pool.remote_git(&["fsck", "--strict"]);
+}
+
+mod executors;
+mod signed;

@@ -2,14 +2,16 @@
 # run.sh: runs on a three-node Slurm cluster, placed by Slurm, while their workers fail.
 #
 # RUNS runs (default 20) of a workflow with a side effect that counts itself in a file outside
-# every repository, and a parallel fan-out, are queued on a git daemon's repository; six
-# `git fabro worker` jobs (tests/slurm/worker-job.sh) take them. Meanwhile a worker holding a
+# every repository, a parallel fan-out and a human gate, are queued on a git daemon's
+# repository; six `git fabro worker` jobs (tests/slurm/worker-job.sh) take them. Meanwhile a worker holding a
 # run is killed with SIGKILL, another is stopped with SIGSTOP past its lease and woken, node n2
 # is cut off from the git server, and node n3's slurmd is killed (its jobs live on, and Slurm
 # requeues them elsewhere). Then two more workers are started, as an operator would.
 #
 # Checks: every run that stopped at its side effect for a decision goes on once an operator
-# decides (recorded as done when it ran, run again when it did not); then every run succeeded,
+# decides (recorded as done when it ran, run again when it did not) and every run blocked at
+# its gate once a reviewer on another clone answers, each taken on by the next Slurm workers;
+# then every run succeeded,
 # each side effect ran exactly once, each run's timeline holds each node once (no stale write
 # landed), and `git fsck --strict` on the remote and `git fabro fsck` on a clone of it pass.
 #
@@ -67,12 +69,19 @@ digraph flow {
   b [shape=parallelogram, script="echo b > b.txt"]
   merge [shape=tripleoctagon]
   after [shape=parallelogram, script="ls *.txt > seen.txt; sleep 3"]
+  approve [shape=hexagon, label="Ship it?"]
+  ship [shape=parallelogram, script="echo shipped > shipped.txt"]
+  drop [shape=parallelogram, script="echo dropped > dropped.txt"]
   start -> prep -> pay -> fork
   fork -> a
   fork -> b
   a -> merge
   b -> merge
-  merge -> after -> exit
+  merge -> after -> approve
+  approve -> ship [label="[A] Approve"]
+  approve -> drop [label="[D] Drop"]
+  ship -> exit
+  drop -> exit
 }
 FLOW
 for _ in $(seq "$RUNS"); do git fabro submit "$S/submit/flow.fabro" --remote origin > /dev/null 2>&1; done
@@ -120,25 +129,56 @@ say "killed slurmd of n3"
 workers 2
 
 left() { git fabro ps --remote origin --json 2> /dev/null | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))'; }
-while [ "$(left)" != 0 ]; do
-  [ $(($(date +%s) - started)) -lt "$DEADLINE" ] || { squeue; git fabro ps --remote origin; fail "runs still queued at the deadline"; }
-  # A run stopped for a decision stays queued; no worker takes it: count it once all idle.
-  if ! squeue -h | grep -q .; then break; fi
-  sleep 2
-done
-say "the queue is done: $(left) runs left waiting for a decision"
+# The runs that wait for a person, as `STATE RUN` lines.
+waiting() {
+  git fabro ps --remote origin --json | python3 -c '
+import json, sys
+for run in json.load(sys.stdin):
+    if run["state"].startswith("needs-"):
+        print(run["state"], run["run_id"])'
+}
+# Until no worker job is left, then until the queue holds only runs that wait for a person.
+drain() {
+  while squeue -h | grep -q .; do
+    [ $(($(date +%s) - started)) -lt "$DEADLINE" ] || { squeue; git fabro ps --remote origin; fail "runs still queued at the deadline"; }
+    sleep 2
+  done
+}
 
-# The decisions, taken as an operator would: a side effect that ran is recorded as done, one
-# that did not is run again, each by a worker on the submitter's machine.
-for rid in $(git fabro ps --remote origin --json | python3 -c 'import json,sys; [print(r["run_id"]) for r in json.load(sys.stdin)]'); do
-  paid=$(grep -c once "$S/counters/$rid" 2> /dev/null || true)
-  decision=--rerun
-  [ "${paid:-0}" = 1 ] && decision=--assume-done
-  git fabro worker --remote origin --run "$rid" "$decision" pay > "$S/decision-$rid.log" 2>&1 ||
-    fail "the decision $decision on $rid did not finish it: $(tail -3 "$S/decision-$rid.log")"
+# A reviewer's clone, a machine of its own, answers the gates.
+reviewer() {
+  (export HOME=$S/reviewer/home FABRO_HOME=$S/reviewer/fabro GIT_CONFIG_GLOBAL=$S/reviewer/home/.gitconfig
+   cd "$S/reviewer/repo" && git fabro "$@")
+}
+mkdir -p "$S/reviewer/home"
+HOME=$S/reviewer/home GIT_CONFIG_GLOBAL=$S/reviewer/home/.gitconfig git config --global user.name reviewer
+HOME=$S/reviewer/home GIT_CONFIG_GLOBAL=$S/reviewer/home/.gitconfig git config --global user.email reviewer@example.invalid
+git clone -q "$REMOTE" "$S/reviewer/repo"
+
+# Each round: the operator decides on the side effects cut short (recorded as done when it
+# ran, run again when it did not), the reviewer approves the runs at their gate, both through
+# `resume --remote`, and new Slurm workers go on with them.
+for round in 1 2 3; do
+  drain
+  [ "$(left)" = 0 ] && break
+  [ "$(waiting | wc -l)" = "$(left)" ] || { git fabro ps --remote origin; fail "runs queued with no worker left"; }
+  waiting | while read -r state rid; do
+    if [ "$state" = needs-decision ]; then
+      paid=$(grep -c once "$S/counters/$rid" 2> /dev/null || true)
+      decision=--rerun
+      [ "${paid:-0}" = 1 ] && decision=--assume-done
+      git fabro resume "$rid" --remote origin "$decision" pay > "$S/decision-$rid.log" 2>&1 ||
+        fail "the decision $decision on $rid was refused: $(tail -3 "$S/decision-$rid.log")"
+    else
+      reviewer resume "$rid" --remote origin --answer approve=A > "$S/answer-$rid.log" 2>&1 ||
+        fail "the answer to $rid was refused: $(tail -3 "$S/answer-$rid.log")"
+    fi
+  done
+  say "round $round: decided and answered; workers go on"
+  workers 3
 done
-[ "$(left)" = 0 ] || fail "runs still queued after the decisions"
-say "decisions taken"
+[ "$(left)" = 0 ] || { git fabro ps --remote origin; fail "runs still waiting after three rounds"; }
+say "every run ended"
 
 # Checks, on a clone of the remote.
 git clone -q "$REMOTE" "$S/check"
@@ -160,7 +200,7 @@ for run in runs:
         succeeded += 1
     else:
         problems.append(f"{rid}: {run['status']}")
-    if nodes != ["prep", "pay", "fork", "merge", "after"]:
+    if nodes != ["prep", "pay", "fork", "merge", "after", "approve", "ship"]:
         problems.append(f"{rid}: timeline {nodes}")
     if paid != 1:
         problems.append(f"{rid}: the side effect ran {paid} times")

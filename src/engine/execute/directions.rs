@@ -20,6 +20,9 @@ pub struct Directions {
     /// of a file they named, or `resume --trust`. Without it a child workflow runs only when
     /// this machine wrote or approved it (`ops::trust`).
     pub trust: bool,
+    /// The sha256 of workflows and values someone this machine trusts approved for this run
+    /// (`worker --approved`, a signed submission): they run as if approved here.
+    pub approved: Vec<String>,
     /// What the run has taken of them so far; starts empty.
     pub spent: Spent,
 }

@@ -9,14 +9,14 @@ use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
 use crate::format::lease::{self, Lease};
+use crate::format::queue::{Wait, queue_ref, wait_ref};
 use crate::format::run_id::RunId;
-use crate::git::{Identity, ObjectId, Repo, Transfer};
+use crate::git::{ObjectId, Repo, Transfer};
 
 /// A lease this process holds. It is shared by the engine's threads and the renewals, so its
 /// repository (which is not `Sync`) lives in the lock with the rest.
 pub struct Held {
     remote: String,
-    identity: Identity,
     lease: Lease,
     state: Mutex<HeldState>,
 }
@@ -50,13 +50,8 @@ impl Held {
             epoch,
             ttl,
         };
-        let identity = Identity {
-            name: "git-fabro worker".into(),
-            email: "noreply@fabro.sh".into(),
-        };
         let parents: Vec<ObjectId> = after.map(|(tip, _)| tip).into_iter().collect();
-        let tree = repo.write_empty_tree()?;
-        let commit = repo.write_commit(tree, &parents, &lease.message(), &identity)?;
+        let commit = super::write_commit(repo, &parents, &lease.message())?;
         let name = lease::lease_ref(id);
         let began = Instant::now();
         let pushed = repo.push_fenced(
@@ -72,7 +67,6 @@ impl Held {
         }
         Ok(Some(Held {
             remote: remote.to_owned(),
-            identity,
             lease,
             state: Mutex::new(HeldState {
                 repo: repo.clone(),
@@ -89,27 +83,27 @@ impl Held {
 
     /// Pushes the run's refs as this clone has them with the lease renewed, all or nothing.
     pub fn publish(&self) -> Result<()> {
-        self.push(true, false, None)
+        self.push(true, false, &Leaving::Queued)
     }
 
     /// Renews the lease alone.
     pub fn renew(&self) -> Result<()> {
-        self.push(false, false, None)
+        self.push(false, false, &Leaving::Queued)
     }
 
     /// Ends the lease with a last push of the run's refs, the lease ref deleted with them, and
-    /// with `queued` (the queue ref's commit) the run taken off the queue too.
-    pub fn release(&self, queued: Option<ObjectId>) -> Result<()> {
-        self.push(true, true, queued)
+    /// the queue ref as `leaving` says.
+    pub fn release(&self, leaving: &Leaving) -> Result<()> {
+        self.push(true, true, leaving)
     }
 
     /// Gives the lease up without publishing anything: for a claim that found the run no
     /// longer queued.
     pub fn abandon(&self) -> Result<()> {
-        self.push(false, true, None)
+        self.push(false, true, &Leaving::Queued)
     }
 
-    fn push(&self, run_refs: bool, end: bool, dequeue: Option<ObjectId>) -> Result<()> {
+    fn push(&self, run_refs: bool, end: bool, leaving: &Leaving) -> Result<()> {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         if state.lost {
             return Err(self.lost());
@@ -126,19 +120,11 @@ impl Held {
             specs.push(format!(":{name}"));
             None
         } else {
-            let tree = state.repo.write_empty_tree()?;
-            let message = self.lease.message();
-            let next = state
-                .repo
-                .write_commit(tree, &[state.tip], &message, &self.identity)?;
+            let next = super::write_commit(&state.repo, &[state.tip], &self.lease.message())?;
             specs.push(format!("{next}:{name}"));
             Some(next)
         };
-        if let Some(queued) = dequeue {
-            let queue = lease::queue_ref(id);
-            specs.push(format!(":{queue}"));
-            fences.push((queue, Some(queued)));
-        }
+        leaving.add_to(&state.repo, id, &mut specs, &mut fences)?;
         let began = Instant::now();
         let pushed = state.repo.push_fenced(&self.remote, &specs, &fences)?;
         if pushed.ok {
@@ -171,6 +157,43 @@ impl Held {
         Error::LeaseLost {
             run: self.lease.run.to_string(),
         }
+    }
+}
+
+/// Where a run stands on the remote once its worker lets it go: its queue ref `queued` (the
+/// commit the worker took it at) stays, goes, or gives way to a wait ref.
+pub enum Leaving {
+    /// Still queued, for the next worker: interrupted, or refused here.
+    Queued,
+    /// Off the queue: the run ended.
+    Done { queued: ObjectId },
+    /// Off the queue until a person says how it goes on.
+    Waits { queued: ObjectId, wait: Wait },
+}
+
+impl Leaving {
+    /// Adds what this leaving pushes, fenced on the queue ref the worker took.
+    fn add_to(
+        &self,
+        repo: &Repo,
+        id: &RunId,
+        specs: &mut Vec<String>,
+        fences: &mut Vec<(String, Option<ObjectId>)>,
+    ) -> Result<()> {
+        let queued = match self {
+            Leaving::Queued => return Ok(()),
+            Leaving::Done { queued } | Leaving::Waits { queued, .. } => *queued,
+        };
+        let queue = queue_ref(id);
+        specs.push(format!(":{queue}"));
+        fences.push((queue, Some(queued)));
+        if let Leaving::Waits { wait, .. } = self {
+            let commit = super::write_commit(repo, &[queued], &wait.message(id))?;
+            let name = wait_ref(id);
+            specs.push(format!("{commit}:{name}"));
+            fences.push((name, None));
+        }
+        Ok(())
     }
 }
 

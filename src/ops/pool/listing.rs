@@ -1,6 +1,6 @@
-//! What a shared remote says of its runs: which wait in its queue and which a worker holds,
-//! read from the queue and lease refs alone (asked for by prefix, so a remote with many other
-//! refs sends only these) and the lease commits they point at.
+//! What a shared remote says of its runs: which wait in its queue, which a worker holds and
+//! which wait for a person, read from the queue, lease and wait refs alone (asked for by
+//! prefix, so a remote with many other refs sends only these) and the commits they point at.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
@@ -8,7 +8,8 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::error::Result;
-use crate::format::lease::{LEASE_PREFIX, Lease, QUEUE_PREFIX};
+use crate::format::lease::{LEASE_PREFIX, Lease, lease_ref};
+use crate::format::queue::{QUEUE_PREFIX, WAIT_PREFIX, Wait, wait_ref};
 use crate::format::run_id::RunId;
 use crate::format::time::Timestamp;
 use crate::git::{ObjectId, Repo};
@@ -19,8 +20,12 @@ pub struct RemoteRun {
     pub run_id: String,
     /// `queued` (no worker holds it), `running` (a worker renewed its lease within its
     /// life), `stale` (the last renewal is older than the lease's life: its worker is likely
-    /// gone, and the next worker takes it over once it has seen the lease unchanged that long).
+    /// gone, and the next worker takes it over once it has seen the lease unchanged that long),
+    /// `needs-answer` (blocked at a human gate), `needs-decision` (a side effect cut short).
     pub state: &'static str,
+    /// The nodes a run that needs an answer or a decision waits at.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub waits_at: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub owner: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -31,16 +36,18 @@ pub struct RemoteRun {
     pub lease_age_ms: Option<u64>,
 }
 
-/// The remote's queue and leases: the commit of each run's queue ref and lease ref.
+/// The remote's queue, leases and waits: the commit of each run's queue, lease and wait ref.
 pub struct PoolRefs {
     pub queued: BTreeMap<RunId, ObjectId>,
     pub leases: BTreeMap<RunId, ObjectId>,
+    pub waiting: BTreeMap<RunId, ObjectId>,
 }
 
 impl PoolRefs {
-    /// Both, read with one listing.
+    /// All three, read with one listing.
     pub fn read(repo: &Repo, remote: &str) -> Result<PoolRefs> {
-        let refs = repo.ls_remote_prefixes(remote, &[QUEUE_PREFIX, LEASE_PREFIX])?;
+        let prefixes = [QUEUE_PREFIX, LEASE_PREFIX, WAIT_PREFIX];
+        let refs = repo.ls_remote_prefixes(remote, &prefixes)?;
         let under = |prefix: &str| {
             refs.iter()
                 .filter_map(|(name, sha)| {
@@ -51,34 +58,70 @@ impl PoolRefs {
         Ok(PoolRefs {
             queued: under(QUEUE_PREFIX),
             leases: under(LEASE_PREFIX),
+            waiting: under(WAIT_PREFIX),
         })
     }
 }
 
-/// The remote's queued and leased runs, by id.
+/// The remote's queued, leased and waiting runs, by id.
 pub fn list(repo: &Repo, remote: &str) -> Result<Vec<RemoteRun>> {
     crate::git::remote::check(remote)?;
-    let PoolRefs { queued, leases } = PoolRefs::read(repo, remote)?;
-    if !leases.is_empty() {
-        // The lease commits' objects only: no ref of this clone moves.
-        let names: Vec<String> = leases.keys().map(crate::format::lease::lease_ref).collect();
+    let PoolRefs {
+        queued,
+        leases,
+        waiting,
+    } = PoolRefs::read(repo, remote)?;
+    // The lease and wait commits' objects only: no ref of this clone moves.
+    let names: Vec<String> = (leases.keys().map(lease_ref))
+        .chain(waiting.keys().map(wait_ref))
+        .collect();
+    if !names.is_empty() {
         repo.fetch(remote, &names, false)?;
     }
     let now = Timestamp::now().seconds();
-    let ids: BTreeSet<&RunId> = queued.keys().chain(leases.keys()).collect();
+    let ids: BTreeSet<&RunId> = queued
+        .keys()
+        .chain(leases.keys())
+        .chain(waiting.keys())
+        .collect();
     Ok(ids
         .into_iter()
-        .map(|id| match leases.get(id) {
-            None => RemoteRun {
-                run_id: id.to_string(),
-                state: "queued",
-                owner: None,
-                epoch: None,
-                lease_age_ms: None,
-            },
-            Some(&tip) => leased(repo, id, tip, now),
+        .map(|id| match (leases.get(id), waiting.get(id)) {
+            (Some(&tip), _) => leased(repo, id, tip, now),
+            (None, Some(&tip)) => waits(repo, id, tip),
+            (None, None) => RemoteRun::unheld(id, "queued", Vec::new()),
         })
         .collect())
+}
+
+impl RemoteRun {
+    fn unheld(id: &RunId, state: &'static str, waits_at: Vec<String>) -> RemoteRun {
+        RemoteRun {
+            run_id: id.to_string(),
+            state,
+            waits_at,
+            owner: None,
+            epoch: None,
+            lease_age_ms: None,
+        }
+    }
+}
+
+fn waits(repo: &Repo, id: &RunId, tip: ObjectId) -> RemoteRun {
+    let wait = repo
+        .commit_info(tip)
+        .ok()
+        .and_then(|c| Wait::parse(&c.message));
+    match wait {
+        Some(wait) => {
+            let state = match wait.awaits {
+                crate::format::queue::Awaits::Answer => "needs-answer",
+                crate::format::queue::Awaits::Decision => "needs-decision",
+            };
+            RemoteRun::unheld(id, state, wait.nodes)
+        }
+        None => RemoteRun::unheld(id, "needs-decision", Vec::new()),
+    }
 }
 
 fn leased(repo: &Repo, id: &RunId, tip: ObjectId, now: i64) -> RemoteRun {
@@ -93,6 +136,7 @@ fn leased(repo: &Repo, id: &RunId, tip: ObjectId, now: i64) -> RemoteRun {
     RemoteRun {
         run_id: id.to_string(),
         state: if stale { "stale" } else { "running" },
+        waits_at: Vec::new(),
         owner: lease.as_ref().map(|l| l.owner.clone()),
         epoch: lease.as_ref().map(|l| l.epoch),
         lease_age_ms: age.map(|a| u64::try_from(a.as_millis()).unwrap_or(u64::MAX)),
