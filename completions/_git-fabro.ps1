@@ -345,6 +345,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
         'git-fabro;gc' {
             [CompletionResult]::new('--older-than', '--older-than', [CompletionResultType]::ParameterName, 'Only runs archived at least this long ago (0, 45s, 90m, 12h, 30d, 2w)')
             [CompletionResult]::new('--finished-older-than', '--finished-older-than', [CompletionResultType]::ParameterName, 'Also finished runs (succeeded, failed, dead) that finished at least this long ago')
+            [CompletionResult]::new('--remote', '--remote', [CompletionResultType]::ParameterName, 'Move finished runs off this shared remote into this clone instead')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'List what would be removed and remove nothing')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Collect runs even while a live process holds their run.pid')

@@ -495,7 +495,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__gc)
-            opts="-C -q -P -h --older-than --finished-older-than --dry-run --force --json --quiet --no-pager --help"
+            opts="-C -q -P -h --older-than --finished-older-than --dry-run --force --json --remote --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -506,6 +506,10 @@ _git__fabro() {
                     return 0
                     ;;
                 --finished-older-than)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --remote)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

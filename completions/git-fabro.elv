@@ -322,6 +322,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
         &'git-fabro;gc'= {
             cand --older-than 'Only runs archived at least this long ago (0, 45s, 90m, 12h, 30d, 2w)'
             cand --finished-older-than 'Also finished runs (succeeded, failed, dead) that finished at least this long ago'
+            cand --remote 'Move finished runs off this shared remote into this clone instead'
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
             cand --dry-run 'List what would be removed and remove nothing'
             cand --force 'Collect runs even while a live process holds their run.pid'

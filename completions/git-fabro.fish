@@ -241,6 +241,7 @@ complete -c git-fabro -n "__fish_git_fabro_using_subcommand unarchive" -s P -l n
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand unarchive" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand gc" -l older-than -d 'Only runs archived at least this long ago (0, 45s, 90m, 12h, 30d, 2w)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand gc" -l finished-older-than -d 'Also finished runs (succeeded, failed, dead) that finished at least this long ago' -r
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand gc" -l remote -d 'Move finished runs off this shared remote into this clone instead' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand gc" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand gc" -l dry-run -d 'List what would be removed and remove nothing'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand gc" -l force -d 'Collect runs even while a live process holds their run.pid'

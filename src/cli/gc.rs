@@ -18,6 +18,11 @@ use crate::ops::gc::{Collected, gc, parse_duration};
 /// a run whose branch is checked out elsewhere or holds commits that are not the run's, or
 /// whose worktree holds files that its final commit does not. Refuses (exit 3) while a live
 /// process holds the run.pid of a run it would remove, unless --force.
+///
+/// With --remote REMOTE, moves the finished runs of that run-store remote (those no worker
+/// holds and none waits for) into this clone, then deletes their refs there, so that its ref
+/// count stays bounded; --finished-older-than keeps the recent ones. A run goes only once
+/// this clone holds each of its refs as the remote does, and each deletion is fenced on them.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Only runs archived at least this long ago (0, 45s, 90m, 12h, 30d, 2w)
@@ -35,9 +40,20 @@ pub struct Args {
     /// Print JSON
     #[arg(long)]
     json: bool,
+    /// Move finished runs off this shared remote into this clone instead
+    #[arg(long, value_name = "REMOTE", conflicts_with = "force")]
+    remote: Option<String>,
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
+    if let Some(remote) = &args.remote {
+        let older_than = args
+            .finished_older_than
+            .as_deref()
+            .map(parse_duration)
+            .transpose()?;
+        return super::gc_remote::run(ctx, remote, older_than, args.dry_run, args.json);
+    }
     let older_than = parse_duration(&args.older_than)?;
     let config = ctx.base_config()?;
     let finished_older_than = match &args.finished_older_than {

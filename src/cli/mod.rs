@@ -22,6 +22,7 @@ mod finish;
 mod fork;
 mod fsck;
 mod gc;
+mod gc_remote;
 pub mod generate;
 mod graph;
 mod help;

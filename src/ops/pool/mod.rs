@@ -7,6 +7,7 @@
 //! racing for different runs never contend.
 
 pub mod executor;
+pub mod gc;
 pub mod lease;
 pub mod listing;
 
