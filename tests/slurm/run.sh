@@ -3,7 +3,8 @@
 #
 # RUNS runs (default 20) of a workflow with a side effect that counts itself in a file outside
 # every repository, a parallel fan-out and a human gate, are queued on a git daemon's
-# repository; six `git fabro worker` jobs (tests/slurm/worker-job.sh) take them. Meanwhile a worker holding a
+# repository, and two more with `submit --executor slurm`, which starts a job for each; six
+# `git fabro worker` jobs (tests/slurm/worker-job.sh) take the rest. Meanwhile a worker holding a
 # run is killed with SIGKILL, another is stopped with SIGSTOP past its lease and woken, node n2
 # is cut off from the git server, and node n3's slurmd is killed (its jobs live on, and Slurm
 # requeues them elsewhere). Then two more workers are started, as an operator would.
@@ -86,6 +87,20 @@ digraph flow {
 FLOW
 for _ in $(seq "$RUNS"); do git fabro submit "$S/submit/flow.fabro" --remote origin > /dev/null 2>&1; done
 say "queued $RUNS runs"
+# Two more, each with a Slurm job of its own that `submit --executor slurm` starts: a machine of
+# its own (its home, no fabro home), told what the submitter approved.
+mkdir -p "$FABRO_HOME"
+cat > "$FABRO_HOME/settings.toml" <<SETTINGS
+[lease]
+ttl = "${TTL}s"
+[executor.slurm]
+sbatch = ["--export=PATH=$S/bin:/usr/local/bin:/usr/bin:/bin,HOME=$S/executed/home", "-N1", "-n1"]
+SETTINGS
+for _ in 1 2; do
+  git fabro submit "$S/submit/flow.fabro" --remote origin --executor slurm > "$S/executed.log" 2>&1 ||
+    fail "submit --executor slurm: $(cat "$S/executed.log")"
+done
+say "queued 2 runs with a Slurm job each"
 
 workers() {
   sbatch --quiet --array="1-$1" --requeue -N1 -n1 -o "$S/job-%A_%a.out" \
