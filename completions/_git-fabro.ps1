@@ -275,6 +275,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             [CompletionResult]::new('--rerun', '--rerun', [CompletionResultType]::ParameterName, 'Run again the side-effect node NODE that was cut short (repeatable)')
             [CompletionResult]::new('--assume-done', '--assume-done', [CompletionResultType]::ParameterName, 'Record the side-effect node NODE that was cut short as succeeded, without running it again (repeatable)')
             [CompletionResult]::new('--remote', '--remote', [CompletionResultType]::ParameterName, 'Give the answer or decision to the run where it waits on this shared remote, for the next worker to go on with, instead of going on with it here')
+            [CompletionResult]::new('--executor', '--executor', [CompletionResultType]::ParameterName, 'With --remote: start a worker for the run with this executor (default: `[executor] default` of settings.toml), as `submit --executor` does')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Resume under a workflow whose sha256 differs from the recorded one')
             [CompletionResult]::new('--trust', '--trust', [CompletionResultType]::ParameterName, 'Run the recorded workflow (and child workflows it reads from files) even though this machine neither wrote nor approved it, and remember the approval')
@@ -345,7 +346,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
         'git-fabro;gc' {
             [CompletionResult]::new('--older-than', '--older-than', [CompletionResultType]::ParameterName, 'Only runs archived at least this long ago (0, 45s, 90m, 12h, 30d, 2w)')
             [CompletionResult]::new('--finished-older-than', '--finished-older-than', [CompletionResultType]::ParameterName, 'Also finished runs (succeeded, failed, dead) that finished at least this long ago')
-            [CompletionResult]::new('--remote', '--remote', [CompletionResultType]::ParameterName, 'Move finished runs off this shared remote into this clone instead')
+            [CompletionResult]::new('--remote', '--remote', [CompletionResultType]::ParameterName, 'Move finished runs off this shared remote into this clone instead (REMOTE defaults to `[remote] pool` of settings.toml, else the remote `push` uses)')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'List what would be removed and remove nothing')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Collect runs even while a live process holds their run.pid')

@@ -1369,7 +1369,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__resume)
-            opts="-C -q -P -h --run --workflow --force --trust --json --prepare-only --agent --answer --auto-approve --rerun --assume-done --remote --quiet --no-pager --help"
+            opts="-C -q -P -h --run --workflow --force --trust --json --prepare-only --agent --answer --auto-approve --rerun --assume-done --remote --executor --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1401,6 +1401,10 @@ _git__fabro() {
                     ;;
                 --remote)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --executor)
+                    COMPREPLY=($(compgen -W "local slurm ssh kubernetes" -- "${cur}"))
                     return 0
                     ;;
                 -C)

@@ -257,6 +257,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand --rerun 'Run again the side-effect node NODE that was cut short (repeatable)'
             cand --assume-done 'Record the side-effect node NODE that was cut short as succeeded, without running it again (repeatable)'
             cand --remote 'Give the answer or decision to the run where it waits on this shared remote, for the next worker to go on with, instead of going on with it here'
+            cand --executor 'With --remote: start a worker for the run with this executor (default: `[executor] default` of settings.toml), as `submit --executor` does'
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
             cand --force 'Resume under a workflow whose sha256 differs from the recorded one'
             cand --trust 'Run the recorded workflow (and child workflows it reads from files) even though this machine neither wrote nor approved it, and remember the approval'
@@ -322,7 +323,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
         &'git-fabro;gc'= {
             cand --older-than 'Only runs archived at least this long ago (0, 45s, 90m, 12h, 30d, 2w)'
             cand --finished-older-than 'Also finished runs (succeeded, failed, dead) that finished at least this long ago'
-            cand --remote 'Move finished runs off this shared remote into this clone instead'
+            cand --remote 'Move finished runs off this shared remote into this clone instead (REMOTE defaults to `[remote] pool` of settings.toml, else the remote `push` uses)'
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
             cand --dry-run 'List what would be removed and remove nothing'
             cand --force 'Collect runs even while a live process holds their run.pid'

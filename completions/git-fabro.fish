@@ -201,6 +201,10 @@ complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -l answer -d
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -l rerun -d 'Run again the side-effect node NODE that was cut short (repeatable)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -l assume-done -d 'Record the side-effect node NODE that was cut short as succeeded, without running it again (repeatable)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -l remote -d 'Give the answer or decision to the run where it waits on this shared remote, for the next worker to go on with, instead of going on with it here' -r
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -l executor -d 'With --remote: start a worker for the run with this executor (default: `[executor] default` of settings.toml), as `submit --executor` does' -r -f -a "local\t''
+slurm\t''
+ssh\t''
+kubernetes\t''"
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -l force -d 'Resume under a workflow whose sha256 differs from the recorded one'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand resume" -l trust -d 'Run the recorded workflow (and child workflows it reads from files) even though this machine neither wrote nor approved it, and remember the approval'
@@ -241,7 +245,7 @@ complete -c git-fabro -n "__fish_git_fabro_using_subcommand unarchive" -s P -l n
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand unarchive" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand gc" -l older-than -d 'Only runs archived at least this long ago (0, 45s, 90m, 12h, 30d, 2w)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand gc" -l finished-older-than -d 'Also finished runs (succeeded, failed, dead) that finished at least this long ago' -r
-complete -c git-fabro -n "__fish_git_fabro_using_subcommand gc" -l remote -d 'Move finished runs off this shared remote into this clone instead' -r
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand gc" -l remote -d 'Move finished runs off this shared remote into this clone instead (REMOTE defaults to `[remote] pool` of settings.toml, else the remote `push` uses)' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand gc" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand gc" -l dry-run -d 'List what would be removed and remove nothing'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand gc" -l force -d 'Collect runs even while a live process holds their run.pid'

@@ -125,7 +125,7 @@ pub fn execute(
         output::json(&Summary::of(&executed))?;
     }
     if let Some(stop) = &executed.stopped {
-        return stopped(id, stop);
+        return stopped(id, stop, fence.and_then(|f| f.remote()));
     }
     // A stage that failed is named even when the workflow routed past it: "succeeded" alone
     // would hide that nothing was done there.
@@ -180,8 +180,13 @@ fn failed_stages(executed: &Executed) -> Vec<String> {
         .collect()
 }
 
-/// A run that stopped without ending: says why and how it goes on.
-fn stopped(id: &RunId, stop: &Stop) -> Result<()> {
+/// A run that stopped without ending: says why and how it goes on, here or, for a worker's
+/// run, on the shared remote `pool`.
+fn stopped(id: &RunId, stop: &Stop, pool: Option<&str>) -> Result<()> {
+    let resume = match pool {
+        Some(remote) => format!("git fabro resume {id} --remote {remote}"),
+        None => format!("git fabro resume {id}"),
+    };
     let code = match stop {
         Stop::Blocked(_) => exit::BLOCKED,
         Stop::Interrupted { .. } => exit::INTERRUPTED,
@@ -200,13 +205,18 @@ fn stopped(id: &RunId, stop: &Stop) -> Result<()> {
             }
             let _ = writeln!(
                 err,
-                "{} answer it with `git fabro resume {id} --answer {node}=CHOICE` (a key, number, label or node id)",
+                "{} answer it with `{resume} --answer {node}=CHOICE` (a key, number, label or node id)",
                 output::prefix("hint")
+            );
+        }
+        Stop::Interrupted { stage } if pool.is_some() => {
+            eprintln!(
+                "run {id} interrupted at {stage}, which was not recorded; it stays queued, and the next worker runs it again"
             );
         }
         Stop::Interrupted { stage } => {
             eprintln!(
-                "run {id} interrupted at {stage}, which was not recorded; `git fabro resume {id}` runs it again"
+                "run {id} interrupted at {stage}, which was not recorded; `{resume}` runs it again"
             );
         }
     }

@@ -40,19 +40,21 @@ pub struct Args {
     /// Print JSON
     #[arg(long)]
     json: bool,
-    /// Move finished runs off this shared remote into this clone instead
-    #[arg(long, value_name = "REMOTE", conflicts_with = "force")]
-    remote: Option<String>,
+    /// Move finished runs off this shared remote into this clone instead (REMOTE defaults to
+    /// `[remote] pool` of settings.toml, else the remote `push` uses)
+    #[arg(long, value_name = "REMOTE", num_args = 0..=1, conflicts_with = "force")]
+    remote: Option<Option<String>>,
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     if let Some(remote) = &args.remote {
+        let remote = ctx.pool_remote(remote.as_deref())?;
         let older_than = args
             .finished_older_than
             .as_deref()
             .map(parse_duration)
             .transpose()?;
-        return super::gc_remote::run(ctx, remote, older_than, args.dry_run, args.json);
+        return super::gc_remote::run(ctx, &remote, older_than, args.dry_run, args.json);
     }
     let older_than = parse_duration(&args.older_than)?;
     let config = ctx.base_config()?;

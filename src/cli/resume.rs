@@ -34,7 +34,8 @@ use crate::run::{GRAPH_FILE, RunState};
 ///
 /// With --remote REMOTE, a run that waits on a shared remote (`git fabro ps --remote`: needs-answer,
 /// needs-decision) is brought here, and queued again there with the given --answer,
-/// --auto-approve, --rerun or --assume-done, for the next worker to go on with.
+/// --auto-approve, --rerun or --assume-done, for the next worker to go on with; --executor (or
+/// `[executor] default`) starts one for it.
 ///
 /// Refuses archived and succeeded runs, and runs whose run.pid names a live process. Without a
 /// COMMAND, prints the state an engine continues from as JSON. With one, takes run.pid (of
@@ -91,6 +92,10 @@ pub struct Args {
         conflicts_with_all = ["command", "prepare_only", "workflow", "force", "trust", "agent", "json"]
     )]
     remote: Option<String>,
+    /// With --remote: start a worker for the run with this executor (default: `[executor]
+    /// default` of settings.toml), as `submit --executor` does
+    #[arg(long, value_name = "EXECUTOR", requires = "remote", value_parser = crate::ops::pool::executor::KINDS)]
+    executor: Option<String>,
     /// The command to run in the worktree
     #[arg(last = true, value_name = "COMMAND")]
     command: Vec<String>,
@@ -109,7 +114,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
             assume_done: args.assume_done,
             ..Default::default()
         };
-        return super::resume_remote::run(ctx, given, remote, directions);
+        return super::resume_remote::run(ctx, given, remote, directions, args.executor);
     }
     let id = args.run.id(ctx)?;
     let state = RunState::load(&ctx.repo, &id)?;

@@ -13,7 +13,13 @@ use crate::format::run_id::RunId;
 use crate::ops::pool::{self, listing::PoolRefs};
 use crate::run::RunState;
 
-pub fn run(ctx: &Ctx, given: &str, remote: &str, directions: Directions) -> Result<()> {
+pub fn run(
+    ctx: &Ctx,
+    given: &str,
+    remote: &str,
+    directions: Directions,
+    executor: Option<String>,
+) -> Result<()> {
     crate::git::remote::check(remote)?;
     let refs = PoolRefs::read(&ctx.repo, remote)?;
     let id = named(&refs, given, remote)?;
@@ -61,6 +67,10 @@ pub fn run(ctx: &Ctx, given: &str, remote: &str, directions: Directions) -> Resu
         "queued run {id} again on {}: the next worker goes on with it",
         crate::ops::sync::display_remote(&ctx.repo, remote)
     ));
+    if let Some(kind) = ctx.executor(executor)? {
+        let started = ctx.start_worker(&id, remote, &kind, ctx.approved_here(&state))?;
+        output::note(started.described());
+    }
     Ok(())
 }
 

@@ -82,14 +82,12 @@ pub fn run(args: Args) -> Result<()> {
     let (ctx, id, _) = super::run::start_workflow(launch)?;
     let remote = ctx.pool_remote(given_remote.as_deref())?;
     leave_no_worktree(&ctx, &id)?;
-    let approved = approved_here(&RunState::load(&ctx.repo, &id)?);
+    let approved = ctx.approved_here(&RunState::load(&ctx.repo, &id)?);
     pool::submit(&ctx.repo, &remote, &id, &approved, args.sign)?;
     let shown = crate::ops::sync::display_remote(&ctx.repo, &remote);
-    let kind = args
-        .executor
-        .or_else(|| ctx.settings().ok()?.executor.default.clone());
+    let kind = ctx.executor(args.executor)?;
     let started = match &kind {
-        Some(kind) => Some(start_worker(&ctx, &id, &remote, kind, approved.clone())?),
+        Some(kind) => Some(ctx.start_worker(&id, &remote, kind, approved.clone())?),
         None => None,
     };
     let worker = started.as_ref().map(|s| s.what.clone());
@@ -102,52 +100,9 @@ pub fn run(args: Args) -> Result<()> {
     output::line(&id)?;
     output::note(format!("queued run {id} on {shown}"));
     if let Some(started) = started {
-        let log = started
-            .log
-            .map(|log| format!(", its output in {log}"))
-            .unwrap_or_default();
-        output::note(format!("started {} for it{log}", started.what));
+        output::note(started.described());
     }
     Ok(())
-}
-
-/// Starts a worker for the queued run `id` with executor `kind`. A failure leaves the run
-/// queued, and says how to start one another way.
-fn start_worker(
-    ctx: &Ctx,
-    id: &RunId,
-    remote: &str,
-    kind: &str,
-    approved: Vec<String>,
-) -> Result<executor::Started> {
-    let settings = ctx.settings()?;
-    let launch = executor::Launch {
-        repo: &ctx.repo,
-        home: &ctx.home,
-        run: id,
-        remote,
-        ttl: settings.lease.ttl()?,
-        approved,
-        settings: &settings.executor,
-    };
-    executor::start(kind, &launch).map_err(|err| {
-        crate::error::Error::ExecutorFailed {
-            run: id.to_string(),
-            remote: remote.to_owned(),
-            executor: kind.to_owned(),
-            why: err.to_string(),
-        }
-        .into()
-    })
-}
-
-/// The sha256 of what run `state` executes (its workflow, the values it renders it with), which
-/// this machine approved by starting it.
-fn approved_here(state: &RunState) -> Vec<String> {
-    crate::engine::trusted::texts(&state.record)
-        .into_iter()
-        .map(|(_, text)| crate::ops::start::sha256_hex(text.as_bytes()))
-        .collect()
 }
 
 /// The run works on a worker's machine: the worktree `start` made here goes (it holds only

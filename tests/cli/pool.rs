@@ -357,8 +357,14 @@ fn a_run_blocked_at_a_gate_waits_on_the_remote_for_an_answer_given_from_another_
     ));
     let worker = pool.machine("worker-1");
     let worker_once = ["worker", "--remote", "origin", "--once", "--trust"];
-    let (code, _) = run_err(&mut pool.fabro_on(&worker, &worker_once));
+    let (code, stderr) = run_err(&mut pool.fabro_on(&worker, &worker_once));
     assert_eq!(code, 4, "blocked, as `resume` exits at a gate");
+    assert!(
+        stderr.ends_with(&format!(
+            "hint: answer it with `git fabro resume {id} --remote origin --answer approve=CHOICE` (a key, number, label or node id)\n"
+        )),
+        "{stderr}"
+    );
     assert_eq!(pool.pool_refs(), format!("refs/fabro/wait/{id}\n"));
     let message = |rev: &str| pool.remote_git(&["log", "-1", "--format=%B", rev]);
     let wait = format!("refs/fabro/wait/{id}");

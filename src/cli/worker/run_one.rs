@@ -202,6 +202,10 @@ fn keep_renewed(held: &Held, done: &AtomicBool) {
 struct Published<'a>(&'a Held);
 
 impl Fence for Published<'_> {
+    fn remote(&self) -> Option<&str> {
+        Some(self.0.remote())
+    }
+
     fn publish(&self, _: &RunId) -> crate::error::Result<()> {
         if self.0.must_stop() {
             return Err(Error::LeaseLost {

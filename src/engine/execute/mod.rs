@@ -162,6 +162,11 @@ pub struct Engine<'a> {
 /// the node runs only when its intent is on record there. An error stops the run.
 pub trait Fence: Sync {
     fn publish(&self, id: &RunId) -> Result<()>;
+
+    /// The shared remote the run lives on, where it is answered and resumed.
+    fn remote(&self) -> Option<&str> {
+        None
+    }
 }
 
 /// What the user should be told that is no stage's outcome (a hook's stdout that looks like a

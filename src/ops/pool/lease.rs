@@ -81,6 +81,11 @@ impl Held {
         &self.lease
     }
 
+    /// The remote the lease is held on.
+    pub fn remote(&self) -> &str {
+        &self.remote
+    }
+
     /// Pushes the run's refs as this clone has them with the lease renewed, all or nothing.
     pub fn publish(&self) -> Result<()> {
         self.push(true, false, &Leaving::Queued)

@@ -40,6 +40,17 @@ pub struct Started {
     pub log: Option<String>,
 }
 
+impl Started {
+    /// `started Slurm job 42 for it, its output in FILE`.
+    pub fn described(&self) -> String {
+        let log = self
+            .log
+            .as_ref()
+            .map(|log| format!(", its output in {log}"));
+        format!("started {} for it{}", self.what, log.unwrap_or_default())
+    }
+}
+
 /// Starts a worker for `launch.run` with the executor `kind`.
 pub fn start(kind: &str, launch: &Launch) -> Result<Started> {
     match kind {
