@@ -12,19 +12,19 @@
 # Checks: every run that stopped at its side effect for a decision goes on once an operator
 # decides (recorded as done when it ran, run again when it did not) and every run blocked at
 # its gate once a reviewer on another clone answers, each taken on by the next Slurm workers;
-# then every run succeeded,
-# each side effect ran exactly once, each run's timeline holds each node once (no stale write
-# landed), and `git fsck --strict` on the remote and `git fabro fsck` on a clone of it pass.
+# then every run succeeded, each side effect ran exactly once, each run's timeline holds each
+# node once (no stale write landed), `git fsck --strict` on the remote and `git fabro fsck` on
+# a clone of it pass, and `gc --remote` moves every run off the remote into that clone.
 #
 # Usage (root, Debian with slurm-wlm, munge and iproute2): GF=<git-fabro binary> run.sh
-# Bounded by DEADLINE seconds (default 420). S=<scratch folder> keeps what it made.
+# Bounded by DEADLINE seconds (default 600). S=<scratch folder> keeps what it made.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 GF=${GF:?the git-fabro binary}
 S=${S:-$(mktemp -d)}
 RUNS=${RUNS:-20}
 TTL=${TTL:-6}
-DEADLINE=${DEADLINE:-420}
+DEADLINE=${DEADLINE:-600}
 export S SLURM_CONF=$S/slurm/slurm.conf
 REMOTE=git://10.200.0.1/runs.git
 started=$(date +%s)
@@ -225,5 +225,11 @@ for p in problems:
 sys.exit(1 if problems or not runs else 0)
 CHECK
 git --git-dir="$S/git/runs.git" fsck --strict --no-dangling
+git fabro fsck
+# The finished runs move off the run store into the checking clone, leaving it nothing of them.
+git fabro gc --remote origin > "$S/gc-remote.log"
+[ "$(grep -c '^moved run ' "$S/gc-remote.log")" = "$((RUNS + 2))" ] || fail "gc --remote: $(cat "$S/gc-remote.log")"
+left=$(git --git-dir="$S/git/runs.git" for-each-ref refs/heads/fabro/ refs/fabro/ | wc -l)
+[ "$left" = 0 ] || fail "gc --remote left $left refs on the remote"
 git fabro fsck
 say "all checks passed"
