@@ -12,6 +12,7 @@ pub const LEASE_PREFIX: &str = "refs/fabro/lease/";
 pub const OWNER: &str = "Fabro-Lease-Owner";
 pub const EPOCH: &str = "Fabro-Lease-Epoch";
 pub const TTL: &str = "Fabro-Lease-Ttl-Ms";
+pub const CHILD: &str = "Fabro-Lease-Child";
 
 pub fn lease_ref(id: &RunId) -> String {
     format!("{LEASE_PREFIX}{id}")
@@ -26,6 +27,9 @@ pub struct Lease {
     /// Raised by every takeover; renewals keep it.
     pub epoch: u64,
     pub ttl: Duration,
+    /// The manager loops' child runs the holder published with the run: a taker brings them
+    /// too, so that a child goes on where it was rather than starting again.
+    pub children: Vec<RunId>,
 }
 
 impl Lease {
@@ -36,18 +40,24 @@ impl Lease {
             owner,
             epoch,
             ttl,
+            children,
         } = self;
         let owner = owner.replace(['\n', '\r'], " ");
-        format!(
+        let mut text = format!(
             "lease {run} epoch {epoch}\n\n{}: {run}\n{OWNER}: {owner}\n{EPOCH}: {epoch}\n{TTL}: {}\n",
             super::message::RUN,
             ttl.as_millis()
-        )
+        );
+        for child in children {
+            text += &format!("{CHILD}: {child}\n");
+        }
+        text
     }
 
     /// Reads a lease commit's message; `None` when a trailer is missing or unreadable.
     pub fn parse(message: &[u8]) -> Option<Lease> {
         let (mut run, mut owner, mut epoch, mut ttl) = (None, None, None, None);
+        let mut children = Vec::new();
         crate::git::for_each_trailer(message, |token, value| {
             let named = |name: &str| token.eq_ignore_ascii_case(name);
             if named(super::message::RUN) {
@@ -58,6 +68,8 @@ impl Lease {
                 epoch = value.parse().ok();
             } else if named(TTL) {
                 ttl = value.parse().ok().map(Duration::from_millis);
+            } else if named(CHILD) {
+                children.extend(RunId::parse(value).ok());
             }
         });
         Some(Lease {
@@ -65,6 +77,7 @@ impl Lease {
             owner: owner?,
             epoch: epoch?,
             ttl: ttl?,
+            children,
         })
     }
 }
@@ -80,6 +93,7 @@ mod tests {
             owner: "node1/4242/9f3a".into(),
             epoch: 3,
             ttl: Duration::from_secs(60),
+            children: vec![RunId::mint()],
         };
         let message = lease.message();
         assert_eq!(Lease::parse(message.as_bytes()), Some(lease.clone()));
@@ -94,6 +108,7 @@ mod tests {
             owner: "host\nFabro-Lease-Epoch: 99".into(),
             epoch: 1,
             ttl: Duration::from_secs(5),
+            children: Vec::new(),
         };
         assert_eq!(Lease::parse(lease.message().as_bytes()).unwrap().epoch, 1);
     }

@@ -435,4 +435,5 @@ fn a_run_blocked_at_a_gate_waits_on_the_remote_for_an_answer_given_from_another_
 
 mod executors;
 mod gc_remote;
+mod manager;
 mod signed;

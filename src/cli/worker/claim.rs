@@ -82,5 +82,6 @@ fn read_lease(ctx: &Ctx, remote: &str, id: &RunId, tip: ObjectId) -> Option<Leas
         owner: String::new(),
         epoch: 0,
         ttl: Duration::ZERO,
+        children: Vec::new(),
     }))
 }

@@ -31,6 +31,9 @@ pub(super) fn run_claimed(ctx: &Ctx, args: &Worker, held: &Held, queued: ObjectI
         held.lease().epoch
     ));
     bring_from_remote(ctx, &args.remote, &id)?;
+    for child in held.children() {
+        bring_from_remote(ctx, &args.remote, &child)?;
+    }
     let status = RunState::load(&ctx.repo, &id)?.record.status.kind;
     if matches!(status, StatusKind::Succeeded | StatusKind::Failed) {
         // A worker whose last push lost its queue ref's deletion: the run is over.
@@ -206,12 +209,12 @@ impl Fence for Published<'_> {
         Some(self.0.remote())
     }
 
-    fn publish(&self, _: &RunId) -> crate::error::Result<()> {
+    fn publish(&self, written: &RunId) -> crate::error::Result<()> {
         if self.0.must_stop() {
             return Err(Error::LeaseLost {
                 run: self.0.lease().run.to_string(),
             });
         }
-        self.0.publish()
+        self.0.publish(written)
     }
 }

@@ -14,7 +14,8 @@ use crate::format::run_id::RunId;
 use crate::git::{ObjectId, Repo, Transfer};
 
 /// A lease this process holds. It is shared by the engine's threads and the renewals, so its
-/// repository (which is not `Sync`) lives in the lock with the rest.
+/// repository (which is not `Sync`) lives in the lock with the rest, and so do the child runs
+/// the lease names, which grow as the run's manager loops start them.
 pub struct Held {
     remote: String,
     lease: Lease,
@@ -23,6 +24,7 @@ pub struct Held {
 
 struct HeldState {
     repo: Repo,
+    children: Vec<RunId>,
     /// The lease commit the remote holds, as far as this holder knows.
     tip: ObjectId,
     /// When the last push that the remote accepted began.
@@ -49,6 +51,9 @@ impl Held {
             owner,
             epoch,
             ttl,
+            children: after
+                .map(|(_, old)| old.children.clone())
+                .unwrap_or_default(),
         };
         let parents: Vec<ObjectId> = after.map(|(tip, _)| tip).into_iter().collect();
         let commit = super::write_commit(repo, &parents, &lease.message())?;
@@ -67,13 +72,14 @@ impl Held {
         }
         Ok(Some(Held {
             remote: remote.to_owned(),
-            lease,
             state: Mutex::new(HeldState {
                 repo: repo.clone(),
+                children: lease.children.clone(),
                 tip: commit,
                 renewed: began,
                 lost: false,
             }),
+            lease,
         }))
     }
 
@@ -86,9 +92,23 @@ impl Held {
         &self.remote
     }
 
-    /// Pushes the run's refs as this clone has them with the lease renewed, all or nothing.
-    pub fn publish(&self) -> Result<()> {
+    /// Pushes the run's refs as this clone has them with the lease renewed, all or nothing;
+    /// `written` is the run the engine wrote, the leased one or a child run of its manager
+    /// loops, whose refs go with the run's from then on.
+    pub fn publish(&self, written: &RunId) -> Result<()> {
+        if *written != self.lease.run {
+            let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            if !state.children.contains(written) {
+                state.children.push(written.clone());
+            }
+        }
         self.push(true, false, &Leaving::Queued)
+    }
+
+    /// The child runs the lease names.
+    pub fn children(&self) -> Vec<RunId> {
+        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.children.clone()
     }
 
     /// Renews the lease alone.
@@ -115,17 +135,22 @@ impl Held {
         }
         let id = &self.lease.run;
         let name = lease::lease_ref(id);
-        let mut specs = if run_refs {
-            super::run_refspecs(&state.repo, id)?
-        } else {
-            Vec::new()
-        };
+        let mut specs = Vec::new();
+        if run_refs {
+            for run in std::iter::once(id).chain(&state.children) {
+                specs.extend(super::run_refspecs(&state.repo, run)?);
+            }
+        }
         let mut fences = vec![(name.clone(), Some(state.tip))];
         let next = if end {
             specs.push(format!(":{name}"));
             None
         } else {
-            let next = super::write_commit(&state.repo, &[state.tip], &self.lease.message())?;
+            let lease = Lease {
+                children: state.children.clone(),
+                ..self.lease.clone()
+            };
+            let next = super::write_commit(&state.repo, &[state.tip], &lease.message())?;
             specs.push(format!("{next}:{name}"));
             Some(next)
         };

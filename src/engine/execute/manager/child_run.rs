@@ -60,6 +60,7 @@ pub(super) fn run_child(
     let child_id = match earlier_child(engine, id, node, visit)? {
         Some(Earlier::Ended(ended)) => return Ok(ChildEnd::Ended(ended)),
         Some(Earlier::Unfinished(state)) => {
+            adopt(engine, workspace, &state)?;
             reopen(engine.repo, &state, engine.config)?;
             state.id
         }
@@ -75,6 +76,17 @@ pub(super) fn run_child(
         failure: executed.failure,
         elapsed: Duration::from_millis(executed.duration_ms),
     }))
+}
+
+/// Makes a child that a worker on another machine started, whose record came here with its
+/// parent's, a run of this machine: a run directory, and its place in the parent's worktree.
+fn adopt(engine: &Engine, workspace: &Workspace, state: &RunState) -> Result<()> {
+    crate::ops::resume::rebuild_run_dir(engine.repo, &engine.config.runs_dir, state)?;
+    if run::workspace::registration(engine.repo, &state.id)?.is_none() {
+        let labels = &state.record.spec.labels;
+        run::workspace::register(engine.repo, &state.id, &workspace.path, labels)?;
+    }
+    Ok(())
 }
 
 /// Starts the child in place in the parent's worktree, recording whose child it is.
@@ -219,8 +231,9 @@ fn execute_child(
         directions: engine.directions,
         interviewer: engine.interviewer,
         warnings: engine.warnings,
-        // A child run's refs travel with its parent's next checkpoint (docs/many-machines.md).
-        fence: None,
+        // A child run's writes are published under its parent's lease, which names it, so that
+        // a worker taking the parent over takes the child up where it was.
+        fence: engine.fence,
     };
     let executed = child_engine.execute(child);
     drop(hold);
