@@ -1,6 +1,6 @@
 use serde_json::Value;
 
-use crate::common::TestRepo;
+use crate::common::{TestRepo, texts};
 use crate::fork::finished_run;
 
 fn ps(repo: &TestRepo, all: bool) -> Vec<String> {
@@ -10,9 +10,7 @@ fn ps(repo: &TestRepo, all: bool) -> Vec<String> {
         &["ps", "--json"]
     };
     let runs: Vec<Value> = serde_json::from_str(&repo.ok(args)).unwrap();
-    runs.iter()
-        .map(|r| r["run_id"].as_str().unwrap().to_owned())
-        .collect()
+    texts(&runs, "run_id")
 }
 
 #[test]

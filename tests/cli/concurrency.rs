@@ -4,7 +4,7 @@ use std::process::Child;
 use serde_json::Value;
 
 use crate::common::workflow::commands;
-use crate::common::{TestRepo, assert_success, read_file};
+use crate::common::{TestRepo, assert_success, read_file, texts};
 
 fn wait_all(children: Vec<(String, Child)>) -> Vec<(String, i32, String)> {
     children
@@ -49,10 +49,7 @@ fn concurrent_checkpoints_of_one_run_win_whole_or_exit_3() {
     }
     assert!(!succeeded.is_empty());
     let log = repo.log_json(&run.id);
-    let recorded: BTreeSet<String> = log
-        .iter()
-        .map(|e| e["node_id"].as_str().unwrap().to_owned())
-        .collect();
+    let recorded: BTreeSet<String> = texts(&log, "node_id").into_iter().collect();
     assert_eq!(
         recorded, succeeded,
         "the timeline holds exactly the successful calls"

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use crate::common::failpoints::die_at;
 use crate::common::workflow::between;
-use crate::common::{TestRepo, read_file};
+use crate::common::{TestRepo, read_file, texts};
 use crate::engine_retry::{events, run, run_json, stages, workflow};
 use crate::format_contract::assert_fabro_shapes;
 
@@ -124,12 +124,10 @@ fn branches_run_in_worktrees_of_their_own_and_the_winner_joins_the_run() {
         ]
     );
     // The timeline reads past the branch commit.
-    let timeline: Vec<String> = repo
-        .log_json(&id)
-        .iter()
-        .map(|e| e["node_id"].as_str().unwrap().to_owned())
-        .collect();
-    assert_eq!(timeline, ["fork", "merge", "after"]);
+    assert_eq!(
+        texts(&repo.log_json(&id), "node_id"),
+        ["fork", "merge", "after"]
+    );
 
     let checkpoint = &run_json(&repo, &id)["checkpoint"];
     let context = &checkpoint["context_values"];
@@ -443,12 +441,7 @@ fn a_run_killed_at_its_parallel_base_counts_the_nodes_before_it_and_resumes_on_t
     let id = run["run_id"].as_str().unwrap().to_owned();
     // The base completes no node: the run has done prep, as its timeline says.
     assert_eq!(run["completed"], 1, "{ps}");
-    let timeline: Vec<String> = repo
-        .log_json(&id)
-        .iter()
-        .map(|e| e["node_id"].as_str().unwrap().to_owned())
-        .collect();
-    assert_eq!(timeline, ["prep"]);
+    assert_eq!(texts(&repo.log_json(&id), "node_id"), ["prep"]);
 
     repo.ok(&["resume", &id]);
     let log = repo.git(&[

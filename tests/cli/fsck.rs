@@ -1,6 +1,6 @@
 use serde_json::Value;
 
-use crate::common::{TestRepo, run_err, write_file};
+use crate::common::{TestRepo, array, run_err, texts, write_file};
 
 fn report(repo: &TestRepo, args: &[&str]) -> (i32, Value) {
     let mut all = vec!["fsck", "--json"];
@@ -13,12 +13,7 @@ fn report(repo: &TestRepo, args: &[&str]) -> (i32, Value) {
 }
 
 fn kinds(report: &Value, list: &str) -> Vec<String> {
-    report[list]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["kind"].as_str().unwrap().to_owned())
-        .collect()
+    texts(array(&report[list]), "kind")
 }
 
 #[test]

@@ -4,15 +4,12 @@
 
 use serde_json::Value;
 
-use crate::common::{TestRepo, array, read_file, run_err, write_file};
+use crate::common::{TestRepo, array, read_file, run_err, texts, write_file};
 use crate::fork::finished_run;
 
 fn all_runs(repo: &TestRepo) -> Vec<String> {
     let runs: Vec<Value> = serde_json::from_str(&repo.ok(&["ps", "--all", "--json"])).unwrap();
-    let mut ids: Vec<String> = runs
-        .iter()
-        .map(|r| r["run_id"].as_str().unwrap().to_owned())
-        .collect();
+    let mut ids = texts(&runs, "run_id");
     ids.sort();
     ids
 }
@@ -33,10 +30,7 @@ fn failed_run(repo: &TestRepo) -> String {
 
 fn collected(repo: &TestRepo, args: &[&str]) -> Vec<String> {
     let out: Value = serde_json::from_str(&repo.ok(args)).unwrap();
-    let mut ids: Vec<String> = array(&out["runs"])
-        .iter()
-        .map(|r| r["run_id"].as_str().unwrap().to_owned())
-        .collect();
+    let mut ids = texts(array(&out["runs"]), "run_id");
     ids.sort();
     ids
 }

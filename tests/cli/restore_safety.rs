@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::{TestRepo, run_ok, tree_digest, write_file};
+use crate::common::{TestRepo, array, run_ok, texts, tree_digest, write_file};
 
 fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|err| panic!("{}: {err}", path.display()))
@@ -19,12 +19,7 @@ fn restore_json(repo: &TestRepo, id: &str, target: &str) -> Value {
 }
 
 fn left_alone(restored: &Value) -> Vec<String> {
-    restored["left_alone"]
-        .as_array()
-        .expect("left_alone")
-        .iter()
-        .map(|l| l["path"].as_str().unwrap().to_owned())
-        .collect()
+    texts(array(&restored["left_alone"]), "path")
 }
 
 #[test]

@@ -1,6 +1,6 @@
 use serde_json::Value;
 
-use crate::common::{TestRepo, read_file, write_file};
+use crate::common::{TestRepo, read_file, texts, write_file};
 
 #[test]
 fn snapshots_complete_no_node_and_are_restore_targets() {
@@ -40,11 +40,10 @@ fn snapshots_complete_no_node_and_are_restore_targets() {
     assert_eq!(repo.log_json(&run.id).len(), 2);
     let all: Vec<Value> =
         serde_json::from_str(&repo.ok(&["log", &run.id, "--all", "--json"])).unwrap();
-    let kinds: Vec<String> = all
-        .iter()
-        .map(|e| e["status"].as_str().unwrap().to_owned())
-        .collect();
-    assert_eq!(kinds, ["succeeded", "snapshot", "succeeded"]);
+    assert_eq!(
+        texts(&all, "status"),
+        ["succeeded", "snapshot", "succeeded"]
+    );
     assert_eq!(all[1]["snapshot"], "before write");
     assert!(
         repo.ok(&["log", &run.id, "--all"])

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::common::{TestRepo, array, snapshot};
+use crate::common::{TestRepo, array, snapshot, texts};
 
 fn json(text: &str) -> Value {
     serde_json::from_str(text).expect("JSON")
@@ -119,12 +119,7 @@ fn status_ps_filters_by_status_and_label() {
     let ids = |args: &[&str]| -> Vec<String> {
         let mut full = vec!["ps", "--json"];
         full.extend_from_slice(args);
-        json(&repo.ok(&full))
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| r["run_id"].as_str().unwrap().to_owned())
-            .collect()
+        texts(array(&json(&repo.ok(&full))), "run_id")
     };
     assert_eq!(ids(&["--label", "team=web"]), [b.as_str(), a.as_str()]);
     assert_eq!(

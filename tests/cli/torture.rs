@@ -15,7 +15,7 @@ use std::process::Stdio;
 use serde_json::Value;
 
 use crate::common::failpoints::Tally;
-use crate::common::{TestRepo, kill_after, read_file, rerun, run_ok, write_file};
+use crate::common::{TestRepo, kill_after, read_file, rerun, run_ok, texts, write_file};
 
 /// A small linear congruential generator: enough spread for kill delays, and reproducible.
 pub struct Lcg(pub u64);
@@ -56,9 +56,8 @@ pub fn assert_consistent(repo: &TestRepo, context: &str) {
 }
 
 pub fn timeline_commits(repo: &TestRepo, id: &str) -> BTreeSet<String> {
-    repo.log_json(id)
-        .iter()
-        .map(|e| e["run_commit"].as_str().unwrap().to_owned())
+    texts(&repo.log_json(id), "run_commit")
+        .into_iter()
         .collect()
 }
 
@@ -231,10 +230,8 @@ fn many_processes_on_one_run_and_many_runs_at_once() {
         }
     }
     for run in &runs {
-        let recorded: BTreeSet<String> = repo
-            .log_json(&run.id)
-            .iter()
-            .map(|e| e["node_id"].as_str().unwrap().to_owned())
+        let recorded: BTreeSet<String> = texts(&repo.log_json(&run.id), "node_id")
+            .into_iter()
             .collect();
         assert_eq!(
             recorded,

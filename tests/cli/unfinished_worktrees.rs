@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::common::{TestRepo, read_file, run_err};
+use crate::common::{TestRepo, array, read_file, run_err, texts};
 
 /// Turns the run's worktree into what a resume killed mid-checkout leaves: locked as
 /// initializing by a dead process, half its files and its index not written yet.
@@ -32,12 +32,7 @@ fn admin_dir_of(worktree: &Path) -> PathBuf {
 fn fsck_kinds(repo: &TestRepo) -> Vec<String> {
     let out = repo.output(&["fsck", "--json"]);
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    report["problems"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["kind"].as_str().unwrap().to_owned())
-        .collect()
+    texts(array(&report["problems"]), "kind")
 }
 
 #[test]

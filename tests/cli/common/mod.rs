@@ -352,6 +352,18 @@ pub fn array(value: &Value) -> &[Value] {
         .unwrap_or_else(|| panic!("not an array: {value}"))
 }
 
+/// The text under `key` of each JSON object in `objects`, in their order: the ids, kinds or
+/// paths a test compares whole.
+pub fn texts(objects: &[Value], key: &str) -> Vec<String> {
+    objects
+        .iter()
+        .map(|object| match object[key].as_str() {
+            Some(text) => text.to_owned(),
+            None => panic!("no text {key:?} in {object}"),
+        })
+        .collect()
+}
+
 /// The ordinals of `log --json` entries, in their order.
 pub fn ordinals(entries: &[Value]) -> Vec<u64> {
     entries
