@@ -38,12 +38,7 @@ fn packs(repo: &TestRepo) -> usize {
 /// Whether `rev` names an object that is loose in the repository.
 fn is_loose(repo: &TestRepo, rev: &str) -> bool {
     let id = repo.git(&["rev-parse", rev]);
-    let id = id.trim();
-    repo.path
-        .join(".git/objects")
-        .join(&id[..2])
-        .join(&id[2..])
-        .exists()
+    repo.loose_object(id.trim()).exists()
 }
 
 /// Polls, bounded, until the detached gc has packed `rev`.

@@ -128,12 +128,7 @@ fn fsck_reads_the_timeline_from_the_objects_not_the_cache() {
     // A checkpoint commit is lost from the object store (a damaged disk); the
     // cache still holds it, so the timeline still lists it, but fsck must not be told so.
     let lost = repo.git(&["rev-parse", &format!("fabro/run/{id}~1")]);
-    let lost = lost.trim();
-    let object = repo
-        .path
-        .join(".git/objects")
-        .join(&lost[..2])
-        .join(&lost[2..]);
+    let object = repo.loose_object(lost.trim());
     std::fs::remove_file(&object).expect("checkpoint commits are written loose");
     let out = repo.output(&["fsck", "--json"]);
     assert!(!out.status.success());

@@ -142,12 +142,7 @@ fn loose_objects_are_compressed_as_git_config_says_and_read_only() {
         repo.checkpoint(&run.id, node);
         let blob = repo.git(&["rev-parse", &format!("fabro/run/{}:{file}", run.id)]);
         let blob = blob.trim();
-        let path = repo
-            .path
-            .join(".git/objects")
-            .join(&blob[..2])
-            .join(&blob[2..]);
-        let meta = std::fs::metadata(&path).expect("the blob is a loose object");
+        let meta = std::fs::metadata(repo.loose_object(blob)).expect("the blob is a loose object");
         assert_eq!(
             std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o777,
             0o444

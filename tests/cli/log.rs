@@ -86,21 +86,11 @@ fn a_damaged_loose_commit_fails_the_log_and_is_named() {
     repo.checkpoint(&run.id, "code");
     let commit = repo.git(&["rev-parse", &format!("fabro/run/{}~1", run.id)]);
     let commit = commit.trim();
-    let file = repo
-        .path
-        .join(".git/objects")
-        .join(&commit[..2])
-        .join(&commit[2..]);
+    let file = repo.loose_object(commit);
     let intact = std::fs::read(&file).unwrap();
     // A loose blob: a well-formed object of the wrong kind.
     let blob = repo.git(&["hash-object", "-w", "--stdin"]);
-    let blob = std::fs::read(
-        repo.path
-            .join(".git/objects")
-            .join(&blob.trim()[..2])
-            .join(&blob.trim()[2..]),
-    )
-    .unwrap();
+    let blob = std::fs::read(repo.loose_object(blob.trim())).unwrap();
     let mut garbled = intact.clone();
     garbled[intact.len() / 2] ^= 0xff;
     for damaged in [garbled, intact[..1].to_vec(), Vec::new(), blob] {

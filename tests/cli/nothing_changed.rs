@@ -73,11 +73,7 @@ fn a_node_output_the_repository_already_has_is_not_stored_again() {
     // The empty blob, stored long ago: what every silent node's stdout.log and stderr.log are.
     let empty = repo.git(&["hash-object", "-w", "-t", "blob", "/dev/null"]);
     let empty = empty.trim();
-    let loose = repo
-        .path
-        .join(".git/objects")
-        .join(&empty[..2])
-        .join(&empty[2..]);
+    let loose = repo.loose_object(empty);
     let status = std::process::Command::new("touch")
         .args(["-m", "-d", "1 hour ago"])
         .arg(&loose)

@@ -62,11 +62,6 @@ fn ps_in_a_repository_without_runs_prints_an_empty_list() {
     assert_eq!(repo.ok(&["ps", "--json"]).trim(), "[]");
 }
 
-/// The path of the loose object `id` in the test repository.
-fn loose_object(repo: &TestRepo, id: &str) -> std::path::PathBuf {
-    repo.path.join(".git/objects").join(&id[..2]).join(&id[2..])
-}
-
 #[test]
 fn ps_reads_a_run_again_only_when_its_tips_moved() {
     let repo = TestRepo::new();
@@ -74,7 +69,7 @@ fn ps_reads_a_run_again_only_when_its_tips_moved() {
     repo.checkpoint(&run, "one");
     let first = repo.ok(&["ps", "--json"]);
     let record = repo.git(&["rev-parse", &format!("fabro/meta/{run}:run.json")]);
-    let object = loose_object(&repo, record.trim());
+    let object = repo.loose_object(record.trim());
     let bytes = std::fs::read(&object).unwrap();
 
     // Neither tip moved: the row comes from the last listing, without reading run.json.

@@ -270,6 +270,11 @@ impl TestRepo {
         run.id
     }
 
+    /// Where git keeps the object `id` (its full hex name) while it is loose.
+    pub fn loose_object(&self, id: &str) -> PathBuf {
+        self.path.join(".git/objects").join(&id[..2]).join(&id[2..])
+    }
+
     /// Where timelines keep the commits of run `id` they read (`.git/fabro/commits/<run>`).
     pub fn commit_cache_path(&self, id: &str) -> PathBuf {
         self.path.join(".git/fabro/commits").join(id)
