@@ -5,7 +5,7 @@
 //! only when the user names it in `[env] pass` or `fabro.envPass`, and a repository redirect
 //! never.
 
-use crate::common::workflow::{between, chain, command, commands};
+use crate::common::workflow::{chain, command, commands, gated};
 use crate::common::{TestRepo, assert_success, path_with_fabro, run_err};
 use crate::engine_run::{meta_file, workflow};
 
@@ -200,13 +200,9 @@ fn a_run_toml_from_another_clone_passes_nothing() {
     let path = workflow(
         &repo,
         "gate",
-        &between(
+        &gated(
             "gate",
-            r#"approve [shape=hexagon, label="Go on?"]
-  show [shape=parallelogram, script="printf %s \"${PASSED_SECRET:-none}\""]
-  start -> approve
-  approve -> show [label="[Y] Yes"]
-  show -> exit"#,
+            &command("show", r#"printf %s "${PASSED_SECRET:-none}""#),
         ),
     );
     let out = repo

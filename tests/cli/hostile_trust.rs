@@ -8,20 +8,14 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::workflow::between;
+use crate::common::workflow::{command, gated};
 use crate::common::{TestRepo, read_file, write_file};
 use crate::trust::{fabro, path, remote_and_clone};
 
 /// Blocks at a gate; the node after it writes the input `t` and the goal to `out.txt`.
 fn gate() -> String {
-    between(
-        "Gate",
-        r#"approve [shape=hexagon, label="Go on?"]
-  work [shape=parallelogram, script="printf '%s|%s' '{{ inputs.t }}' '{{ goal }}' > out.txt"]
-  start -> approve
-  approve -> work [label="[Y] Yes"]
-  work -> exit"#,
-    )
+    let script = "printf '%s|%s' '{{ inputs.t }}' '{{ goal }}' > out.txt";
+    gated("Gate", &command("work", script))
 }
 
 /// In `other`, commits `edit` of run `id`'s run.json onto its metadata branch and pushes it

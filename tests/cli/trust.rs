@@ -9,19 +9,12 @@ use std::process::{Output, Stdio};
 
 use serde_json::Value;
 
-use crate::common::workflow::{between, commands};
+use crate::common::workflow::{command, commands, gated};
 use crate::common::{TestRepo, read_file, run_ok, write_file};
 
 /// Blocks at a gate (nobody answers without a terminal), so that `resume` goes on from there.
 fn gate() -> String {
-    between(
-        "Gate",
-        r#"approve [shape=hexagon, label="Go on?"]
-  work [shape=parallelogram, script="echo worked > out.txt"]
-  start -> approve
-  approve -> work [label="[Y] Yes"]
-  work -> exit"#,
-    )
+    gated("Gate", &command("work", "echo worked > out.txt"))
 }
 
 pub fn path(p: &Path) -> &str {
@@ -248,13 +241,9 @@ fn run_and_start_approve_the_workflow_they_record() {
 }
 
 fn parent() -> String {
-    between(
+    gated(
         "Parent",
-        r#"approve [shape=hexagon, label="Go on?"]
-  manage [shape=house, stack.child_workflow="child.fabro"]
-  start -> approve
-  approve -> manage [label="[Y] Yes"]
-  manage -> exit"#,
+        r#"manage [shape=house, stack.child_workflow="child.fabro"]"#,
     )
 }
 

@@ -28,6 +28,19 @@ pub fn between(name: &str, body: &str) -> String {
     text + "}\n"
 }
 
+/// A workflow `name` that stops at the human gate `approve` ("Go on?") and, answered `Y`,
+/// runs the node statement `node` and exits: for tests of what a resume goes on with.
+pub fn gated(name: &str, node: &str) -> String {
+    let id = id_of(node);
+    let gate = r#"approve [shape=hexagon, label="Go on?"]"#;
+    between(
+        name,
+        &format!(
+            "{gate}\n{node}\nstart -> approve\napprove -> {id} [label=\"[Y] Yes\"]\n{id} -> exit"
+        ),
+    )
+}
+
 /// A command node statement: `id` runs `script` with the shell.
 pub fn command(id: &str, script: &str) -> String {
     format!("{id} [shape=parallelogram, script={}]", quoted(script))
