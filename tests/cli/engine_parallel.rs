@@ -6,7 +6,7 @@
 use serde_json::{Value, json};
 
 use crate::common::failpoints::die_at;
-use crate::common::workflow::between;
+use crate::common::workflow::{MERGE, between, command, parallel};
 use crate::common::{TestRepo, read_file, texts};
 use crate::engine_retry::{events, run, run_json, stages, workflow};
 use crate::format_contract::assert_fabro_shapes;
@@ -23,22 +23,17 @@ fn parallel_refs(repo: &TestRepo) -> Vec<String> {
 }
 
 fn fan() -> String {
+    // The edges name c first: the branch that joins the run is the first succeeded by id.
+    let branches = [
+        ("c", "echo C > c.txt; echo from c"),
+        ("b", "echo B > b.txt; exit 1"),
+        ("a", "echo A > a.txt"),
+    ];
+    let fork = parallel("fork [shape=component]", &branches, MERGE);
+    let after = command("after", "ls *.txt > seen.txt");
     between(
         "fan",
-        r#"fork [shape=component]
-  a [shape=parallelogram, script="echo A > a.txt"]
-  b [shape=parallelogram, script="echo B > b.txt; exit 1"]
-  c [shape=parallelogram, script="echo C > c.txt; echo from c"]
-  merge [shape=tripleoctagon]
-  after [shape=parallelogram, script="ls *.txt > seen.txt"]
-  start -> fork
-  fork -> c
-  fork -> b
-  fork -> a
-  a -> merge
-  b -> merge
-  c -> merge
-  merge -> after -> exit"#,
+        &format!("{fork}\n{after}\nstart -> fork\nmerge -> after -> exit"),
     )
 }
 
@@ -200,22 +195,14 @@ fn branches_run_in_worktrees_of_their_own_and_the_winner_joins_the_run() {
 fn meeting(repo: &TestRepo, max_parallel: u32) -> String {
     let marker = repo.root.join("signal.ready");
     let marker = marker.display();
-    format!(
-        r#"digraph meet {{
-  start [shape=Mdiamond]
-  exit [shape=Msquare]
-  fork [shape=component, max_parallel={max_parallel}, join_policy="first_success"]
-  wait [shape=parallelogram, script="for i in $(seq 120); do [ -f {marker} ] && exit 0; sleep 0.05; done; exit 1"]
-  signal [shape=parallelogram, script="touch {marker}"]
-  merge [shape=tripleoctagon]
-  start -> fork
-  fork -> wait
-  fork -> signal
-  wait -> merge
-  signal -> merge
-  merge -> exit
-}}"#
-    )
+    let fork = format!(
+        r#"fork [shape=component, max_parallel={max_parallel}, join_policy="first_success"]"#
+    );
+    let wait =
+        format!("for i in $(seq 120); do [ -f {marker} ] && exit 0; sleep 0.05; done; exit 1");
+    let signal = format!("touch {marker}");
+    let body = parallel(&fork, &[("wait", &wait), ("signal", &signal)], MERGE);
+    between("meet", &format!("{body}\nstart -> fork\nmerge -> exit"))
 }
 
 fn branch_statuses(repo: &TestRepo, id: &str) -> Value {
@@ -254,19 +241,10 @@ fn max_parallel_bounds_how_many_branches_run_at_once() {
 #[test]
 fn a_join_nobody_satisfied_fails_as_fabro_does() {
     let repo = TestRepo::new();
-    let text = &between(
-        "none",
-        r#"fork [shape=component]
-  x [shape=parallelogram, script="exit 2"]
-  y [shape=parallelogram, script="exit 3"]
-  merge [shape=tripleoctagon, goal_gate=true]
-  start -> fork
-  fork -> x
-  fork -> y
-  x -> merge
-  y -> merge
-  merge -> exit"#,
-    );
+    let branches = [("x", "exit 2"), ("y", "exit 3")];
+    let gate = "merge [shape=tripleoctagon, goal_gate=true]";
+    let body = parallel("fork [shape=component]", &branches, gate);
+    let text = &between("none", &format!("{body}\nstart -> fork\nmerge -> exit"));
     let ran = run(&repo, &workflow(&repo, "none", text));
     assert_eq!(ran.code, 1, "{}", ran.stderr);
     assert_eq!(

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{TestRepo, path_with_fabro, read_file};
+use crate::common::{TestRepo, path_with_fabro, read_file, workflow};
 use crate::engine_interrupt::{wait_exit, wait_for};
 use crate::engine_run::{run_json, the_only_run};
 
@@ -26,25 +26,7 @@ fn fan_out(repo: &TestRepo, stubborn: bool) -> PathBuf {
     };
     repo.write_beside(
         "fan.fabro",
-        &format!(
-            r#"digraph Fan {{
-  start [shape=Mdiamond]
-  exit [shape=Msquare]
-  fork [shape=component]
-  a [shape=parallelogram, script="{a}"]
-  b [shape=parallelogram, script="{b}"]
-  merge [shape=tripleoctagon]
-  start -> fork
-  fork -> a
-  fork -> b
-  a -> merge
-  b -> merge
-  merge -> exit
-}}
-"#,
-            a = branch("a"),
-            b = branch("b"),
-        ),
+        &workflow::fan_out("Fan", &[("a", &branch("a")), ("b", &branch("b"))]),
     )
 }
 

@@ -4,26 +4,15 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::workflow::between;
+use crate::common::workflow::fan_out;
 use crate::common::{TestRepo, assert_success};
 use crate::engine_retry::{run, workflow};
 
 /// Branch `k` writes `partial.txt`, then kills the engine the first time; run again (its
 /// partial file still there) it finishes.
 fn killed() -> String {
-    between(
-        "killed",
-        r#"fork [shape=component]
-  a [shape=parallelogram, script="echo A > a.txt"]
-  k [shape=parallelogram, script="if [ ! -e partial.txt ]; then echo partial > partial.txt; kill -9 $PPID; sleep 5; fi; echo done > done.txt"]
-  merge [shape=tripleoctagon]
-  start -> fork
-  fork -> a
-  fork -> k
-  a -> merge
-  k -> merge
-  merge -> exit"#,
-    )
+    let killed_once = "if [ ! -e partial.txt ]; then echo partial > partial.txt; kill -9 $PPID; sleep 5; fi; echo done > done.txt";
+    fan_out("killed", &[("a", "echo A > a.txt"), ("k", killed_once)])
 }
 
 /// Runs the workflow until the branch kills it; returns the run id and `k`'s worktree.

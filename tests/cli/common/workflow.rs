@@ -28,6 +28,29 @@ pub fn between(name: &str, body: &str) -> String {
     text + "}\n"
 }
 
+/// The statements of a fan-out: the parallel node `fork` (a node statement) runs the command
+/// nodes `branches` (id, script) side by side, in this edge order, and the fan-in `join` (a
+/// node statement) waits for them. The edges into `fork` and out of `join` are the caller's.
+pub fn parallel(fork: &str, branches: &[(&str, &str)], join: &str) -> String {
+    let (fork_id, join_id) = (id_of(fork), id_of(join));
+    let mut statements = vec![fork.to_owned()];
+    statements.extend(branches.iter().map(|(id, script)| command(id, script)));
+    statements.push(join.to_owned());
+    statements.extend(branches.iter().map(|(id, _)| format!("{fork_id} -> {id}")));
+    statements.extend(branches.iter().map(|(id, _)| format!("{id} -> {join_id}")));
+    statements.join("\n")
+}
+
+/// A workflow `name` that runs the command nodes `branches` (id, script) side by side, from
+/// the parallel node `fork` to the fan-in `merge`, and then exits.
+pub fn fan_out(name: &str, branches: &[(&str, &str)]) -> String {
+    let body = parallel("fork [shape=component]", branches, MERGE);
+    between(name, &format!("{body}\nstart -> fork\nmerge -> exit"))
+}
+
+/// The fan-in node of [`fan_out`]: it waits for every branch.
+pub const MERGE: &str = "merge [shape=tripleoctagon]";
+
 /// A workflow `name` that stops at the human gate `approve` ("Go on?") and, answered `Y`,
 /// runs the node statement `node` and exits: for tests of what a resume goes on with.
 pub fn gated(name: &str, node: &str) -> String {

@@ -12,7 +12,7 @@ use super::ops::Kill;
 use super::state::{Entry, Files};
 use crate::common::TestRepo;
 use crate::common::failpoints::without_core_dumps;
-use crate::common::workflow::{between, commands};
+use crate::common::workflow::{between, command, commands, parallel};
 
 /// How a git-fabro command ended.
 pub enum Outcome {
@@ -38,19 +38,16 @@ pub fn pipe() -> String {
 }
 
 pub fn fan() -> String {
+    let branches = [("a", "echo fan > wf"), ("b", "echo fan > wf")];
+    let fan = parallel(
+        "fan [shape=component]",
+        &branches,
+        "join [shape=tripleoctagon]",
+    );
+    let after = command("after", "echo after > wa");
     between(
         "fan",
-        r#"fan [shape=component]
-  a [shape=parallelogram, script="echo fan > wf"]
-  b [shape=parallelogram, script="echo fan > wf"]
-  join [shape=tripleoctagon]
-  after [shape=parallelogram, script="echo after > wa"]
-  start -> fan
-  fan -> a
-  fan -> b
-  a -> join
-  b -> join
-  join -> after -> exit"#,
+        &format!("{fan}\n{after}\nstart -> fan\njoin -> after -> exit"),
     )
 }
 
