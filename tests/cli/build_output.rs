@@ -12,10 +12,7 @@ use crate::common::{TestRepo, array, read_file, tree_digest, write_file};
 
 /// A repository whose `.gitignore` ignores the usual build folders and a `.env`.
 fn repo_ignoring(patterns: &str) -> TestRepo {
-    let repo = TestRepo::new();
-    repo.write(".gitignore", patterns);
-    repo.git(&["add", ".gitignore"]);
-    repo.git(&["commit", "-q", "-m", "ignore build output"]);
+    let repo = TestRepo::ignoring(patterns);
     repo
 }
 

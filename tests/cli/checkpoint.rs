@@ -110,9 +110,7 @@ fn a_checkpoint_with_nothing_changed_still_adds_one_commit() {
 
 #[test]
 fn the_snapshot_is_what_git_add_all_would_commit() {
-    let repo = TestRepo::new();
-    repo.write(".gitignore", "*.log\n");
-    repo.commit_all("ignore logs");
+    let repo = TestRepo::ignoring("*.log\n");
     let run = repo.start();
     let wt = &run.worktree;
     write_file(&wt.join("src/lib.rs"), "changed\n");

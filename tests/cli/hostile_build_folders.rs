@@ -15,10 +15,7 @@ use serde_json::Value;
 use crate::common::{TestRepo, read_file, tree_digest, write_file};
 
 fn repo_ignoring(patterns: &str) -> TestRepo {
-    let repo = TestRepo::new();
-    repo.write(".gitignore", patterns);
-    repo.git(&["add", ".gitignore"]);
-    repo.git(&["commit", "-q", "-m", "ignore build output"]);
+    let repo = TestRepo::ignoring(patterns);
     repo.git(&["config", "fabro.seedBuild", "copy"]);
     repo
 }

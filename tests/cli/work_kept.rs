@@ -17,10 +17,7 @@ fn finish_json(repo: &TestRepo, id: &str) -> (Value, String) {
 
 #[test]
 fn finish_keeps_a_worktree_with_ignored_excluded_or_oversized_files() {
-    let repo = TestRepo::new();
-    repo.write(".gitignore", "*.log\n");
-    repo.git(&["add", ".gitignore"]);
-    repo.git(&["commit", "-q", "-m", "ignore logs"]);
+    let repo = TestRepo::ignoring("*.log\n");
     repo.git(&["config", "fabro.excludeGlob", "scratch/"]);
     repo.git(&["config", "fabro.maxFileSize", "1k"]);
     let cases = [

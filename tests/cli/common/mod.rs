@@ -113,6 +113,14 @@ impl TestRepo {
         repo
     }
 
+    /// A new repository whose committed `.gitignore` holds `patterns`.
+    pub fn ignoring(patterns: &str) -> TestRepo {
+        let repo = TestRepo::new();
+        repo.write(".gitignore", patterns);
+        repo.commit_all("ignore");
+        repo
+    }
+
     /// A new repository with one run started in it, the start of most tests.
     pub fn with_run() -> (TestRepo, Started) {
         let repo = TestRepo::new();

@@ -130,10 +130,7 @@ fn paths_at(repo: &TestRepo, tree: &str) -> Vec<String> {
 
 /// Runs the steps with the watch off, then on, and compares what the two runs recorded.
 fn compare_watched_with_scanned(args: &[&str]) {
-    let repo = TestRepo::new();
-    repo.write(".gitignore", "ignored.log\nbuild/\n");
-    repo.git(&["add", ".gitignore"]);
-    repo.git(&["commit", "-q", "-m", "ignore"]);
+    let repo = TestRepo::ignoring("ignored.log\nbuild/\n");
     let out = repo.root.join("outside");
     std::fs::create_dir(&out).expect("outside dir");
     let flow = steps_workflow(&repo, &out);
