@@ -2,11 +2,25 @@ use serde_json::Value;
 
 use crate::common::{TestRepo, array, read_file, write_file};
 
+/// What a `restore --json` report says it changes, `action path` a line, sorted.
+pub fn changes(report: &Value) -> Vec<String> {
+    let mut changes: Vec<String> = array(&report["changes"])
+        .iter()
+        .map(|change| format!("{} {}", text(&change["action"]), text(&change["path"])))
+        .collect();
+    changes.sort();
+    changes
+}
+
+fn text(value: &Value) -> &str {
+    value
+        .as_str()
+        .unwrap_or_else(|| panic!("not a text: {value}"))
+}
+
 #[test]
 fn restore_makes_the_worktree_match_the_checkpoint_exactly() {
-    let repo = TestRepo::new();
-    repo.write(".gitignore", "*.log\n");
-    repo.commit_all("ignore logs");
+    let repo = TestRepo::ignoring("*.log\n");
     let run = repo.start();
     let wt = &run.worktree;
     write_file(&wt.join("keep.txt"), "v1\n");
@@ -29,19 +43,8 @@ fn restore_makes_the_worktree_match_the_checkpoint_exactly() {
         "--json",
     ]))
     .unwrap();
-    let mut actions: Vec<String> = array(&dry["changes"])
-        .iter()
-        .map(|c| {
-            format!(
-                "{} {}",
-                c["action"].as_str().unwrap(),
-                c["path"].as_str().unwrap()
-            )
-        })
-        .collect();
-    actions.sort();
     assert_eq!(
-        actions,
+        changes(&dry),
         [
             "recreate gone.txt",
             "remove new/dir/created.txt",

@@ -5,12 +5,13 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::{TestRepo, array, read_file, run_err, run_ok, tree_digest, write_file};
+use crate::common::{Started, TestRepo, read_file, run_err, run_ok, tree_digest, write_file};
+use crate::restore::changes;
+use crate::restore_safety::cache_moved_elsewhere_and_linked;
 
 /// A run with checkpoint @1 and a worktree changed since in several places.
-fn changed_since_checkpoint(repo: &TestRepo) -> (crate::common::Started, String) {
-    repo.write(".gitignore", "*.log\n");
-    repo.commit_all("ignore logs");
+fn changed_since_checkpoint() -> (TestRepo, Started, String) {
+    let repo = TestRepo::ignoring("*.log\n");
     let run = repo.start();
     let wt = &run.worktree;
     write_file(&wt.join("src/a.rs"), "a at @1\n");
@@ -22,7 +23,7 @@ fn changed_since_checkpoint(repo: &TestRepo) -> (crate::common::Started, String)
     write_file(&wt.join("src/extra.rs"), "created since @1\n");
     write_file(&wt.join("src/debug.log"), "ignored, in no commit\n");
     write_file(&wt.join("docs/d.md"), "d changed, not restored\n");
-    (run, commit)
+    (repo, run, commit)
 }
 
 /// The digest of a directory's files, without its `.git`.
@@ -35,8 +36,7 @@ fn files(dir: &Path) -> Vec<(std::path::PathBuf, String)> {
 
 #[test]
 fn restore_paths_changes_what_git_restore_source_changes_and_nothing_else() {
-    let repo = TestRepo::new();
-    let (run, commit) = changed_since_checkpoint(&repo);
+    let (repo, run, commit) = changed_since_checkpoint();
     // git's own answer: a copy of the same files, each tracked (as the run records them),
     // restored by `git restore --source`.
     let twin = repo.root.join("twin");
@@ -74,19 +74,8 @@ fn restore_paths_changes_what_git_restore_source_changes_and_nothing_else() {
         "restore", "plan", "--json", "--", "a.rs", "gone.rs", "extra.rs",
     ]));
     let restored: Value = serde_json::from_str(&out).unwrap();
-    let mut actions: Vec<String> = array(&restored["changes"])
-        .iter()
-        .map(|c| {
-            format!(
-                "{} {}",
-                c["action"].as_str().unwrap(),
-                c["path"].as_str().unwrap()
-            )
-        })
-        .collect();
-    actions.sort();
     assert_eq!(
-        actions,
+        changes(&restored),
         [
             "recreate src/gone.rs",
             "remove src/extra.rs",
@@ -110,8 +99,7 @@ fn restore_paths_changes_what_git_restore_source_changes_and_nothing_else() {
 
 #[test]
 fn restore_paths_takes_directories_and_globs_and_is_undone_by_its_recovery_point() {
-    let repo = TestRepo::new();
-    let (run, _) = changed_since_checkpoint(&repo);
+    let (repo, run, _) = changed_since_checkpoint();
     let before = files(&run.worktree);
     // From outside the worktree, paths are relative to its root.
     let out = run_ok(
@@ -165,8 +153,7 @@ fn restore_paths_takes_directories_and_globs_and_is_undone_by_its_recovery_point
 
 #[test]
 fn a_path_that_names_no_file_exits_2_and_changes_nothing() {
-    let repo = TestRepo::new();
-    let (run, _) = changed_since_checkpoint(&repo);
+    let (repo, run, _) = changed_since_checkpoint();
     let before = files(&run.worktree);
     let (code, err) = run_err(repo.fabro_in(&run.worktree).args([
         "restore",
@@ -195,15 +182,8 @@ fn a_path_that_names_no_file_exits_2_and_changes_nothing() {
 
 #[test]
 fn restore_paths_never_writes_through_a_symlink() {
-    let (repo, run) = TestRepo::with_run();
+    let (repo, run, elsewhere) = cache_moved_elsewhere_and_linked(true);
     let wt = &run.worktree;
-    write_file(&wt.join("cache/data.txt"), "checkpointed\n");
-    repo.checkpoint(&run.id, "one");
-    let elsewhere = repo.root.join("elsewhere");
-    write_file(&elsewhere.join("data.txt"), "precious, in no commit\n");
-    std::fs::remove_dir_all(wt.join("cache")).unwrap();
-    std::os::unix::fs::symlink(&elsewhere, wt.join("cache")).unwrap();
-    write_file(&repo.path.join(".git/info/exclude"), "cache\n");
     let outside = tree_digest(&elsewhere);
     let out = run_ok(
         repo.fabro_in(wt)

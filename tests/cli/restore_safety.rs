@@ -2,11 +2,11 @@
 //! writes through a symlink, never touches ignored, excluded or oversize files, and its
 //! printed way back never deletes them either.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::common::{TestRepo, array, run_ok, texts, tree_digest, write_file};
+use crate::common::{Started, TestRepo, array, run_ok, texts, tree_digest, write_file};
 
 fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|err| panic!("{}: {err}", path.display()))
@@ -22,19 +22,26 @@ fn left_alone(restored: &Value) -> Vec<String> {
     texts(array(&restored["left_alone"]), "path")
 }
 
-#[test]
-fn restore_never_writes_through_an_ignored_symlink_standing_for_a_directory() {
+/// A run that checkpointed `cache/data.txt` as `one`, whose user has since moved `cache` to
+/// `elsewhere` (returned), beside the repository, holding what no commit has, and linked it
+/// back; `ignored`, with the link excluded from git.
+pub fn cache_moved_elsewhere_and_linked(ignored: bool) -> (TestRepo, Started, PathBuf) {
     let (repo, run) = TestRepo::with_run();
-    let wt = &run.worktree;
-    write_file(&wt.join("cache/data.txt"), "checkpointed\n");
+    write_file(&run.worktree.join("cache/data.txt"), "checkpointed\n");
     repo.checkpoint(&run.id, "one");
-
-    // The user moves the cache elsewhere and links it back, ignored.
     let elsewhere = repo.root.join("elsewhere");
     write_file(&elsewhere.join("data.txt"), "precious, in no commit\n");
-    std::fs::remove_dir_all(wt.join("cache")).unwrap();
-    std::os::unix::fs::symlink(&elsewhere, wt.join("cache")).unwrap();
-    write_file(&repo.path.join(".git/info/exclude"), "cache\n");
+    std::fs::remove_dir_all(run.worktree.join("cache")).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, run.worktree.join("cache")).unwrap();
+    if ignored {
+        write_file(&repo.path.join(".git/info/exclude"), "cache\n");
+    }
+    (repo, run, elsewhere)
+}
+
+#[test]
+fn restore_never_writes_through_an_ignored_symlink_standing_for_a_directory() {
+    let (repo, run, elsewhere) = cache_moved_elsewhere_and_linked(true);
     let outside = tree_digest(&elsewhere);
 
     let restored = restore_json(&repo, &run.id, "@1");
@@ -45,7 +52,7 @@ fn restore_never_writes_through_an_ignored_symlink_standing_for_a_directory() {
     );
     assert_eq!(left_alone(&restored), ["cache/data.txt"]);
     assert!(
-        std::fs::symlink_metadata(wt.join("cache"))
+        std::fs::symlink_metadata(run.worktree.join("cache"))
             .unwrap()
             .file_type()
             .is_symlink(),
@@ -55,21 +62,14 @@ fn restore_never_writes_through_an_ignored_symlink_standing_for_a_directory() {
 
 #[test]
 fn a_recorded_symlink_where_the_target_has_a_directory_is_replaced_not_followed() {
-    let (repo, run) = TestRepo::with_run();
-    let wt = &run.worktree;
-    write_file(&wt.join("cache/data.txt"), "checkpointed\n");
-    repo.checkpoint(&run.id, "one");
-    let elsewhere = repo.root.join("elsewhere");
-    write_file(&elsewhere.join("data.txt"), "precious\n");
-    std::fs::remove_dir_all(wt.join("cache")).unwrap();
-    std::os::unix::fs::symlink(&elsewhere, wt.join("cache")).unwrap();
+    let (repo, run, elsewhere) = cache_moved_elsewhere_and_linked(false);
     let outside = tree_digest(&elsewhere);
 
     let restored = restore_json(&repo, &run.id, "@1");
     assert_eq!(tree_digest(&elsewhere), outside);
-    assert_eq!(read(&wt.join("cache/data.txt")), "checkpointed\n");
+    assert_eq!(read(&run.worktree.join("cache/data.txt")), "checkpointed\n");
     assert!(
-        !std::fs::symlink_metadata(wt.join("cache"))
+        !std::fs::symlink_metadata(run.worktree.join("cache"))
             .unwrap()
             .is_symlink()
     );
@@ -77,7 +77,10 @@ fn a_recorded_symlink_where_the_target_has_a_directory_is_replaced_not_followed(
     // The way back brings the symlink back, still without writing through it.
     let sha = restored["recovery_commit"].as_str().unwrap();
     repo.ok(&["restore", "--run", &run.id, sha]);
-    assert_eq!(std::fs::read_link(wt.join("cache")).unwrap(), elsewhere);
+    assert_eq!(
+        std::fs::read_link(run.worktree.join("cache")).unwrap(),
+        elsewhere
+    );
     assert_eq!(tree_digest(&elsewhere), outside);
 }
 
