@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use crate::common::{TestRepo, array, assert_success, read_file, run_err, run_ok, write_file};
 use crate::fork::finished_run;
+use crate::ref_locks::leave_lock;
 
 const ORPHAN: &str = "01ARZ3NDEKTSV4RRFFQ69G5FAV";
 
@@ -211,20 +212,6 @@ fn a_gc_killed_between_its_ref_deletions_is_finished_by_fsck_repair_or_gc() {
     assert!(!exists(&repo, &branch(&collected.id)));
     assert!(!collected.worktree.exists() && !collected.run_dir.exists());
     run_ok(repo.fabro().arg("fsck"));
-}
-
-/// Leaves a lock on `name` as a process killed while holding it would, dated `seconds` ago.
-fn leave_lock(repo: &TestRepo, name: &str, seconds: u64) -> std::path::PathBuf {
-    let lock = repo.path.join(".git").join(format!("{name}.lock"));
-    write_file(&lock, "");
-    let then = std::time::SystemTime::now() - std::time::Duration::from_secs(seconds);
-    std::fs::File::options()
-        .write(true)
-        .open(&lock)
-        .unwrap()
-        .set_modified(then)
-        .unwrap();
-    lock
 }
 
 /// git deletes a transaction's refs one at a time, each under its lock: a gc killed between

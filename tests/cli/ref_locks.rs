@@ -4,17 +4,15 @@
 //! success for a ref another process wrote. It names the lock and leaves its removal to
 //! `fsck --repair`.
 
-use std::path::Path;
-
 use crate::common::failpoints::die_at;
 use crate::common::workflow::commands;
-use crate::common::{TestRepo, kill_after, read_file, run_err, run_ok, write_file};
+use crate::common::{Started, TestRepo, kill_after, read_file, run_err, run_ok, write_file};
 use crate::torture::{Lcg, assert_consistent, trials};
 
-/// Leaves a lock on `ref_name` as a killed process would, dated `seconds` ago.
-fn leave_lock(repo: &TestRepo, ref_name: &str, seconds: u64) -> std::path::PathBuf {
+/// Leaves a lock on `ref_name` as a process killed while holding it would, dated `seconds` ago.
+pub fn leave_lock(repo: &TestRepo, ref_name: &str, seconds: u64) -> std::path::PathBuf {
     let lock = repo.path.join(".git").join(format!("{ref_name}.lock"));
-    std::fs::write(&lock, "").unwrap();
+    write_file(&lock, "");
     let then = std::time::SystemTime::now() - std::time::Duration::from_secs(seconds);
     std::fs::File::options()
         .write(true)
@@ -25,20 +23,22 @@ fn leave_lock(repo: &TestRepo, ref_name: &str, seconds: u64) -> std::path::PathB
     lock
 }
 
-fn checkpoint(repo: &TestRepo, id: &str, worktree: &Path) -> std::process::Command {
-    std::fs::write(worktree.join("work.txt"), "work\n").unwrap();
-    let mut cmd = repo.fabro();
-    cmd.args(["checkpoint", "--run", id, "--node", "build"]);
-    cmd
+/// A checkpoint of a change in the run's worktree, refused for a lock with exit 3 (locked) in
+/// a message that names `holder` (the lock, or the process holding it); returns the message.
+fn refused_checkpoint(repo: &TestRepo, run: &Started, holder: &str) -> String {
+    write_file(&run.worktree.join("work.txt"), "work\n");
+    let checkpoint = ["checkpoint", "--run", &run.id, "--node", "build"];
+    let (code, err) = run_err(repo.fabro().args(checkpoint));
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains(holder), "{err}");
+    err
 }
 
 #[test]
 fn an_old_lock_is_not_broken_by_a_command_but_named_with_the_repair() {
     let (repo, run) = TestRepo::with_run();
     let lock = leave_lock(&repo, &format!("refs/heads/fabro/meta/{}", run.id), 60);
-    let (code, err) = run_err(&mut checkpoint(&repo, &run.id, &run.worktree));
-    assert_eq!(code, 3, "{err}");
-    assert!(err.contains(&lock.display().to_string()), "{err}");
+    let err = refused_checkpoint(&repo, &run, &lock.display().to_string());
     assert!(err.contains("git fabro fsck --repair"), "{err}");
     assert!(lock.exists(), "the command removed the lock");
     let report = repo.ok(&["fsck", "--repair"]);
@@ -52,15 +52,21 @@ fn an_old_lock_is_not_broken_by_a_command_but_named_with_the_repair() {
 fn a_fresh_lock_is_reported_as_held_and_left_alone_by_fsck() {
     let (repo, run) = TestRepo::with_run();
     let lock = leave_lock(&repo, &format!("refs/heads/fabro/run/{}", run.id), 0);
-    let (code, err) = run_err(&mut checkpoint(&repo, &run.id, &run.worktree));
-    assert_eq!(code, 3, "{err}");
-    assert!(err.contains(&lock.display().to_string()), "{err}");
+    let err = refused_checkpoint(&repo, &run, &lock.display().to_string());
     assert!(!err.contains("fsck --repair"), "{err}");
     let _ = repo.output(&["fsck", "--repair"]);
     assert!(
         lock.exists(),
         "fsck --repair removed a lock a live writer may hold"
     );
+}
+
+/// Changes the run's worktree and kills a checkpoint of it as `node` while it holds its ref
+/// locks.
+fn kill_checkpoint_holding_locks(repo: &TestRepo, run: &Started, node: &str) {
+    write_file(&run.worktree.join(format!("{node}.txt")), "changed\n");
+    let checkpoint = ["checkpoint", "--run", &run.id, "--node", node];
+    die_at(repo.fabro().args(checkpoint), "refs:locked");
 }
 
 fn meta_lock(repo: &TestRepo, id: &str) -> std::path::PathBuf {
@@ -72,12 +78,7 @@ fn meta_lock(repo: &TestRepo, id: &str) -> std::path::PathBuf {
 #[test]
 fn a_checkpoint_killed_holding_its_ref_locks_blocks_nothing() {
     let (repo, run) = TestRepo::with_run();
-    write_file(&run.worktree.join("a.txt"), "a\n");
-    die_at(
-        repo.fabro()
-            .args(["checkpoint", "--run", &run.id, "--node", "one"]),
-        "refs:locked",
-    );
+    kill_checkpoint_holding_locks(&repo, &run, "one");
     let lock = meta_lock(&repo, &run.id);
     assert!(lock.exists(), "the kill left no lock to clear");
     // The very next checkpoint goes through: no fsck, no waiting for the lock to age.
@@ -99,12 +100,7 @@ fn the_writer_record_names_only_a_killed_transactions_locks() {
     write_file(&run.worktree.join("a.txt"), "a\n");
     repo.checkpoint(&run.id, "one");
     assert_eq!(read(), "", "a finished transaction left its record");
-    write_file(&run.worktree.join("b.txt"), "b\n");
-    die_at(
-        repo.fabro()
-            .args(["checkpoint", "--run", &run.id, "--node", "two"]),
-        "refs:locked",
-    );
+    kill_checkpoint_holding_locks(&repo, &run, "two");
     let left = read();
     assert_eq!(left.matches("pid ").count(), 1, "{left}");
     let meta = format!("refs/heads/fabro/meta/{}.lock", run.id);
@@ -122,12 +118,7 @@ fn the_writer_record_names_only_a_killed_transactions_locks() {
 fn a_checkpoint_killed_holding_packed_refs_lock_blocks_nothing() {
     let (repo, run) = TestRepo::with_run();
     repo.git(&["pack-refs", "--all"]);
-    write_file(&run.worktree.join("a.txt"), "a\n");
-    die_at(
-        repo.fabro()
-            .args(["checkpoint", "--run", &run.id, "--node", "one"]),
-        "refs:locked",
-    );
+    kill_checkpoint_holding_locks(&repo, &run, "one");
     let packed_lock = repo.path.join(".git/packed-refs.lock");
     assert!(
         packed_lock.exists(),
@@ -142,12 +133,7 @@ fn a_checkpoint_killed_holding_packed_refs_lock_blocks_nothing() {
 #[test]
 fn fsck_names_what_a_killed_writer_left_and_repair_removes_it() {
     let (repo, run) = TestRepo::with_run();
-    write_file(&run.worktree.join("a.txt"), "a\n");
-    die_at(
-        repo.fabro()
-            .args(["checkpoint", "--run", &run.id, "--node", "one"]),
-        "refs:locked",
-    );
+    kill_checkpoint_holding_locks(&repo, &run, "one");
     let lock = meta_lock(&repo, &run.id);
     let out = repo.output(&["fsck"]);
     let report = String::from_utf8_lossy(&out.stdout);
@@ -244,9 +230,7 @@ fn a_live_writer_that_keeps_the_lock_is_named_by_its_pid() {
     while std::fs::read_to_string(&marker).map_or(true, |s| !s.ends_with('\n')) {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    let (code, err) = run_err(&mut checkpoint(&repo, &run.id, &run.worktree));
-    assert_eq!(code, 3, "{err}");
-    assert!(err.contains(&format!("process {}", holder.id())), "{err}");
+    refused_checkpoint(&repo, &run, &format!("process {}", holder.id()));
     let _ = holder.kill();
     let _ = holder.wait();
     let sleeper = read_file(&marker);
