@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use crate::common::workflow::commands;
 use crate::common::{TestRepo, assert_success, read_file, texts};
+use crate::torture::assert_completed_one_more_each;
 
 fn wait_all(children: Vec<(String, Child)>) -> Vec<(String, i32, String)> {
     children
@@ -54,11 +55,7 @@ fn concurrent_checkpoints_of_one_run_win_whole_or_exit_3() {
         recorded, succeeded,
         "the timeline holds exactly the successful calls"
     );
-    let counts: Vec<u64> = log
-        .iter()
-        .map(|e| e["completed"].as_u64().unwrap())
-        .collect();
-    assert_eq!(counts, (1..=log.len() as u64).collect::<Vec<_>>());
+    assert_completed_one_more_each(&log);
     let fsck = repo.git_output(&repo.path, &["fsck", "--strict"]);
     assert_success(&fsck);
     // A later checkpoint builds on whatever won.

@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::common::failpoints::die_at;
 use crate::common::{TestRepo, read_file, rerun, run_ok, write_file};
 use crate::fork::finished_run;
-use crate::torture::{assert_repairable, timeline_commits};
+use crate::torture::{assert_completed_one_more_each, assert_repairable, timeline_commits};
 
 const CHECKPOINT: &[&str] = &[
     "checkpoint:objects-written",
@@ -156,12 +156,7 @@ fn checkpoints_killed_at_each_boundary_lose_nothing_and_a_rerun_records() {
         );
         acknowledged.push(rerun(&repo, &args).trim().to_owned());
     }
-    let counts: Vec<u64> = repo
-        .log_json(&run.id)
-        .iter()
-        .map(|e| e["completed"].as_u64().unwrap())
-        .collect();
-    assert_eq!(counts, (1..=counts.len() as u64).collect::<Vec<_>>());
+    assert_completed_one_more_each(&repo.log_json(&run.id));
 }
 
 #[test]

@@ -39,18 +39,7 @@ pub fn trials() -> usize {
 
 /// git accepts the repository, and git-fabro finds nothing `--repair` cannot fix.
 pub fn assert_consistent(repo: &TestRepo, context: &str) {
-    let git = repo.git_output(&repo.path, &["fsck", "--strict", "--no-dangling"]);
-    assert!(
-        git.status.success(),
-        "{context}: {}",
-        String::from_utf8_lossy(&git.stderr)
-    );
-    let out = repo.output(&["fsck", "--json"]);
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    for problem in report["problems"].as_array().unwrap() {
-        assert_eq!(problem["repairable"], true, "{context}: {problem}");
-    }
-    if !out.status.success() {
+    if assert_repairable(repo, context) {
         run_ok(repo.fabro().args(["fsck", "--repair"]));
     }
 }
@@ -100,10 +89,15 @@ fn killed_checkpoints_lose_nothing_that_was_recorded() {
         }
     }
     tally.report("killed checkpoints");
-    let counts: Vec<u64> = repo
-        .log_json(&run.id)
+    assert_completed_one_more_each(&repo.log_json(&run.id));
+}
+
+/// Each entry of a timeline completed one node more than the one before it, from 1: no kill
+/// lost a count or counted a checkpoint twice.
+pub fn assert_completed_one_more_each(timeline: &[Value]) {
+    let counts: Vec<u64> = timeline
         .iter()
-        .map(|e| e["completed"].as_u64().unwrap())
+        .map(|e| e["completed"].as_u64().expect("a count"))
         .collect();
     assert_eq!(counts, (1..=counts.len() as u64).collect::<Vec<_>>());
 }
@@ -294,8 +288,9 @@ fn killed_hook_installs_and_uninstalls_leave_the_old_hook_or_the_new_one_whole()
 }
 
 /// git accepts the repository and `git fabro fsck` reports only what `--repair` fixes,
-/// without repairing anything: the rerun that follows must finish the job by itself.
-pub fn assert_repairable(repo: &TestRepo, context: &str) {
+/// without repairing anything: the rerun that follows must finish the job by itself. Returns
+/// whether it reported anything.
+pub fn assert_repairable(repo: &TestRepo, context: &str) -> bool {
     let git = repo.git_output(&repo.path, &["fsck", "--strict", "--no-dangling"]);
     assert!(
         git.status.success(),
@@ -307,6 +302,7 @@ pub fn assert_repairable(repo: &TestRepo, context: &str) {
     for problem in report["problems"].as_array().unwrap() {
         assert_eq!(problem["repairable"], true, "{context}: {problem}");
     }
+    !out.status.success()
 }
 
 fn gone(repo: &TestRepo, id: &str) -> bool {
