@@ -1,6 +1,8 @@
 use serde_json::Value;
 
-use crate::common::{TestRepo, read_file, run_err, run_ok, write_file};
+use crate::common::failpoints::die_at;
+use crate::common::{Started, TestRepo, read_file, run_err, run_ok, write_file};
+use crate::fsck::run_with_its_directory_elsewhere;
 
 #[test]
 fn three_checkpoints_including_a_second_visit() {
@@ -262,12 +264,7 @@ fn checkpoint_keeps_the_run_directory_current() {
 
 #[test]
 fn checkpoint_works_when_the_run_directory_is_gone() {
-    let repo = TestRepo::new();
-    let dir = repo.root.join("elsewhere");
-    let id = repo
-        .ok(&["start", "--run-dir", dir.to_str().unwrap()])
-        .trim()
-        .to_owned();
+    let (repo, id, dir) = run_with_its_directory_elsewhere();
     for name in ["manifest.json", "live.json", "progress.jsonl"] {
         std::fs::remove_file(dir.join(name)).unwrap();
     }
@@ -315,18 +312,22 @@ fn changes_staged_with_git_add_after_a_checkpoint_are_taken() {
     assert_eq!(repo.git_in(&run.worktree, &["status", "--porcelain"]), "");
 }
 
+/// A run whose checkpoint of a deleted README.md was killed after its refs moved, before it
+/// wrote the worktree's index: the worktree's index is still the one before.
+pub fn killed_before_its_index() -> (TestRepo, Started) {
+    let (repo, run) = TestRepo::with_run();
+    std::fs::remove_file(run.worktree.join("README.md")).unwrap();
+    let checkpoint = ["checkpoint", "--run", &run.id, "--node", "gone"];
+    die_at(repo.fabro().args(checkpoint), "checkpoint:refs-moved");
+    (repo, run)
+}
+
 /// A checkpoint killed after its refs moved but before it wrote the worktree's index leaves
 /// the previous index: the next checkpoint must still record what is on disk, a deleted file
 /// deleted, not the index's stale copy of it.
 #[test]
 fn after_a_checkpoint_killed_before_its_index_a_deleted_file_stays_deleted() {
-    let (repo, run) = TestRepo::with_run();
-    std::fs::remove_file(run.worktree.join("README.md")).unwrap();
-    crate::common::failpoints::die_at(
-        repo.fabro()
-            .args(["checkpoint", "--run", &run.id, "--node", "gone"]),
-        "checkpoint:refs-moved",
-    );
+    let (repo, run) = killed_before_its_index();
     repo.checkpoint(&run.id, "next");
     let files = repo.files_in(&format!("fabro/run/{}", run.id));
     assert_eq!(files, "src/lib.rs\n");

@@ -1,5 +1,6 @@
 use serde_json::Value;
 
+use crate::checkpoint::killed_before_its_index;
 use crate::common::{TestRepo, read_file, write_file};
 
 #[test]
@@ -85,13 +86,7 @@ fn finish_keeps_a_worktree_with_work_no_checkpoint_holds() {
 /// removing the worktree and does not call it staged work.
 #[test]
 fn finish_after_a_checkpoint_killed_before_its_index_removes_the_worktree() {
-    let (repo, run) = TestRepo::with_run();
-    std::fs::remove_file(run.worktree.join("README.md")).unwrap();
-    crate::common::failpoints::die_at(
-        repo.fabro()
-            .args(["checkpoint", "--run", &run.id, "--node", "gone"]),
-        "checkpoint:refs-moved",
-    );
+    let (repo, run) = killed_before_its_index();
     let out = repo.output(&["finish", &run.id]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");

@@ -1,3 +1,5 @@
+use std::path::PathBuf;
+
 use serde_json::Value;
 
 use crate::common::{TestRepo, array, run_err, texts, write_file};
@@ -111,14 +113,18 @@ fn repair_fixes_what_a_killed_process_or_a_removed_directory_left() {
     assert!(fsck.status.success());
 }
 
-#[test]
-fn a_missing_run_directory_is_rebuilt_from_git() {
+/// A new repository with a run started with its run directory (returned) beside it, not in
+/// the fabro home.
+pub fn run_with_its_directory_elsewhere() -> (TestRepo, String, PathBuf) {
     let repo = TestRepo::new();
     let dir = repo.root.join("elsewhere");
-    let id = repo
-        .ok(&["start", "--run-dir", dir.to_str().unwrap()])
-        .trim()
-        .to_owned();
+    let id = repo.ok(&["start", "--run-dir", dir.to_str().unwrap()]);
+    (repo, id.trim().to_owned(), dir)
+}
+
+#[test]
+fn a_missing_run_directory_is_rebuilt_from_git() {
+    let (repo, id, dir) = run_with_its_directory_elsewhere();
     std::fs::remove_file(dir.join("manifest.json")).unwrap();
     let (code, found) = report(&repo, &[&id]);
     assert_eq!(code, 1);
