@@ -9,11 +9,11 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::common::failpoints::{Tally, die_at};
+use crate::common::failpoints::Tally;
 use crate::common::{TestRepo, assert_success, read_file, rerun, run_ok};
 use crate::engine_run::{
-    completed_counts, counted, counted_pipeline, meta_file, run, run_dir, run_json, the_only_run,
-    workflow,
+    assert_counted_pipeline_finished, counted, counted_pipeline_killed_at, meta_file, run, run_dir,
+    run_json, the_only_run, workflow,
 };
 use crate::torture::{Lcg, assert_consistent};
 
@@ -194,12 +194,7 @@ fn progress_draws_a_spinner_on_a_terminal_and_stamps_lines_in_a_pipe() {
 #[test]
 fn resume_continues_under_a_changed_workflow_only_with_force() {
     let repo = TestRepo::new();
-    let (path, log) = counted_pipeline(&repo);
-    die_at(
-        repo.fabro().arg("run").arg(&path),
-        "engine:checkpointed:a@1",
-    );
-    let id = the_only_run(&repo);
+    let (path, log, id) = counted_pipeline_killed_at(&repo, "engine:checkpointed:a@1");
     let original = read_file(&path);
     let changed = workflow(
         &repo,
@@ -262,14 +257,7 @@ fn killed_engine_runs_are_completed_by_resume_with_the_uninterrupted_timeline() 
             rerun(&repo, &["resume", &id]);
             resumed += 1;
         }
-        let record = run_json(&repo, &id);
-        assert_eq!(record["status"]["kind"], "succeeded", "{context}");
-        assert_eq!(
-            record["checkpoint"]["completed_nodes"],
-            serde_json::json!(["start", "a", "b", "c"]),
-            "{context}"
-        );
-        assert_eq!(completed_counts(&repo, &id), ["2", "3", "4"], "{context}");
+        assert_counted_pipeline_finished(&repo, &id, &context);
         let ran = std::fs::read_to_string(&log).unwrap_or_default();
         assert_ran_each_once_but_the_interrupted(&ran, &context);
         assert_consistent(&repo, &format!("{context}, resumed"));

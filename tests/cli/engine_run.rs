@@ -595,6 +595,27 @@ pub fn counted_pipeline(repo: &TestRepo) -> (PathBuf, PathBuf) {
     (path, log)
 }
 
+/// [`counted_pipeline`], run and killed at the failure point `point`: the workflow, the log
+/// of the nodes that ran and the run's id.
+pub fn counted_pipeline_killed_at(repo: &TestRepo, point: &str) -> (PathBuf, PathBuf, String) {
+    let (path, log) = counted_pipeline(repo);
+    die_at(repo.fabro().arg("run").arg(&path), point);
+    (path, log, the_only_run(repo))
+}
+
+/// Run `id` of [`counted_pipeline`] succeeded with every node completed once, as an
+/// uninterrupted run does.
+pub fn assert_counted_pipeline_finished(repo: &TestRepo, id: &str, context: &str) {
+    let record = run_json(repo, id);
+    assert_eq!(record["status"]["kind"], "succeeded", "{context}");
+    assert_eq!(
+        record["checkpoint"]["completed_nodes"],
+        serde_json::json!(["start", "a", "b", "c"]),
+        "{context}"
+    );
+    assert_eq!(completed_counts(repo, id), ["2", "3", "4"], "{context}");
+}
+
 pub fn the_only_run(repo: &TestRepo) -> String {
     let refs = repo.runs_with_metadata();
     let ids: Vec<&str> = refs.lines().collect();
@@ -610,28 +631,19 @@ fn resume_after_a_kill_between_two_nodes_runs_no_recorded_node_again() {
         ("engine:checkpointed:b@1", "a\nb\n"),
     ] {
         let repo = TestRepo::new();
-        let (path, log) = counted_pipeline(&repo);
-        die_at(repo.fabro().arg("run").arg(&path), point);
+        let (_, log, id) = counted_pipeline_killed_at(&repo, point);
         assert_eq!(
             std::fs::read_to_string(&log).unwrap_or_default(),
             ran_before,
             "{point}"
         );
-        let id = the_only_run(&repo);
         let out = repo.output(&["resume", &id, "--json"]);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success(), "{point}: {stderr}");
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert_eq!(run_id(&stdout), id, "{point}");
         assert_eq!(read_file(&log), "a\nb\nc\n", "{point}");
-        assert_eq!(completed_counts(&repo, &id), ["2", "3", "4"], "{point}");
-        let record = run_json(&repo, &id);
-        assert_eq!(record["status"]["kind"], "succeeded", "{point}");
-        assert_eq!(
-            record["checkpoint"]["completed_nodes"],
-            serde_json::json!(["start", "a", "b", "c"]),
-            "{point}"
-        );
+        assert_counted_pipeline_finished(&repo, &id, point);
         assert_eq!(repo.ok(&["fsck"]), "", "{point}");
         assert_fabro_shapes(&repo);
     }
@@ -640,12 +652,7 @@ fn resume_after_a_kill_between_two_nodes_runs_no_recorded_node_again() {
 #[test]
 fn resume_prepare_only_keeps_printing_the_state() {
     let repo = TestRepo::new();
-    let (path, log) = counted_pipeline(&repo);
-    die_at(
-        repo.fabro().arg("run").arg(&path),
-        "engine:checkpointed:a@1",
-    );
-    let id = the_only_run(&repo);
+    let (_, log, id) = counted_pipeline_killed_at(&repo, "engine:checkpointed:a@1");
     let out = repo.ok(&["resume", &id, "--prepare-only"]);
     let state: Value = serde_json::from_str(&out).expect("the state as JSON");
     assert_eq!(state["next_node_id"], "b");
