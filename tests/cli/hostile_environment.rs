@@ -5,6 +5,9 @@
 //! only when the user names it in `[env] pass` or `fabro.envPass`, and a repository redirect
 //! never.
 
+use std::path::Path;
+use std::process::{Command, Output};
+
 use crate::common::workflow::{chain, command, commands, gated};
 use crate::common::{TestRepo, assert_success, path_with_fabro, run_err};
 use crate::engine_run::{meta_file, workflow};
@@ -30,9 +33,21 @@ const SECRETS: &[(&str, &str)] = &[
     ("PRIVATE_THING", "private-value"),
 ];
 
-/// The run id printed first, after asserting the run succeeded.
-fn succeeded(out: &std::process::Output) -> String {
-    assert_success(out);
+/// `git fabro run WORKFLOW`, for the environment a test gives it.
+fn run(repo: &TestRepo, workflow: &Path) -> Command {
+    let mut cmd = repo.fabro();
+    cmd.arg("run").arg(workflow);
+    cmd
+}
+
+/// Runs `cmd`, asserts it succeeded and returns the run id it printed first.
+fn succeeded(cmd: &mut Command) -> String {
+    let out = cmd.output().expect("git-fabro runs");
+    assert_success(&out);
+    first_line(&out)
+}
+
+fn first_line(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout)
         .lines()
         .next()
@@ -59,18 +74,14 @@ fn an_exported_git_dir_does_not_point_nodes_at_the_users_repository() {
     let main_before = repo.git(&["rev-parse", "main"]);
     let path = workflow(&repo, "committer", &committer());
     let git_dir = repo.path.join(".git");
-    let out = repo
-        .fabro()
-        .arg("run")
-        .arg(&path)
-        .env("GIT_DIR", &git_dir)
-        .env("GIT_WORK_TREE", &repo.path)
-        .env("GIT_INDEX_FILE", git_dir.join("index"))
-        .env("GIT_OBJECT_DIRECTORY", git_dir.join("objects"))
-        .env("GIT_COMMON_DIR", &git_dir)
-        .output()
-        .unwrap();
-    let id = succeeded(&out);
+    let id = succeeded(
+        run(&repo, &path)
+            .env("GIT_DIR", &git_dir)
+            .env("GIT_WORK_TREE", &repo.path)
+            .env("GIT_INDEX_FILE", git_dir.join("index"))
+            .env("GIT_OBJECT_DIRECTORY", git_dir.join("objects"))
+            .env("GIT_COMMON_DIR", &git_dir),
+    );
     assert_commit_landed_in_the_run(&repo, &main_before, &id);
 }
 
@@ -80,16 +91,14 @@ fn git_dash_dash_git_dir_and_dash_c_do_not_reach_nodes() {
     let main_before = repo.git(&["rev-parse", "main"]);
     let path = workflow(&repo, "committer", &committer());
     let git_dir = repo.path.join(".git");
-    let out = repo
-        .command("git")
-        .arg(format!("--git-dir={}", git_dir.display()))
-        .arg(format!("--work-tree={}", repo.path.display()))
-        .args(["-c", "user.name=Injected", "fabro", "run"])
-        .arg(&path)
-        .env("PATH", path_with_fabro())
-        .output()
-        .unwrap();
-    let id = succeeded(&out);
+    let id = succeeded(
+        repo.command("git")
+            .arg(format!("--git-dir={}", git_dir.display()))
+            .arg(format!("--work-tree={}", repo.path.display()))
+            .args(["-c", "user.name=Injected", "fabro", "run"])
+            .arg(&path)
+            .env("PATH", path_with_fabro()),
+    );
     assert_commit_landed_in_the_run(&repo, &main_before, &id);
     let authors = repo.git(&["log", "--format=%an: %s", &format!("fabro/run/{id}")]);
     assert!(
@@ -113,15 +122,11 @@ fn secrets_reach_no_script_and_agents_only_their_logins() {
             ],
         ),
     );
-    let out = repo
-        .fabro()
-        .arg("run")
-        .arg(&path)
-        .args(["--agent", &format!("sh {}", agent.display())])
-        .envs(SECRETS.iter().copied())
-        .output()
-        .unwrap();
-    let id = succeeded(&out);
+    let id = succeeded(
+        run(&repo, &path)
+            .args(["--agent", &format!("sh {}", agent.display())])
+            .envs(SECRETS.iter().copied()),
+    );
     let script = meta_file(&repo, &id, "stages/002-show@1/stdout.log");
     let committed = repo.git(&["show", &format!("fabro/run/{id}:env.txt")]);
     let agent_env = meta_file(&repo, &id, "stages/003-ask@1/response.md");
@@ -149,19 +154,15 @@ fn variables_named_in_env_pass_reach_nodes() {
     repo.git(&["config", "fabro.envPass", "NPM_TOKEN"]);
     let run_toml = repo.write_beside("run.toml", "[env]\npass = [\"DATABASE_URL\"]\n");
     let path = workflow(&repo, "pass", &commands("pass", &[("show", "env")]));
-    let out = repo
-        .fabro()
-        .arg("run")
-        .arg(&path)
-        .arg("--config")
-        .arg(&run_toml)
-        .env("DATABASE_URL", "postgres://local")
-        .env("MACHINE_CACHE", "/cache")
-        .env("NPM_TOKEN", "npm-1")
-        .env("AWS_SECRET_ACCESS_KEY", "aws-secret")
-        .output()
-        .unwrap();
-    let id = succeeded(&out);
+    let id = succeeded(
+        run(&repo, &path)
+            .arg("--config")
+            .arg(&run_toml)
+            .env("DATABASE_URL", "postgres://local")
+            .env("MACHINE_CACHE", "/cache")
+            .env("NPM_TOKEN", "npm-1")
+            .env("AWS_SECRET_ACCESS_KEY", "aws-secret"),
+    );
     let env = meta_file(&repo, &id, "stages/002-show@1/stdout.log");
     for line in [
         "DATABASE_URL=postgres://local",
@@ -179,13 +180,7 @@ fn a_repository_redirect_named_in_env_pass_is_refused_before_anything_is_written
     let run_toml = repo.write_beside("run.toml", "[env]\npass = [\"GIT_DIR\"]\n");
     let path = workflow(&repo, "committer", &committer());
     let refs_before = repo.git(&["for-each-ref"]);
-    let (code, stderr) = run_err(
-        repo.fabro()
-            .arg("run")
-            .arg(&path)
-            .arg("--config")
-            .arg(&run_toml),
-    );
+    let (code, stderr) = run_err(run(&repo, &path).arg("--config").arg(&run_toml));
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("GIT_DIR"), "{stderr}");
     assert_eq!(repo.git(&["for-each-ref"]), refs_before);
@@ -205,10 +200,7 @@ fn a_run_toml_from_another_clone_passes_nothing() {
             &command("show", r#"printf %s "${PASSED_SECRET:-none}""#),
         ),
     );
-    let out = repo
-        .fabro()
-        .arg("run")
-        .arg(&path)
+    let out = run(&repo, &path)
         .arg("--config")
         .arg(&run_toml)
         .stdin(std::process::Stdio::null())
@@ -220,11 +212,7 @@ fn a_run_toml_from_another_clone_passes_nothing() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let id = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .next()
-        .unwrap_or("")
-        .to_owned();
+    let id = first_line(&out);
     let bare = repo.root.join("remote.git");
     let other = repo.root.join("other");
     let (bare_path, other_path) = (bare.to_str().unwrap(), other.to_str().unwrap());
@@ -273,16 +261,12 @@ fn an_exported_git_dir_does_not_point_an_agent_at_the_users_repository() {
         "agent",
         &chain("agent", &[r#"work [shape=box, prompt="commit"]"#]),
     );
-    let out = repo
-        .fabro()
-        .arg("run")
-        .arg(&path)
-        .args(["--agent", &format!("sh {}", agent.display())])
-        .env("GIT_DIR", repo.path.join(".git"))
-        .env("GIT_WORK_TREE", &repo.path)
-        .output()
-        .unwrap();
-    let id = succeeded(&out);
+    let id = succeeded(
+        run(&repo, &path)
+            .args(["--agent", &format!("sh {}", agent.display())])
+            .env("GIT_DIR", repo.path.join(".git"))
+            .env("GIT_WORK_TREE", &repo.path),
+    );
     assert_commit_landed_in_the_run(&repo, &main_before, &id);
 }
 
@@ -327,16 +311,12 @@ fn agent_logins_reach_agent_nodes_and_no_command_node() {
         ("OPENROUTER_API_KEY", "openrouter-key"),
         ("HTTPS_PROXY", "http://proxy.example:3128"),
     ];
-    let out = repo
-        .fabro()
-        .arg("run")
-        .arg(&path)
-        .args(["--agent", &format!("sh {}", agent.display())])
-        .envs(logins)
-        .env("CODEX_GITHUB_PERSONAL_ACCESS_TOKEN", "github-secret")
-        .output()
-        .unwrap();
-    let id = succeeded(&out);
+    let id = succeeded(
+        run(&repo, &path)
+            .args(["--agent", &format!("sh {}", agent.display())])
+            .envs(logins)
+            .env("CODEX_GITHUB_PERSONAL_ACCESS_TOKEN", "github-secret"),
+    );
     let script = meta_file(&repo, &id, "stages/002-show@1/stdout.log");
     let agent_env = meta_file(&repo, &id, "stages/003-ask@1/response.md");
     for (name, value) in logins {
