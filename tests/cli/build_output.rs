@@ -11,11 +11,6 @@ use crate::common::workflow::between;
 use crate::common::{TestRepo, array, read_file, tree_digest, write_file};
 
 /// A repository whose `.gitignore` ignores the usual build folders and a `.env`.
-fn repo_ignoring(patterns: &str) -> TestRepo {
-    let repo = TestRepo::ignoring(patterns);
-    repo
-}
-
 fn fill_build_folders(root: &Path) {
     write_file(&root.join("target/debug/deps/libapp.rlib"), "compiled\n");
     write_file(&root.join("target/debug/.fingerprint/app/lib"), "1234\n");
@@ -38,7 +33,7 @@ fn registered(repo: &TestRepo, worktree: &Path) -> bool {
 
 #[test]
 fn finish_removes_a_worktree_whose_only_unrecorded_files_are_build_output() {
-    let repo = repo_ignoring("target/\nnode_modules/\n");
+    let repo = TestRepo::ignoring("target/\nnode_modules/\n");
     let run = repo.start();
     fill_build_folders(&run.worktree);
     // A workspace member's own target, at any depth.
@@ -51,7 +46,7 @@ fn finish_removes_a_worktree_whose_only_unrecorded_files_are_build_output() {
 
 #[test]
 fn gc_collects_a_finished_run_whose_worktree_holds_only_build_output() {
-    let repo = repo_ignoring("target/\n");
+    let repo = TestRepo::ignoring("target/\n");
     let run = repo.start();
     repo.checkpoint(&run.id, "build");
     repo.ok(&["finish", &run.id, "--keep-worktree"]);
@@ -71,7 +66,7 @@ fn gc_collects_a_finished_run_whose_worktree_holds_only_build_output() {
 
 #[test]
 fn anything_else_unrecorded_keeps_the_worktree_and_is_named_without_the_build_output() {
-    let repo = repo_ignoring("/target\nnode_modules/\n.env\nbuild.log\n");
+    let repo = TestRepo::ignoring("/target\nnode_modules/\n.env\nbuild.log\n");
     let run = repo.start();
     fill_build_folders(&run.worktree);
     write_file(&run.worktree.join(".env"), "TOKEN=secret\n");
@@ -103,7 +98,7 @@ fn anything_else_unrecorded_keeps_the_worktree_and_is_named_without_the_build_ou
 
 #[test]
 fn a_build_folder_git_does_not_ignore_keeps_the_worktree() {
-    let repo = repo_ignoring("node_modules/\n");
+    let repo = TestRepo::ignoring("node_modules/\n");
     let run = repo.start();
     write_file(&run.worktree.join("build/app"), "not ignored\n");
     let stderr = finish_stderr(&repo, &run.id);
@@ -118,7 +113,7 @@ fn a_build_folder_git_does_not_ignore_keeps_the_worktree() {
 
 #[test]
 fn a_folder_never_staged_keeps_no_worktree_though_git_does_not_ignore_it() {
-    let repo = repo_ignoring("node_modules/\n");
+    let repo = TestRepo::ignoring("node_modules/\n");
     let run = repo.start();
     write_file(&run.worktree.join("target/app"), "not ignored\n");
     write_file(&run.worktree.join("lib/__pycache__/m.pyc"), "byte code\n");
@@ -129,7 +124,7 @@ fn a_folder_never_staged_keeps_no_worktree_though_git_does_not_ignore_it() {
 
 #[test]
 fn settings_extend_and_replace_the_build_folders() {
-    let repo = repo_ignoring("/out\n/target\n/build\n");
+    let repo = TestRepo::ignoring("/out\n/target\n/build\n");
     repo.git(&["config", "fabro.buildDir", "out"]);
     let extended = repo.start();
     write_file(&extended.worktree.join("out/bundle.js"), "bundled\n");
@@ -151,7 +146,7 @@ fn settings_extend_and_replace_the_build_folders() {
 
 #[test]
 fn removing_a_symlinked_build_folder_leaves_what_it_points_to() {
-    let repo = repo_ignoring("/target\n");
+    let repo = TestRepo::ignoring("/target\n");
     let outside = repo.root.join("shared-target");
     write_file(&outside.join("debug/app"), "shared build\n");
     let before = tree_digest(&outside);
@@ -165,7 +160,7 @@ fn removing_a_symlinked_build_folder_leaves_what_it_points_to() {
 
 #[test]
 fn a_new_run_starts_with_copies_of_the_ignored_build_folders() {
-    let repo = repo_ignoring("/target\n.env\n");
+    let repo = TestRepo::ignoring("/target\n.env\n");
     fill_build_folders(&repo.path); // node_modules/ is not ignored here: never seeded
     std::os::unix::fs::symlink("deps/libapp.rlib", repo.path.join("target/debug/latest")).unwrap();
     write_file(&repo.path.join(".env"), "TOKEN=secret\n");
@@ -212,7 +207,7 @@ fn a_new_run_starts_with_copies_of_the_ignored_build_folders() {
 
 #[test]
 fn seeding_by_default_clones_or_says_why_it_did_not() {
-    let repo = repo_ignoring("/target\n");
+    let repo = TestRepo::ignoring("/target\n");
     fill_build_folders(&repo.path);
     let out = repo.output(&["start", "--json"]);
     assert!(out.status.success(), "{out:?}");
@@ -244,7 +239,7 @@ fn warm() -> String {
 
 #[test]
 fn a_workflow_run_and_its_parallel_branches_start_warm() {
-    let repo = repo_ignoring("/target\n");
+    let repo = TestRepo::ignoring("/target\n");
     write_file(&repo.path.join("target/seed.txt"), "warm\n");
     repo.git(&["config", "fabro.seedBuild", "copy"]);
     let ran = crate::engine_run::run(
@@ -264,7 +259,7 @@ fn a_workflow_run_and_its_parallel_branches_start_warm() {
 
 #[test]
 fn a_fork_resumed_into_a_new_worktree_starts_warm() {
-    let repo = repo_ignoring("/target\n");
+    let repo = TestRepo::ignoring("/target\n");
     let run = repo.start();
     repo.checkpoint(&run.id, "plan");
     repo.ok(&["finish", "--run", &run.id]);
