@@ -435,5 +435,6 @@ fn a_run_blocked_at_a_gate_waits_on_the_remote_for_an_answer_given_from_another_
 
 mod executors;
 mod gc_remote;
+mod hostile;
 mod manager;
 mod signed;
