@@ -13,7 +13,8 @@ use crate::common::{TestRepo, run_ok};
 use crate::engine_run::{committed_nodes, run_dir, run_json};
 use crate::format_contract::assert_fabro_shapes;
 
-fn gate() -> String {
+/// A gate with two ways on: approve to ship, revise.
+pub(crate) fn gate() -> String {
     between(
         "Gate",
         r#"build [shape=parallelogram, script="echo built > out.txt"]

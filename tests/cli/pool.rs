@@ -343,18 +343,7 @@ fn a_killed_workers_side_effect_is_not_run_again_by_its_taker_without_a_decision
 #[test]
 fn a_run_blocked_at_a_gate_waits_on_the_remote_for_an_answer_given_from_another_clone() {
     let pool = Pool::new();
-    let id = pool.submit(&crate::common::workflow::between(
-        "Gate",
-        r#"build [shape=parallelogram, script="echo built > out.txt"]
-  approve [shape=hexagon, label="Ship it?"]
-  ship [shape=parallelogram, script="echo shipped >> out.txt"]
-  revise [shape=parallelogram, script="echo revised >> out.txt"]
-  start -> build -> approve
-  approve -> ship [label="[A] Approve"]
-  approve -> revise [label="[R] Revise"]
-  ship -> exit
-  revise -> exit"#,
-    ));
+    let id = pool.submit(&crate::engine_human::gate());
     let worker = pool.machine("worker-1");
     let worker_once = ["worker", "--remote", "origin", "--once", "--trust"];
     let (code, stderr) = run_err(&mut pool.fabro_on(&worker, &worker_once));
