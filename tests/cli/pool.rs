@@ -251,6 +251,44 @@ fn a_worker_that_stops_answering_is_taken_over_and_nothing_it_writes_later_lands
     pool.remote_git(&["fsck", "--strict"]);
 }
 
+/// A worker unheard for half its lease's life stops on its own clock, before any other worker
+/// may take over: none did, so its error says why it stopped instead of naming a taker. (Seen
+/// in bench/pool.py on a busy machine: a 2 s lease whose claim and fetch took over a second.)
+#[test]
+fn a_worker_that_could_not_renew_in_time_says_so_and_not_that_another_worker_took_the_run() {
+    let pool = Pool::new();
+    let root = pool.repo.root.clone();
+    let id = pool.submit(&held_at_two(&root));
+    let first = pool.machine("worker-1");
+    let mut stalled = spawn(pool.fabro_on(
+        &first,
+        &[
+            "worker", "--remote", "origin", "--once", "--trust", "--ttl", "4s",
+        ],
+    ));
+    wait_for(&root.join("two-started"), &mut stalled);
+    signal(&stalled, "-STOP");
+    // Past half the lease's life and short of all of it: no taker may have begun.
+    std::thread::sleep(Duration::from_secs(3));
+    signal(&stalled, "-CONT");
+    let ended = stalled.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&ended.stderr);
+    assert_eq!(ended.status.code(), Some(3), "{stderr}");
+    let epoch = pool.remote_git(&[
+        "log",
+        "-1",
+        "--format=%(trailers:key=Fabro-Lease-Epoch,valueonly)",
+        &format!("refs/fabro/lease/{id}"),
+    ]);
+    assert_eq!(epoch.trim(), "1", "the lease is still the first worker's");
+    assert!(
+        stderr.ends_with(&format!(
+            "error: run {id}: this worker could not renew its lease for half its life (2s) and stopped; nothing it wrote since its last push reached the remote, and another worker takes the run over once the lease has run out\n"
+        )),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn a_killed_workers_side_effect_is_not_run_again_by_its_taker_without_a_decision() {
     let pool = Pool::new();
