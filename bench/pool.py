@@ -34,7 +34,7 @@ import sys
 import time
 from pathlib import Path
 
-from run import ROOT, machine_facts, say
+from run import ROOT, _first_line, machine_facts, say
 
 DEADLINE = 300.0  # seconds a trial may take before its workers count as hanging
 POLL = 0.02  # seconds between two listings of the remote while timing a takeover
@@ -42,6 +42,11 @@ POLL = 0.02  # seconds between two listings of the remote while timing a takeove
 
 class Failed(Exception):
     """A check of what a trial left did not hold, or a process did not end as it should."""
+
+
+class HolderStopped(Exception):
+    """The holder stopped on its own (exit 3) before the kill: it could not renew its lease
+    within half its life, as a worker must then (docs/many-machines.md)."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -196,10 +201,14 @@ def wait_all(workers: list[subprocess.Popen], logs: list[Path], deadline: float)
     except subprocess.TimeoutExpired:
         raise Failed(f"a worker still ran after {DEADLINE:.0f} s: {[log.read_text()[-500:] for log in logs]}")
     finally:
-        for w in workers:
-            if w.poll() is None:
-                w.kill()
-                w.wait()
+        stop(workers)
+
+
+def stop(workers: list[subprocess.Popen]) -> None:
+    for w in workers:
+        if w.poll() is None:
+            w.kill()
+        w.wait()
 
 
 def wait_for_remote(remote: Remote, refs: tuple[str, ...], done, alive: list[subprocess.Popen]) -> dict[str, str]:
@@ -212,8 +221,7 @@ def wait_for_remote(remote: Remote, refs: tuple[str, ...], done, alive: list[sub
             return tips
         ended = [w.returncode for w in alive if w.poll() is not None]
         if ended or time.monotonic() > deadline:
-            for w in alive:
-                w.kill()
+            stop(alive)
             raise Failed(f"the remote never got there: workers ended {ended}, refs {tips}")
         time.sleep(POLL)
 
@@ -259,13 +267,21 @@ class Bench:
         logs = [remote.dir / f"worker{i}.log" for i in range(waiting + 1)]
         ttl_arg = f"{int(ttl * 1000)}ms"
         holder = worker(*machines[0], logs[0], "--once", "--ttl", ttl_arg)
-        queued = wait_for_remote(remote, refs, lambda t: lease in t, [holder])[meta]
-        waiters = [worker(clone, env, log, "--exit-when-idle", "--ttl", ttl_arg)
-                   for (clone, env), log in zip(machines[1:], logs[1:])]
-        # The start node's checkpoint landed: s1's `sleep 1` runs, and nothing is pushed
-        # but renewals until it ends.
-        started = wait_for_remote(remote, refs, lambda t: t.get(meta) != queued, [holder, *waiters])[meta]
-        time.sleep(0.4)
+        waiters: list[subprocess.Popen] = []
+        try:
+            queued = wait_for_remote(remote, refs, lambda t: lease in t, [holder])[meta]
+            waiters = [worker(clone, env, log, "--exit-when-idle", "--ttl", ttl_arg)
+                       for (clone, env), log in zip(machines[1:], logs[1:])]
+            # The start node's checkpoint landed: s1's `sleep 1` runs, and nothing is pushed
+            # but renewals until it ends.
+            started = wait_for_remote(remote, refs, lambda t: t.get(meta) != queued, [holder, *waiters])[meta]
+            time.sleep(0.4)
+        except Failed:
+            if holder.poll() != 3:
+                raise
+        if holder.poll() == 3:
+            stop([holder, *waiters])
+            raise HolderStopped(logs[0].read_text().strip().splitlines()[-1])
         holder.send_signal(signal.SIGKILL)
         killed = time.perf_counter()
         holder.wait()
@@ -301,15 +317,24 @@ def measure_checkpoints(bench: Bench, args, refs: int, workers: int) -> dict:
 
 
 def measure_takeover(bench: Bench, args, refs: int, waiting: int) -> dict:
-    claims, checkpoints, loads = [], [], []
-    for rep in range(args.reps):
+    claims, checkpoints, loads, stopped = [], [], [], []
+    while len(claims) < args.reps:
         loads.append(os.getloadavg()[0])
-        claimed, checkpoint = bench.takeover(refs, waiting, args.ttl)
+        try:
+            claimed, checkpoint = bench.takeover(refs, waiting, args.ttl)
+        except HolderStopped as e:
+            # Counted, and the trial made again: there was nothing to kill.
+            stopped.append(str(e))
+            say(f"takeover: {refs} refs, {waiting} waiting: the holder stopped before the kill: {e}")
+            if len(stopped) > 2 * args.reps:
+                raise Failed(f"the holder stopped on its own in {len(stopped)} trials: {e}")
+            continue
         claims.append(claimed)
         checkpoints.append(checkpoint)
-        say(f"takeover: {refs} refs, {waiting} waiting, rep {rep + 1}: claim {claimed:.2f} s, "
+        say(f"takeover: {refs} refs, {waiting} waiting, rep {len(claims)}: claim {claimed:.2f} s, "
             f"checkpoint {checkpoint:.2f} s")
     return {"refs": refs, "waiting": waiting, "ttl_s": args.ttl, "claim_s": claims, "checkpoint_s": checkpoints,
+            "holder_stopped_itself": stopped,
             "claim_past_ttl_s": spread([c - args.ttl for c in claims]),
             "checkpoint_past_ttl_s": spread([c - args.ttl for c in checkpoints]), "load_1m": loads}
 
@@ -323,13 +348,13 @@ def report(data: dict) -> str:
         c, w = row["checkpoints_per_s"], row["per_worker_per_s"]
         out.append(f"| {row['refs']:,} | {row['workers']} | {row['checkpoints']} | {c['min']:.1f} / "
                    f"{c['median']:.1f} / {c['max']:.1f} | {w['median']:.1f} |")
-    out += ["", "| refs | waiting workers | kill to claim, s | kill to first checkpoint, s | claim past the ttl, s |",
-            "|---|---|---|---|---|"]
+    out += ["", "| refs | waiting workers | kill to claim, s | kill to first checkpoint, s | claim past the ttl, s "
+            "| holders that stopped before the kill |", "|---|---|---|---|---|---|"]
     for row in data["takeover"]:
         claim, ckpt = spread(row["claim_s"]), spread(row["checkpoint_s"])
         out.append(f"| {row['refs']:,} | {row['waiting']} | {claim['min']:.2f} / {claim['median']:.2f} / "
                    f"{claim['max']:.2f} | {ckpt['min']:.2f} / {ckpt['median']:.2f} / {ckpt['max']:.2f} | "
-                   f"{row['claim_past_ttl_s']['median']:.2f} |")
+                   f"{row['claim_past_ttl_s']['median']:.2f} | {len(row['holder_stopped_itself'])} |")
     if data["failures"]:
         out += ["", "FAILURES:"] + [f"- {f}" for f in data["failures"]]
     return "\n".join(out) + "\n"
@@ -390,6 +415,8 @@ def main() -> int:
     waited = wait_for_load(args.wait_load)
     facts = machine_facts(work, [str(work / "bin" / "git-fabro")], env)
     facts["waited for a load average below 2"] = f"{waited:.0f} s"
+    # Every push fsyncs the refs it moves on the remote: other processes' writes slow it.
+    facts["IO pressure at start"] = _first_line("/proc/pressure/io")
     templates = {refs: make_template(work, refs, env) for refs in args.refs}
     port = free_port()
     daemon = start_daemon(work / "git", port, work / "daemon.log")
@@ -408,6 +435,7 @@ def main() -> int:
         daemon.terminate()
         daemon.wait()
     facts["load average at end"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    facts["IO pressure at end"] = _first_line("/proc/pressure/io")
     if args.json:
         Path(args.json).write_text(json.dumps(data, indent=2) + "\n")
     sys.stdout.write(report(data))
