@@ -1,6 +1,7 @@
 //! BENCHMARKS.md and README.md show the results of one run of the benchmark harness, the JSON
 //! file their generated blocks name (`bench/results/latest.json`), and the plot is drawn from
-//! it: none of them can drift from the numbers they claim.
+//! it: none of them can drift from the numbers they claim. The same holds for the pool's
+//! section and `bench/results/pool.json`.
 
 use crate::common::{assert_success, read_file};
 use std::path::Path;
@@ -68,5 +69,50 @@ fn the_baseline_names_a_ratio_for_every_row_of_the_results() {
                 "no baseline for {key}"
             );
         }
+    }
+}
+
+#[test]
+fn the_pool_table_is_the_json_it_names() {
+    let text = read_file(root().join("BENCHMARKS.md"));
+    let (_, block) = text
+        .split_once("<!-- bench/table.py pool bench/results/pool.json -->\n")
+        .expect("BENCHMARKS.md has a pool table generated from bench/results/pool.json");
+    let (block, _) = block.split_once("<!-- end of bench/table.py -->").unwrap();
+    let out = python(&["bench/table.py", "--pool", "bench/results/pool.json"]);
+    assert_success(&out);
+    assert_eq!(
+        block,
+        String::from_utf8_lossy(&out.stdout),
+        "BENCHMARKS.md's pool table is not bench/results/pool.json: run `python3 bench/table.py --write`"
+    );
+}
+
+/// What BENCHMARKS.md publishes of the pool comes from a full run (not `--quick`), each of its
+/// points repeated, each count of checkpoints that of the runs it timed.
+#[test]
+fn the_pool_results_are_of_a_full_run_with_every_point_repeated() {
+    let results: serde_json::Value =
+        serde_json::from_str(&read_file(root().join("bench/results/pool.json"))).unwrap();
+    assert_eq!(results["args"]["quick"], false);
+    let reps = results["args"]["reps"].as_u64().unwrap();
+    assert!(reps >= 3, "{reps} repetitions");
+    for row in results["checkpoints"].as_array().unwrap() {
+        assert_eq!(
+            row["wall_s"].as_array().unwrap().len() as u64,
+            reps,
+            "{row}"
+        );
+        assert_eq!(
+            row["checkpoints"].as_u64(),
+            Some(row["runs"].as_u64().unwrap() * row["nodes"].as_u64().unwrap())
+        );
+    }
+    for row in results["takeover"].as_array().unwrap() {
+        assert_eq!(
+            row["claim_s"].as_array().unwrap().len() as u64,
+            reps,
+            "{row}"
+        );
     }
 }
