@@ -174,6 +174,12 @@ pub enum Error {
         "run {run}: another worker holds its lease now; this worker stopped, and nothing it wrote since its last push reached the remote"
     )]
     LeaseLost { run: String },
+    /// A worker could not renew its lease on run `run` for `half_life` and stopped, before any
+    /// other worker may take the run over.
+    #[error(
+        "run {run}: this worker could not renew its lease for half its life ({half_life}) and stopped; nothing it wrote since its last push reached the remote, and another worker takes the run over once the lease has run out"
+    )]
+    LeaseUnrenewed { run: String, half_life: String },
     /// `resume --remote` of run `run`, which does not wait on the shared remote for an answer
     /// or a decision: it is `standing` there.
     #[error("run {run} waits for no answer or decision on {remote}: it is {} there", standing.as_str())]
@@ -242,7 +248,10 @@ impl Error {
             | Error::NotARepository(_)
             | Error::WorkflowSyntax(_) => exit::USAGE,
             Error::Conflict(_) => exit::CONFLICT,
-            Error::Busy(_) | Error::Held { .. } | Error::LeaseLost { .. } => exit::CONFLICT,
+            Error::Busy(_)
+            | Error::Held { .. }
+            | Error::LeaseLost { .. }
+            | Error::LeaseUnrenewed { .. } => exit::CONFLICT,
             Error::Untrusted { .. } => exit::UNTRUSTED,
             _ => exit::FAILED,
         }

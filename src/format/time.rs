@@ -42,6 +42,16 @@ impl Timestamp {
     }
 }
 
+/// A duration as `--ttl` takes it back: whole seconds as `2s`, else milliseconds as `1500ms`.
+pub(crate) fn short_duration(span: std::time::Duration) -> String {
+    let millis = span.as_millis();
+    if millis.is_multiple_of(1000) {
+        format!("{}s", millis / 1000)
+    } else {
+        format!("{millis}ms")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::Timestamp;

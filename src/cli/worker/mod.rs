@@ -221,7 +221,10 @@ fn not_queued(remote: &str, id: &RunId, waits: bool) -> String {
 /// A worker that lost a lease stops: what it was told to stop for may hold for all its runs
 /// (a partition, a clock that stalled), and whatever started it starts another.
 fn is_lease_lost(err: &anyhow::Error) -> bool {
-    matches!(err.downcast_ref::<Error>(), Some(Error::LeaseLost { .. }))
+    matches!(
+        err.downcast_ref::<Error>(),
+        Some(Error::LeaseLost { .. } | Error::LeaseUnrenewed { .. })
+    )
 }
 
 /// How often the remote is asked again while nothing can be claimed.

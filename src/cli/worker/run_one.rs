@@ -30,64 +30,27 @@ pub(super) fn run_claimed(ctx: &Ctx, args: &Worker, held: &Held, queued: ObjectI
         held.lease().owner,
         held.lease().epoch
     ));
-    bring_from_remote(ctx, &args.remote, &id)?;
-    for child in held.children() {
-        bring_from_remote(ctx, &args.remote, &child)?;
-    }
-    let status = RunState::load(&ctx.repo, &id)?.record.status.kind;
-    if matches!(status, StatusKind::Succeeded | StatusKind::Failed) {
-        // A worker whose last push lost its queue ref's deletion: the run is over.
-        held.release(&Leaving::Done { queued })?;
-        output::note(format!("run {id} had ended already; it leaves the queue"));
-        return Ok(0);
-    }
-    let told = told(ctx, &args.remote, &id, queued)?;
-    let mut approved = args.approved.clone();
-    if let Some(allowed) = &args.allowed_signers {
-        match pool::signed_approvals(&ctx.repo, &id, queued, allowed) {
-            Some((signer, vouched)) => {
-                output::note(format!(
-                    "run {id} was submitted by {signer}, whom this machine allows"
-                ));
-                approved.extend(vouched);
-            }
-            None => output::note(format!(
-                "run {id}'s submission is not signed by a key of {}",
-                allowed.display()
-            )),
-        }
-    }
+    // Renewals begin with the claim: bringing the run here and reading it take time too, and a
+    // lease left unrenewed meanwhile would run out under a worker that is only getting ready.
     let done = AtomicBool::new(false);
-    let ended = std::thread::scope(|scope| {
+    let worked = std::thread::scope(|scope| {
         scope.spawn(|| keep_renewed(held, &done));
-        let directions = Directions {
-            trust: args.trust,
-            approved,
-            answers: told.answers,
-            auto_approve: told.auto_approve,
-            rerun: [told.rerun, args.rerun.clone()].concat(),
-            assume_done: [told.assume_done, args.assume_done.clone()].concat(),
-            ..Default::default()
-        };
-        let ended = crate::cli::resume::continue_fenced(
-            ctx,
-            &id,
-            &directions,
-            args.agent.as_deref(),
-            &Published(held),
-        );
+        let worked = work_on(ctx, args, held, queued);
         done.store(true, Ordering::Relaxed);
-        ended
+        worked
     });
     if held.must_stop() {
         crate::process::stop_every_group();
-        return Err(Error::LeaseLost {
-            run: id.to_string(),
-        }
-        .into());
+        return Err(held.stopped_why().into());
     }
-    let code = match ended {
-        Ok(()) => 0,
+    let code = match worked {
+        Ok(Worked::EndedAlready) => {
+            // A worker whose last push lost its queue ref's deletion: the run is over.
+            held.release(&Leaving::Done { queued })?;
+            output::note(format!("run {id} had ended already; it leaves the queue"));
+            return Ok(0);
+        }
+        Ok(Worked::Ran) => 0,
         Err(err) => match err.downcast_ref::<ExitWith>() {
             Some(ExitWith(code)) => *code,
             None => return Err(stopped(args, held, queued, err)),
@@ -107,6 +70,62 @@ pub(super) fn run_claimed(ctx: &Ctx, args: &Worker, held: &Held, queued: ObjectI
     };
     held.release(&leaving)?;
     Ok(code)
+}
+
+enum Worked {
+    /// The engine went on with the run; its record says where it stands.
+    Ran,
+    /// The run had succeeded or failed before this worker took it.
+    EndedAlready,
+}
+
+/// Brings the claimed run here with its children and goes on with it through the engine,
+/// every write published under the lease, with what the queue tells and the approvals the
+/// worker accepts.
+fn work_on(ctx: &Ctx, args: &Worker, held: &Held, queued: ObjectId) -> Result<Worked> {
+    let id = held.lease().run.clone();
+    bring_from_remote(ctx, &args.remote, &id)?;
+    for child in held.children() {
+        bring_from_remote(ctx, &args.remote, &child)?;
+    }
+    let status = RunState::load(&ctx.repo, &id)?.record.status.kind;
+    if matches!(status, StatusKind::Succeeded | StatusKind::Failed) {
+        return Ok(Worked::EndedAlready);
+    }
+    let told = told(ctx, &args.remote, &id, queued)?;
+    let directions = Directions {
+        trust: args.trust,
+        approved: approvals(ctx, args, &id, queued),
+        answers: told.answers,
+        auto_approve: told.auto_approve,
+        rerun: [told.rerun, args.rerun.clone()].concat(),
+        assume_done: [told.assume_done, args.assume_done.clone()].concat(),
+        ..Default::default()
+    };
+    let agent = args.agent.as_deref();
+    crate::cli::resume::continue_fenced(ctx, &id, &directions, agent, &Published(held))?;
+    Ok(Worked::Ran)
+}
+
+/// The approvals this worker accepts for run `id`: those it was given, and those of a
+/// submission signed by a key its machine allows.
+fn approvals(ctx: &Ctx, args: &Worker, id: &RunId, queued: ObjectId) -> Vec<String> {
+    let mut approved = args.approved.clone();
+    if let Some(allowed) = &args.allowed_signers {
+        match pool::signed_approvals(&ctx.repo, id, queued, allowed) {
+            Some((signer, vouched)) => {
+                output::note(format!(
+                    "run {id} was submitted by {signer}, whom this machine allows"
+                ));
+                approved.extend(vouched);
+            }
+            None => output::note(format!(
+                "run {id}'s submission is not signed by a key of {}",
+                allowed.display()
+            )),
+        }
+    }
+    approved
 }
 
 /// What the queue commit `queued` tells the worker that took run `id`.
@@ -211,9 +230,7 @@ impl Fence for Published<'_> {
 
     fn publish(&self, written: &RunId) -> crate::error::Result<()> {
         if self.0.must_stop() {
-            return Err(Error::LeaseLost {
-                run: self.0.lease().run.to_string(),
-            });
+            return Err(self.0.stopped_why());
         }
         self.0.publish(written)
     }

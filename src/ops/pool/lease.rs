@@ -188,6 +188,23 @@ impl Held {
             run: self.lease.run.to_string(),
         }
     }
+
+    /// Why a holder that [`Held::must_stop`] stops: another worker took the lease, or this one
+    /// could not renew it in time (the lease may still be its own, and runs out for a taker).
+    pub fn stopped_why(&self) -> Error {
+        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        // Unrenewed for long, it may have been taken meanwhile: the remote says which.
+        let name = lease::lease_ref(&self.lease.run);
+        let taken =
+            || current(&state.repo, &self.remote, &name).is_ok_and(|tip| tip != Some(state.tip));
+        if state.lost || taken() {
+            return self.lost();
+        }
+        Error::LeaseUnrenewed {
+            run: self.lease.run.to_string(),
+            half_life: crate::format::time::short_duration(self.lease.ttl / 2),
+        }
+    }
 }
 
 /// Where a run stands on the remote once its worker lets it go: its queue ref `queued` (the
