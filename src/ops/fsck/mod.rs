@@ -89,8 +89,20 @@ impl Finding {
     }
 }
 
+/// What every check reads, and whether it repairs what it finds.
+struct Fsck<'a> {
+    repo: &'a Repo,
+    config: &'a Config,
+    repair: bool,
+}
+
 /// Checks the named runs (all when `only` is empty) and the repository-wide state around them.
 pub fn fsck(repo: &Repo, config: &Config, only: &[RunId], repair: bool) -> Result<Report> {
+    let fsck = Fsck {
+        repo,
+        config,
+        repair,
+    };
     let mut report = Report::default();
     check_locks(repo, repair, &mut report)?;
     let all: Vec<RunId> = run::list(repo)?.into_iter().map(|(id, _)| id).collect();
@@ -102,23 +114,18 @@ pub fn fsck(repo: &Repo, config: &Config, only: &[RunId], repair: bool) -> Resul
     for id in &runs {
         report.runs_checked += 1;
         // One run's broken objects are that run's problem; the other runs are still checked.
-        if let Err(err) = check_run(repo, config, id, repair, &mut report) {
+        if let Err(err) = check_run(&fsck, id, &mut report) {
             report.problem(Some(id), "unreadable-run", err.to_string());
         }
     }
     if only.is_empty() {
-        check_repository(repo, config, &all, repair, &mut report)?;
+        check_repository(&fsck, &all, &mut report)?;
     }
     Ok(report)
 }
 
-fn check_run(
-    repo: &Repo,
-    config: &Config,
-    id: &RunId,
-    repair: bool,
-    report: &mut Report,
-) -> Result<()> {
+fn check_run(fsck: &Fsck, id: &RunId, report: &mut Report) -> Result<()> {
+    let repo = fsck.repo;
     let state = match RunState::load(repo, id) {
         Ok(state) => state,
         Err(err) => {
@@ -190,18 +197,13 @@ fn check_run(
         report.note(Some(id), "format-1-record", message.to_owned());
     }
     check_checkpoint_trees(repo, id, &entries, report)?;
-    check_branch_work(repo, config, id, report)?;
-    check_local(repo, config, &state, repair, report)
+    check_branch_work(repo, fsck.config, id, report)?;
+    check_local(fsck, &state, report)
 }
 
 /// The run's local state: a workspace whose run directory is gone is rebuilt from git.
-fn check_local(
-    repo: &Repo,
-    config: &Config,
-    state: &RunState,
-    repair: bool,
-    report: &mut Report,
-) -> Result<()> {
+fn check_local(fsck: &Fsck, state: &RunState, report: &mut Report) -> Result<()> {
+    let (repo, config, repair) = (fsck.repo, fsck.config, fsck.repair);
     let Some(ws) = workspace::Workspace::find(repo, &state.id)? else {
         return Ok(());
     };
@@ -224,30 +226,24 @@ fn check_local(
     Ok(())
 }
 
-fn check_repository(
-    repo: &Repo,
-    config: &Config,
-    runs: &[RunId],
-    repair: bool,
-    report: &mut Report,
-) -> Result<()> {
+fn check_repository(fsck: &Fsck, runs: &[RunId], report: &mut Report) -> Result<()> {
+    let (repo, repair) = (fsck.repo, fsck.repair);
     let known: HashSet<&str> = runs.iter().map(RunId::as_str).collect();
     check_foreign_refs(repo, report)?;
-    check_orphan_run_branches(repo, config, &known, repair, report)?;
+    check_orphan_run_branches(fsck, &known, report)?;
     check_unfinished_worktrees(repo, repair, report)?;
-    check_stale_worktrees(repo, config, &known, repair, report)?;
-    check_stale_registrations(repo, &known, repair, report);
-    check_stale_run_dirs(repo, config, &known, repair, report)
+    check_stale_worktrees(fsck, &known, report)?;
+    check_stale_registrations(fsck, &known, report);
+    check_stale_run_dirs(fsck, &known, report)
 }
 
 /// Run branches without a metadata branch: left by a start or fork killed between the two.
 fn check_orphan_run_branches(
-    repo: &Repo,
-    config: &Config,
+    fsck: &Fsck,
     known: &HashSet<&str>,
-    repair: bool,
     report: &mut Report,
 ) -> Result<()> {
+    let (repo, config, repair) = (fsck.repo, fsck.config, fsck.repair);
     for (name, tip) in repo.refs_under(RUN_BRANCH_PREFIX)? {
         let Ok(id) = RunId::parse(&name) else {
             continue;
@@ -285,13 +281,8 @@ fn check_orphan_run_branches(
 }
 
 /// Worktree registrations whose directory is gone or whose run no longer exists.
-fn check_stale_worktrees(
-    repo: &Repo,
-    config: &Config,
-    known: &HashSet<&str>,
-    repair: bool,
-    report: &mut Report,
-) -> Result<()> {
+fn check_stale_worktrees(fsck: &Fsck, known: &HashSet<&str>, report: &mut Report) -> Result<()> {
+    let (repo, config, repair) = (fsck.repo, fsck.config, fsck.repair);
     for worktree in repo.worktrees()? {
         if worktree.unfinished.is_some() {
             continue;
@@ -342,12 +333,8 @@ fn check_stale_worktrees(
 }
 
 /// In-place registrations of runs that no longer exist.
-fn check_stale_registrations(
-    repo: &Repo,
-    known: &HashSet<&str>,
-    repair: bool,
-    report: &mut Report,
-) {
+fn check_stale_registrations(fsck: &Fsck, known: &HashSet<&str>, report: &mut Report) {
+    let (repo, repair) = (fsck.repo, fsck.repair);
     for registration in workspace::registrations(repo) {
         if known.contains(registration.run_id.as_str()) {
             continue;
@@ -367,13 +354,8 @@ fn check_stale_registrations(
 }
 
 /// Run directories of this repository whose run no longer exists.
-fn check_stale_run_dirs(
-    repo: &Repo,
-    config: &Config,
-    known: &HashSet<&str>,
-    repair: bool,
-    report: &mut Report,
-) -> Result<()> {
+fn check_stale_run_dirs(fsck: &Fsck, known: &HashSet<&str>, report: &mut Report) -> Result<()> {
+    let (repo, config, repair) = (fsck.repo, fsck.config, fsck.repair);
     for (dir, manifest) in run_dirs_of(&config.runs_dir, &repo.main_path()) {
         if known.contains(manifest.run_id.as_str()) {
             continue;
