@@ -46,7 +46,7 @@ mod settings;
 
 pub use child::{child_files, nested_workflows};
 use child::{child_graph, refuse_unbounded};
-use child_run::{ChildEnd, Ended, run_child};
+use child_run::{ChildEnd, Ended, Parent, run_child};
 use settings::{Settings, changed};
 
 /// Children of children of ...: a chain of workflows that each start another stops here.
@@ -80,7 +80,14 @@ pub(super) fn run(
         ));
     }
     let before = parent_context(engine, &parent, node, visit)?;
-    let ended = match run_child(engine, id, workspace, node, visit, &child, &before)? {
+    let parent = Parent {
+        engine,
+        id,
+        workspace,
+        node,
+        visit,
+    };
+    let ended = match run_child(&parent, &child, &before)? {
         ChildEnd::Ended(ended) => ended,
         ChildEnd::Stopped(stop) => return Ok(Step::Stopped(stop)),
     };

@@ -47,24 +47,31 @@ enum Earlier {
     Unfinished(Box<RunState>),
 }
 
+/// The manager stage a child belongs to: the parent run `id` in `workspace`, and the visit
+/// `visit` of its manager node.
+pub(super) struct Parent<'a, 'e> {
+    pub engine: &'a Engine<'e>,
+    pub id: &'a RunId,
+    pub workspace: &'a Workspace,
+    pub node: &'a Node,
+    pub visit: u64,
+}
+
 /// Runs the stage's child to its end: the earlier one, or a new one.
 pub(super) fn run_child(
-    engine: &Engine,
-    id: &RunId,
-    workspace: &Workspace,
-    node: &Node,
-    visit: u64,
+    parent: &Parent,
     child: &Child,
     before: &BTreeMap<String, Value>,
 ) -> Result<ChildEnd> {
-    let child_id = match earlier_child(engine, id, node, visit)? {
+    let engine = parent.engine;
+    let child_id = match earlier_child(parent)? {
         Some(Earlier::Ended(ended)) => return Ok(ChildEnd::Ended(ended)),
         Some(Earlier::Unfinished(state)) => {
-            adopt(engine, workspace, &state)?;
+            adopt(engine, parent.workspace, &state)?;
             reopen(engine.repo, &state, engine.config)?;
             state.id
         }
-        None => start_child(engine, id, workspace, node, visit, child)?,
+        None => start_child(parent, child)?,
     };
     let executed = execute_child(engine, &child_id, &child.graph, before.clone())?;
     if let Some(stop) = executed.stopped {
@@ -90,14 +97,14 @@ fn adopt(engine: &Engine, workspace: &Workspace, state: &RunState) -> Result<()>
 }
 
 /// Starts the child in place in the parent's worktree, recording whose child it is.
-fn start_child(
-    engine: &Engine,
-    id: &RunId,
-    workspace: &Workspace,
-    node: &Node,
-    visit: u64,
-    child: &Child,
-) -> Result<RunId> {
+fn start_child(parent: &Parent, child: &Child) -> Result<RunId> {
+    let Parent {
+        engine,
+        id,
+        workspace,
+        node,
+        visit,
+    } = *parent;
     let source_file = match &child.file {
         Some(file) => file.clone(),
         None => {
@@ -134,7 +141,14 @@ fn start_child(
 
 /// The child of this stage that an earlier visit started, if any. Of several (a child
 /// replaced by an earlier version of git-fabro), the latest one that its parent did not end.
-fn earlier_child(engine: &Engine, id: &RunId, node: &Node, visit: u64) -> Result<Option<Earlier>> {
+fn earlier_child(parent: &Parent) -> Result<Option<Earlier>> {
+    let Parent {
+        engine,
+        id,
+        node,
+        visit,
+        ..
+    } = *parent;
     let mut latest: Option<RunState> = None;
     for (child, _) in run::list(engine.repo)? {
         // A run that cannot be read is nobody's child here; `fsck` names it.
