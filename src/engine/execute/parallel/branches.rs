@@ -32,6 +32,15 @@ struct Branch<'g> {
     path: PathBuf,
 }
 
+/// What every branch of one pass shares: the run, the commit they start from, the pass (the
+/// parallel node's visit) and the context they start with.
+struct Pass<'p> {
+    id: &'p RunId,
+    base: ObjectId,
+    visit: u64,
+    context: &'p BTreeMap<String, Value>,
+}
+
 /// What one branch came to.
 pub(super) struct BranchResult {
     pub id: String,
@@ -116,8 +125,14 @@ impl<'a> Engine<'a> {
                 break;
             }
         }
+        let pass = Pass {
+            id,
+            base,
+            visit,
+            context,
+        };
         let ran = match prepared {
-            Ok(()) => self.run_branches(id, &to_run, base, visit, context, max_parallel),
+            Ok(()) => self.run_branches(&pass, &to_run, max_parallel),
             Err(err) => Err(err),
         };
         crate::failpoint::reach(&format!("engine:parallel-branches-ran:{}@{visit}", node.id));
@@ -267,11 +282,8 @@ impl<'a> Engine<'a> {
     /// opens its branch's worktree.
     fn run_branches(
         &self,
-        id: &RunId,
+        pass: &Pass,
         branches: &[&Branch],
-        base: ObjectId,
-        pass: u64,
-        context: &BTreeMap<String, Value>,
         max_parallel: usize,
     ) -> Result<Vec<(usize, BranchResult)>> {
         let queue = Mutex::new(branches.iter().copied());
@@ -302,7 +314,7 @@ impl<'a> Engine<'a> {
                                     warnings,
                                     fence,
                                 };
-                                engine.run_branch(id, branch, base, pass, context)
+                                engine.run_branch(pass, branch)
                             }
                             Err(err) => BranchResult {
                                 id: branch.node.id.clone(),
@@ -331,16 +343,9 @@ impl<'a> Engine<'a> {
     /// One branch, on an engine whose repository is the branch's worktree: its node through
     /// the stage pipeline, then its work committed on its branch. A git failure fails the
     /// branch, not the run.
-    fn run_branch(
-        &self,
-        id: &RunId,
-        branch: &Branch,
-        base: ObjectId,
-        pass: u64,
-        context: &BTreeMap<String, Value>,
-    ) -> BranchResult {
-        let node = branch.node;
-        let stage = format!("{}@{pass}", node.id);
+    fn run_branch(&self, pass: &Pass, branch: &Branch) -> BranchResult {
+        let (id, node) = (pass.id, branch.node);
+        let stage = format!("{}@{}", node.id, pass.visit);
         let clock = Instant::now();
         self.event(
             id,
@@ -351,12 +356,10 @@ impl<'a> Engine<'a> {
                 "branch": node.id, "index": branch.index,
             }),
         );
-        let mut result = self
-            .commit_branch(id, branch, base, pass, context)
-            .unwrap_or_else(|err| {
-                let reason = format!("parallel branch {} failed to run: {err}", node.id);
-                BranchResult::of(node, Outcome::failed(&reason), None, Vec::new())
-            });
+        let mut result = self.commit_branch(pass, branch).unwrap_or_else(|err| {
+            let reason = format!("parallel branch {} failed to run: {err}", node.id);
+            BranchResult::of(node, Outcome::failed(&reason), None, Vec::new())
+        });
         if let Some(head) = result.head {
             self.event(
                 id,
@@ -387,21 +390,14 @@ impl<'a> Engine<'a> {
 
     /// The branch's stage, and its work committed on its branch with the stage's outcome:
     /// its status in the subject, its notes (a failure's reason) in the body.
-    fn commit_branch(
-        &self,
-        id: &RunId,
-        branch: &Branch,
-        base: ObjectId,
-        pass: u64,
-        context: &BTreeMap<String, Value>,
-    ) -> Result<BranchResult> {
-        let repo = self.repo;
+    fn commit_branch(&self, pass: &Pass, branch: &Branch) -> Result<BranchResult> {
+        let (repo, id, base) = (self.repo, pass.id, pass.base);
         let workspace = Workspace::linked(repo.clone(), branch.path.clone());
-        let mut context = context.clone();
+        let mut context = pass.context.clone();
         context.insert("current_node".into(), json!(branch.node.id));
         let stage = Stage {
             node: branch.node,
-            visit: pass,
+            visit: pass.visit,
             index: u64::try_from(branch.index).unwrap_or(u64::MAX),
             branch: Some(&branch.branch),
         };
@@ -431,7 +427,7 @@ impl<'a> Engine<'a> {
         repo.update_refs(&[edit], "fabro: parallel branch", &self.config.identity)?;
         snapshot.write_index()?;
         if side_effect::is_side_effect(branch.node) {
-            self.resolve_intent(id, node, pass)?;
+            self.resolve_intent(id, node, pass.visit)?;
         }
         Ok(BranchResult::of(branch.node, outcome, Some(head), files))
     }
