@@ -105,7 +105,7 @@ impl Ctx {
         if !RunDir::may_hold(listing, id, named, worktree, name) {
             return None;
         }
-        RunDir::locate_listed(listing, id, named, worktree, || self.repo.main_path())
+        RunDir::locate_listed(&listing, id, named, worktree, || self.repo.main_path())
     }
 
     /// The configuration in force for a run: its `run.toml` over the other layers. Without

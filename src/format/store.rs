@@ -106,23 +106,13 @@ impl RunDir {
     ) -> Option<RunDir> {
         // Most lookups end beside the worktree: the runs directory is listed only when not.
         let listing = LazyCell::new(|| RunsListing::read(runs_dir));
-        Self::find(&listing, id, named, worktree, repository)
+        Self::locate_listed(&listing, id, named, worktree, repository)
     }
 
-    /// [`RunDir::locate`] in a runs directory listed already.
+    /// [`RunDir::locate`] in a runs directory listed already. `repository` is asked for at
+    /// most once, and only when a manifest must be checked against it: finding a
+    /// repository's main path can mean opening it a second time.
     pub fn locate_listed(
-        listing: &RunsListing,
-        id: &RunId,
-        named: Option<&Path>,
-        worktree: Option<&Path>,
-        repository: impl FnOnce() -> PathBuf,
-    ) -> Option<RunDir> {
-        Self::find(&listing, id, named, worktree, repository)
-    }
-
-    /// `repository` is asked for at most once, and only when a manifest must be checked
-    /// against it: finding a repository's main path can mean opening it a second time.
-    fn find(
         listing: &impl Deref<Target = RunsListing>,
         id: &RunId,
         named: Option<&Path>,
