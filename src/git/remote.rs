@@ -143,18 +143,19 @@ mod tests {
 
     #[test]
     fn hosted_remotes_show_as_host_owner_repo() {
-        assert_eq!(display("https://github.com/o/r.git"), "github.com/o/r");
-        assert_eq!(display("git@github.com:o/r.git"), "github.com/o/r");
-        assert_eq!(display("ssh://git@github.com:22/o/r.git"), "github.com/o/r");
-        assert_eq!(
-            display("https://x-access-token:ghs_secret@github.com/o/r"),
-            "github.com/o/r"
-        );
-        assert_eq!(
-            display("https://u:it's@example.com/o/r.git"),
-            "example.com/o/r"
-        );
-        assert_eq!(display("/srv/git/r.git"), "/srv/git/r.git");
+        for (url, shown) in [
+            ("https://github.com/o/r.git", "github.com/o/r"),
+            ("git@github.com:o/r.git", "github.com/o/r"),
+            ("ssh://git@github.com:22/o/r.git", "github.com/o/r"),
+            (
+                "https://x-access-token:ghs_secret@github.com/o/r",
+                "github.com/o/r",
+            ),
+            ("https://u:it's@example.com/o/r.git", "example.com/o/r"),
+            ("/srv/git/r.git", "/srv/git/r.git"),
+        ] {
+            assert_eq!(display(url), shown, "{url}");
+        }
     }
 
     #[test]
