@@ -33,8 +33,7 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
-    let id = args.run.id(ctx)?;
-    let run = ctx.open_run(Some(id.as_str()))?;
+    let run = args.run.open(ctx)?;
     let status = if args.status == "failed" {
         StatusKind::Failed
     } else {

@@ -46,8 +46,7 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
-    let id = args.run.id(ctx)?;
-    let run = ended_session_finished(ctx, ctx.open_run(Some(id.as_str()))?)?;
+    let run = ended_session_finished(ctx, args.run.open(ctx)?)?;
     let (state, config) = (&run.state, &run.config);
     let entries = timeline(&ctx.repo, state)?;
     let target = target(&ctx.repo, args.into.as_deref())?;
@@ -82,7 +81,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     if landed.commit.is_some() && !moved.is_empty() {
         output::warn(format!(
             "run {} landed what it recorded last; the checkout holds other content in {}: {} (`git status` shows it as your change)",
-            ctx.short(id.as_str()),
+            ctx.short(state.id.as_str()),
             output::counted(moved.len(), "file", "files"),
             moved.join(", ")
         ));
@@ -94,7 +93,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         Some(commit) => {
             output::note(format!(
                 "landed run {} on {} as {} ({})",
-                ctx.short(id.as_str()),
+                ctx.short(state.id.as_str()),
                 landed.branch,
                 crate::format::short_sha(commit),
                 match mode {
@@ -108,7 +107,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
             output::note(format!(
                 "{} already holds every change of run {}; nothing to land",
                 landed.branch,
-                ctx.short(id.as_str())
+                ctx.short(state.id.as_str())
             ));
             Ok(())
         }

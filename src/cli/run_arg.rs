@@ -7,6 +7,7 @@
 use anyhow::Result;
 
 use super::Ctx;
+use super::open_run::OpenRun;
 use crate::error::Error;
 use crate::format::run_id::RunId;
 use crate::run;
@@ -35,6 +36,11 @@ impl RunArgs {
     /// The run these name (they must agree), else the current run.
     pub fn id(&self, ctx: &Ctx) -> Result<RunId> {
         ctx.named_run(self.run_pos.as_deref(), self.flag.run.as_deref())
+    }
+
+    /// The run these name, opened with its workspace, run directory and configuration.
+    pub fn open(&self, ctx: &Ctx) -> Result<OpenRun> {
+        ctx.open_run(Some(self.id(ctx)?.as_str()))
     }
 }
 
