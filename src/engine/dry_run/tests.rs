@@ -14,6 +14,12 @@ fn stages(run: &DryRun) -> Vec<String> {
         .collect()
 }
 
+/// Why the run failed; the test fails if it did not.
+fn failure(run: &DryRun) -> &str {
+    assert_eq!(run.status, Status::Failed, "{:?}", stages(run));
+    run.failure.as_deref().expect("a failed run says why")
+}
+
 const FRAME: &str = "start [shape=Mdiamond]; exit [shape=Msquare];";
 
 #[test]
@@ -59,7 +65,10 @@ fn a_failed_goal_gate_sends_the_run_to_its_retry_target_until_the_limit() {
         m [shape=tripleoctagon, goal_gate=true, retry_target=fix]
         start -> fix -> m -> exit }}"#
     ));
-    assert_eq!(run.status, Status::Failed);
+    assert_eq!(
+        failure(&run),
+        "node \"fix\" visited 3 times (graph limit 3); run is stuck in a cycle"
+    );
     assert_eq!(
         stages(&run),
         [
@@ -70,10 +79,6 @@ fn a_failed_goal_gate_sends_the_run_to_its_retry_target_until_the_limit() {
             "m@2 failed"
         ]
     );
-    assert_eq!(
-        run.failure.as_deref(),
-        Some("node \"fix\" visited 3 times (graph limit 3); run is stuck in a cycle")
-    );
 }
 
 #[test]
@@ -81,10 +86,9 @@ fn a_failed_goal_gate_without_retry_target_fails_the_run_at_the_exit() {
     let run = walk(&format!(
         "digraph G {{ {FRAME} m [shape=tripleoctagon, goal_gate=true]; start -> m -> exit }}"
     ));
-    assert_eq!(run.status, Status::Failed);
     assert_eq!(
-        run.failure.as_deref(),
-        Some("goal gate unsatisfied for node m and no retry target")
+        failure(&run),
+        "goal gate unsatisfied for node m and no retry target"
     );
 }
 
