@@ -257,10 +257,14 @@ mod tests {
 
     #[test]
     fn counts_read_as_people_write_them() {
-        assert_eq!(grouped(0), "0");
-        assert_eq!(grouped(999), "999");
-        assert_eq!(grouped(1000), "1,000");
-        assert_eq!(grouped(1_234_567), "1,234,567");
+        for (count, written) in [
+            (0, "0"),
+            (999, "999"),
+            (1000, "1,000"),
+            (1_234_567, "1,234,567"),
+        ] {
+            assert_eq!(grouped(count), written);
+        }
         let tokens = TokenCounts {
             input_tokens: 1200,
             output_tokens: 340,
