@@ -132,8 +132,6 @@ pub enum Error {
     TargetNotFound { run: String, message: String },
     #[error("{0}")]
     AmbiguousTarget(String),
-    #[error("not a git repository: {}", .0.display())]
-    NotARepository(PathBuf),
     #[error("{0}")]
     Conflict(String),
     /// Another process holds what this command needs (a run's run.pid, a ref lock, a
@@ -215,7 +213,8 @@ pub enum Error {
         context: String,
         source: std::io::Error,
     },
-    /// What the repository layer reported that has no meaning of its own here.
+    /// What the repository layer reported, as it said it: no repository where one was looked
+    /// for (a usage error, with a hint), or gix's own errors, which mean nothing more here.
     #[error("{0}")]
     Git(crate::git::Error),
     /// A tree holds a path that git's checkout refuses to write; `place` names the tree.
@@ -245,7 +244,7 @@ impl Error {
             | Error::TargetNotFound { .. }
             | Error::AmbiguousTarget(_)
             | Error::Unfinished { .. }
-            | Error::NotARepository(_)
+            | Error::Git(crate::git::Error::NotARepository(_))
             | Error::WorkflowSyntax(_) => exit::USAGE,
             Error::Conflict(_) => exit::CONFLICT,
             Error::Busy(_)
@@ -322,7 +321,7 @@ impl Error {
             Error::AmbiguousTarget(_) => {
                 "list the run's checkpoints with `git fabro log RUN`".into()
             }
-            Error::NotARepository(_) => "run it inside a git repository, or pass -C DIR".into(),
+            Error::Git(crate::git::Error::NotARepository(_)) => "run it inside a git repository, or pass -C DIR".into(),
             Error::Conflict(_) => "another git-fabro process changed the run at the same time; retry".into(),
             Error::Held { pid, command, .. } => {
                 let which = match command {
@@ -384,7 +383,6 @@ impl From<crate::git::Error> for Error {
     fn from(err: crate::git::Error) -> Error {
         use crate::git::Error as Git;
         match err {
-            Git::NotARepository(path) => Error::NotARepository(path),
             Git::Conflict(text) => Error::Conflict(text),
             Git::Busy(text) => Error::Busy(text),
             Git::Usage(text) => Error::Usage(text),
@@ -402,7 +400,7 @@ impl From<crate::git::Error> for Error {
             other @ Git::InTheWay { .. } => Error::Failed(other.to_string()),
             Git::Failed(text) => Error::Failed(text),
             Git::Io { context, source } => Error::Io { context, source },
-            other @ Git::Gix(_) => Error::Git(other),
+            other @ (Git::NotARepository(_) | Git::Gix(_)) => Error::Git(other),
         }
     }
 }
