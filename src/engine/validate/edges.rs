@@ -39,15 +39,15 @@ pub(super) fn freeform_edge_count(g: &Graph, out: &mut Vec<Diagnostic>) {
     {
         let n = g.outgoing(&node.id).filter(|e| e.freeform()).count();
         if n > 1 {
+            let id = &node.id;
             out.push(
                 Diagnostic::error(
                     "freeform_edge_count",
                     format!(
-                        "wait.human node '{}' has {n} freeform edges but at most one is allowed",
-                        node.id
+                        "wait.human node '{id}' has {n} freeform edges but at most one is allowed"
                     ),
                 )
-                .node(&node.id)
+                .node(id)
                 .fix("Remove extra freeform=true edges so at most one remains"),
             );
         }
@@ -58,15 +58,13 @@ pub(super) fn all_conditional_edges(g: &Graph, out: &mut Vec<Diagnostic>) {
     for node in g.nodes() {
         let mut edges = g.outgoing(&node.id).peekable();
         if edges.peek().is_some() && edges.all(|e| e.condition().is_some()) {
+            let id = &node.id;
             out.push(
                 Diagnostic::error(
                     "all_conditional_edges",
-                    format!(
-                        "Node '{}' has all conditional outgoing edges with no unconditional fallback",
-                        node.id
-                    ),
+                    format!("Node '{id}' has all conditional outgoing edges with no unconditional fallback"),
                 )
-                .node(&node.id)
+                .node(id)
                 .fix("Add at least one unconditional edge as a fallback"),
             );
         }
@@ -83,15 +81,13 @@ pub(super) fn orphan_custom_outcome(g: &Graph, out: &mut Vec<Diagnostic>) {
             })
         });
         if routes_on_outcome && edges.iter().all(|e| e.condition().is_some()) {
+            let id = &node.id;
             out.push(
                 Diagnostic::warning(
                     "orphan_custom_outcome",
-                    format!(
-                        "Node '{}' uses outcome-based routing but has no unconditional fallback edge",
-                        node.id
-                    ),
+                    format!("Node '{id}' uses outcome-based routing but has no unconditional fallback edge"),
                 )
-                .node(&node.id)
+                .node(id)
                 .fix("Add an unconditional edge as a safety net for unmatched outcomes"),
             );
         }
@@ -101,16 +97,16 @@ pub(super) fn orphan_custom_outcome(g: &Graph, out: &mut Vec<Diagnostic>) {
 pub(super) fn random_selection_no_conditions(g: &Graph, out: &mut Vec<Diagnostic>) {
     for node in g.nodes().iter().filter(|n| n.selection() == "random") {
         if g.outgoing(&node.id).any(|e| e.condition().is_some()) {
+            let id = &node.id;
             out.push(
                 Diagnostic::error(
                     "random_selection_no_conditions",
                     format!(
-                        "Node '{}' has selection=\"random\" but also has conditional edges; \
-                         random selection and conditions cannot be combined",
-                        node.id
+                        "Node '{id}' has selection=\"random\" but also has conditional edges; \
+                         random selection and conditions cannot be combined"
                     ),
                 )
-                .node(&node.id)
+                .node(id)
                 .fix(
                     "Remove the condition attributes from outgoing edges, or remove \
                      selection=\"random\" from the node",

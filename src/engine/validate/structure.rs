@@ -99,15 +99,13 @@ pub(super) fn start_no_incoming(g: &Graph, out: &mut Vec<Diagnostic>) {
     };
     let n = g.incoming(&start.id).count();
     if n > 0 {
+        let id = &start.id;
         out.push(
             Diagnostic::error(
                 "start_no_incoming",
-                format!(
-                    "Start node '{}' has {n} incoming edge(s) but must have none",
-                    start.id
-                ),
+                format!("Start node '{id}' has {n} incoming edge(s) but must have none"),
             )
-            .node(&start.id)
+            .node(id)
             .fix("Remove incoming edges to the start node"),
         );
     }
@@ -117,15 +115,13 @@ pub(super) fn exit_no_outgoing(g: &Graph, out: &mut Vec<Diagnostic>) {
     for node in g.nodes().iter().filter(|n| is_exit(n)) {
         let n = g.outgoing(&node.id).count();
         if n > 0 {
+            let id = &node.id;
             out.push(
                 Diagnostic::error(
                     "exit_no_outgoing",
-                    format!(
-                        "Exit node '{}' has {n} outgoing edge(s) but must have none",
-                        node.id
-                    ),
+                    format!("Exit node '{id}' has {n} outgoing edge(s) but must have none"),
                 )
-                .node(&node.id)
+                .node(id)
                 .fix("Remove outgoing edges from the exit node"),
             );
         }
@@ -136,18 +132,17 @@ pub(super) fn reserved_keyword_node_id(g: &Graph, out: &mut Vec<Diagnostic>) {
     for node in g.nodes() {
         let lower = node.id.to_lowercase();
         if RESERVED_IDS.contains(&lower.as_str()) {
+            let id = &node.id;
             out.push(
                 Diagnostic::warning(
                     "reserved_keyword_node_id",
                     format!(
-                        "Node ID '{}' is a DOT reserved keyword and may cause parsing failures",
-                        node.id
+                        "Node ID '{id}' is a DOT reserved keyword and may cause parsing failures"
                     ),
                 )
-                .node(&node.id)
+                .node(id)
                 .fix(format!(
-                    "Rename '{}' to '{lower}_step' or another non-reserved ID",
-                    node.id
+                    "Rename '{id}' to '{lower}_step' or another non-reserved ID"
                 )),
             );
         }
