@@ -164,14 +164,11 @@ pub(super) fn print_changes(restored: &Restored) -> Result<()> {
 }
 
 fn print_summary(restored: &Restored, target: &str) -> Result<()> {
+    let changed = output::counted(restored.changes.len(), "path", "paths");
     match (&restored.recovery_commit, restored.dry_run) {
-        (_, true) => output::note(format!(
-            "dry run: {} would change to match {target}",
-            output::counted(restored.changes.len(), "path", "paths")
-        )),
+        (_, true) => output::note(format!("dry run: {changed} would change to match {target}")),
         (Some(sha), false) => output::note(format!(
-            "restored {} to match {target}; the previous state is {}\nto get back: git fabro restore --run {} {}",
-            output::counted(restored.changes.len(), "path", "paths"),
+            "restored {changed} to match {target}; the previous state is {}\nto get back: git fabro restore --run {} {}",
             restored.recovery_ref.as_deref().unwrap_or_default(),
             restored.run_id,
             crate::format::short_sha(sha)
