@@ -24,22 +24,26 @@ pub enum Handler {
     Wait,
 }
 
-/// Every `type` Fabro knows, its legacy spellings included, with the handler it names.
-const TYPES: &[(&str, Handler)] = &[
-    ("start", Handler::Start),
-    ("exit", Handler::Exit),
-    ("agent", Handler::Agent),
+/// Every handler, in the order Fabro registers them.
+const ALL: [Handler; 11] = [
+    Handler::Start,
+    Handler::Exit,
+    Handler::Agent,
+    Handler::Prompt,
+    Handler::Human,
+    Handler::Conditional,
+    Handler::Parallel,
+    Handler::FanIn,
+    Handler::Command,
+    Handler::ManagerLoop,
+    Handler::Wait,
+];
+
+/// The older `type` values Fabro still takes for a handler, besides its name.
+const LEGACY_TYPES: &[(&str, Handler)] = &[
     ("agent_loop", Handler::Agent),
-    ("prompt", Handler::Prompt),
     ("one_shot", Handler::Prompt),
-    ("human", Handler::Human),
-    ("conditional", Handler::Conditional),
-    ("parallel", Handler::Parallel),
-    ("parallel.fan_in", Handler::FanIn),
-    ("command", Handler::Command),
     ("tool", Handler::Command),
-    ("stack.manager_loop", Handler::ManagerLoop),
-    ("wait", Handler::Wait),
 ];
 
 /// Fabro's shapes and the handlers they stand for (`shape_to_handler_type`).
@@ -67,9 +71,15 @@ impl Handler {
             .unwrap_or(Handler::Agent)
     }
 
-    /// The handler a `type` value names, if Fabro knows it.
+    /// The handler a `type` value names, if Fabro knows it: its name or a legacy spelling.
     pub fn named(name: &str) -> Option<Handler> {
-        TYPES.iter().find(|(n, _)| *n == name).map(|(_, h)| *h)
+        let legacy = || {
+            LEGACY_TYPES
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, h)| *h)
+        };
+        ALL.into_iter().find(|h| h.as_str() == name).or_else(legacy)
     }
 
     /// The handler a shape stands for (Fabro's `shape_to_handler_type`).
@@ -82,9 +92,13 @@ impl Handler {
         SHAPES.iter().map(|(shape, _)| *shape)
     }
 
-    /// Every `type` value Fabro accepts, for messages.
+    /// Every `type` value Fabro accepts, for messages: each handler's name, then its legacy
+    /// spellings.
     pub fn type_names() -> impl Iterator<Item = &'static str> {
-        TYPES.iter().map(|(name, _)| *name)
+        ALL.into_iter().flat_map(|handler| {
+            let legacy = LEGACY_TYPES.iter().filter(move |(_, h)| *h == handler);
+            std::iter::once(handler.as_str()).chain(legacy.map(|(name, _)| *name))
+        })
     }
 
     /// Fabro's name for it, as events and records carry it (`handler_type`).
@@ -135,6 +149,17 @@ mod tests {
         assert_eq!(Handler::of(&unknown), Handler::Human);
         assert_eq!(Handler::of(&node(&[("shape", "circle")])), Handler::Agent);
         assert_eq!(Handler::of(&node(&[("type", "tool")])), Handler::Command);
+    }
+
+    /// The list `validate` names for an unknown type.
+    #[test]
+    fn type_names_are_fabros_each_legacy_spelling_after_its_handlers_name() {
+        let names: Vec<_> = Handler::type_names().collect();
+        assert_eq!(
+            names.join(", "),
+            "start, exit, agent, agent_loop, prompt, one_shot, human, conditional, parallel, \
+             parallel.fan_in, command, tool, stack.manager_loop, wait"
+        );
     }
 
     #[test]
