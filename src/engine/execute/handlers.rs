@@ -1,15 +1,12 @@
 //! Every handler to the code that runs it: one arm per [`Handler`], so a new handler does
 //! not compile until it runs somewhere.
 
-use std::collections::BTreeMap;
 use std::time::Duration;
-
-use serde_json::Value;
 
 use super::command::{self, Ran};
 use super::environment::Audience;
 use super::events::command_completed;
-use super::stage::{Stage, Step};
+use super::stage::{Stage, Staged, Step};
 use super::{Engine, interrupt, manager};
 use crate::engine::handler::Handler;
 use crate::engine::outcome::Outcome;
@@ -19,13 +16,13 @@ use crate::run::workspace::Workspace;
 
 impl Engine<'_> {
     /// One attempt of the stage's handler.
-    pub(super) fn run_handler(
-        &self,
-        id: &RunId,
-        workspace: &Workspace,
-        stage: &Stage,
-        context: &BTreeMap<String, Value>,
-    ) -> Result<Step> {
+    pub(super) fn run_handler(&self, staged: &Staged) -> Result<Step> {
+        let Staged {
+            id,
+            workspace,
+            stage,
+            context,
+        } = *staged;
         let (node, visit) = (stage.node, stage.visit);
         let handler = Handler::of(node);
         let ran = match handler {

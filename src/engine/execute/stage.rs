@@ -33,6 +33,15 @@ pub(super) struct Stage<'n> {
     pub branch: Option<&'n str>,
 }
 
+/// A stage on its way through the pipeline: the visit, the run it is part of, the worktree it
+/// works in, and the context it starts with.
+pub(super) struct Staged<'s> {
+    pub id: &'s RunId,
+    pub workspace: &'s Workspace,
+    pub stage: &'s Stage<'s>,
+    pub context: &'s BTreeMap<String, Value>,
+}
+
 impl Stage<'_> {
     /// `node@visit`.
     pub fn id(&self) -> String {
@@ -60,11 +69,9 @@ impl Engine<'_> {
     /// disk), which leaves the run resumable; a node's own failure is an `Ok` outcome.
     pub(super) fn run_stage(
         &self,
-        id: &RunId,
-        workspace: &Workspace,
-        stage: &Stage,
-        context: &BTreeMap<String, Value>,
+        staged: &Staged,
     ) -> Result<std::result::Result<Attempted, Stop>> {
+        let (id, workspace, stage) = (staged.id, staged.workspace, staged.stage);
         let stage_id = stage.id();
         if self.directions.take_assumed(&stage_id) {
             self.stage_started(id, stage, 1, 1);
@@ -80,14 +87,14 @@ impl Engine<'_> {
             self.write_intent(id, stage)?;
             self.fenced(id)?;
         }
-        let mut attempted = self.attempts(id, workspace, stage, context)?;
+        let mut attempted = self.attempts(staged)?;
         // A node that Ctrl-C cut short is not recorded: it runs again on resume.
         if interrupt::requested() {
             return Ok(Err(Stop::Interrupted { stage: stage_id }));
         }
         if let Ok(attempted) = &mut attempted {
             let outcome = std::mem::replace(&mut attempted.ran.outcome, Outcome::failed(""));
-            attempted.ran.outcome = context_budget::bounded(outcome, context);
+            attempted.ran.outcome = context_budget::bounded(outcome, staged.context);
             self.stage_end_hooks(id, workspace, stage, attempted);
         }
         Ok(attempted)
@@ -97,13 +104,8 @@ impl Engine<'_> {
     /// Fabro's events: `stage.started` for each attempt, `stage.failed` (`will_retry`) and
     /// `stage.retrying` before each new one. Only a failure that asks for it is tried again: a
     /// handler's retry request, or an error another attempt may cure.
-    fn attempts(
-        &self,
-        id: &RunId,
-        workspace: &Workspace,
-        stage: &Stage,
-        context: &BTreeMap<String, Value>,
-    ) -> Result<std::result::Result<Attempted, Stop>> {
+    fn attempts(&self, staged: &Staged) -> Result<std::result::Result<Attempted, Stop>> {
+        let (id, workspace, stage) = (staged.id, staged.workspace, staged.stage);
         let node = stage.node;
         let policy = retry::policy(node, self.graph);
         let mut attempt = 1;
@@ -114,7 +116,7 @@ impl Engine<'_> {
             }
             self.stage_started(id, stage, attempt, policy.max_attempts);
             let clock = Instant::now();
-            let mut ran = match self.run_handler(id, workspace, stage, context)? {
+            let mut ran = match self.run_handler(staged)? {
                 Step::Ran(ran) => ran,
                 Step::Stopped(stop) => return Ok(Err(stop)),
             };

@@ -8,7 +8,7 @@ use std::time::Instant;
 use serde_json::json;
 
 use super::failure::Failure;
-use super::stage::{Attempted, Stage};
+use super::stage::{Attempted, Stage, Staged};
 use super::start::Walk;
 use super::{Engine, Executed, StageReport, Stop, conclusion, interrupt, loops, watchdog};
 use crate::engine::graph::{Edge, Graph, Node};
@@ -139,7 +139,13 @@ impl<'a> Engine<'a> {
             let (node, visit) = (stage.node, stage.visit);
             self.observer.stage_started(node, visit);
             let clock = Instant::now();
-            let attempted = match self.run_stage(id, workspace, &stage, &walk.context)? {
+            let staged = Staged {
+                id,
+                workspace,
+                stage: &stage,
+                context: &walk.context,
+            };
+            let attempted = match self.run_stage(&staged)? {
                 Ok(attempted) => attempted,
                 Err(stop) => return Ok(Ending::Stopped(stop)),
             };

@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use serde_json::{Value, json};
 
-use super::super::stage::Stage;
+use super::super::stage::{Stage, Staged};
 use super::super::{Engine, Quiet, Stop, side_effect};
 use crate::engine::graph::{Graph, Node};
 use crate::engine::outcome::{Outcome, Status};
@@ -401,7 +401,13 @@ impl<'a> Engine<'a> {
             index: u64::try_from(branch.index).unwrap_or(u64::MAX),
             branch: Some(&branch.branch),
         };
-        let attempted = match self.run_stage(id, &workspace, &stage, &context)? {
+        let staged = Staged {
+            id,
+            workspace: &workspace,
+            stage: &stage,
+            context: &context,
+        };
+        let attempted = match self.run_stage(&staged)? {
             Ok(attempted) => attempted,
             Err(stop) => {
                 let mut result =
