@@ -8,7 +8,8 @@ use anyhow::Result;
 use super::{Ctx, output};
 use crate::engine::execute::Directions;
 use crate::error::{Error, OnRemote};
-use crate::format::queue::{Awaits, Told, Wait, wait_ref};
+use crate::format::pool_ref::PoolRef;
+use crate::format::queue::{Awaits, Told, Wait};
 use crate::format::run_id::RunId;
 use crate::ops::pool::{self, listing::PoolRefs};
 use crate::run::RunState;
@@ -47,7 +48,7 @@ pub fn run(
         false,
     )?;
     if !ctx.repo.object_exists(waiting) {
-        ctx.repo.fetch(remote, &[wait_ref(&id)], false)?;
+        ctx.repo.fetch(remote, &[PoolRef::Wait.of(&id)], false)?;
     }
     let wait = Wait::parse(&ctx.repo.commit_info(waiting)?.message);
     let state = RunState::load(&ctx.repo, &id)?;

@@ -7,16 +7,10 @@ use std::time::Duration;
 
 use crate::format::run_id::RunId;
 
-pub const LEASE_PREFIX: &str = "refs/fabro/lease/";
-
 pub const OWNER: &str = "Fabro-Lease-Owner";
 pub const EPOCH: &str = "Fabro-Lease-Epoch";
 pub const TTL: &str = "Fabro-Lease-Ttl-Ms";
 pub const CHILD: &str = "Fabro-Lease-Child";
-
-pub fn lease_ref(id: &RunId) -> String {
-    format!("{LEASE_PREFIX}{id}")
-}
 
 /// What one lease commit says.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -8,6 +8,7 @@ pub(crate) mod fabro;
 pub(crate) mod lease;
 pub mod message;
 pub mod node;
+pub(crate) mod pool_ref;
 pub(crate) mod queue;
 pub mod record;
 pub(crate) mod redact;

@@ -8,9 +8,6 @@
 use crate::format::message::RUN;
 use crate::format::run_id::RunId;
 
-pub const QUEUE_PREFIX: &str = "refs/fabro/queue/";
-pub const WAIT_PREFIX: &str = "refs/fabro/wait/";
-
 pub const ANSWER: &str = "Fabro-Answer";
 pub const AUTO_APPROVE: &str = "Fabro-Auto-Approve";
 pub const RERUN: &str = "Fabro-Rerun";
@@ -18,14 +15,6 @@ pub const ASSUME_DONE: &str = "Fabro-Assume-Done";
 pub const APPROVED: &str = "Fabro-Approved";
 pub const WAIT: &str = "Fabro-Wait";
 pub const WAIT_NODE: &str = "Fabro-Wait-Node";
-
-pub fn queue_ref(id: &RunId) -> String {
-    format!("{QUEUE_PREFIX}{id}")
-}
-
-pub fn wait_ref(id: &RunId) -> String {
-    format!("{WAIT_PREFIX}{id}")
-}
 
 /// What the next worker to take a queued run is told, as `resume` is told it on the command line.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -8,8 +8,8 @@ use anyhow::Result;
 
 use super::Worker;
 use crate::cli::Ctx;
-use crate::format::lease::{Lease, lease_ref};
-use crate::format::queue::queue_ref;
+use crate::format::lease::Lease;
+use crate::format::pool_ref::PoolRef;
 use crate::format::run_id::RunId;
 use crate::git::ObjectId;
 use crate::ops::pool::listing::PoolRefs;
@@ -62,7 +62,7 @@ pub(super) fn claim_next(
         let Some(held) = claim else { continue };
         // The listing may be older than the last worker's release, which deletes the queue ref
         // and the lease together: a claim made after it finds the queue ref gone.
-        if pool::lease::current(&ctx.repo, &args.remote, &queue_ref(id))? == Some(queued) {
+        if pool::lease::current(&ctx.repo, &args.remote, &PoolRef::Queue.of(id))? == Some(queued) {
             return Ok(Some((held, queued)));
         }
         held.abandon()?;
@@ -74,7 +74,9 @@ pub(super) fn claim_next(
 /// unreadable one reads as a lease of the shortest life, so that it is taken over.
 fn read_lease(ctx: &Ctx, remote: &str, id: &RunId, tip: ObjectId) -> Option<Lease> {
     if !ctx.repo.object_exists(tip) {
-        ctx.repo.fetch(remote, &[lease_ref(id)], false).ok()?;
+        ctx.repo
+            .fetch(remote, &[PoolRef::Lease.of(id)], false)
+            .ok()?;
     }
     let message = ctx.repo.commit_info(tip).ok()?.message;
     Some(Lease::parse(&message).unwrap_or(Lease {

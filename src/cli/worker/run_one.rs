@@ -10,7 +10,8 @@ use super::Worker;
 use crate::cli::{Ctx, ExitWith, output};
 use crate::engine::execute::{Directions, Fence, interrupt};
 use crate::error::{Error, PoolWorker};
-use crate::format::queue::{Awaits, Told, Wait, queue_ref};
+use crate::format::pool_ref::PoolRef;
+use crate::format::queue::{Awaits, Told, Wait};
 use crate::format::record::StatusKind;
 use crate::format::run_id::RunId;
 use crate::git::ObjectId;
@@ -131,7 +132,7 @@ fn approvals(ctx: &Ctx, args: &Worker, id: &RunId, queued: ObjectId) -> Vec<Stri
 /// What the queue commit `queued` tells the worker that took run `id`.
 fn told(ctx: &Ctx, remote: &str, id: &RunId, queued: ObjectId) -> Result<Told> {
     if !ctx.repo.object_exists(queued) {
-        ctx.repo.fetch(remote, &[queue_ref(id)], false)?;
+        ctx.repo.fetch(remote, &[PoolRef::Queue.of(id)], false)?;
     }
     Ok(Told::parse(&ctx.repo.commit_info(queued)?.message))
 }

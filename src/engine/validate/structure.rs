@@ -20,44 +20,44 @@ fn is_exit(n: &Node) -> bool {
 }
 
 pub(super) fn start_node(g: &Graph, out: &mut Vec<Diagnostic>) {
-    let rule = "start_node";
-    match g.nodes().iter().filter(|n| is_start(n)).count() {
-        0 => out.push(
-            Diagnostic::error(
-                rule,
-                "Pipeline must have exactly one start node (shape=Mdiamond or id start/Start)",
-            )
-            .fix("Add a node with shape=Mdiamond or id 'start'"),
+    exactly_one(g, out, "start_node", is_start, |n| match n {
+        0 => (
+            "Pipeline must have exactly one start node (shape=Mdiamond or id start/Start)".into(),
+            "Add a node with shape=Mdiamond or id 'start'",
         ),
-        1 => {}
-        n => out.push(
-            Diagnostic::error(
-                rule,
-                format!("Pipeline has {n} start nodes but must have exactly one"),
-            )
-            .fix("Remove extra start nodes"),
+        n => (
+            format!("Pipeline has {n} start nodes but must have exactly one"),
+            "Remove extra start nodes",
         ),
-    }
+    });
 }
 
 pub(super) fn terminal_node(g: &Graph, out: &mut Vec<Diagnostic>) {
-    let rule = "terminal_node";
-    match g.nodes().iter().filter(|n| is_exit(n)).count() {
-        0 => out.push(
-            Diagnostic::error(
-                rule,
-                "Pipeline must have exactly one terminal node (shape=Msquare or id exit/end)",
-            )
-            .fix("Add a node with shape=Msquare or id 'exit'/'end'"),
+    exactly_one(g, out, "terminal_node", is_exit, |n| match n {
+        0 => (
+            "Pipeline must have exactly one terminal node (shape=Msquare or id exit/end)".into(),
+            "Add a node with shape=Msquare or id 'exit'/'end'",
         ),
-        1 => {}
-        n => out.push(
-            Diagnostic::error(
-                rule,
-                format!("Pipeline must have exactly one terminal node, found {n}"),
-            )
-            .fix("Remove extra terminal nodes so exactly one remains"),
+        n => (
+            format!("Pipeline must have exactly one terminal node, found {n}"),
+            "Remove extra terminal nodes so exactly one remains",
         ),
+    });
+}
+
+/// Refuses a workflow with none, or more than one, of the nodes `is` picks, with what `said`
+/// says of their count: the message and the fix (Fabro's words).
+fn exactly_one(
+    g: &Graph,
+    out: &mut Vec<Diagnostic>,
+    rule: &'static str,
+    is: fn(&Node) -> bool,
+    said: impl Fn(usize) -> (String, &'static str),
+) {
+    let count = g.nodes().iter().filter(|n| is(n)).count();
+    if count != 1 {
+        let (message, fix) = said(count);
+        out.push(Diagnostic::error(rule, message).fix(fix));
     }
 }
 
@@ -94,36 +94,51 @@ pub(super) fn reachability(g: &Graph, out: &mut Vec<Diagnostic>) {
 }
 
 pub(super) fn start_no_incoming(g: &Graph, out: &mut Vec<Diagnostic>) {
-    let Some(start) = g.start_node() else {
-        return;
-    };
-    let n = g.incoming(&start.id).count();
-    if n > 0 {
-        let id = &start.id;
-        out.push(
-            Diagnostic::error(
-                "start_no_incoming",
-                format!("Start node '{id}' has {n} incoming edge(s) but must have none"),
-            )
-            .node(id)
-            .fix("Remove incoming edges to the start node"),
-        );
+    if let Some(start) = g.start_node() {
+        START_NO_INCOMING.check(out, &start.id, g.incoming(&start.id).count());
     }
 }
 
 pub(super) fn exit_no_outgoing(g: &Graph, out: &mut Vec<Diagnostic>) {
     for node in g.nodes().iter().filter(|n| is_exit(n)) {
-        let n = g.outgoing(&node.id).count();
+        EXIT_NO_OUTGOING.check(out, &node.id, g.outgoing(&node.id).count());
+    }
+}
+
+/// A node that must have no edges one way: its rule, what it is, the way, and the fix.
+struct NoEdges {
+    rule: &'static str,
+    kind: &'static str,
+    way: &'static str,
+    fix: &'static str,
+}
+
+const START_NO_INCOMING: NoEdges = NoEdges {
+    rule: "start_no_incoming",
+    kind: "Start",
+    way: "incoming",
+    fix: "Remove incoming edges to the start node",
+};
+
+const EXIT_NO_OUTGOING: NoEdges = NoEdges {
+    rule: "exit_no_outgoing",
+    kind: "Exit",
+    way: "outgoing",
+    fix: "Remove outgoing edges from the exit node",
+};
+
+impl NoEdges {
+    /// Refuses the `n` edges node `id` has this way, if any.
+    fn check(&self, out: &mut Vec<Diagnostic>, id: &str, n: usize) {
+        let NoEdges {
+            rule,
+            kind,
+            way,
+            fix,
+        } = self;
         if n > 0 {
-            let id = &node.id;
-            out.push(
-                Diagnostic::error(
-                    "exit_no_outgoing",
-                    format!("Exit node '{id}' has {n} outgoing edge(s) but must have none"),
-                )
-                .node(id)
-                .fix("Remove outgoing edges from the exit node"),
-            );
+            let message = format!("{kind} node '{id}' has {n} {way} edge(s) but must have none");
+            out.push(Diagnostic::error(rule, message).node(id).fix(*fix));
         }
     }
 }

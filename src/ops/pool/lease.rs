@@ -8,8 +8,9 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
-use crate::format::lease::{self, Lease};
-use crate::format::queue::{Wait, queue_ref, wait_ref};
+use crate::format::lease::Lease;
+use crate::format::pool_ref::PoolRef;
+use crate::format::queue::Wait;
 use crate::format::run_id::RunId;
 use crate::git::{ObjectId, Repo, Transfer};
 
@@ -57,7 +58,7 @@ impl Held {
         };
         let parents: Vec<ObjectId> = after.map(|(tip, _)| tip).into_iter().collect();
         let commit = super::write_commit(repo, &parents, &lease.message())?;
-        let name = lease::lease_ref(id);
+        let name = PoolRef::Lease.of(id);
         let began = Instant::now();
         let pushed = repo.push_fenced(
             remote,
@@ -134,7 +135,7 @@ impl Held {
             return Err(self.lost());
         }
         let id = &self.lease.run;
-        let name = lease::lease_ref(id);
+        let name = PoolRef::Lease.of(id);
         let mut specs = Vec::new();
         if run_refs {
             for run in std::iter::once(id).chain(&state.children) {
@@ -194,7 +195,7 @@ impl Held {
     pub fn stopped_why(&self) -> Error {
         let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         // Unrenewed for long, it may have been taken meanwhile: the remote says which.
-        let name = lease::lease_ref(&self.lease.run);
+        let name = PoolRef::Lease.of(&self.lease.run);
         let taken =
             || current(&state.repo, &self.remote, &name).is_ok_and(|tip| tip != Some(state.tip));
         if state.lost || taken() {
@@ -231,12 +232,12 @@ impl Leaving {
             Leaving::Queued => return Ok(()),
             Leaving::Done { queued } | Leaving::Waits { queued, .. } => *queued,
         };
-        let queue = queue_ref(id);
+        let queue = PoolRef::Queue.of(id);
         specs.push(format!(":{queue}"));
         fences.push((queue, Some(queued)));
         if let Leaving::Waits { wait, .. } = self {
             let commit = super::write_commit(repo, &[queued], &wait.message(id))?;
-            let name = wait_ref(id);
+            let name = PoolRef::Wait.of(id);
             specs.push(format!("{commit}:{name}"));
             fences.push((name, None));
         }

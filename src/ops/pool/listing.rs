@@ -8,8 +8,9 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::error::Result;
-use crate::format::lease::{LEASE_PREFIX, Lease, lease_ref};
-use crate::format::queue::{QUEUE_PREFIX, WAIT_PREFIX, Wait, wait_ref};
+use crate::format::lease::Lease;
+use crate::format::pool_ref::PoolRef;
+use crate::format::queue::Wait;
 use crate::format::run_id::RunId;
 use crate::format::time::Timestamp;
 use crate::git::{ObjectId, Repo};
@@ -46,7 +47,11 @@ pub struct PoolRefs {
 impl PoolRefs {
     /// All three, read with one listing.
     pub fn read(repo: &Repo, remote: &str) -> Result<PoolRefs> {
-        let prefixes = [QUEUE_PREFIX, LEASE_PREFIX, WAIT_PREFIX];
+        let prefixes = [
+            PoolRef::Queue.prefix(),
+            PoolRef::Lease.prefix(),
+            PoolRef::Wait.prefix(),
+        ];
         let refs = repo.ls_remote_prefixes(remote, &prefixes)?;
         let under = |prefix: &str| {
             refs.iter()
@@ -56,9 +61,9 @@ impl PoolRefs {
                 .collect()
         };
         Ok(PoolRefs {
-            queued: under(QUEUE_PREFIX),
-            leases: under(LEASE_PREFIX),
-            waiting: under(WAIT_PREFIX),
+            queued: under(PoolRef::Queue.prefix()),
+            leases: under(PoolRef::Lease.prefix()),
+            waiting: under(PoolRef::Wait.prefix()),
         })
     }
 }
@@ -72,8 +77,8 @@ pub fn list(repo: &Repo, remote: &str) -> Result<Vec<RemoteRun>> {
         waiting,
     } = PoolRefs::read(repo, remote)?;
     // The lease and wait commits' objects only: no ref of this clone moves.
-    let names: Vec<String> = (leases.keys().map(lease_ref))
-        .chain(waiting.keys().map(wait_ref))
+    let names: Vec<String> = (leases.keys().map(|id| PoolRef::Lease.of(id)))
+        .chain(waiting.keys().map(|id| PoolRef::Wait.of(id)))
         .collect();
     if !names.is_empty() {
         repo.fetch(remote, &names, false)?;

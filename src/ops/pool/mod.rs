@@ -12,7 +12,8 @@ pub mod lease;
 pub mod listing;
 
 use crate::error::{Error, Result};
-use crate::format::queue::{Told, queue_ref, wait_ref};
+use crate::format::pool_ref::PoolRef;
+use crate::format::queue::Told;
 use crate::format::run_id::RunId;
 use crate::git::{Identity, ObjectId, Repo, Transfer};
 use crate::run;
@@ -72,7 +73,7 @@ pub fn submit(
     if repo.ref_target(&run::meta_branch(id))?.is_none() {
         return Err(Error::RunNotFound(id.to_string()));
     }
-    let queue = queue_ref(id);
+    let queue = PoolRef::Queue.of(id);
     let told = Told {
         approved: approved.to_vec(),
         ..Told::default()
@@ -124,7 +125,7 @@ pub fn requeue(
     told: &Told,
 ) -> Result<()> {
     let commit = write_commit(repo, &[waiting], &told.message(id))?;
-    let (queue, wait) = (queue_ref(id), wait_ref(id));
+    let (queue, wait) = (PoolRef::Queue.of(id), PoolRef::Wait.of(id));
     let specs = [format!("{commit}:{queue}"), format!(":{wait}")];
     let pushed = repo.push_fenced(remote, &specs, &[(queue, None), (wait, Some(waiting))])?;
     if pushed.ok {
