@@ -139,6 +139,19 @@ fn held_at_two(root: &Path) -> String {
     )
 }
 
+/// A worker on machine `worker-1` with a lease of `ttl`, stopped with SIGSTOP once it runs the
+/// node `two` of [`held_at_two`].
+fn stopped_in_two(pool: &Pool, ttl: &str) -> Child {
+    let first = pool.machine("worker-1");
+    let worker = [
+        "worker", "--remote", "origin", "--once", "--trust", "--ttl", ttl,
+    ];
+    let mut stalled = spawn(pool.fabro_on(&first, &worker));
+    wait_for(&pool.repo.root.join("two-started"), &mut stalled);
+    signal(&stalled, "-STOP");
+    stalled
+}
+
 #[test]
 fn a_queued_run_is_run_by_a_worker_on_another_machine_and_leaves_the_queue() {
     let pool = Pool::new();
@@ -200,17 +213,9 @@ fn a_worker_that_stops_answering_is_taken_over_and_nothing_it_writes_later_lands
     let pool = Pool::new();
     let root = pool.repo.root.clone();
     let id = pool.submit(&held_at_two(&root));
-    let first = pool.machine("worker-1");
     let second = pool.machine("worker-2");
     // A lease of 6 s: renewals must get through within 3 s on a busy machine.
-    let mut stalled = spawn(pool.fabro_on(
-        &first,
-        &[
-            "worker", "--remote", "origin", "--once", "--trust", "--ttl", "6s",
-        ],
-    ));
-    wait_for(&root.join("two-started"), &mut stalled);
-    signal(&stalled, "-STOP");
+    let stalled = stopped_in_two(&pool, "6s");
     assert_eq!(pool.subjects(&id), ["one (succeeded)"]);
 
     // The second worker waits the stalled lease out on its own clock, then takes the run on
@@ -259,15 +264,7 @@ fn a_worker_that_could_not_renew_in_time_says_so_and_not_that_another_worker_too
     let pool = Pool::new();
     let root = pool.repo.root.clone();
     let id = pool.submit(&held_at_two(&root));
-    let first = pool.machine("worker-1");
-    let mut stalled = spawn(pool.fabro_on(
-        &first,
-        &[
-            "worker", "--remote", "origin", "--once", "--trust", "--ttl", "4s",
-        ],
-    ));
-    wait_for(&root.join("two-started"), &mut stalled);
-    signal(&stalled, "-STOP");
+    let stalled = stopped_in_two(&pool, "4s");
     // Past half the lease's life and short of all of it: no taker may have begun.
     std::thread::sleep(Duration::from_secs(3));
     signal(&stalled, "-CONT");
