@@ -69,8 +69,15 @@ pub fn run(
         crate::ops::sync::display_remote(&ctx.repo, remote)
     ));
     if let Some(kind) = ctx.executor(executor)? {
-        let started = ctx.start_worker(&id, remote, &kind, ctx.approved_here(&state))?;
+        let approved = ctx.approved_here(&state);
+        let vouched = approved.len() == crate::engine::trusted::texts(&state.record).len();
+        let started = ctx.start_worker(&id, remote, &kind, approved)?;
         output::note(started.described());
+        if !vouched {
+            output::warn(format!(
+                "this machine did not approve run {id}'s workflow and values, so the worker runs it only where a signed submission, an approval of its own or --trust lets it"
+            ));
+        }
     }
     Ok(())
 }

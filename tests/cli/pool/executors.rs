@@ -195,3 +195,48 @@ fn the_kubernetes_template_renders_a_job_whose_worker_runs_the_run() {
     );
     pool.wait_until_done(id);
 }
+
+#[test]
+fn an_answer_from_a_clone_that_approved_nothing_starts_a_worker_that_runs_nothing_and_says_so() {
+    let pool = Pool::new();
+    let id = pool.submit(&crate::engine_human::gate());
+    let worker = pool.machine("worker-1");
+    let once = ["worker", "--remote", "origin", "--once", "--trust"];
+    assert_eq!(
+        crate::common::run_err(&mut pool.fabro_on(&worker, &once)).0,
+        4
+    );
+    let reviewer = pool.machine("reviewer");
+    let answer = [
+        "resume",
+        &id,
+        "--remote",
+        "origin",
+        "--answer",
+        "approve=A",
+        "--executor",
+        "local",
+    ];
+    let out = pool.fabro_on(&reviewer, &answer).output().unwrap();
+    assert!(out.status.success());
+    let log = pool.fabro_home(&reviewer).join(format!("workers/{id}.log"));
+    let stderr = String::from_utf8_lossy(&out.stderr).replace(&log.display().to_string(), "LOG");
+    let started = stderr.lines().nth(1).unwrap_or_default().to_owned();
+    assert!(started.starts_with("started process "), "{stderr}");
+    assert_eq!(
+        stderr,
+        format!(
+            "queued run {id} again on {}: the next worker goes on with it\n{started}\n\
+             warning: this machine did not approve run {id}'s workflow and values, so the worker runs it only where a signed submission, an approval of its own or --trust lets it\n",
+            pool.bare.display()
+        )
+    );
+    // Its worker refuses the run, which stays queued for one that may run it.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !std::fs::read_to_string(&log).is_ok_and(|l| l.contains("was not written or approved")) {
+        assert!(Instant::now() < deadline, "the worker never refused");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    run_ok(&mut pool.fabro_on(&worker, &once));
+    assert_eq!(pool.subjects(&id)[0], "ship (succeeded)");
+}
