@@ -24,7 +24,10 @@ impl Ctx {
 
     /// `given`, else `[executor] default`: the executor to start a worker with, if any.
     pub fn executor(&self, given: Option<String>) -> Result<Option<String>> {
-        Ok(given.or_else(|| self.settings().ok()?.executor.default.clone()))
+        match given {
+            Some(given) => Ok(Some(given)),
+            None => Ok(self.settings()?.executor.default.clone()),
+        }
     }
 
     /// The sha256 of what run `state` executes (its workflow, the values it renders it with)

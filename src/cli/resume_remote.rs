@@ -88,23 +88,14 @@ fn named(refs: &PoolRefs, given: &str, remote: &str) -> Result<RunId> {
     if let Ok(id) = RunId::parse(given) {
         return Ok(id);
     }
-    let prefix = RunId::prefix(given)?;
-    let mut matches: Vec<&RunId> = (refs.waiting.keys())
+    let mut on_pool: Vec<RunId> = (refs.waiting.keys())
         .chain(refs.queued.keys())
         .chain(refs.leases.keys())
-        .filter(|id| id.as_str().starts_with(&prefix))
+        .cloned()
         .collect();
-    matches.sort();
-    matches.dedup();
-    match matches.as_slice() {
-        [one] => Ok((*one).clone()),
-        [] => Err(Error::RunNotFound(format!("{given} (on {remote})")).into()),
-        many => Err(Error::AmbiguousRun {
-            prefix: given.to_owned(),
-            candidates: many.iter().map(ToString::to_string).collect(),
-        }
-        .into()),
-    }
+    on_pool.sort();
+    on_pool.dedup();
+    Ok(crate::ops::sync::pick(&on_pool, given, remote)?)
 }
 
 /// Refuses directions that do not settle what the run waits for: a gate takes an answer, a

@@ -155,7 +155,7 @@ impl Repo {
 }
 
 /// git in `workdir`, on that work tree only, whatever the caller's environment points at.
-fn git_in(workdir: &Path, args: &[&str]) -> Command {
+pub(super) fn git_in(workdir: &Path, args: &[&str]) -> Command {
     let mut git = Command::new("git");
     git.current_dir(workdir).args(args).stdin(Stdio::null());
     for name in super::redirects::inherited_redirects() {

@@ -5,7 +5,7 @@
 //! `gpg.ssh.allowedSignersFile`.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use super::{ObjectId, Repo};
 use crate::git::error::{Error, Result};
@@ -53,16 +53,9 @@ impl Repo {
     }
 
     fn git_here(&self, args: &[&str]) -> Command {
-        let mut git = Command::new("git");
-        git.current_dir(
-            self.workdir()
-                .map_or_else(|| self.common_dir(), ToOwned::to_owned),
-        )
-        .args(args)
-        .stdin(Stdio::null());
-        for name in super::redirects::inherited_redirects() {
-            git.env_remove(name);
-        }
-        git
+        let dir = self
+            .workdir()
+            .map_or_else(|| self.common_dir(), ToOwned::to_owned);
+        super::land::git_in(&dir, args)
     }
 }

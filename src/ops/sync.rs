@@ -103,11 +103,7 @@ pub fn fetch(
         .ls_remote(remote, "refs/heads/fabro/")?
         .into_iter()
         .collect();
-    let available: Vec<RunId> = remote_refs
-        .keys()
-        .filter_map(|name| RunId::parse(name.strip_prefix(META_BRANCH_PREFIX)?).ok())
-        .filter(|id| remote_refs.contains_key(&run::run_branch(id)))
-        .collect();
+    let available = runs_of(&remote_refs);
     let mut ids = if wanted.is_empty() {
         available
     } else {
@@ -215,8 +211,16 @@ fn refuse_if_checked_out(repo: &Repo, id: &RunId, remote: &str) -> Result<()> {
     Ok(())
 }
 
+/// The runs among a remote's `refs` (under `refs/heads/fabro/`): those with both branches.
+pub(crate) fn runs_of(refs: &HashMap<String, ObjectId>) -> Vec<RunId> {
+    refs.keys()
+        .filter_map(|name| RunId::parse(name.strip_prefix(META_BRANCH_PREFIX)?).ok())
+        .filter(|id| refs.contains_key(&run::run_branch(id)))
+        .collect()
+}
+
 /// The one run of the remote that `text` (an id or prefix) names.
-fn pick(available: &[RunId], text: &str, remote: &str) -> Result<RunId> {
+pub(crate) fn pick(available: &[RunId], text: &str, remote: &str) -> Result<RunId> {
     let prefix = RunId::prefix(text)?;
     let matches: Vec<&RunId> = available
         .iter()

@@ -13,7 +13,7 @@ use crate::error::Result;
 use crate::format::run_id::RunId;
 use crate::format::time::Timestamp;
 use crate::git::{ObjectId, Repo};
-use crate::run::{self, META_BRANCH_PREFIX, RunState};
+use crate::run::{self, RunState};
 
 #[derive(Debug, Default, Serialize)]
 pub struct Moved {
@@ -58,7 +58,9 @@ pub fn collect(
         ..Moved::default()
     };
     let now = Timestamp::now().seconds();
-    for id in runs_on(&refs) {
+    let mut ids = crate::ops::sync::runs_of(&refs);
+    ids.sort();
+    for id in ids {
         if on_pool.queued.contains_key(&id)
             || on_pool.leases.contains_key(&id)
             || on_pool.waiting.contains_key(&id)
@@ -142,16 +144,6 @@ fn judge(
         status: status.as_str(),
         finished_at: Timestamp::from_seconds(finished_at).rfc3339(),
     })
-}
-
-/// The runs of the remote's `refs`: those with both branches.
-fn runs_on(refs: &HashMap<String, ObjectId>) -> Vec<RunId> {
-    let mut ids: Vec<RunId> = (refs.keys())
-        .filter_map(|name| RunId::parse(name.strip_prefix(META_BRANCH_PREFIX)?).ok())
-        .filter(|id| refs.contains_key(&run::run_branch(id)))
-        .collect();
-    ids.sort();
-    ids
 }
 
 /// Every ref of run `id` among the remote's `refs`: its branches and its parallel branches.
