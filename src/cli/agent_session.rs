@@ -18,7 +18,7 @@ use crate::git::flock::Flock;
 use crate::ops::agent_process::{self, Liveness};
 use crate::ops::agent_sessions::{self, AGENT_LABEL, SESSION_LABEL};
 use crate::ops::finish::FinishRequest;
-use crate::ops::start::{StartRequest, start};
+use crate::ops::start::{Checkout, StartRequest, start};
 
 /// How long a hook waits for another hook of the same work tree that is starting a run.
 const LOCK_WAIT: Duration = Duration::from_secs(20);
@@ -80,7 +80,7 @@ pub fn open(
             (AGENT_LABEL.to_owned(), agent.to_owned()),
             (SESSION_LABEL.to_owned(), session.to_owned()),
         ],
-        in_place: true,
+        checkout: Checkout::InPlace,
         ..StartRequest::default()
     };
     let started = start(&ctx.repo, &ctx.home, &request)?;

@@ -10,7 +10,7 @@ use crate::engine::outcome::Status;
 use crate::engine::trusted;
 use crate::error::exit;
 use crate::format::run_id::RunId;
-use crate::ops::start::{StartRequest, start};
+use crate::ops::start::{Checkout, StartRequest, start};
 
 /// Run a Fabro workflow: start a run, execute it node by node, checkpoint every node, finish
 ///
@@ -157,7 +157,7 @@ fn run_for_real(args: Args) -> Result<()> {
         inputs: args.inputs,
         labels: args.labels,
         base: args.base,
-        in_place: args.in_place,
+        checkout: Checkout::in_place(args.in_place),
         config: args.config,
         agent: args.agent.as_deref(),
         check_agent: true,
@@ -190,7 +190,7 @@ pub(super) struct Launch<'a> {
     pub inputs: Vec<(String, String)>,
     pub labels: Vec<(String, String)>,
     pub base: Option<String>,
-    pub in_place: bool,
+    pub checkout: Checkout,
     pub config: Option<PathBuf>,
     /// `--agent`; `None` with `check_agent` false: the machine that executes it checks.
     pub agent: Option<&'a str>,
@@ -238,7 +238,7 @@ pub(super) fn start_workflow(
         base: launch.base,
         run_dir: None,
         config: launch.config,
-        in_place: launch.in_place,
+        checkout: launch.checkout,
         graph: Some(graph),
         engine: true,
         inputs: launch.inputs,

@@ -7,7 +7,7 @@ use super::{Ctx, output};
 use crate::engine::workflow;
 use crate::error::Error;
 use crate::input;
-use crate::ops::start::{StartRequest, start};
+use crate::ops::start::{Checkout, StartRequest, start};
 
 /// Start a run: create its run and metadata branches, run directory and worktree
 ///
@@ -75,7 +75,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         base: (args.base != "HEAD").then_some(args.base),
         run_dir: args.run_dir,
         config: args.config,
-        in_place: args.in_place,
+        checkout: Checkout::in_place(args.in_place),
         graph,
         engine: false,
         inputs: Vec::new(),

@@ -2,19 +2,17 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use super::{Ctx, output};
-use crate::format::run_id::RunId;
+use super::output;
 use crate::ops::pool::{self, executor};
-use crate::ops::worktree_removal::{Removal, remove_if_clean};
+use crate::ops::start::Checkout;
 use crate::run::RunState;
-use crate::run::workspace::Workspace;
 
 /// Queue a workflow's run on a shared remote, for a worker to run: start it here without
 /// executing it, push it, print its id
 ///
 /// Validates WORKFLOW and starts its run as `run` does (nothing is written for a workflow
-/// that cannot run), removes the worktree it would have worked in here, and pushes the run's
-/// branches with `refs/fabro/queue/<RUN_ID>` to REMOTE in one atomic push. A worker
+/// that cannot run), without checking its files out here (a worker does), and pushes the
+/// run's branches with `refs/fabro/queue/<RUN_ID>` to REMOTE in one atomic push. A worker
 /// (`git fabro worker --remote REMOTE`) claims it there, runs it under a lease and pushes each
 /// checkpoint; `git fabro ps --remote REMOTE` says where each queued run stands, and `git fabro
 /// fetch REMOTE` brings its record here. A worker runs only workflows its machine approved
@@ -71,7 +69,7 @@ pub fn run(args: Args) -> Result<()> {
         inputs: args.inputs,
         labels: args.labels,
         base: args.base,
-        in_place: false,
+        checkout: Checkout::Elsewhere,
         config: args.config,
         // A worker's machine runs the agent its own configuration names, and checks it.
         agent: None,
@@ -81,7 +79,6 @@ pub fn run(args: Args) -> Result<()> {
     };
     let (ctx, id, _) = super::run::start_workflow(launch)?;
     let remote = ctx.pool_remote(given_remote.as_deref())?;
-    leave_no_worktree(&ctx, &id)?;
     let approved = ctx.approved_here(&RunState::load(&ctx.repo, &id)?);
     pool::submit(&ctx.repo, &remote, &id, &approved, args.sign)?;
     let shown = crate::ops::sync::display_remote(&ctx.repo, &remote);
@@ -101,23 +98,6 @@ pub fn run(args: Args) -> Result<()> {
     output::note(format!("queued run {id} on {shown}"));
     if let Some(started) = started {
         output::note(started.described());
-    }
-    Ok(())
-}
-
-/// The run works on a worker's machine: the worktree `start` made here goes (it holds only
-/// the base commit's files).
-fn leave_no_worktree(ctx: &Ctx, id: &RunId) -> Result<()> {
-    let state = RunState::load(&ctx.repo, id)?;
-    let Some(workspace) = Workspace::find(&ctx.repo, id)? else {
-        return Ok(());
-    };
-    let config = ctx.config(&state, ctx.run_dir(id, Some(&workspace.path)).as_ref())?;
-    if let Removal::Kept(kept) = remove_if_clean(&ctx.repo, &workspace, state.run_tip, &config)? {
-        output::warn(crate::ops::worktree_removal::kept_message(
-            &workspace.path,
-            &kept,
-        ));
     }
     Ok(())
 }

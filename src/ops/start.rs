@@ -28,6 +28,31 @@ mod record;
 
 pub use record::{ENGINE, WORKFLOW_DIR};
 
+/// Where a starting run's files are checked out.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Checkout {
+    /// A linked worktree on the run branch, in the run directory.
+    #[default]
+    Worktree,
+    /// The repository's own directory: the run works in place.
+    InPlace,
+    /// Nowhere yet: the run is executed on another machine (`submit`), and a `resume`
+    /// checks its worktree out where it runs. Checking out here a tree that is removed
+    /// again at once would cost a big repository seconds for nothing.
+    Elsewhere,
+}
+
+impl Checkout {
+    /// `--in-place` or not.
+    pub fn in_place(yes: bool) -> Checkout {
+        if yes {
+            Checkout::InPlace
+        } else {
+            Checkout::Worktree
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct StartRequest {
     pub goal: Option<String>,
@@ -36,8 +61,8 @@ pub struct StartRequest {
     pub base: Option<String>,
     pub run_dir: Option<PathBuf>,
     pub config: Option<PathBuf>,
-    /// Work in the repository's own directory instead of a linked worktree.
-    pub in_place: bool,
+    /// Where the run's files are checked out.
+    pub checkout: Checkout,
     /// The workflow parsed into Fabro's `Graph` shape (the engine parses; the run records it).
     pub graph: Option<serde_json::Value>,
     /// The run is executed by git-fabro's engine, which counts its start node as Fabro does
@@ -142,7 +167,7 @@ pub fn start(repo: &Repo, home: &Path, request: &StartRequest) -> Result<Started
     if let Some(source) = sources.workflow_source() {
         crate::ops::trust::approve(home, source)?;
     }
-    let in_place = request.in_place || repo.is_shadow();
+    let in_place = request.checkout == Checkout::InPlace || repo.is_shadow();
     if in_place {
         check_in_place(repo, request)?;
     }
@@ -195,6 +220,7 @@ pub fn start(repo: &Repo, home: &Path, request: &StartRequest) -> Result<Started
             failpoint::reach("start:index-written");
             dir.to_owned()
         }
+        _ if request.checkout == Checkout::Elsewhere => run_dir.worktree(),
         _ => {
             repo.add_worktree(&run_dir.worktree(), &run::run_branch(&id), &config.identity)?;
             failpoint::reach("start:worktree-written");
@@ -202,7 +228,7 @@ pub fn start(repo: &Repo, home: &Path, request: &StartRequest) -> Result<Started
         }
     };
     written.keep();
-    let seed_note = (!in_place)
+    let seed_note = (!in_place && request.checkout == Checkout::Worktree)
         .then(|| crate::ops::build_seed::seed(repo, &worktree, &config))
         .flatten();
     Ok(Started {

@@ -164,8 +164,10 @@ fn a_queued_run_is_run_by_a_worker_on_another_machine_and_leaves_the_queue() {
         listed,
         serde_json::json!([{ "run_id": id, "state": "queued" }])
     );
-    // Submitting left no worktree here: the run works elsewhere.
+    // Submitting checked nothing out here, not even for a moment: the run works elsewhere.
     assert!(!pool.repo.git(&["worktree", "list"]).contains(&id));
+    assert!(!pool.repo.root.join(".git/worktrees").exists());
+    assert_eq!(pool.repo.output(&["path", &id]).status.code(), Some(1));
 
     let worker = pool.machine("worker-1");
     run_ok(&mut pool.fabro_on(

@@ -23,7 +23,7 @@ use crate::format::run_id::RunId;
 use crate::format::store::RunDir;
 use crate::ops::finish::{FinishRequest, finish};
 use crate::ops::lifecycle::reopen;
-use crate::ops::start::{StartRequest, start};
+use crate::ops::start::{Checkout, StartRequest, start};
 use crate::run::workspace::Workspace;
 use crate::run::{self, RunState};
 
@@ -123,7 +123,7 @@ fn start_child(parent: &Parent, child: &Child) -> Result<RunId> {
         goal: child.goal.clone(),
         inputs: child.inputs.clone().into_iter().collect(),
         workflow: Some(source_file),
-        in_place: true,
+        checkout: Checkout::InPlace,
         config: run_toml.is_file().then_some(run_toml),
         graph: Some(child.loaded.to_fabro_json()),
         engine: true,
