@@ -6,7 +6,9 @@ use anyhow::Result;
 use super::progress::Spinner;
 use super::run_arg::RunArgs;
 use super::{Ctx, ExitWith, output, trust_review, workflow_file};
-use crate::engine::execute::{Directions, Fence, check_answers, nested_workflows};
+use crate::engine::execute::{
+    Directions, Fence, check_answers, nested_workflows, recorded_workflows,
+};
 use crate::engine::workflow::{self, Graph};
 use crate::error::Error;
 use crate::format::record::StatusKind;
@@ -272,7 +274,8 @@ pub(super) fn check_directions(
         .extra
         .get(WORKFLOW_DIR)
         .and_then(|d| d.as_str());
-    let nested = nested_workflows(graph, Path::new(dir.unwrap_or("")), ctx.repo.workdir());
+    let mut nested = nested_workflows(graph, Path::new(dir.unwrap_or("")), ctx.repo.workdir());
+    nested.extend(recorded_workflows(&state.record.spec.extra));
     check_answers(graph, &nested, &directions.answers)?;
     for node in directions.rerun.iter().chain(&directions.assume_done) {
         if std::iter::once(graph)

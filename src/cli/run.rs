@@ -242,7 +242,13 @@ pub(super) fn start_workflow(
         graph: Some(graph),
         engine: true,
         inputs: launch.inputs,
-        spec_extra: Default::default(),
+        // The child workflows it names by file, as they are now: what it runs, here or on a
+        // worker's machine.
+        spec_extra: execute::children_in_spec(execute::recorded_children(
+            &checked.graph,
+            dir,
+            ctx.repo.workdir(),
+        )),
         // What `resume` will run: with imports, the graph recorded from them, and the values.
         approve: Some(trusted::approved_at_start),
     };

@@ -15,6 +15,7 @@ use serde_json::{Map, Value, json};
 
 use super::graph::{AttrValue, Graph};
 use super::workflow::{self, parse};
+use crate::engine::execute::CHILD_WORKFLOWS;
 use crate::format::record::{RunRecord, Spec};
 use crate::ops::start::WORKFLOW_DIR;
 use crate::ops::trust::Part;
@@ -38,7 +39,8 @@ pub fn approved_at_start(record: &RunRecord) -> Vec<String> {
 }
 
 /// What the run of `source` recorded in `spec` renders and reads it with: the goal given to
-/// it, its inputs, its workflow's directory and the texts its `@file` references had. Pretty
+/// it, its inputs, its workflow's directory, the texts its `@file` references had and the
+/// child workflows it recorded. Pretty
 /// JSON with sorted keys, so that a change shows as a readable diff.
 pub fn values_text(source: &str, spec: &Spec) -> String {
     let mut files = Map::new();
@@ -48,12 +50,16 @@ pub fn values_text(source: &str, spec: &Spec) -> String {
             files.insert(key, json!(text));
         }
     }
-    let values = json!({
+    let mut values = json!({
         "goal": spec.given_goal(),
         "inputs": spec.inputs(),
         "workflow_dir": spec.extra.get(WORKFLOW_DIR),
         "file_texts": files,
     });
+    // The child workflows it recorded run unasked with it: a changed one needs a new approval.
+    if let Some(children) = spec.extra.get(CHILD_WORKFLOWS) {
+        values[CHILD_WORKFLOWS] = children.clone();
+    }
     let text = serde_json::to_string_pretty(&values).unwrap_or_default();
     format!("// The values the run's workflow is rendered with and reads files by:\n{text}\n")
 }

@@ -252,7 +252,7 @@ fn child() -> String {
 }
 
 #[test]
-fn a_child_workflow_changed_since_it_was_approved_does_not_run_on_resume() {
+fn a_run_goes_on_with_the_child_workflow_it_started_with_and_never_an_unapproved_one() {
     let repo = TestRepo::new();
     let dir = repo.root.join("flows");
     write_file(&dir.join("parent.fabro"), &parent());
@@ -263,32 +263,38 @@ fn a_child_workflow_changed_since_it_was_approved_does_not_run_on_resume() {
         assert_eq!(code, 4, "{stderr}");
         stdout.lines().next().unwrap().trim().to_owned()
     };
-    let (first, second) = (blocked(), blocked());
-    // `run` approved the child it names: resuming runs it unasked.
-    let (code, _, stderr) = fabro(
-        &repo,
-        &repo.path,
-        &repo.home,
-        &["resume", &first, "--answer", "approve=Y"],
-    );
-    assert_eq!(code, 0, "{stderr}");
-    assert!(stderr.contains("manage@1  succeeded"), "{stderr}");
-
+    let first = blocked();
+    // The second run starts while the child file is away: it records no child.
+    std::fs::remove_file(dir.join("child.fabro")).unwrap();
+    let second = blocked();
     let marker = repo.root.join("PWNED");
     let evil = &child().replace(
         "echo child >> child.txt",
         &format!("touch {}", marker.display()),
     );
     write_file(&dir.join("child.fabro"), evil);
-    let (_, _, stderr) = fabro(
-        &repo,
-        &repo.path,
-        &repo.home,
-        &["resume", &second, "--answer", "approve=Y"],
+    let resume = |id: &str| {
+        fabro(
+            &repo,
+            &repo.path,
+            &repo.home,
+            &["resume", id, "--answer", "approve=Y"],
+        )
+    };
+    // The first run recorded its child as it was: that one runs, not the file as it is now.
+    let (code, _, stderr) = resume(&first);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("manage@1  succeeded"), "{stderr}");
+    assert!(!marker.exists(), "the changed child workflow ran");
+    assert_eq!(
+        repo.git(&["show", &format!("fabro/run/{first}:child.txt")]),
+        "child\n"
     );
+    // The second reads the file now there, which this machine never approved.
+    let (_, _, stderr) = resume(&second);
     // The manager node fails; its unconditional edge goes on to the exit, as in Fabro.
     assert!(stderr.contains("manage@1  failed"), "{stderr}");
-    assert!(!marker.exists(), "the changed child workflow ran");
+    assert!(!marker.exists(), "the unapproved child workflow ran");
     assert!(
         stderr.contains("manager loop manage: its child workflow")
             && stderr.contains("not written or approved on this machine")

@@ -44,7 +44,10 @@ mod child;
 mod child_run;
 mod settings;
 
-pub use child::{child_files, nested_workflows};
+pub use child::{
+    CHILD_WORKFLOWS, child_files, children_in_spec, nested_workflows, recorded_children,
+    recorded_workflows,
+};
 use child::{child_graph, refuse_unbounded};
 use child_run::{ChildEnd, Ended, Parent, run_child};
 use settings::{Settings, changed};

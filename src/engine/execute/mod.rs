@@ -56,7 +56,10 @@ pub mod watchdog;
 
 pub use directions::Directions;
 pub use human::{Asked, Interviewer, Question, check_answers};
-pub use manager::{child_files, nested_workflows};
+pub use manager::{
+    CHILD_WORKFLOWS, child_files, children_in_spec, nested_workflows, recorded_children,
+    recorded_workflows,
+};
 pub use stop::Stop;
 
 use std::collections::BTreeMap;

@@ -1,10 +1,12 @@
 //! A manager loop's child run on a pool: its writes are published under the parent's lease,
 //! so a worker that takes the parent over takes the child up where it was, and no node of the
-//! child runs twice.
+//! child runs twice; the child workflows it names by file travel with it.
 
 use std::time::Duration;
 
-use super::{Pool, signal, spawn, wait_for};
+use serde_json::Value;
+
+use super::{Pool, path, signal, spawn, wait_for};
 use crate::common::run_ok;
 
 #[test]
@@ -94,5 +96,56 @@ fn a_taker_goes_on_with_the_child_run_of_a_killed_worker_where_it_was() {
         format!("fabro({child_id}): two (succeeded)\nfabro({child_id}): one (succeeded)\n")
     );
     assert_eq!(pool.pool_refs(), "");
+    pool.remote_git(&["fsck", "--strict"]);
+}
+
+#[test]
+fn child_workflows_named_by_file_travel_with_the_run_and_its_approvals() {
+    let pool = Pool::new();
+    let root = pool.repo.root.clone();
+    let grandchild = "digraph G { s [shape=Mdiamond]; e [shape=Msquare]; \
+                      deep [shape=parallelogram, script=\"echo deep > deep.txt\"]; s -> deep -> e }";
+    let child = "digraph C { s [shape=Mdiamond]; e [shape=Msquare]; \
+                 one [shape=parallelogram, script=\"echo one > one.txt\"]; \
+                 nest [shape=house, stack.child_workflow=\"nested/grandchild.fabro\"]; \
+                 s -> one -> nest -> e }";
+    std::fs::create_dir_all(root.join("nested")).unwrap();
+    std::fs::write(root.join("child.fabro"), child).unwrap();
+    std::fs::write(root.join("nested/grandchild.fabro"), grandchild).unwrap();
+    let file = root.join("flow.fabro");
+    std::fs::write(
+        &file,
+        "digraph parent {\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  \
+         manage [shape=house, stack.child_workflow=\"child.fabro\"]\n  \
+         start -> manage -> exit\n}\n",
+    )
+    .unwrap();
+    let submitted: Value = serde_json::from_str(&pool.repo.ok(&[
+        "submit",
+        path(&file),
+        "--remote",
+        "origin",
+        "--json",
+    ]))
+    .unwrap();
+    let id = submitted["run_id"].as_str().unwrap();
+    // The worker's machine has none of the submitter's files: only the run, from the remote.
+    std::fs::remove_file(root.join("child.fabro")).unwrap();
+    std::fs::remove_dir_all(root.join("nested")).unwrap();
+
+    // What the submitter approved covers the children: no --trust is needed.
+    let approved = submitted["approved"].as_array().unwrap();
+    let mut args = vec!["worker", "--remote", "origin", "--run", id, "--ttl", "5s"];
+    for sha in approved {
+        args.extend(["--approved", sha.as_str().unwrap()]);
+    }
+    let worker = pool.machine("worker-1");
+    run_ok(&mut pool.fabro_on(&worker, &args));
+    assert_eq!(pool.subjects(id), ["manage (succeeded)"]);
+    let tree = pool.remote_git(&["ls-tree", "--name-only", &format!("fabro/run/{id}")]);
+    assert!(
+        tree.lines().any(|f| f == "one.txt") && tree.lines().any(|f| f == "deep.txt"),
+        "{tree}"
+    );
     pool.remote_git(&["fsck", "--strict"]);
 }

@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
+use serde_json::{Map, Value, json};
 
 use super::super::Engine;
 use super::MAX_DEPTH;
@@ -16,6 +16,7 @@ use crate::engine::files::{FileRefs, Unreadable};
 use crate::engine::graph::Node;
 use crate::engine::handler::Handler;
 use crate::engine::template::{self, CHILD_SOURCE_ATTR};
+use crate::engine::validate;
 use crate::engine::workflow::{self, Graph, Loaded};
 use crate::format::run_id::RunId;
 use crate::ops::start::WORKFLOW_DIR;
@@ -37,7 +38,16 @@ pub(super) struct Child {
     /// it is resumed on its own: the parent's goal when the child has none of its own.
     pub goal: Option<String>,
     pub inputs: BTreeMap<String, String>,
+    /// The child workflows it names by file in turn, as the child run records them.
+    pub children: Map<String, Value>,
 }
+
+/// The key of `spec` under which a run records, by manager node, the child workflows its
+/// manager loops name by file.
+pub const CHILD_WORKFLOWS: &str = "child_workflows";
+
+/// Most child workflows one run records, nested ones included.
+const MOST_RECORDED: usize = MAX_DEPTH * 4;
 
 /// Refuses a child that would start a chain of runs without end: one whose workflow is that
 /// of the parent or of a run above it (a workflow naming itself as its child), and one past
@@ -89,17 +99,30 @@ pub(super) fn child_graph(
                 workflow::load_source(source, CHILD_SOURCE_ATTR).map_err(|e| e.to_string())?;
             (loaded, None)
         }
-        None => {
-            let named = child_name(node).ok_or("No child workflow source")?;
-            let file = child_path(engine, parent, named)?;
-            let loaded = workflow::load(&file, "stack.child_workflow", engine.repo.workdir())
-                .map_err(|e| e.to_string())?;
-            (loaded, Some(file))
-        }
+        None => match recorded(parent, node) {
+            Some(loaded) => (loaded, None),
+            None => {
+                let named = child_name(node).ok_or("No child workflow source")?;
+                let file = child_path(engine, parent, named)?;
+                let loaded = workflow::load(&file, "stack.child_workflow", engine.repo.workdir())
+                    .map_err(|e| e.to_string())?;
+                (loaded, Some(file))
+            }
+        },
     };
-    // Inline, it is part of the parent's workflow, which the trust gate passed.
+    // Inline or recorded, it is part of the parent's run, which the trust gate passed.
     let approved =
         file.is_none() || trust::is_approved(&engine.config.home, loaded.source.as_bytes());
+    let children = match (&file, node.str_attr(CHILD_SOURCE_ATTR)) {
+        (Some(file), _) => {
+            let dir = file.parent().unwrap_or(Path::new("."));
+            recorded_children(&loaded.graph, dir, engine.repo.workdir())
+        }
+        (None, Some(_)) => Map::new(),
+        (None, None) => recorded_entry(parent, node)
+            .and_then(|entry| entry.get(CHILD_WORKFLOWS)?.as_object().cloned())
+            .unwrap_or_default(),
+    };
     checked(&loaded, engine.config.agent_command.as_deref())?;
     let inputs = parent.record.spec.inputs();
     let goal = match loaded.graph.goal() {
@@ -115,7 +138,102 @@ pub(super) fn child_graph(
         approved,
         goal,
         inputs,
+        children,
     })
+}
+
+/// The child workflow the run recorded at its start for manager node `node`, if it did.
+fn recorded(parent: &RunState, node: &Node) -> Option<Loaded> {
+    let entry = recorded_entry(parent, node)?;
+    let graph = Graph::from_fabro_json(entry.get("graph")?)?;
+    let source = entry.get("source")?.as_str()?.to_owned();
+    let diagnostics = validate::validate(&graph);
+    Some(Loaded {
+        graph,
+        source,
+        diagnostics,
+    })
+}
+
+fn recorded_entry<'r>(parent: &'r RunState, node: &Node) -> Option<&'r Value> {
+    parent.record.spec.extra.get(CHILD_WORKFLOWS)?.get(&node.id)
+}
+
+/// The child workflows the manager loops of `graph` name by file, found in `dir` as
+/// [`locate`] finds them, each loaded (imports spliced in, `@file` texts inlined) with those
+/// it names in turn: what a run records at its start (`spec.child_workflows`), so that it runs
+/// them as they were then, on this machine or a worker's, as it does its imports. A file that
+/// cannot be read is left for its manager node to name when it runs; a child whose workflow
+/// is one above it is recorded without its own (the run refuses to start it).
+pub fn recorded_children(graph: &Graph, dir: &Path, repo: Option<&Path>) -> Map<String, Value> {
+    let mut budget = MOST_RECORDED;
+    record_children(graph, dir, repo, &mut Vec::new(), &mut budget)
+}
+
+/// The graphs of the child workflows a run recorded in `spec` (`spec.extra`), nested ones
+/// too: what an `--answer` may name besides those [`nested_workflows`] finds beside the
+/// workflow, which another machine does not have.
+pub fn recorded_workflows(spec: &BTreeMap<String, Value>) -> Vec<Graph> {
+    let mut found = Vec::new();
+    let mut queue: Vec<&Value> = spec.get(CHILD_WORKFLOWS).into_iter().collect();
+    while let Some(children) = queue.pop() {
+        for entry in children.as_object().into_iter().flat_map(|c| c.values()) {
+            found.extend(entry.get("graph").and_then(Graph::from_fabro_json));
+            queue.extend(entry.get(CHILD_WORKFLOWS));
+        }
+    }
+    found
+}
+
+/// The entry of `spec` that records `children`: none when there are none, so that a run
+/// without child files records what it always did.
+pub fn children_in_spec(children: Map<String, Value>) -> BTreeMap<String, Value> {
+    let entry = (!children.is_empty()).then(|| (CHILD_WORKFLOWS.to_owned(), children.into()));
+    entry.into_iter().collect()
+}
+
+fn record_children(
+    graph: &Graph,
+    dir: &Path,
+    repo: Option<&Path>,
+    above: &mut Vec<String>,
+    budget: &mut usize,
+) -> Map<String, Value> {
+    let mut recorded = Map::new();
+    for node in graph.nodes() {
+        let by_file =
+            Handler::of(node) == Handler::ManagerLoop && node.str_attr(CHILD_SOURCE_ATTR).is_none();
+        let Some(named) = child_name(node).filter(|_| by_file) else {
+            continue;
+        };
+        let Ok(file) = locate(named, dir, repo) else {
+            continue;
+        };
+        let Ok(loaded) = workflow::load(&file, "stack.child_workflow", repo) else {
+            continue;
+        };
+        if *budget == 0 {
+            break;
+        }
+        *budget -= 1;
+        let mut nested = Map::new();
+        if !above.contains(&loaded.source) && above.len() < MAX_DEPTH {
+            above.push(loaded.source.clone());
+            let dir = file.parent().unwrap_or(Path::new("."));
+            nested = record_children(&loaded.graph, dir, repo, above, budget);
+            above.pop();
+        }
+        recorded.insert(
+            node.id.clone(),
+            json!({
+                "workflow": named,
+                "source": loaded.source,
+                "graph": loaded.graph.to_fabro_json(),
+                CHILD_WORKFLOWS: nested,
+            }),
+        );
+    }
+    recorded
 }
 
 /// The child workflow files the manager loops of `graph` name, found in `dir` (the
@@ -220,4 +338,49 @@ fn checked(loaded: &Loaded, agent: Option<&str>) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_records_its_child_files_with_theirs_and_reads_every_graph_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, text: &str| {
+            let file = dir.path().join(name);
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            std::fs::write(file, text).unwrap();
+        };
+        write(
+            "child.fabro",
+            "digraph C { s [shape=Mdiamond]; e [shape=Msquare]; \
+             m [shape=house, stack.child_workflow=\"deep/g.fabro\"]; s -> m -> e }",
+        );
+        write(
+            "deep/g.fabro",
+            "digraph G { s [shape=Mdiamond]; e [shape=Msquare]; s -> e }",
+        );
+        // A workflow naming itself is recorded twice: the second time without its children,
+        // since the run refuses to start it.
+        let parent = "digraph P { s [shape=Mdiamond]; e [shape=Msquare]; \
+                      m [shape=house, stack.child_workflow=\"child.fabro\"]; \
+                      me [shape=house, stack.child_workflow=\"p.fabro\"]; s -> m -> me -> e }";
+        write("p.fabro", parent);
+        let graph = workflow::load_source(parent, "p.fabro").unwrap().graph;
+        let recorded = recorded_children(&graph, dir.path(), None);
+        assert_eq!(recorded["m"]["workflow"], "child.fabro");
+        assert_eq!(
+            recorded["m"][CHILD_WORKFLOWS]["m"]["workflow"],
+            "deep/g.fabro"
+        );
+        let spec = children_in_spec(recorded);
+        let mut names: Vec<String> = recorded_workflows(&spec)
+            .into_iter()
+            .map(|g| g.name)
+            .collect();
+        names.sort();
+        assert_eq!(names, ["C", "C", "G", "G", "P", "P"]);
+        assert!(children_in_spec(Map::new()).is_empty());
+    }
 }

@@ -15,7 +15,6 @@ use super::child::Child;
 use crate::config::RUN_FILE;
 use crate::engine::graph::Node;
 use crate::engine::outcome::Status;
-use crate::engine::template::CHILD_SOURCE_ATTR;
 use crate::engine::workflow::Graph;
 use crate::error::{Error, Result};
 use crate::format::record::StatusKind;
@@ -110,10 +109,9 @@ fn start_child(parent: &Parent, child: &Child) -> Result<RunId> {
         None => {
             // An inline child is recorded like any workflow: from a file of its own.
             let stage_dir = engine.stage_dir(node, visit);
-            let source = node.str_attr(CHILD_SOURCE_ATTR).unwrap_or_default();
             let file = stage_dir.join("child.fabro");
             std::fs::create_dir_all(&stage_dir)
-                .and_then(|()| std::fs::write(&file, source))
+                .and_then(|()| std::fs::write(&file, &child.source))
                 .map_err(Error::io(format!("cannot write {}", file.display())))?;
             file
         }
@@ -131,7 +129,10 @@ fn start_child(parent: &Parent, child: &Child) -> Result<RunId> {
             ("parent_run_id".into(), json!(id.as_str())),
             ("parent_node_id".into(), json!(node.id)),
             ("parent_visit".into(), json!(visit)),
-        ]),
+        ])
+        .into_iter()
+        .chain(super::children_in_spec(child.children.clone()))
+        .collect(),
         approve: Some(crate::engine::trusted::approved_at_start),
         ..StartRequest::default()
     };
