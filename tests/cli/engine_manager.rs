@@ -192,6 +192,40 @@ fn a_missing_child_file_fails_the_stage_with_a_clear_message() {
 }
 
 #[test]
+fn a_gate_of_a_recorded_child_is_answered_after_the_child_file_is_gone() {
+    let repo = TestRepo::new();
+    write_file(
+        &repo.root.join("flows/child.fabro"),
+        "digraph Child { start [shape=Mdiamond]; exit [shape=Msquare]\n  \
+         check [shape=hexagon, label=\"Ship it?\"]\n  \
+         ship [shape=parallelogram, script=\"echo shipped > shipped.txt\"]\n  \
+         start -> check\n  check -> ship [label=\"[Y] Yes\"]\n  ship -> exit }\n",
+    );
+    let parent = repo.write_beside(
+        "flows/parent.fabro",
+        "digraph Parent { start [shape=Mdiamond]; exit [shape=Msquare]\n  \
+         manage [shape=house, stack.child_workflow=\"child.fabro\"]\n  \
+         start -> manage -> exit }\n",
+    );
+    let ran = run(&repo, &parent, &[]);
+    assert_eq!(ran.code, 4, "blocked at the child's gate: {}", ran.stderr);
+    // The answer names a node of the child the run recorded, not of a file.
+    std::fs::remove_dir_all(repo.root.join("flows")).unwrap();
+    let resumed = repo
+        .fabro()
+        .args(["resume", &ran.id, "--answer", "check=Y"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&resumed.stderr);
+    assert_eq!(resumed.status.code(), Some(0), "{stderr}");
+    assert_eq!(
+        repo.git(&["show", &format!("fabro/run/{}:shipped.txt", ran.id)]),
+        "shipped\n"
+    );
+    assert_eq!(repo.ok(&["fsck"]), "");
+}
+
+#[test]
 fn an_invalid_inline_child_fails_the_stage_and_a_valid_one_runs() {
     let repo = TestRepo::new();
     let parent = repo.write_beside(
