@@ -1,7 +1,9 @@
 //! The child workflow of a manager loop: where it is read from, and what keeps it from
-//! running. A child read from a file runs only when this machine wrote or approved it (or the
-//! user vouched with `run`/`resume --trust`): the trust gate of `ops::trust`, which the
-//! recorded parent workflow passed. A child whose workflow is that of a run it descends from,
+//! running. A child named by file is recorded with the run when it starts
+//! (`spec.child_workflows`), and so passes the run's trust gate with the parent workflow; one
+//! whose file the start could not read is read when the node runs, and runs only when this
+//! machine wrote or approved it (or the user vouched with `run`/`resume --trust`): the trust
+//! gate of `ops::trust`. A child whose workflow is that of a run it descends from,
 //! or one past `MAX_DEPTH` nested runs, is refused: a workflow naming itself as its child
 //! would otherwise fan out without end.
 
