@@ -231,6 +231,12 @@ pub(super) fn start_workflow(
     }
     let ctx = Ctx::open(true)?;
     let graph = checked.graph.to_fabro_json();
+    // The child workflows it names by file, as they are now: what it runs, here or on a
+    // worker's machine. They are the user's too: approved here, as the workflow is.
+    let children = execute::recorded_children(&checked.graph, dir, ctx.repo.workdir());
+    for source in children.values().filter_map(|c| c["source"].as_str()) {
+        crate::ops::trust::approve(&ctx.home, source.as_bytes())?;
+    }
     let request = StartRequest {
         goal: launch.goal,
         workflow: Some(launch.workflow.to_owned()),
@@ -242,24 +248,10 @@ pub(super) fn start_workflow(
         graph: Some(graph),
         engine: true,
         inputs: launch.inputs,
-        // The child workflows it names by file, as they are now: what it runs, here or on a
-        // worker's machine.
-        spec_extra: execute::children_in_spec(execute::recorded_children(
-            &checked.graph,
-            dir,
-            ctx.repo.workdir(),
-        )),
+        spec_extra: execute::children_in_spec(children),
         // What `resume` will run: with imports, the graph recorded from them, and the values.
         approve: Some(trusted::approved_at_start),
     };
-    // The child workflows it names beside it are the user's too: `resume` runs them unasked.
-    for file in execute::child_files(&checked.graph, dir, ctx.repo.workdir()) {
-        let read =
-            crate::input::read_file(&file, "stack.child_workflow", crate::input::MAX_DEFINITION);
-        if let Ok(bytes) = read {
-            crate::ops::trust::approve(&ctx.home, &bytes)?;
-        }
-    }
     let progress = super::progress::Spinner::start("checking out the run's worktree");
     let started = start(&ctx.repo, &ctx.home, &request)?;
     progress.stop();

@@ -45,8 +45,7 @@ mod child_run;
 mod settings;
 
 pub use child::{
-    CHILD_WORKFLOWS, child_files, children_in_spec, nested_workflows, recorded_children,
-    recorded_workflows,
+    CHILD_WORKFLOWS, children_in_spec, nested_workflows, recorded_children, recorded_workflows,
 };
 use child::{child_graph, refuse_unbounded};
 use child_run::{ChildEnd, Ended, Parent, run_child};

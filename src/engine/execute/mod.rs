@@ -57,8 +57,7 @@ pub mod watchdog;
 pub use directions::Directions;
 pub use human::{Asked, Interviewer, Question, check_answers};
 pub use manager::{
-    CHILD_WORKFLOWS, child_files, children_in_spec, nested_workflows, recorded_children,
-    recorded_workflows,
+    CHILD_WORKFLOWS, children_in_spec, nested_workflows, recorded_children, recorded_workflows,
 };
 pub use stop::Stop;
 

@@ -238,19 +238,6 @@ fn record_children(
     recorded
 }
 
-/// The child workflow files the manager loops of `graph` name, found in `dir` (the
-/// workflow's directory) as [`locate`] finds them: `run` approves them with the workflow, as
-/// the user's own.
-pub fn child_files(graph: &Graph, dir: &Path, repo: Option<&Path>) -> Vec<PathBuf> {
-    graph
-        .nodes()
-        .iter()
-        .filter(|node| node.str_attr(CHILD_SOURCE_ATTR).is_none())
-        .filter_map(child_name)
-        .filter_map(|named| locate(named, dir, repo).ok())
-        .collect()
-}
-
 fn child_name(node: &Node) -> Option<&str> {
     node.str_attr("stack.child_workflow")
         .or_else(|| node.str_attr("stack.child_dotfile"))
