@@ -318,7 +318,7 @@ pub(crate) fn continue_fenced(
 
 /// Remembers as approved here what of run `state` someone this machine trusts approved: its
 /// sha256 is one of `approved`.
-fn approve_vouched(ctx: &Ctx, state: &RunState, approved: &[String]) -> Result<()> {
+pub(super) fn approve_vouched(ctx: &Ctx, state: &RunState, approved: &[String]) -> Result<()> {
     for (_, text) in crate::engine::trusted::texts(&state.record) {
         if approved.contains(&crate::ops::start::sha256_hex(text.as_bytes())) {
             crate::ops::trust::approve(&ctx.home, text.as_bytes())?;

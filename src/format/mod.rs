@@ -4,6 +4,7 @@
 //! reads a repository.
 
 pub(crate) mod agent_settings;
+pub(crate) mod branch_job;
 pub(crate) mod fabro;
 pub(crate) mod lease;
 pub mod message;

@@ -37,6 +37,12 @@ impl Repo {
         CommitInfo::decode(id, &commit.decode()?)
     }
 
+    /// The parents of commit `id`, in order.
+    pub(crate) fn commit_parents(&self, id: ObjectId) -> Result<Vec<ObjectId>> {
+        let commit = self.repo.find_commit(id)?;
+        Ok(commit.decode()?.parents().collect())
+    }
+
     /// Walks `tip` and its first parents, newest first.
     pub fn first_parents(&self, tip: ObjectId) -> FirstParentWalk<'_> {
         FirstParentWalk {

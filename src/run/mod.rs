@@ -123,6 +123,17 @@ impl RunState {
                 run_branch(id)
             ))
         })?;
+        RunState::at(repo, id, meta_tip, run_tip)
+    }
+
+    /// The run as its branches stand at `meta_tip` and `run_tip`, wherever those were read
+    /// (a remote's listing): no ref of this clone is read.
+    pub(crate) fn at(
+        repo: &Repo,
+        id: &RunId,
+        meta_tip: ObjectId,
+        run_tip: ObjectId,
+    ) -> Result<RunState> {
         // A vanished object stays what it is, so that a caller can read the run again.
         let unreadable = |err: Error| match err.is_vanished_object() {
             true => err,

@@ -460,6 +460,7 @@ fn a_run_blocked_at_a_gate_waits_on_the_remote_for_an_answer_given_from_another_
 }
 
 mod executors;
+mod fan_out;
 mod gc_remote;
 mod hostile;
 mod manager;

@@ -1,3 +1,4 @@
+mod branch_job;
 mod claim;
 mod run_one;
 
@@ -148,6 +149,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     // Runs this worker cannot run as they are (a workflow its machine did not approve, a
     // side effect waiting for a decision): a pool worker leaves them queued and goes on.
     let mut passed: HashSet<RunId> = HashSet::new();
+    let mut looked_at = HashSet::new();
     let (mut ran, mut last) = (0, 0u8);
     while limit.is_none_or(|n| ran < n) && !interrupt::requested() {
         let remote = PoolRefs::read(&ctx.repo, &args.remote)?;
@@ -171,7 +173,11 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
             &mut watch,
         )?;
         let Some((held, queued)) = claimed else {
-            std::thread::sleep(poll(args.ttl));
+            // With no run to claim, a worker not bound to one runs a branch another run's
+            // holder offered, if any; that is no run of its own.
+            if only.is_some() || !branch_job::take_one(ctx, &args, &remote, &mut looked_at)? {
+                std::thread::sleep(poll(args.ttl));
+            }
             continue;
         };
         match run_claimed(ctx, &args, &held, queued) {

@@ -1,6 +1,7 @@
 //! One claimed run, run to its end under its lease: brought from the remote, continued through
 //! the engine with every write pushed under the lease, and let go where it then stands.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -8,7 +9,7 @@ use anyhow::Result;
 
 use super::Worker;
 use crate::cli::{Ctx, ExitWith, output};
-use crate::engine::execute::{Directions, Fence, interrupt};
+use crate::engine::execute::{Directions, Fence, JobBoard, interrupt};
 use crate::error::{Error, PoolWorker};
 use crate::format::pool_ref::PoolRef;
 use crate::format::queue::{Awaits, Told, Wait};
@@ -110,7 +111,7 @@ fn work_on(ctx: &Ctx, args: &Worker, held: &Held, queued: ObjectId) -> Result<Wo
 
 /// The approvals this worker accepts for run `id`: those it was given, and those of a
 /// submission signed by a key its machine allows.
-fn approvals(ctx: &Ctx, args: &Worker, id: &RunId, queued: ObjectId) -> Vec<String> {
+pub(super) fn approvals(ctx: &Ctx, args: &Worker, id: &RunId, queued: ObjectId) -> Vec<String> {
     let mut approved = args.approved.clone();
     if let Some(allowed) = &args.allowed_signers {
         match pool::signed_approvals(&ctx.repo, id, queued, allowed) {
@@ -204,7 +205,7 @@ fn bring_from_remote(ctx: &Ctx, remote: &str, id: &RunId) -> Result<()> {
 
 /// Renews the lease between the engine's pushes until `done`; stops the engine and its node
 /// processes as soon as the lease is lost or went unrenewed for half its life.
-fn keep_renewed(held: &Held, done: &AtomicBool) {
+pub(super) fn keep_renewed(held: &Held, done: &AtomicBool) {
     let mut next = Instant::now() + held.renewal_interval();
     while !done.load(Ordering::Relaxed) {
         if held.must_stop() {
@@ -230,9 +231,66 @@ impl Fence for Published<'_> {
     }
 
     fn publish(&self, written: &RunId) -> crate::error::Result<()> {
-        if self.0.must_stop() {
-            return Err(self.0.stopped_why());
-        }
+        self.going_on()?;
         self.0.publish(written)
+    }
+
+    fn jobs(&self) -> Option<&dyn JobBoard> {
+        Some(self)
+    }
+}
+
+impl Published<'_> {
+    /// Refuses a write once the holder must stop.
+    fn going_on(&self) -> crate::error::Result<()> {
+        match self.0.must_stop() {
+            true => Err(self.0.stopped_why()),
+            false => Ok(()),
+        }
+    }
+}
+
+/// The run's branch jobs, on the remote the lease is held on.
+impl JobBoard for Published<'_> {
+    fn list(&self, prefix: &str) -> crate::error::Result<BTreeMap<String, ObjectId>> {
+        let listed = self
+            .0
+            .with_repo(|repo| repo.ls_remote(self.0.remote(), prefix))?;
+        Ok(listed.into_iter().collect())
+    }
+
+    fn bring(&self, names: &[String]) -> crate::error::Result<()> {
+        if names.is_empty() {
+            return Ok(());
+        }
+        let fetched = self
+            .0
+            .with_repo(|repo| repo.fetch(self.0.remote(), names, false))?;
+        match fetched.ok {
+            true => Ok(()),
+            false => Err(Error::Refused(format!(
+                "cannot fetch the run's branch jobs from {}: {}",
+                self.0.remote(),
+                fetched.messages.trim()
+            ))),
+        }
+    }
+
+    fn offer(&self, offers: &[(String, ObjectId, Option<ObjectId>)]) -> crate::error::Result<()> {
+        self.going_on()?;
+        self.0.offer(offers)
+    }
+
+    fn take(&self, name: &str, tip: ObjectId) -> crate::error::Result<Option<ObjectId>> {
+        self.going_on()?;
+        self.0.take_job(name, tip)
+    }
+
+    fn settle(&self, name: &str, tip: ObjectId) {
+        self.0.settle(name, tip);
+    }
+
+    fn ttl(&self) -> Duration {
+        self.0.lease().ttl
     }
 }

@@ -59,6 +59,7 @@ pub use human::{Asked, Interviewer, Question, check_answers};
 pub use manager::{
     CHILD_WORKFLOWS, children_in_spec, nested_workflows, recorded_children, recorded_workflows,
 };
+pub use parallel::{JobResult, offered_context, write_done};
 pub use stop::Stop;
 
 use std::collections::BTreeMap;
@@ -76,7 +77,7 @@ use crate::config::Config;
 use crate::error::Result;
 use crate::format::run_id::RunId;
 use crate::format::store::RunDir;
-use crate::git::Repo;
+use crate::git::{ObjectId, Repo};
 
 /// The nodes that run through the agent command (agent and prompt), in the workflow's order.
 pub fn agent_nodes(graph: &Graph) -> Vec<String> {
@@ -169,6 +170,28 @@ pub trait Fence: Sync {
     fn remote(&self) -> Option<&str> {
         None
     }
+
+    /// Where the run's parallel branches may be offered to other workers, if anywhere.
+    fn jobs(&self) -> Option<&dyn JobBoard> {
+        None
+    }
+}
+
+/// The shared remote's branch jobs (`format::branch_job`) as the run's lease holder reads and
+/// writes them, every write fenced under its lease.
+pub trait JobBoard: Sync {
+    /// The job refs under `prefix` and their tips.
+    fn list(&self, prefix: &str) -> Result<BTreeMap<String, ObjectId>>;
+    /// Brings the commits of the job refs `names` here; no ref of this clone moves.
+    fn bring(&self, names: &[String]) -> Result<()>;
+    /// Publishes the run with each `(job ref, offer, expected)` offered.
+    fn offer(&self, offers: &[(String, ObjectId, Option<ObjectId>)]) -> Result<()>;
+    /// Takes the job at `name` back from its tip `tip`; `None` when it moved meanwhile.
+    fn take(&self, name: &str, tip: ObjectId) -> Result<Option<ObjectId>>;
+    /// The run took the job's work: its ref, at `tip`, goes with the next publish.
+    fn settle(&self, name: &str, tip: ObjectId);
+    /// The lease's life: how often the remote is worth asking.
+    fn ttl(&self) -> std::time::Duration;
 }
 
 /// What the user should be told that is no stage's outcome (a hook's stdout that looks like a

@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use super::listing::PoolRefs;
 use crate::error::Result;
+use crate::format::branch_job::Job;
 use crate::format::run_id::RunId;
 use crate::format::time::Timestamp;
 use crate::git::{ObjectId, Repo};
@@ -77,8 +78,15 @@ pub fn collect(
             }),
             Judged::Goes(run) => {
                 if !dry_run {
-                    let specs: Vec<String> = names.iter().map(|n| format!(":{n}")).collect();
-                    let fences: Vec<(String, Option<ObjectId>)> = theirs
+                    // A branch job its holder never deleted (it stopped before the join's
+                    // publish) goes with the run.
+                    let jobs = (on_pool.jobs.iter())
+                        .filter(|(name, _)| Job::parse_ref(name).is_some_and(|job| job.run == id));
+                    let gone: Vec<(String, ObjectId)> = (theirs.iter().cloned())
+                        .chain(jobs.map(|(n, sha)| (n.clone(), *sha)))
+                        .collect();
+                    let specs: Vec<String> = gone.iter().map(|(n, _)| format!(":{n}")).collect();
+                    let fences: Vec<(String, Option<ObjectId>)> = gone
                         .iter()
                         .map(|(n, sha)| (n.clone(), Some(*sha)))
                         .collect();

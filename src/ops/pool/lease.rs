@@ -8,30 +8,52 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
+use crate::format::branch_job::Job;
 use crate::format::lease::Lease;
 use crate::format::pool_ref::PoolRef;
 use crate::format::queue::Wait;
 use crate::format::run_id::RunId;
 use crate::git::{ObjectId, Repo, Transfer};
 
-/// A lease this process holds. It is shared by the engine's threads and the renewals, so its
+/// A lease this process holds: on a run, or on a branch job of a run (the same chain of lease
+/// commits on the job's ref). It is shared by the engine's threads and the renewals, so its
 /// repository (which is not `Sync`) lives in the lock with the rest, and so do the child runs
 /// the lease names, which grow as the run's manager loops start them.
 pub struct Held {
     remote: String,
     lease: Lease,
+    /// The ref the chain lives on, and what its commits say besides the lease.
+    name: String,
+    chain: Chain,
     state: Mutex<HeldState>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Chain {
+    Run,
+    Job,
 }
 
 struct HeldState {
     repo: Repo,
     children: Vec<RunId>,
+    /// Branch jobs whose work the run took: their refs go with the next publish, fenced on
+    /// the commit each was taken at.
+    settled: Vec<(String, ObjectId)>,
     /// The lease commit the remote holds, as far as this holder knows.
     tip: ObjectId,
     /// When the last push that the remote accepted began.
     renewed: Instant,
     /// Set once a push was refused: someone else holds the run now.
     lost: bool,
+}
+
+/// What a push does to the lease ref.
+enum Next {
+    Renew,
+    Delete,
+    /// Ends a branch job's chain with its done commit.
+    Finish(ObjectId),
 }
 
 impl Held {
@@ -46,36 +68,75 @@ impl Held {
         ttl: Duration,
         after: Option<(ObjectId, &Lease)>,
     ) -> Result<Option<Held>> {
-        let epoch = after.map_or(1, |(_, old)| old.epoch + 1);
         let lease = Lease {
             run: id.clone(),
             owner,
-            epoch,
+            epoch: after.map_or(1, |(_, old)| old.epoch + 1),
             ttl,
             children: after
                 .map(|(_, old)| old.children.clone())
                 .unwrap_or_default(),
         };
-        let parents: Vec<ObjectId> = after.map(|(tip, _)| tip).into_iter().collect();
-        let commit = super::write_commit(repo, &parents, &lease.message())?;
         let name = PoolRef::Lease.of(id);
+        Held::claim_chain(
+            repo,
+            remote,
+            name,
+            Chain::Run,
+            lease,
+            after.map(|(tip, _)| tip),
+        )
+    }
+
+    /// Claims the branch job `job` of the lease holder's offer `offer`, the job ref's tip.
+    /// `None`: another worker got there first.
+    pub fn claim_job(
+        repo: &Repo,
+        remote: &str,
+        job: &Job,
+        owner: String,
+        ttl: Duration,
+        offer: ObjectId,
+    ) -> Result<Option<Held>> {
+        let lease = Lease {
+            run: job.run.clone(),
+            owner,
+            epoch: 1,
+            ttl,
+            children: Vec::new(),
+        };
+        Held::claim_chain(repo, remote, job.ref_name(), Chain::Job, lease, Some(offer))
+    }
+
+    fn claim_chain(
+        repo: &Repo,
+        remote: &str,
+        name: String,
+        chain: Chain,
+        lease: Lease,
+        after: Option<ObjectId>,
+    ) -> Result<Option<Held>> {
+        let commit = super::write_commit(repo, after.as_slice(), &chain.message(&lease))?;
         let began = Instant::now();
         let pushed = repo.push_fenced(
             remote,
             &[format!("{commit}:{name}")],
-            &[(name.clone(), after.map(|(tip, _)| tip))],
+            &[(name.clone(), after)],
         )?;
         if !pushed.ok {
             return match current(repo, remote, &name)? {
                 Some(_) => Ok(None),
-                None => Err(refused(id, &pushed)),
+                None => Err(refused(&lease.run, &pushed)),
             };
         }
         Ok(Some(Held {
             remote: remote.to_owned(),
+            name,
+            chain,
             state: Mutex::new(HeldState {
                 repo: repo.clone(),
                 children: lease.children.clone(),
+                settled: Vec::new(),
                 tip: commit,
                 renewed: began,
                 lost: false,
@@ -103,7 +164,64 @@ impl Held {
                 state.children.push(written.clone());
             }
         }
-        self.push(true, false, &Leaving::Queued)
+        self.push(true, Next::Renew, &Leaving::Queued, &[])
+    }
+
+    /// Publishes the run with branch jobs offered: each `(job ref, offer commit, expected)`
+    /// is created, or replaces the job an earlier attempt left at `expected`.
+    pub fn offer(&self, offers: &[(String, ObjectId, Option<ObjectId>)]) -> Result<()> {
+        let fenced: Vec<Fenced> = offers
+            .iter()
+            .map(|(name, commit, old)| (format!("{commit}:{name}"), name.clone(), *old))
+            .collect();
+        self.push(true, Next::Renew, &Leaving::Queued, &fenced)
+    }
+
+    /// Takes the branch job at `name` for the holder itself, from its tip `tip` (an offer
+    /// nobody claimed, a claim left unchanged for its life): returns the holder's claim
+    /// commit, or `None` when the job moved meanwhile (a worker claimed it, or finished).
+    pub fn take_job(&self, name: &str, tip: ObjectId) -> Result<Option<ObjectId>> {
+        let claim = {
+            let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            super::write_commit(&state.repo, &[tip], &Chain::Job.message(&self.lease))?
+        };
+        let spec = (format!("{claim}:{name}"), name.to_owned(), Some(tip));
+        match self.push(false, Next::Renew, &Leaving::Queued, &[spec]) {
+            Ok(()) => Ok(Some(claim)),
+            Err(Error::Refused(_)) if !self.is_lost() => {
+                let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+                match current(&state.repo, &self.remote, name)? == Some(tip) {
+                    true => Err(Error::Refused(format!(
+                        "the remote refused to give branch job {name} back to its run"
+                    ))),
+                    false => Ok(None),
+                }
+            }
+            Err(err) => Err(err),
+        }
+    }
+
+    /// Notes that the run took the work of the branch job at `name`, whose ref stood at
+    /// `tip`: the ref is deleted with the run's next publish.
+    pub fn settle(&self, name: &str, tip: ObjectId) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.settled.push((name.to_owned(), tip));
+    }
+
+    /// Ends a branch job's chain with its done commit `done`, whose first parent must be the
+    /// chain's tip: refused whole when the run's holder took the job back meanwhile.
+    pub fn finish_job(&self, done: ObjectId) -> Result<()> {
+        self.push(false, Next::Finish(done), &Leaving::Queued, &[])
+    }
+
+    /// Runs `read` with the holder's repository: for what the holder only reads meanwhile.
+    pub fn with_repo<T>(&self, read: impl FnOnce(&Repo) -> T) -> T {
+        read(&self.state.lock().unwrap_or_else(|e| e.into_inner()).repo)
+    }
+
+    /// The commit the chain ends at, as far as this holder knows.
+    pub fn tip(&self) -> ObjectId {
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).tip
     }
 
     /// The child runs the lease names.
@@ -114,47 +232,60 @@ impl Held {
 
     /// Renews the lease alone.
     pub fn renew(&self) -> Result<()> {
-        self.push(false, false, &Leaving::Queued)
+        self.push(false, Next::Renew, &Leaving::Queued, &[])
     }
 
     /// Ends the lease with a last push of the run's refs, the lease ref deleted with them, and
     /// the queue ref as `leaving` says.
     pub fn release(&self, leaving: &Leaving) -> Result<()> {
-        self.push(true, true, leaving)
+        self.push(true, Next::Delete, leaving, &[])
     }
 
     /// Gives the lease up without publishing anything: for a claim that found the run no
     /// longer queued.
     pub fn abandon(&self) -> Result<()> {
-        self.push(false, true, &Leaving::Queued)
+        self.push(false, Next::Delete, &Leaving::Queued, &[])
     }
 
-    fn push(&self, run_refs: bool, end: bool, leaving: &Leaving) -> Result<()> {
+    fn push(&self, run_refs: bool, next: Next, leaving: &Leaving, extra: &[Fenced]) -> Result<()> {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         if state.lost {
             return Err(self.lost());
         }
         let id = &self.lease.run;
-        let name = PoolRef::Lease.of(id);
+        let name = &self.name;
         let mut specs = Vec::new();
+        let mut fences = vec![(name.clone(), Some(state.tip))];
+        let settled = if run_refs { state.settled.len() } else { 0 };
         if run_refs {
             for run in std::iter::once(id).chain(&state.children) {
                 specs.extend(super::run_refspecs(&state.repo, run)?);
             }
+            for (job, tip) in &state.settled {
+                specs.push(format!(":{job}"));
+                fences.push((job.clone(), Some(*tip)));
+            }
         }
-        let mut fences = vec![(name.clone(), Some(state.tip))];
-        let next = if end {
-            specs.push(format!(":{name}"));
-            None
-        } else {
-            let lease = Lease {
-                children: state.children.clone(),
-                ..self.lease.clone()
-            };
-            let next = super::write_commit(&state.repo, &[state.tip], &lease.message())?;
-            specs.push(format!("{next}:{name}"));
-            Some(next)
+        for (spec, job, expected) in extra {
+            specs.push(spec.clone());
+            fences.push((job.clone(), *expected));
+        }
+        let next = match next {
+            Next::Delete => None,
+            Next::Finish(done) => Some(done),
+            Next::Renew => {
+                let lease = Lease {
+                    children: state.children.clone(),
+                    ..self.lease.clone()
+                };
+                let message = self.chain.message(&lease);
+                Some(super::write_commit(&state.repo, &[state.tip], &message)?)
+            }
         };
+        specs.push(match next {
+            Some(next) => format!("{next}:{name}"),
+            None => format!(":{name}"),
+        });
         leaving.add_to(&state.repo, id, &mut specs, &mut fences)?;
         let began = Instant::now();
         let pushed = state.repo.push_fenced(&self.remote, &specs, &fences)?;
@@ -162,14 +293,19 @@ impl Held {
             if let Some(next) = next {
                 state.tip = next;
             }
+            state.settled.drain(..settled);
             state.renewed = began;
             return Ok(());
         }
-        if rejected_lease(&pushed, &name) {
+        if rejected_lease(&pushed, name) {
             state.lost = true;
             return Err(self.lost());
         }
         Err(refused(id, &pushed))
+    }
+
+    fn is_lost(&self) -> bool {
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).lost
     }
 
     /// Whether this holder must stop: its lease was taken, or it went unrenewed for half its
@@ -185,8 +321,14 @@ impl Held {
     }
 
     fn lost(&self) -> Error {
-        Error::LeaseLost {
-            run: self.lease.run.to_string(),
+        Error::LeaseLost { run: self.what() }
+    }
+
+    /// The run, or the run's branch job, as errors name it.
+    fn what(&self) -> String {
+        match (self.chain, Job::parse_ref(&self.name)) {
+            (Chain::Job, Some(job)) => format!("{} (branch {})", job.run, job.target),
+            _ => self.lease.run.to_string(),
         }
     }
 
@@ -195,15 +337,28 @@ impl Held {
     pub fn stopped_why(&self) -> Error {
         let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         // Unrenewed for long, it may have been taken meanwhile: the remote says which.
-        let name = PoolRef::Lease.of(&self.lease.run);
-        let taken =
-            || current(&state.repo, &self.remote, &name).is_ok_and(|tip| tip != Some(state.tip));
+        let taken = || {
+            current(&state.repo, &self.remote, &self.name).is_ok_and(|tip| tip != Some(state.tip))
+        };
         if state.lost || taken() {
             return self.lost();
         }
         Error::LeaseUnrenewed {
-            run: self.lease.run.to_string(),
+            run: self.what(),
             half_life: crate::format::time::short_duration(self.lease.ttl / 2),
+        }
+    }
+}
+
+/// A refspec of a push with the ref it moves and what that ref must hold for the push to land.
+type Fenced = (String, String, Option<ObjectId>);
+
+impl Chain {
+    /// A claim's or renewal's commit message.
+    fn message(self, lease: &Lease) -> String {
+        match self {
+            Chain::Run => lease.message(),
+            Chain::Job => Job::claim_message(lease),
         }
     }
 }

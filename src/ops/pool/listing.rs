@@ -42,15 +42,18 @@ pub struct PoolRefs {
     pub queued: BTreeMap<RunId, ObjectId>,
     pub leases: BTreeMap<RunId, ObjectId>,
     pub waiting: BTreeMap<RunId, ObjectId>,
+    /// The branch jobs on offer or under way, by ref name.
+    pub jobs: BTreeMap<String, ObjectId>,
 }
 
 impl PoolRefs {
-    /// All three, read with one listing.
+    /// All four, read with one listing.
     pub fn read(repo: &Repo, remote: &str) -> Result<PoolRefs> {
         let prefixes = [
             PoolRef::Queue.prefix(),
             PoolRef::Lease.prefix(),
             PoolRef::Wait.prefix(),
+            crate::format::branch_job::PREFIX,
         ];
         let refs = repo.ls_remote_prefixes(remote, &prefixes)?;
         let under = |prefix: &str| {
@@ -64,6 +67,10 @@ impl PoolRefs {
             queued: under(PoolRef::Queue.prefix()),
             leases: under(PoolRef::Lease.prefix()),
             waiting: under(PoolRef::Wait.prefix()),
+            jobs: (refs.iter())
+                .filter(|(name, _)| name.starts_with(crate::format::branch_job::PREFIX))
+                .map(|(name, sha)| (name.clone(), *sha))
+                .collect(),
         })
     }
 }
@@ -75,6 +82,7 @@ pub fn list(repo: &Repo, remote: &str) -> Result<Vec<RemoteRun>> {
         queued,
         leases,
         waiting,
+        ..
     } = PoolRefs::read(repo, remote)?;
     // The lease and wait commits' objects only: no ref of this clone moves.
     let names: Vec<String> = (leases.keys().map(|id| PoolRef::Lease.of(id)))

@@ -13,9 +13,12 @@ use serde_json::{Value, json};
 
 use super::super::stage::{Stage, Staged};
 use super::super::{Engine, Quiet, Stop, side_effect};
+use super::elsewhere::{Awaited, JobResult};
 use crate::engine::graph::{Graph, Node};
+use crate::engine::handler::Handler;
 use crate::engine::outcome::{Outcome, Status};
 use crate::error::{Error, Result};
+use crate::format::branch_job::Job;
 use crate::format::message;
 use crate::format::run_id::RunId;
 use crate::git::{ObjectId, RefEdit, Repo, Worktree};
@@ -25,20 +28,20 @@ use crate::run::workspace::Workspace;
 use crate::run::{self, RunState};
 
 /// One branch to run: its target node, where it works and on which branch.
-struct Branch<'g> {
-    index: usize,
-    node: &'g Node,
-    branch: String,
-    path: PathBuf,
+pub(super) struct Branch<'g> {
+    pub index: usize,
+    pub node: &'g Node,
+    pub branch: String,
+    pub path: PathBuf,
 }
 
 /// What every branch of one pass shares: the run, the commit they start from, the pass (the
 /// parallel node's visit) and the context they start with.
-struct Pass<'p> {
-    id: &'p RunId,
-    base: ObjectId,
-    visit: u64,
-    context: &'p BTreeMap<String, Value>,
+pub(super) struct Pass<'p> {
+    pub id: &'p RunId,
+    pub base: ObjectId,
+    pub visit: u64,
+    pub context: &'p BTreeMap<String, Value>,
 }
 
 /// What one branch came to.
@@ -117,30 +120,127 @@ impl<'a> Engine<'a> {
                 None => to_run.push(branch),
             }
         }
-        let mut prepared = Ok(());
-        for (done, branch) in to_run.iter().enumerate() {
-            prepared = self.prepare(branch, base);
-            if prepared.is_err() {
-                to_run.truncate(done + 1);
-                break;
-            }
-        }
         let pass = Pass {
             id,
             base,
             visit,
             context,
         };
-        let ran = match prepared {
-            Ok(()) => self.run_branches(&pass, &to_run, max_parallel),
-            Err(err) => Err(err),
-        };
+        let mut prepared = Vec::new();
+        let ran = self.run_here_and_elsewhere(&pass, node, to_run, max_parallel, &mut prepared);
         crate::failpoint::reach(&format!("engine:parallel-branches-ran:{}@{visit}", node.id));
-        let removal = self.retire_all(&to_run, base);
+        let removal = self.retire_all(&prepared, base);
         results.extend(ran?);
         removal?;
         results.sort_by_key(|(index, _)| *index);
         Ok(results.into_iter().map(|(_, r)| r).collect())
+    }
+
+    /// Runs the pass's branches that are not done: those another machine may run offered to
+    /// the pool when the run has one, the others here meanwhile, then here whatever the holder
+    /// took back. Each branch whose worktree was made here joins `prepared`.
+    fn run_here_and_elsewhere<'b>(
+        &self,
+        pass: &Pass,
+        node: &Node,
+        to_run: Vec<&'b Branch<'a>>,
+        max_parallel: usize,
+        prepared: &mut Vec<&'b Branch<'a>>,
+    ) -> Result<Vec<(usize, BranchResult)>> {
+        let board = self.fence.and_then(|f| f.jobs());
+        let (mut here, mut elsewhere) = (Vec::new(), Vec::new());
+        for branch in to_run {
+            match board.is_some() && self.may_run_elsewhere(branch, pass.visit)? {
+                true => elsewhere.push(branch),
+                false => here.push(branch),
+            }
+        }
+        let offered = match board {
+            Some(board) if !elsewhere.is_empty() => {
+                self.offer(board, pass, &node.id, &elsewhere)?
+            }
+            _ => Vec::new(),
+        };
+        self.prepare_all(&here, pass.base, prepared)?;
+        let (ran, awaited) = self.run_branches(pass, &here, max_parallel, || match board {
+            Some(board) if !offered.is_empty() => self.await_offers(board, pass, &node.id, offered),
+            _ => Ok(Awaited::default()),
+        });
+        let (mut results, awaited) = (ran?, awaited?);
+        results.extend(awaited.results);
+        self.prepare_all(&awaited.taken_back, pass.base, prepared)?;
+        let (again, ()) = self.run_branches(pass, &awaited.taken_back, max_parallel, || ());
+        results.extend(again?);
+        Ok(results)
+    }
+
+    /// Prepares each branch in turn, each joining `prepared` first: a worktree an add cut
+    /// short is removed with the others.
+    fn prepare_all<'b>(
+        &self,
+        branches: &[&'b Branch<'a>],
+        base: ObjectId,
+        prepared: &mut Vec<&'b Branch<'a>>,
+    ) -> Result<()> {
+        for &branch in branches {
+            prepared.push(branch);
+            self.prepare(branch, base)?;
+        }
+        Ok(())
+    }
+
+    /// Runs the branch job `job` here as its pass would: from `base` with `context`, in a
+    /// worktree of its own on this clone's branch `local`, removed afterwards as a branch's
+    /// worktree is. An interrupt (Ctrl-C, the job's lease lost) ends it with an error.
+    pub fn run_job(
+        &self,
+        job: &Job,
+        base: ObjectId,
+        context: &BTreeMap<String, Value>,
+        local: &str,
+    ) -> Result<JobResult> {
+        let unknown = || {
+            Error::Failed(format!(
+                "run {}'s workflow has no parallel branch {} -> {}",
+                job.run, job.node, job.target
+            ))
+        };
+        let parallel = self.graph.node(&job.node).ok_or_else(unknown)?;
+        if Handler::of(parallel) != Handler::Parallel {
+            return Err(unknown());
+        }
+        let index = (self.graph.outgoing(&job.node))
+            .position(|e| e.to == job.target)
+            .ok_or_else(unknown)?;
+        let mut branch = self
+            .branches(&job.run, parallel, job.visit, &[&job.target])
+            .pop()
+            .ok_or_else(unknown)?;
+        (branch.index, branch.branch) = (index, local.to_owned());
+        let pass = Pass {
+            id: &job.run,
+            base,
+            visit: job.visit,
+            context,
+        };
+        let mut prepared = Vec::new();
+        let ran = self
+            .prepare_all(&[&branch], base, &mut prepared)
+            .and_then(|()| self.run_branches(&pass, &[&branch], 1, || ()).0);
+        let removal = self.retire_all(&prepared, base);
+        let (ran, ()) = (ran?, removal?);
+        let result = ran.into_iter().next().map(|(_, r)| r).ok_or_else(unknown)?;
+        if result.stopped.is_some() {
+            return Err(Error::Failed(format!(
+                "parallel branch {} was stopped before its end; its run's holder takes it back",
+                job.target
+            )));
+        }
+        Ok(JobResult {
+            outcome: result.outcome,
+            head: result.head,
+            files: result.files,
+        })
     }
 
     /// The pass's branches: one per target, on its branch, in its worktree's place.
@@ -254,7 +354,7 @@ impl<'a> Engine<'a> {
     }
 
     /// The worktree registered for the branch, at its place or on its branch, if any.
-    fn leftover(&self, branch: &Branch) -> Result<Option<Worktree>> {
+    pub(super) fn leftover(&self, branch: &Branch) -> Result<Option<Worktree>> {
         Ok(self
             .repo
             .worktrees()?
@@ -279,18 +379,19 @@ impl<'a> Engine<'a> {
 
     /// Runs the branches, up to `max_parallel` at once, each in a thread of its own with an
     /// engine of its own: a repository handle cannot be shared between threads, so each
-    /// opens its branch's worktree.
-    fn run_branches(
+    /// opens its branch's worktree. `meanwhile` runs on this thread while they do.
+    fn run_branches<R>(
         &self,
         pass: &Pass,
         branches: &[&Branch],
         max_parallel: usize,
-    ) -> Result<Vec<(usize, BranchResult)>> {
+        meanwhile: impl FnOnce() -> R,
+    ) -> (Result<Vec<(usize, BranchResult)>>, R) {
         let queue = Mutex::new(branches.iter().copied());
         let results: Mutex<Vec<(usize, BranchResult)>> = Mutex::new(Vec::new());
         let (config, run_dir, graph, env) = (self.config, self.run_dir, self.graph, &self.env);
         let (directions, warnings, fence) = (self.directions, self.warnings, self.fence);
-        std::thread::scope(|scope| {
+        let waited = std::thread::scope(|scope| {
             for _ in 0..max_parallel.min(branches.len()) {
                 scope.spawn(|| {
                     loop {
@@ -333,11 +434,12 @@ impl<'a> Engine<'a> {
                     }
                 });
             }
+            meanwhile()
         });
         let results = results
             .into_inner()
-            .map_err(|_| Error::Failed("a parallel branch's thread panicked".into()))?;
-        Ok(results)
+            .map_err(|_| Error::Failed("a parallel branch's thread panicked".into()));
+        (results, waited)
     }
 
     /// One branch, on an engine whose repository is the branch's worktree: its node through
@@ -440,6 +542,10 @@ impl<'a> Engine<'a> {
 }
 
 impl BranchResult {
+    pub(super) fn failed(node: &Node, reason: &str) -> BranchResult {
+        BranchResult::of(node, Outcome::failed(reason), None, Vec::new())
+    }
+
     fn of(
         node: &Node,
         outcome: Outcome,

@@ -1,0 +1,260 @@
+//! A parallel branch that a run's holder offered to the pool, taken by a worker with no run to
+//! claim: the offer checked (the run approved here, the branch built on the run's published
+//! branch), claimed under a lease of its own on the job's ref, run through the engine in a
+//! worktree of its own, and ended with a done commit that the holder takes into the run. The
+//! worker never writes the run's refs, here or on the remote: only the run's holder does.
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use anyhow::Result;
+
+use super::Worker;
+use super::run_one::{approvals, keep_renewed};
+use crate::cli::{Ctx, output};
+use crate::engine::execute::{
+    Directions, Engine, Observer, StageReport, Warnings, offered_context, write_done,
+};
+use crate::engine::graph::Node;
+use crate::format::branch_job::{Job, Step};
+use crate::format::run_id::RunId;
+use crate::format::store::RunDir;
+use crate::git::{ObjectId, RefEdit};
+use crate::ops::pool::listing::PoolRefs;
+use crate::ops::pool::{self, lease::Held};
+use crate::run::{self, RunState};
+
+/// Takes the first branch job on offer that this worker may run, and runs it; false when
+/// there was none. `passed` keeps the job tips this worker looked at and will not take (not
+/// an offer, not approved here), so that it does not fetch them again.
+pub(super) fn take_one(
+    ctx: &Ctx,
+    args: &Worker,
+    remote: &PoolRefs,
+    passed: &mut HashSet<ObjectId>,
+) -> Result<bool> {
+    for (name, &tip) in &remote.jobs {
+        if passed.contains(&tip) {
+            continue;
+        }
+        passed.insert(tip);
+        let Some(job) = Job::parse_ref(name) else {
+            continue;
+        };
+        let Some(&queued) = remote.queued.get(&job.run) else {
+            continue;
+        };
+        let Some(offer) = checked_offer(ctx, args, &job, tip, queued)? else {
+            continue;
+        };
+        let owner = args.owner.clone();
+        let claim = Held::claim_job(&ctx.repo, &args.remote, &job, owner, args.ttl, tip)?;
+        let Some(held) = claim else { continue };
+        match run_claimed_job(ctx, &held, &job, &offer) {
+            // Lost as a run's lease is: the worker stops, for the same reasons.
+            Err(err) if super::is_lease_lost(&err) => return Err(err),
+            Err(err) => output::warn(format!("{err:#}")),
+            Ok(()) => {}
+        }
+        return Ok(true);
+    }
+    Ok(false)
+}
+
+/// An offer this worker checked and may take.
+struct Offer {
+    /// The offer commit, which the claim is built on.
+    offer: ObjectId,
+    state: RunState,
+    directions: Directions,
+    base: ObjectId,
+}
+
+/// The offer at `tip`, when it is one this worker may run: an offer of a run whose workflow
+/// this machine approved (or accepts from the run's submission), built on the run branch the
+/// remote holds. Anything else is passed over with a note.
+fn checked_offer(
+    ctx: &Ctx,
+    args: &Worker,
+    job: &Job,
+    tip: ObjectId,
+    queued: ObjectId,
+) -> Result<Option<Offer>> {
+    let id = &job.run;
+    let (meta, branch) = (run::meta_branch(id), run::run_branch(id));
+    let listed = ctx
+        .repo
+        .ls_remote_prefixes(&args.remote, &[meta.as_str(), branch.as_str()])?;
+    let tip_of = |name: &str| listed.iter().find(|(n, _)| n == name).map(|(_, sha)| *sha);
+    let (Some(meta_tip), Some(run_tip)) = (tip_of(&meta), tip_of(&branch)) else {
+        return Ok(None);
+    };
+    let names = [
+        job.ref_name(),
+        meta,
+        branch,
+        crate::format::pool_ref::PoolRef::Queue.of(id),
+    ];
+    let fetched = ctx.repo.fetch(&args.remote, &names, false)?;
+    if !fetched.ok {
+        return Ok(None);
+    }
+    let offer = ctx.repo.commit_info(tip)?;
+    let base = match (Step::parse(&offer.message, id), offer.first_parent) {
+        (Some(Step::Offer), Some(base)) => base,
+        _ => return Ok(None),
+    };
+    if base != run_tip && !ctx.repo.is_ancestor(base, run_tip) {
+        output::note(format!(
+            "branch job {} is not built on run {id}'s branch; this worker leaves it",
+            job.ref_name()
+        ));
+        return Ok(None);
+    }
+    let state = RunState::at(&ctx.repo, id, meta_tip, run_tip)?;
+    let directions = Directions {
+        trust: args.trust,
+        approved: approvals(ctx, args, id, queued),
+        ..Default::default()
+    };
+    crate::cli::resume::approve_vouched(ctx, &state, &directions.approved)?;
+    let trusted = crate::cli::trust_review::gate(&ctx.repo, &ctx.home, &state, false, args.trust);
+    if let Err(err) = trusted {
+        output::note(format!(
+            "branch {} of run {id} is not run here: {err:#}",
+            job.target
+        ));
+        return Ok(None);
+    }
+    Ok(Some(Offer {
+        offer: tip,
+        state,
+        directions,
+        base,
+    }))
+}
+
+/// Runs the claimed job under its lease, renewed meanwhile, and ends it with its done commit;
+/// the job's worktree, branch and run directory here go afterwards.
+fn run_claimed_job(ctx: &Ctx, held: &Held, job: &Job, offer: &Offer) -> Result<()> {
+    output::note(format!(
+        "worker {}: running branch {} of run {} ({} pass {})",
+        held.lease().owner,
+        job.target,
+        job.run,
+        job.node,
+        job.visit
+    ));
+    let place = Place::new(ctx, job)?;
+    let done = AtomicBool::new(false);
+    let ran = std::thread::scope(|scope| {
+        scope.spawn(|| keep_renewed(held, &done));
+        let ran = run_job(ctx, job, offer, &place);
+        done.store(true, Ordering::Relaxed);
+        ran
+    });
+    // A branch stopped because its lease went says so, not that it was interrupted.
+    let ran = match held.must_stop() {
+        true => Err(held.stopped_why().into()),
+        false => ran,
+    };
+    let ended = ran.and_then(|result| {
+        let commit = write_done(&ctx.repo, job, held.tip(), &result)?;
+        held.finish_job(commit)?;
+        Ok(result.outcome.status)
+    });
+    place.clear(ctx);
+    let status = ended?;
+    output::note(format!(
+        "branch {} of run {} {}; the run's holder takes it into the run",
+        job.target,
+        job.run,
+        status.as_str()
+    ));
+    Ok(())
+}
+
+/// The job's branch through this machine's engine, with the run's recorded workflow and
+/// settings and the context the offer hands it.
+fn run_job(
+    ctx: &Ctx,
+    job: &Job,
+    offer: &Offer,
+    place: &Place,
+) -> Result<crate::engine::execute::JobResult> {
+    let state = &offer.state;
+    let context = offered_context(&ctx.repo, offer.offer)?;
+    let config = ctx.config(state, None)?;
+    let graph = crate::cli::resume::engine_graph(state, None)?;
+    let graph = crate::cli::prepare::render_for(&graph, state)?;
+    let shown = format!("run {}'s workflow", job.run);
+    crate::cli::prepare::require_agent(&graph, &shown, config.agent_command.as_deref())?;
+    let warnings = Warnings::default();
+    let mut silent = Silent;
+    let engine = Engine {
+        repo: &ctx.repo,
+        config: &config,
+        run_dir: &place.run_dir,
+        graph: &graph,
+        env: std::env::vars_os().collect(),
+        observer: &mut silent,
+        seed: None,
+        directions: &offer.directions,
+        interviewer: None,
+        warnings: &warnings,
+        fence: None,
+    };
+    Ok(engine.run_job(job, offer.base, &context, &place.branch)?)
+}
+
+/// Where this clone keeps the branch a job works on while it runs.
+const JOB_BRANCH_PREFIX: &str = "refs/heads/fabro/job/";
+
+/// Where a job runs on this machine: a run directory of its own in the fabro home (the stage
+/// files before they go into the done commit) and a branch of its own, neither of them the
+/// run's, so that a holder of the run on this same clone is never disturbed.
+struct Place {
+    run_dir: RunDir,
+    branch: String,
+}
+
+impl Place {
+    fn new(ctx: &Ctx, job: &Job) -> Result<Place> {
+        let nonce = &RunId::mint().to_string()[18..];
+        let leaf = format!(
+            "{}-{}-pass{}-{}-{nonce}",
+            job.run, job.node, job.visit, job.target
+        );
+        let path: PathBuf = ctx.home.join("branch-jobs").join(leaf);
+        Ok(Place {
+            run_dir: RunDir::create(&path)?,
+            branch: format!(
+                "{JOB_BRANCH_PREFIX}{}/{}/pass{}/{}-{nonce}",
+                job.run, job.node, job.visit, job.target
+            ),
+        })
+    }
+
+    /// Removes the job's branch and run directory (its worktree went with the branch's end).
+    fn clear(&self, ctx: &Ctx) {
+        if let Ok(Some(old)) = ctx.repo.ref_target(&self.branch) {
+            let edit = RefEdit::Delete {
+                name: self.branch.clone(),
+                old,
+            };
+            let _ = ctx
+                .repo
+                .update_refs(&[edit], "fabro: branch job", &pool::identity());
+        }
+        let _ = std::fs::remove_dir_all(&self.run_dir.path);
+    }
+}
+
+/// A job's stages are reported in its done commit, not on this worker's terminal.
+struct Silent;
+
+impl Observer for Silent {
+    fn stage_started(&mut self, _: &Node, _: u64) {}
+    fn stage_finished(&mut self, _: &StageReport) {}
+}

@@ -1,0 +1,338 @@
+//! Parallel branches run by other machines (docs/many-machines.md, "Fan-out"): a pool run's
+//! holder offers each branch that may run anywhere as a branch job on the shared remote
+//! (`format::branch_job`), runs the others itself meanwhile, and takes into the run the work
+//! of each job another worker finished. What nobody claimed within a grace period, and what a
+//! worker claimed and then left unrenewed for its lease's life, the holder takes back and runs
+//! itself. Side effects and human gates never leave the holder: their intent and answers are
+//! fenced under the run's own lease.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use super::super::{Engine, JobBoard, Stop, interrupt, side_effect};
+use super::branches::{Branch, BranchResult, Pass};
+use crate::engine::handler::Handler;
+use crate::engine::outcome::Outcome;
+use crate::error::Result;
+use crate::format::branch_job::{CONTEXT_FILE, FILES_DIR, Job, OUTCOME_FILE, Step};
+use crate::format::record::pretty;
+use crate::git::{ObjectId, RefEdit, Repo};
+use crate::ops::checkpoint::Attachment;
+
+/// A branch on offer, as the pass waits for it.
+pub(super) struct Offered<'b, 'g> {
+    branch: &'b Branch<'g>,
+    name: String,
+    /// The job's tip when last looked at, and since when it stands there.
+    seen: ObjectId,
+    since: Instant,
+}
+
+/// What a pass waiting on its offers came to: the branches other workers ran, and those the
+/// holder took back to run itself.
+#[derive(Default)]
+pub(super) struct Awaited<'b, 'g> {
+    pub results: Vec<(usize, BranchResult)>,
+    pub taken_back: Vec<&'b Branch<'g>>,
+}
+
+/// A branch's end as a branch job records it: what its worker's engine came to.
+pub struct JobResult {
+    pub outcome: Outcome,
+    pub head: Option<ObjectId>,
+    pub files: Vec<(String, Attachment)>,
+}
+
+impl Engine<'_> {
+    /// Whether another machine may run `branch`: a node that runs an agent or a script, with
+    /// no side effect, no decision about it given to this run, and no worktree a killed
+    /// attempt here left with its files.
+    pub(super) fn may_run_elsewhere(&self, branch: &Branch, visit: u64) -> Result<bool> {
+        let node = branch.node;
+        let runs_anywhere = matches!(
+            Handler::of(node),
+            Handler::Agent | Handler::Prompt | Handler::Command
+        );
+        let stage = format!("{}@{visit}", node.id);
+        let decided = (self.directions.rerun.iter())
+            .chain(&self.directions.assume_done)
+            .any(|n| *n == node.id || *n == stage);
+        Ok(runs_anywhere
+            && !side_effect::is_side_effect(node)
+            && !decided
+            && self.leftover(branch)?.is_none())
+    }
+
+    /// Offers `branches` on the remote with the run's next publish: a job an earlier attempt
+    /// at this pass left from the same base is waited on as it stands (its worker may still
+    /// be at it), any other is replaced.
+    pub(super) fn offer<'b, 'g>(
+        &self,
+        board: &dyn JobBoard,
+        pass: &Pass,
+        node: &str,
+        branches: &[&'b Branch<'g>],
+    ) -> Result<Vec<Offered<'b, 'g>>> {
+        let job = |branch: &Branch| Job {
+            run: pass.id.clone(),
+            node: node.to_owned(),
+            visit: pass.visit,
+            target: branch.node.id.clone(),
+        };
+        let standing = board.list(&Job::pass_prefix(pass.id, node, pass.visit))?;
+        board.bring(&standing.keys().cloned().collect::<Vec<_>>())?;
+        let (mut offered, mut pushes) = (Vec::new(), Vec::new());
+        for &branch in branches {
+            let job = job(branch);
+            let name = job.ref_name();
+            let old = standing.get(&name).copied();
+            let seen = match old.filter(|&tip| self.job_base(&job, tip) == Some(pass.base)) {
+                Some(tip) => tip,
+                None => {
+                    let offer = self.write_offer(&job, pass)?;
+                    pushes.push((name.clone(), offer, old));
+                    offer
+                }
+            };
+            let since = Instant::now();
+            offered.push(Offered {
+                branch,
+                name,
+                seen,
+                since,
+            });
+        }
+        if !pushes.is_empty() {
+            board.offer(&pushes)?;
+        }
+        Ok(offered)
+    }
+
+    /// The offer: the pass's context in its tree, the parallel base its parent.
+    fn write_offer(&self, job: &Job, pass: &Pass) -> Result<ObjectId> {
+        let mut tree = self.repo.edit_tree(self.repo.empty_tree())?;
+        tree.put_file(CONTEXT_FILE, &pretty(&json!(pass.context)))?;
+        let tree = tree.write()?;
+        let who = crate::ops::pool::identity();
+        Ok(self
+            .repo
+            .write_commit(tree, &[pass.base], &job.offer_message(), &who)?)
+    }
+
+    /// The commit the job at `tip` was offered from: the first parent of the chain's offer.
+    fn job_base(&self, job: &Job, tip: ObjectId) -> Option<ObjectId> {
+        for commit in self.repo.first_parents(tip) {
+            let commit = commit.ok()?;
+            match Step::parse(&commit.message, &job.run)? {
+                Step::Offer => return commit.first_parent,
+                Step::Claim(_) | Step::Done => continue,
+            }
+        }
+        None
+    }
+
+    /// Waits until every offered branch is done elsewhere or taken back, looking at the
+    /// remote as often as an idle worker does; an interrupt leaves the jobs as they stand, for
+    /// the run's next attempt.
+    pub(super) fn await_offers<'b, 'g>(
+        &self,
+        board: &dyn JobBoard,
+        pass: &Pass,
+        node: &str,
+        mut pending: Vec<Offered<'b, 'g>>,
+    ) -> Result<Awaited<'b, 'g>> {
+        let poll = (board.ttl() / 8).clamp(Duration::from_millis(50), Duration::from_secs(1));
+        let grace = poll * 3;
+        let mut awaited = Awaited {
+            results: Vec::new(),
+            taken_back: Vec::new(),
+        };
+        let prefix = Job::pass_prefix(pass.id, node, pass.visit);
+        while !pending.is_empty() {
+            if interrupt::requested() {
+                for offered in pending {
+                    let stage = format!("{}@{}", offered.branch.node.id, pass.visit);
+                    let mut result = BranchResult::failed(offered.branch.node, "");
+                    result.stopped = Some(Stop::Interrupted { stage });
+                    awaited.results.push((offered.branch.index, result));
+                }
+                break;
+            }
+            let tips = board.list(&prefix)?;
+            let moved: Vec<String> = pending
+                .iter()
+                .filter(|o| tips.get(&o.name).is_some_and(|t| *t != o.seen))
+                .map(|o| o.name.clone())
+                .collect();
+            board.bring(&moved)?;
+            let mut still = Vec::new();
+            for mut offered in pending {
+                let Some(&tip) = tips.get(&offered.name) else {
+                    // Deleted by someone else: the branch runs here, on no job.
+                    awaited.taken_back.push(offered.branch);
+                    continue;
+                };
+                if tip != offered.seen {
+                    (offered.seen, offered.since) = (tip, Instant::now());
+                }
+                let step = self
+                    .repo
+                    .commit_info(tip)
+                    .ok()
+                    .and_then(|c| Step::parse(&c.message, pass.id));
+                let waited = offered.since.elapsed();
+                let take_back = match &step {
+                    Some(Step::Done) => {
+                        let result = self.take_done(pass, offered.branch, tip)?;
+                        board.settle(&offered.name, tip);
+                        awaited.results.push((offered.branch.index, result));
+                        continue;
+                    }
+                    Some(Step::Offer) => waited > grace,
+                    Some(Step::Claim(lease)) => waited > lease.ttl,
+                    None => true,
+                };
+                if !take_back {
+                    still.push(offered);
+                    continue;
+                }
+                match board.take(&offered.name, tip)? {
+                    Some(claim) => {
+                        board.settle(&offered.name, claim);
+                        awaited.taken_back.push(offered.branch);
+                    }
+                    None => still.push(offered),
+                }
+            }
+            pending = still;
+            if !pending.is_empty() {
+                std::thread::sleep(poll);
+            }
+        }
+        Ok(awaited)
+    }
+
+    /// The branch a worker finished at the job's done commit `done`: its work put on the
+    /// branch's ref here, its outcome and stage files read from the commit's tree. Work not
+    /// built on the pass's base is refused as the branch's failure.
+    fn take_done(&self, pass: &Pass, branch: &Branch, done: ObjectId) -> Result<BranchResult> {
+        let parents = self.repo.commit_parents(done)?;
+        let head = parents.get(1).copied();
+        let node = branch.node;
+        if let Some(head) = head
+            && self.repo.commit_info(head)?.first_parent != Some(pass.base)
+        {
+            let reason = format!(
+                "the work a worker recorded for parallel branch {} is not built on the pass's base",
+                node.id
+            );
+            return Ok(BranchResult::failed(node, &reason));
+        }
+        let tree = self.repo.commit_tree(done)?;
+        let outcome = read_outcome(self.repo, tree, &node.id)?;
+        let files = match self.repo.entry_at(tree, FILES_DIR)? {
+            Some(files) => read_files(self.repo, files, "")?,
+            None => Vec::new(),
+        };
+        if let Some(head) = head {
+            let old = self.repo.ref_target(&branch.branch)?;
+            let name = branch.branch.clone();
+            let edit = match old {
+                Some(old) => RefEdit::Update {
+                    name,
+                    old,
+                    new: head,
+                },
+                None => RefEdit::Create { name, new: head },
+            };
+            let who = &self.config.identity;
+            self.repo
+                .update_refs(&[edit], "fabro: parallel branch job", who)?;
+        }
+        let stage = format!("{}@{}", node.id, pass.visit);
+        self.event(
+            pass.id,
+            "parallel.branch.completed",
+            node,
+            &stage,
+            json!({
+                "branch": node.id, "index": branch.index, "status": outcome.status.as_str(),
+                "head_sha": head.map(|h| h.to_string()), "notes": outcome.notes,
+                "elsewhere": true,
+            }),
+        );
+        Ok(BranchResult {
+            id: node.id.clone(),
+            outcome,
+            head,
+            files,
+            stopped: None,
+        })
+    }
+}
+
+/// A done commit's outcome: its status and notes (a branch's other fields are dropped at the
+/// join). One that cannot be read fails the branch, saying so.
+fn read_outcome(repo: &Repo, tree: ObjectId, node: &str) -> Result<Outcome> {
+    let text = repo.blob_at(tree, OUTCOME_FILE)?.unwrap_or_default();
+    let json: Value = serde_json::from_slice(&text).unwrap_or(Value::Null);
+    let status = json["status"]
+        .as_str()
+        .and_then(super::super::record::status_of);
+    let notes = json["notes"].as_str().unwrap_or_default().to_owned();
+    Ok(match status {
+        Some(status) => Outcome {
+            status,
+            ..Outcome::succeeded(notes)
+        },
+        None => Outcome::failed(&format!(
+            "the outcome a worker recorded for parallel branch {node} cannot be read"
+        )),
+    })
+}
+
+/// The stage files under the tree `id`, named by their paths below it.
+fn read_files(repo: &Repo, id: ObjectId, under: &str) -> Result<Vec<(String, Attachment)>> {
+    let mut files = Vec::new();
+    for entry in repo.list_tree(id)? {
+        let name = format!("{under}{}", entry.name);
+        if entry.is_tree {
+            files.extend(read_files(repo, entry.id, &format!("{name}/"))?);
+        } else {
+            files.push((name, Attachment::Bytes(repo.read_blob(entry.id)?)));
+        }
+    }
+    Ok(files)
+}
+
+/// Writes the done commit of the branch job `job` that a worker ran, on its chain's tip
+/// `claim`: the branch's work its second parent, its outcome and stage files in its tree.
+pub fn write_done(repo: &Repo, job: &Job, claim: ObjectId, done: &JobResult) -> Result<ObjectId> {
+    let mut tree = repo.edit_tree(repo.empty_tree())?;
+    let outcome = super::super::record::outcome_json(&done.outcome, None);
+    tree.put_file(OUTCOME_FILE, &pretty(&outcome))?;
+    for (name, data) in &done.files {
+        let path = format!("{FILES_DIR}/{name}");
+        match data {
+            Attachment::Bytes(bytes) => tree.put_file(&path, bytes)?,
+            Attachment::File(file) => tree.put_file_from(&path, file)?,
+        }
+    }
+    let tree = tree.write()?;
+    let parents: Vec<ObjectId> = std::iter::once(claim).chain(done.head).collect();
+    let message = job.done_message(done.outcome.status.as_str());
+    Ok(repo.write_commit(tree, &parents, &message, &crate::ops::pool::identity())?)
+}
+
+/// The context an offer hands its branch.
+pub fn offered_context(repo: &Repo, offer: ObjectId) -> Result<BTreeMap<String, Value>> {
+    let tree = repo.commit_tree(offer)?;
+    let text = repo.blob_at(tree, CONTEXT_FILE)?.unwrap_or_default();
+    serde_json::from_slice(&text).map_err(|err| {
+        crate::error::Error::Corrupt(format!(
+            "the offer {offer} holds no readable context: {err}"
+        ))
+    })
+}

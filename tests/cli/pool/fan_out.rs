@@ -1,0 +1,268 @@
+//! A pool run's fan-out across machines: the run's holder offers its parallel branches as
+//! branch jobs, idle workers on other clones run them, and the holder joins their work; a
+//! branch whose worker dies is taken back and run by the holder; an offer not built on the
+//! run's branch is run by no one. Checked with plain git on the remote.
+
+use std::path::Path;
+use std::process::Child;
+
+use super::{Pool, spawn, wait_for};
+use crate::common::run_ok;
+
+/// start -> wait (for `go`) -> fan -> left, right -> join -> exit; each branch writes its
+/// file and where it ran (`<branch>.where`, its working folder) beside the repository.
+fn fan_out(root: &Path, left_waits_for: Option<&Path>) -> String {
+    let (started, go) = (root.join("wait-started"), root.join("go"));
+    let left_wait = left_waits_for.map_or(String::new(), |file| {
+        format!("while [ ! -e {} ]; do sleep 0.02; done; ", file.display())
+    });
+    format!(
+        r#"digraph fan {{
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  wait [shape=parallelogram, script="touch {started}; while [ ! -e {go} ]; do sleep 0.02; done"]
+  fan [shape=component]
+  left [shape=parallelogram, script="pwd > {root}/left.where; {left_wait}echo left > left.txt"]
+  right [shape=parallelogram, script="pwd > {root}/right.where; echo right > right.txt"]
+  join [shape=tripleoctagon]
+  start -> wait -> fan
+  fan -> left -> join
+  fan -> right -> join
+  join -> exit
+}}"#,
+        started = started.display(),
+        go = go.display(),
+        root = root.display(),
+    )
+}
+
+/// A worker on machine `name` that takes whatever it may, until the run leaves the queue.
+fn helper(pool: &Pool, name: &str, ttl: &str) -> Child {
+    let machine = pool.machine(name);
+    let args = [
+        "worker",
+        "--remote",
+        "origin",
+        "--exit-when-idle",
+        "--trust",
+        "--ttl",
+        ttl,
+    ];
+    spawn(pool.fabro_on(&machine, &args))
+}
+
+/// The run's holder on machine `holder`, stopped at `wait` until the test says go.
+fn holder(pool: &Pool, id: &str, ttl: &str) -> Child {
+    let machine = pool.machine("holder");
+    let args = [
+        "worker", "--remote", "origin", "--run", id, "--trust", "--ttl", ttl,
+    ];
+    let mut holder = spawn(pool.fabro_on(&machine, &args));
+    wait_for(&pool.repo.root.join("wait-started"), &mut holder);
+    holder
+}
+
+fn ran_at(root: &Path, branch: &str) -> String {
+    std::fs::read_to_string(root.join(format!("{branch}.where"))).unwrap()
+}
+
+#[test]
+fn a_fan_outs_branches_run_on_idle_workers_of_other_machines_and_the_holder_joins_them() {
+    let pool = Pool::new();
+    let root = pool.repo.root.clone();
+    let id = pool.submit(&fan_out(&root, None));
+    // A 20 s lease: branches stay on offer for 3 s before the holder runs them itself.
+    let holder = holder(&pool, &id, "20s");
+    let helpers = [
+        helper(&pool, "worker-2", "20s"),
+        helper(&pool, "worker-3", "20s"),
+    ];
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    std::fs::write(root.join("go"), "").unwrap();
+
+    let held = holder.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&held.stderr);
+    assert!(held.status.success(), "{stderr}");
+    let mut machines = Vec::new();
+    for helper in helpers {
+        let out = helper.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        machines.push(String::from_utf8_lossy(&out.stderr).into_owned());
+    }
+    for branch in ["left", "right"] {
+        let at = ran_at(&root, branch);
+        assert!(
+            at.contains("-fabro-home/branch-jobs/"),
+            "{branch} ran at {at}"
+        );
+        assert!(!at.contains("holder"), "{branch} ran at {at}");
+    }
+    let told: Vec<&String> = machines
+        .iter()
+        .filter(|e| e.contains("running branch"))
+        .collect();
+    assert_eq!(told.len(), 2, "one branch each: {machines:?}");
+
+    assert_eq!(
+        pool.subjects(&id),
+        [
+            "join (succeeded)",
+            "fan (succeeded)",
+            "left (succeeded)",
+            "fan (parallel_base)",
+            "wait (succeeded)"
+        ]
+    );
+    // The branches' work is on their branches of the run, as a fan-out on one machine has
+    // it, and no branch job is left on the remote.
+    let branch = |target: &str| format!("fabro/run/parallel/{id}/fan/pass1/{target}:{target}.txt");
+    assert_eq!(pool.remote_git(&["show", &branch("left")]), "left\n");
+    assert_eq!(pool.remote_git(&["show", &branch("right")]), "right\n");
+    assert_eq!(pool.pool_refs(), "");
+    pool.remote_git(&["fsck", "--strict"]);
+    // The branches' stage files are in the fan's stage, as when they run on the holder.
+    let meta = format!("fabro/meta/{id}");
+    let files = pool.remote_git(&["ls-tree", "-r", "--name-only", &meta, "stages/"]);
+    let right: Vec<&str> = files
+        .lines()
+        .filter(|f| f.contains("fan@1/right/"))
+        .collect();
+    assert_eq!(
+        right,
+        [
+            "stages/003-fan@1/right/outcome.json",
+            "stages/003-fan@1/right/script_invocation.json",
+            "stages/003-fan@1/right/script_timing.json",
+            "stages/003-fan@1/right/stderr.log",
+            "stages/003-fan@1/right/stdout.log"
+        ]
+    );
+    let outcome = format!("{meta}:stages/003-fan@1/right/outcome.json");
+    assert!(pool.remote_git(&["show", &outcome]).contains("succeeded"));
+
+    pool.repo.ok(&["fetch", "origin", &id]);
+    pool.repo.ok(&["fsck"]);
+}
+
+/// Runs [`fan_out`] with a holder and one helper, which takes `left` and is then stopped in
+/// the middle of it with `signal` (the kill, or SIGSTOP); returns the helper for the test
+/// to see what became of it, once the holder ended the run having taken `left` back.
+fn left_taken_back_from(pool: &Pool, signal: &str) -> (String, Child) {
+    let root = pool.repo.root.clone();
+    let go_left = root.join("go-left");
+    let id = pool.submit(&fan_out(&root, Some(&go_left)));
+    // A 4 s lease: a claim unrenewed that long is the holder's to take back.
+    let holder = holder(pool, &id, "4s");
+    let mut helper = helper(pool, "worker-2", "4s");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    std::fs::write(root.join("go"), "").unwrap();
+    // The helper takes `left` (the first job on offer) and is stopped in the middle of it;
+    // `right`, which nobody else claimed, the holder runs itself meanwhile.
+    wait_for(&root.join("left.where"), &mut helper);
+    assert!(ran_at(&root, "left").contains("worker-2-fabro-home/branch-jobs/"));
+    super::signal(&helper, signal);
+    std::fs::remove_file(root.join("left.where")).unwrap();
+    std::fs::write(&go_left, "").unwrap();
+
+    let held = holder.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&held.stderr);
+    assert!(held.status.success(), "{stderr}");
+    for branch in ["left", "right"] {
+        let at = ran_at(&root, branch);
+        assert!(!at.contains("branch-jobs"), "{branch} ran at {at}");
+    }
+    let branch = |target: &str| format!("fabro/run/parallel/{id}/fan/pass1/{target}:{target}.txt");
+    assert_eq!(pool.remote_git(&["show", &branch("left")]), "left\n");
+    assert_eq!(pool.remote_git(&["show", &branch("right")]), "right\n");
+    assert_eq!(pool.pool_refs(), "");
+    pool.remote_git(&["fsck", "--strict"]);
+    (id, helper)
+}
+
+#[test]
+fn a_branch_whose_worker_was_killed_is_taken_back_and_run_by_the_holder() {
+    let pool = Pool::new();
+    let (_, mut killed) = left_taken_back_from(&pool, "-KILL");
+    killed.wait().unwrap();
+}
+
+#[test]
+fn a_branch_worker_woken_after_its_branch_was_taken_back_writes_nothing_that_lands() {
+    let pool = Pool::new();
+    let (id, stopped) = left_taken_back_from(&pool, "-STOP");
+    let published = pool.remote_git(&["for-each-ref"]);
+    super::signal(&stopped, "-CONT");
+    let out = stopped.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "run {id} (branch left): another worker holds its lease now"
+        )),
+        "{stderr}"
+    );
+    assert_eq!(pool.remote_git(&["for-each-ref"]), published);
+    pool.remote_git(&["fsck", "--strict"]);
+}
+
+#[test]
+fn an_offer_not_built_on_the_runs_branch_is_run_by_no_worker_and_goes_with_the_run() {
+    let pool = Pool::new();
+    let root = pool.repo.root.clone();
+    let id = pool.submit(&fan_out(&root, None));
+    let holder = holder(&pool, &id, "20s");
+    // Someone who may push to the remote offers a branch of the run built on work of their
+    // own, for a pass the run never reaches.
+    let empty = pool
+        .repo
+        .git(&["hash-object", "-t", "tree", "-w", "/dev/null"]);
+    let empty = empty.trim();
+    let theirs = pool.repo.git(&["commit-tree", empty, "-m", "their work"]);
+    let trailers = format!("Fabro-Run: {id}\nFabro-Branch-Job: offer");
+    let offer = pool.repo.git(&[
+        "commit-tree",
+        empty,
+        "-p",
+        theirs.trim(),
+        "-m",
+        "branch left offered",
+        "-m",
+        &trailers,
+    ]);
+    let forged = format!("refs/fabro/branch/{id}/fan/pass7/left");
+    pool.repo.git(&[
+        "push",
+        "-q",
+        "origin",
+        &format!("{}:{forged}", offer.trim()),
+    ]);
+
+    let helper = helper(&pool, "worker-2", "20s");
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    std::fs::write(root.join("go"), "").unwrap();
+    let held = holder.wait_with_output().unwrap();
+    assert!(
+        held.status.success(),
+        "{}",
+        String::from_utf8_lossy(&held.stderr)
+    );
+    let out = helper.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "branch job {forged} is not built on run {id}'s branch; this worker leaves it"
+        )),
+        "{stderr}"
+    );
+    assert_eq!(pool.remote_git(&["rev-parse", &forged]), offer);
+    // The run's holder took only its own jobs off the remote; the forged one goes when the
+    // finished run leaves it.
+    assert_eq!(pool.pool_refs(), format!("{forged}\n"));
+    pool.repo.ok(&["gc", "--remote", "origin"]);
+    assert_eq!(pool.pool_refs(), "");
+}
