@@ -194,6 +194,8 @@ for round in 1 2 3; do
 done
 [ "$(left)" = 0 ] || { git fabro ps --remote origin; fail "runs still waiting after three rounds"; }
 say "every run ended"
+# How many fan-out branches a worker other than their run's ran: as many as found one idle.
+say "$(cat "$S"/job-*.out | grep -c '^worker .*: running branch ' || true) branches ran on another run's worker"
 
 # Checks, on a clone of the remote.
 git clone -q "$REMOTE" "$S/check"

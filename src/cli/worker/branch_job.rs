@@ -12,11 +12,12 @@ use anyhow::Result;
 
 use super::Worker;
 use super::run_one::{approvals, keep_renewed};
-use crate::cli::{Ctx, output};
+use crate::cli::{Ctx, ExitWith, output};
 use crate::engine::execute::{
-    Directions, Engine, Observer, StageReport, Warnings, offered_context, write_done,
+    Directions, Engine, Observer, StageReport, Warnings, interrupt, offered_context, write_done,
 };
 use crate::engine::graph::Node;
+use crate::error::exit;
 use crate::format::branch_job::{Job, Step};
 use crate::format::run_id::RunId;
 use crate::format::store::RunDir;
@@ -51,10 +52,24 @@ pub(super) fn take_one(
         let owner = args.owner.clone();
         let claim = Held::claim_job(&ctx.repo, &args.remote, &job, owner, args.ttl, tip)?;
         let Some(held) = claim else { continue };
-        match run_claimed_job(ctx, &held, &job, &offer) {
+        match run_claimed_job(ctx, &held, &job, &offer, args.agent.as_deref()) {
             // Lost as a run's lease is: the worker stops, for the same reasons.
             Err(err) if super::is_lease_lost(&err) => return Err(err),
-            Err(err) => output::warn(format!("{err:#}")),
+            // Given back at once, the branch is its run's worker's to run at its next look.
+            Err(err) => {
+                held.give_back()?;
+                if interrupt::requested() {
+                    output::note(format!(
+                        "branch {} of run {} was interrupted; its run's worker runs it",
+                        job.target, job.run
+                    ));
+                    return Err(ExitWith(exit::INTERRUPTED).into());
+                }
+                output::warn(format!(
+                    "{err:#}; branch {} goes back to run {}'s worker",
+                    job.target, job.run
+                ));
+            }
             Ok(()) => {}
         }
         return Ok(true);
@@ -137,7 +152,13 @@ fn checked_offer(
 
 /// Runs the claimed job under its lease, renewed meanwhile, and ends it with its done commit;
 /// the job's worktree, branch and run directory here go afterwards.
-fn run_claimed_job(ctx: &Ctx, held: &Held, job: &Job, offer: &Offer) -> Result<()> {
+fn run_claimed_job(
+    ctx: &Ctx,
+    held: &Held,
+    job: &Job,
+    offer: &Offer,
+    agent: Option<&str>,
+) -> Result<()> {
     output::note(format!(
         "worker {}: running branch {} of run {} ({} pass {})",
         held.lease().owner,
@@ -146,11 +167,12 @@ fn run_claimed_job(ctx: &Ctx, held: &Held, job: &Job, offer: &Offer) -> Result<(
         job.node,
         job.visit
     ));
+    interrupt::install()?;
     let place = Place::new(ctx, job)?;
     let done = AtomicBool::new(false);
     let ran = std::thread::scope(|scope| {
         scope.spawn(|| keep_renewed(held, &done));
-        let ran = run_job(ctx, job, offer, &place);
+        let ran = run_job(ctx, job, offer, &place, agent);
         done.store(true, Ordering::Relaxed);
         ran
     });
@@ -176,16 +198,20 @@ fn run_claimed_job(ctx: &Ctx, held: &Held, job: &Job, offer: &Offer) -> Result<(
 }
 
 /// The job's branch through this machine's engine, with the run's recorded workflow and
-/// settings and the context the offer hands it.
+/// settings (the worker's `--agent` first) and the context the offer hands it.
 fn run_job(
     ctx: &Ctx,
     job: &Job,
     offer: &Offer,
     place: &Place,
+    agent: Option<&str>,
 ) -> Result<crate::engine::execute::JobResult> {
     let state = &offer.state;
     let context = offered_context(&ctx.repo, offer.offer)?;
-    let config = ctx.config(state, None)?;
+    let mut config = ctx.config(state, None)?;
+    if let Some(agent) = agent {
+        config.agent_command = Some(agent.to_owned());
+    }
     let graph = crate::cli::resume::engine_graph(state, None)?;
     let graph = crate::cli::prepare::render_for(&graph, state)?;
     let shown = format!("run {}'s workflow", job.run);

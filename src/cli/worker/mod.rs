@@ -32,8 +32,11 @@ use run_one::run_claimed;
 /// that ends (succeeded or failed) leaves the queue; one blocked at a human gate, or stopped at
 /// a side effect a lost worker cut short, leaves it for `refs/fabro/wait/` until `git fabro
 /// resume RUN --remote REMOTE` gives the answer or decision; an interrupted one (Ctrl-C,
-/// SIGTERM) stays queued for the next worker. A worker runs only workflows this machine
-/// approved, unless --trust (docs/many-machines.md says when that is safe).
+/// SIGTERM) stays queued for the next worker. With no run to claim, a worker not bound to one
+/// by --run takes a parallel branch that another run's worker offered (a branch job), runs it
+/// under a lease of its own and hands its work back to that run's worker, which joins it; a
+/// branch job counts as no run. A worker runs only workflows this machine approved, unless
+/// --trust (docs/many-machines.md says when that is safe).
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The shared remote: a configured remote's name or a URL (default: `[remote] pool` of

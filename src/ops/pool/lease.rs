@@ -51,6 +51,8 @@ struct HeldState {
 /// What a push does to the lease ref.
 enum Next {
     Renew,
+    /// A last renewal that says the lease is over: its life is zero.
+    Expire,
     Delete,
     /// Ends a branch job's chain with its done commit.
     Finish(ObjectId),
@@ -219,6 +221,12 @@ impl Held {
         read(&self.state.lock().unwrap_or_else(|e| e.into_inner()).repo)
     }
 
+    /// Gives a branch job back unfinished: a last claim commit of zero life, which the run's
+    /// holder takes back at its next look instead of waiting the lease out.
+    pub fn give_back(&self) -> Result<()> {
+        self.push(false, Next::Expire, &Leaving::Queued, &[])
+    }
+
     /// The commit the chain ends at, as far as this holder knows.
     pub fn tip(&self) -> ObjectId {
         self.state.lock().unwrap_or_else(|e| e.into_inner()).tip
@@ -273,9 +281,14 @@ impl Held {
         let next = match next {
             Next::Delete => None,
             Next::Finish(done) => Some(done),
-            Next::Renew => {
+            Next::Renew | Next::Expire => {
+                let ttl = match next {
+                    Next::Expire => Duration::ZERO,
+                    _ => self.lease.ttl,
+                };
                 let lease = Lease {
                     children: state.children.clone(),
+                    ttl,
                     ..self.lease.clone()
                 };
                 let message = self.chain.message(&lease);

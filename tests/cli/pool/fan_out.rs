@@ -5,6 +5,7 @@
 
 use std::path::Path;
 use std::process::Child;
+use std::time::{Duration, Instant};
 
 use super::{Pool, spawn, wait_for};
 use crate::common::run_ok;
@@ -148,16 +149,16 @@ fn a_fan_outs_branches_run_on_idle_workers_of_other_machines_and_the_holder_join
     pool.repo.ok(&["fsck"]);
 }
 
-/// Runs [`fan_out`] with a holder and one helper, which takes `left` and is then stopped in
-/// the middle of it with `signal` (the kill, or SIGSTOP); returns the helper for the test
-/// to see what became of it, once the holder ended the run having taken `left` back.
-fn left_taken_back_from(pool: &Pool, signal: &str) -> (String, Child) {
+/// Runs [`fan_out`] with a holder and one helper under leases of `ttl`; the helper takes
+/// `left` and is then stopped in the middle of it with `signal` (the kill, SIGSTOP, Ctrl-C).
+/// Returns the helper for the test to see what became of it, once the holder ended the run
+/// having taken `left` back, and the time from the signal to the run's end.
+fn left_taken_back_from(pool: &Pool, signal: &str, ttl: &str) -> (String, Child, Duration) {
     let root = pool.repo.root.clone();
     let go_left = root.join("go-left");
     let id = pool.submit(&fan_out(&root, Some(&go_left)));
-    // A 4 s lease: a claim unrenewed that long is the holder's to take back.
-    let holder = holder(pool, &id, "4s");
-    let mut helper = helper(pool, "worker-2", "4s");
+    let holder = holder(pool, &id, ttl);
+    let mut helper = helper(pool, "worker-2", ttl);
     std::thread::sleep(std::time::Duration::from_millis(300));
     std::fs::write(root.join("go"), "").unwrap();
     // The helper takes `left` (the first job on offer) and is stopped in the middle of it;
@@ -165,10 +166,12 @@ fn left_taken_back_from(pool: &Pool, signal: &str) -> (String, Child) {
     wait_for(&root.join("left.where"), &mut helper);
     assert!(ran_at(&root, "left").contains("worker-2-fabro-home/branch-jobs/"));
     super::signal(&helper, signal);
+    let signalled = Instant::now();
     std::fs::remove_file(root.join("left.where")).unwrap();
     std::fs::write(&go_left, "").unwrap();
 
     let held = holder.wait_with_output().unwrap();
+    let took = signalled.elapsed();
     let stderr = String::from_utf8_lossy(&held.stderr);
     assert!(held.status.success(), "{stderr}");
     for branch in ["left", "right"] {
@@ -180,20 +183,21 @@ fn left_taken_back_from(pool: &Pool, signal: &str) -> (String, Child) {
     assert_eq!(pool.remote_git(&["show", &branch("right")]), "right\n");
     assert_eq!(pool.pool_refs(), "");
     pool.remote_git(&["fsck", "--strict"]);
-    (id, helper)
+    (id, helper, took)
 }
 
 #[test]
 fn a_branch_whose_worker_was_killed_is_taken_back_and_run_by_the_holder() {
     let pool = Pool::new();
-    let (_, mut killed) = left_taken_back_from(&pool, "-KILL");
+    // A 4 s lease: a claim unrenewed that long is the holder's to take back.
+    let (_, mut killed, _) = left_taken_back_from(&pool, "-KILL", "4s");
     killed.wait().unwrap();
 }
 
 #[test]
 fn a_branch_worker_woken_after_its_branch_was_taken_back_writes_nothing_that_lands() {
     let pool = Pool::new();
-    let (id, stopped) = left_taken_back_from(&pool, "-STOP");
+    let (id, stopped, _) = left_taken_back_from(&pool, "-STOP", "4s");
     let published = pool.remote_git(&["for-each-ref"]);
     super::signal(&stopped, "-CONT");
     let out = stopped.wait_with_output().unwrap();
@@ -207,6 +211,23 @@ fn a_branch_worker_woken_after_its_branch_was_taken_back_writes_nothing_that_lan
     );
     assert_eq!(pool.remote_git(&["for-each-ref"]), published);
     pool.remote_git(&["fsck", "--strict"]);
+}
+
+#[test]
+fn a_branch_worker_stopped_with_ctrl_c_gives_its_branch_back_at_once() {
+    let pool = Pool::new();
+    // A 30 s lease, which the holder does not wait out: the helper gives the branch back.
+    let (id, interrupted, took) = left_taken_back_from(&pool, "-INT", "30s");
+    assert!(took < Duration::from_secs(15), "{took:?}");
+    let out = interrupted.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.ends_with(&format!(
+            "branch left of run {id} was interrupted; its run's worker runs it\n"
+        )),
+        "{stderr}"
+    );
 }
 
 #[test]
