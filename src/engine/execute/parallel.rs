@@ -39,6 +39,7 @@ use crate::run::{self, RunState};
 mod base;
 mod branches;
 mod elsewhere;
+mod slots;
 
 use branches::BranchResult;
 pub use elsewhere::{JobResult, offered_context, write_done};

@@ -11,12 +11,24 @@ use super::{Pool, spawn, wait_for};
 use crate::common::run_ok;
 
 /// start -> wait (for `go`) -> fan -> left, right -> join -> exit; each branch writes its
-/// file and where it ran (`<branch>.where`, its working folder) beside the repository.
-fn fan_out(root: &Path, left_waits_for: Option<&Path>) -> String {
+/// file and where it ran (`<branch>.where`, its working folder) beside the repository. With
+/// `audit`, the fan runs one branch at a time and has a third, a side effect, which stays on
+/// the holder and keeps its one thread busy until the other two started elsewhere.
+fn fan_out(root: &Path, left_waits_for: Option<&Path>, audit: bool) -> String {
     let (started, go) = (root.join("wait-started"), root.join("go"));
     let left_wait = left_waits_for.map_or(String::new(), |file| {
         format!("while [ ! -e {} ]; do sleep 0.02; done; ", file.display())
     });
+    let audit = match audit {
+        false => String::new(),
+        true => format!(
+            r#"  fan [max_parallel=1]
+  audit [shape=parallelogram, side_effect=true, script="pwd > {root}/audit.where; for i in $(seq 500); do [ -e {root}/left.where ] && [ -e {root}/right.where ] && break; sleep 0.02; done; echo audit > audit.txt"]
+  fan -> audit -> join
+"#,
+            root = root.display()
+        ),
+    };
     format!(
         r#"digraph fan {{
   start [shape=Mdiamond]
@@ -29,7 +41,7 @@ fn fan_out(root: &Path, left_waits_for: Option<&Path>) -> String {
   start -> wait -> fan
   fan -> left -> join
   fan -> right -> join
-  join -> exit
+{audit}  join -> exit
 }}"#,
         started = started.display(),
         go = go.display(),
@@ -71,8 +83,9 @@ fn ran_at(root: &Path, branch: &str) -> String {
 fn a_fan_outs_branches_run_on_idle_workers_of_other_machines_and_the_holder_joins_them() {
     let pool = Pool::new();
     let root = pool.repo.root.clone();
-    let id = pool.submit(&fan_out(&root, None));
-    // A 20 s lease: branches stay on offer for 3 s before the holder runs them itself.
+    let id = pool.submit(&fan_out(&root, None, true));
+    // A 20 s lease: branches stay on offer for 3 s before the holder runs them itself, and its
+    // one thread runs the side effect meanwhile.
     let holder = holder(&pool, &id, "20s");
     let helpers = [
         helper(&pool, "worker-2", "20s"),
@@ -113,7 +126,7 @@ fn a_fan_outs_branches_run_on_idle_workers_of_other_machines_and_the_holder_join
         [
             "join (succeeded)",
             "fan (succeeded)",
-            "left (succeeded)",
+            "audit (succeeded)",
             "fan (parallel_base)",
             "wait (succeeded)"
         ]
@@ -156,7 +169,7 @@ fn a_fan_outs_branches_run_on_idle_workers_of_other_machines_and_the_holder_join
 fn left_taken_back_from(pool: &Pool, signal: &str, ttl: &str) -> (String, Child, Duration) {
     let root = pool.repo.root.clone();
     let go_left = root.join("go-left");
-    let id = pool.submit(&fan_out(&root, Some(&go_left)));
+    let id = pool.submit(&fan_out(&root, Some(&go_left), false));
     let holder = holder(pool, &id, ttl);
     let mut helper = helper(pool, "worker-2", ttl);
     std::thread::sleep(std::time::Duration::from_millis(300));
@@ -234,7 +247,7 @@ fn a_branch_worker_stopped_with_ctrl_c_gives_its_branch_back_at_once() {
 fn an_offer_not_built_on_the_runs_branch_is_run_by_no_worker_and_goes_with_the_run() {
     let pool = Pool::new();
     let root = pool.repo.root.clone();
-    let id = pool.submit(&fan_out(&root, None));
+    let id = pool.submit(&fan_out(&root, None, false));
     let holder = holder(&pool, &id, "20s");
     // Someone who may push to the remote offers a branch of the run built on work of their
     // own, for a pass the run never reaches.

@@ -13,7 +13,8 @@ use serde_json::{Value, json};
 
 use super::super::stage::{Stage, Staged};
 use super::super::{Engine, Quiet, Stop, side_effect};
-use super::elsewhere::{Awaited, JobResult};
+use super::elsewhere::JobResult;
+use super::slots::Slots;
 use crate::engine::graph::{Graph, Node};
 use crate::engine::handler::Handler;
 use crate::engine::outcome::{Outcome, Status};
@@ -162,15 +163,25 @@ impl<'a> Engine<'a> {
             _ => Vec::new(),
         };
         self.prepare_all(&here, pass.base, prepared)?;
-        let (ran, awaited) = self.run_branches(pass, &here, max_parallel, || match board {
-            Some(board) if !offered.is_empty() => self.await_offers(board, pass, &node.id, offered),
-            _ => Ok(Awaited::default()),
-        });
-        let (mut results, awaited) = (ran?, awaited?);
-        results.extend(awaited.results);
-        self.prepare_all(&awaited.taken_back, pass.base, prepared)?;
-        let (again, ()) = self.run_branches(pass, &awaited.taken_back, max_parallel, || ());
-        results.extend(again?);
+        let Some(board) = board.filter(|_| !offered.is_empty()) else {
+            let threads = max_parallel.min(here.len());
+            return self
+                .run_branches(pass, &here, threads, None::<fn(&Slots<'_, 'a>)>)
+                .0;
+        };
+        let threads = max_parallel.min(here.len() + offered.len());
+        let mut taken_back = Vec::new();
+        let (ran, awaited) = self.run_branches(
+            pass,
+            &here,
+            threads,
+            Some(|slots: &Slots<'b, 'a>| {
+                self.await_offers(board, pass, &node.id, offered, slots, &mut taken_back)
+            }),
+        );
+        prepared.extend(taken_back);
+        let mut results = ran?;
+        results.extend(awaited.unwrap_or_else(|| Ok(Vec::new()))?);
         Ok(results)
     }
 
@@ -226,7 +237,10 @@ impl<'a> Engine<'a> {
         let mut prepared = Vec::new();
         let ran = self
             .prepare_all(&[&branch], base, &mut prepared)
-            .and_then(|()| self.run_branches(&pass, &[&branch], 1, || ()).0);
+            .and_then(|()| {
+                self.run_branches(&pass, &[&branch], 1, None::<fn(&Slots<'_, 'a>)>)
+                    .0
+            });
         let removal = self.retire_all(&prepared, base);
         let (ran, ()) = (ran?, removal?);
         let result = ran.into_iter().next().map(|(_, r)| r).ok_or_else(unknown)?;
@@ -304,7 +318,7 @@ impl<'a> Engine<'a> {
     /// branch runs again there and its commit takes what the killed attempt left, as a run's
     /// worktree keeps its files across a resume. Any other leftover goes when it holds
     /// nothing its branch lacks, and the pass is refused when it does.
-    fn prepare(&self, branch: &Branch, base: ObjectId) -> Result<()> {
+    pub(super) fn prepare(&self, branch: &Branch, base: ObjectId) -> Result<()> {
         let old = self.repo.ref_target(&branch.branch)?;
         if let Some(leftover) = self.leftover(branch)? {
             let reusable = leftover.exists
@@ -377,26 +391,25 @@ impl<'a> Engine<'a> {
         }
     }
 
-    /// Runs the branches, up to `max_parallel` at once, each in a thread of its own with an
-    /// engine of its own: a repository handle cannot be shared between threads, so each
-    /// opens its branch's worktree. `meanwhile` runs on this thread while they do.
-    fn run_branches<R>(
+    /// Runs the branches in `threads` threads, each with an engine of its own: a repository
+    /// handle cannot be shared between threads, so each opens its branch's worktree.
+    /// `meanwhile` runs on this thread while they do, and may add branches to their queue;
+    /// without it (`None`) they end with the last branch.
+    fn run_branches<'b, R>(
         &self,
         pass: &Pass,
-        branches: &[&Branch],
-        max_parallel: usize,
-        meanwhile: impl FnOnce() -> R,
-    ) -> (Result<Vec<(usize, BranchResult)>>, R) {
-        let queue = Mutex::new(branches.iter().copied());
+        branches: &[&'b Branch<'a>],
+        threads: usize,
+        meanwhile: Option<impl FnOnce(&Slots<'b, 'a>) -> R>,
+    ) -> (Result<Vec<(usize, BranchResult)>>, Option<R>) {
+        let slots = Slots::new(branches, threads, meanwhile.is_none());
         let results: Mutex<Vec<(usize, BranchResult)>> = Mutex::new(Vec::new());
         let (config, run_dir, graph, env) = (self.config, self.run_dir, self.graph, &self.env);
         let (directions, warnings, fence) = (self.directions, self.warnings, self.fence);
         let waited = std::thread::scope(|scope| {
-            for _ in 0..max_parallel.min(branches.len()) {
+            for _ in 0..threads {
                 scope.spawn(|| {
-                    loop {
-                        let next = queue.lock().ok().and_then(|mut q| q.next());
-                        let Some(branch) = next else { break };
+                    while let Some(branch) = slots.next() {
                         let result = match Repo::open(&branch.path) {
                             Ok(repo) => {
                                 let mut quiet = Quiet;
@@ -417,24 +430,24 @@ impl<'a> Engine<'a> {
                                 };
                                 engine.run_branch(pass, branch)
                             }
-                            Err(err) => BranchResult {
-                                id: branch.node.id.clone(),
-                                outcome: Outcome::failed(&format!(
+                            Err(err) => BranchResult::failed(
+                                branch.node,
+                                &format!(
                                     "cannot open the worktree of branch {}: {err}",
                                     branch.node.id
-                                )),
-                                head: None,
-                                files: Vec::new(),
-                                stopped: None,
-                            },
+                                ),
+                            ),
                         };
                         if let Ok(mut results) = results.lock() {
                             results.push((branch.index, result));
                         }
+                        slots.done();
                     }
                 });
             }
-            meanwhile()
+            let waited = meanwhile.map(|work| work(&slots));
+            slots.close();
+            waited
         });
         let results = results
             .into_inner()

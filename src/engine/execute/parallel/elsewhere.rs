@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 
 use super::super::{Engine, JobBoard, Stop, interrupt, side_effect};
 use super::branches::{Branch, BranchResult, Pass};
+use super::slots::Slots;
 use crate::engine::handler::Handler;
 use crate::engine::outcome::Outcome;
 use crate::error::Result;
@@ -28,14 +29,6 @@ pub(super) struct Offered<'b, 'g> {
     /// The job's tip when last looked at, and since when it stands there.
     seen: ObjectId,
     since: Instant,
-}
-
-/// What a pass waiting on its offers came to: the branches other workers ran, and those the
-/// holder took back to run itself.
-#[derive(Default)]
-pub(super) struct Awaited<'b, 'g> {
-    pub results: Vec<(usize, BranchResult)>,
-    pub taken_back: Vec<&'b Branch<'g>>,
 }
 
 /// A branch's end as a branch job records it: what its worker's engine came to.
@@ -133,30 +126,36 @@ impl Engine<'_> {
         None
     }
 
-    /// Waits until every offered branch is done elsewhere or taken back, looking at the
-    /// remote as often as an idle worker does; an interrupt leaves the jobs as they stand, for
-    /// the run's next attempt.
+    /// Waits until every offered branch is done elsewhere or taken back. A branch nobody claimed is taken back when one
+    /// of the pass's threads here is free, at once when none runs anything, else once it was
+    /// on offer for the grace: the last on offer first, since workers take the first. A claim
+    /// left unchanged for its lease's life is taken back whether a thread is free or not. Each
+    /// branch taken back joins `taken_back`, is prepared and goes to `slots`. An interrupt
+    /// leaves the jobs as they stand, for the run's next attempt.
     pub(super) fn await_offers<'b, 'g>(
         &self,
         board: &dyn JobBoard,
         pass: &Pass,
         node: &str,
         mut pending: Vec<Offered<'b, 'g>>,
-    ) -> Result<Awaited<'b, 'g>> {
-        let poll = (board.ttl() / 8).clamp(Duration::from_millis(50), Duration::from_secs(1));
-        let grace = poll * 3;
-        let mut awaited = Awaited {
-            results: Vec::new(),
-            taken_back: Vec::new(),
-        };
+        slots: &Slots<'b, 'g>,
+        taken_back: &mut Vec<&'b Branch<'g>>,
+    ) -> Result<Vec<(usize, BranchResult)>> {
+        // An idle worker looks every eighth of the lease's life (at most every second); the
+        // holder, which waits on these jobs alone, four times as often.
+        let ms = Duration::from_millis;
+        let grace = (board.ttl() / 8).clamp(ms(50), ms(1000)) * 3;
+        let poll = (board.ttl() / 32).clamp(ms(50), ms(250));
         let prefix = Job::pass_prefix(pass.id, node, pass.visit);
+        pending.sort_by(|a, b| b.name.cmp(&a.name));
+        let mut results = Vec::new();
         while !pending.is_empty() {
             if interrupt::requested() {
                 for offered in pending {
                     let stage = format!("{}@{}", offered.branch.node.id, pass.visit);
                     let mut result = BranchResult::failed(offered.branch.node, "");
                     result.stopped = Some(Stop::Interrupted { stage });
-                    awaited.results.push((offered.branch.index, result));
+                    results.push((offered.branch.index, result));
                 }
                 break;
             }
@@ -169,49 +168,54 @@ impl Engine<'_> {
             board.bring(&moved)?;
             let mut still = Vec::new();
             for mut offered in pending {
-                let Some(&tip) = tips.get(&offered.name) else {
-                    // Deleted by someone else: the branch runs here, on no job.
-                    awaited.taken_back.push(offered.branch);
-                    continue;
-                };
-                if tip != offered.seen {
+                let tip = tips.get(&offered.name).copied();
+                if let Some(tip) = tip.filter(|tip| *tip != offered.seen) {
                     (offered.seen, offered.since) = (tip, Instant::now());
                 }
-                let step = self
-                    .repo
-                    .commit_info(tip)
-                    .ok()
-                    .and_then(|c| Step::parse(&c.message, pass.id));
+                let step = tip.and_then(|tip| self.repo.commit_info(tip).ok());
+                let step = step.and_then(|c| Step::parse(&c.message, pass.id));
                 let waited = offered.since.elapsed();
-                let take_back = match &step {
-                    Some(Step::Done) => {
-                        let result = self.take_done(pass, offered.branch, tip)?;
+                let take_back = match (&step, tip) {
+                    (Some(Step::Done), Some(tip)) => {
+                        results.push((
+                            offered.branch.index,
+                            self.take_done(pass, offered.branch, tip)?,
+                        ));
                         board.settle(&offered.name, tip);
-                        awaited.results.push((offered.branch.index, result));
                         continue;
                     }
-                    Some(Step::Offer) => waited > grace,
-                    Some(Step::Claim(lease)) => waited > lease.ttl,
-                    None => true,
+                    (Some(Step::Offer), _) => {
+                        slots.free() > 0 && (slots.all_free() || waited > grace)
+                    }
+                    (Some(Step::Claim(lease)), _) => waited > lease.ttl,
+                    _ => true,
                 };
                 if !take_back {
                     still.push(offered);
                     continue;
                 }
-                match board.take(&offered.name, tip)? {
-                    Some(claim) => {
-                        board.settle(&offered.name, claim);
-                        awaited.taken_back.push(offered.branch);
-                    }
-                    None => still.push(offered),
+                // Gone (deleted by someone else): the branch runs here, on no job.
+                let taken = match tip {
+                    Some(tip) => board.take(&offered.name, tip)?,
+                    None => Some(offered.seen),
+                };
+                let Some(claim) = taken else {
+                    still.push(offered);
+                    continue;
+                };
+                if tip.is_some() {
+                    board.settle(&offered.name, claim);
                 }
+                taken_back.push(offered.branch);
+                self.prepare(offered.branch, pass.base)?;
+                slots.push(offered.branch);
             }
             pending = still;
             if !pending.is_empty() {
                 std::thread::sleep(poll);
             }
         }
-        Ok(awaited)
+        Ok(results)
     }
 
     /// The branch a worker finished at the job's done commit `done`: its work put on the
