@@ -116,9 +116,9 @@ fn checked_offer(
         return Ok(None);
     }
     let offer = ctx.repo.commit_info(tip)?;
-    let base = match (Step::parse(&offer.message, id), offer.first_parent) {
-        (Some(Step::Offer), Some(base)) => base,
-        _ => return Ok(None),
+    let (Some(Step::Offer), Some(base)) = (Step::parse(&offer.message, id), offer.first_parent)
+    else {
+        return Ok(None);
     };
     if base != run_tip && !ctx.repo.is_ancestor(base, run_tip) {
         output::note(format!(
@@ -238,11 +238,13 @@ fn run_job(
 const JOB_BRANCH_PREFIX: &str = "refs/heads/fabro/job/";
 
 /// Where a job runs on this machine: a run directory of its own in the fabro home (the stage
-/// files before they go into the done commit) and a branch of its own, neither of them the
-/// run's, so that a holder of the run on this same clone is never disturbed.
+/// files before they go into the done commit), held by this process while the job runs, and a
+/// branch of its own, neither of them the run's, so that a holder of the run on this same
+/// clone is never disturbed. Both end with the same nonce.
 struct Place {
     run_dir: RunDir,
     branch: String,
+    _hold: crate::ops::run_pid::Hold,
 }
 
 impl Place {
@@ -252,29 +254,70 @@ impl Place {
             "{}-{}-pass{}-{}-{nonce}",
             job.run, job.node, job.visit, job.target
         );
-        let path: PathBuf = ctx.home.join("branch-jobs").join(leaf);
+        let run_dir = RunDir::create(&places(ctx).join(leaf))?;
+        let hold = run_dir.hold(&job.run)?;
         Ok(Place {
-            run_dir: RunDir::create(&path)?,
+            run_dir,
             branch: format!(
                 "{JOB_BRANCH_PREFIX}{}/{}/pass{}/{}-{nonce}",
                 job.run, job.node, job.visit, job.target
             ),
+            _hold: hold,
         })
     }
 
     /// Removes the job's branch and run directory (its worktree went with the branch's end).
     fn clear(&self, ctx: &Ctx) {
-        if let Ok(Some(old)) = ctx.repo.ref_target(&self.branch) {
-            let edit = RefEdit::Delete {
-                name: self.branch.clone(),
-                old,
-            };
-            let _ = ctx
-                .repo
-                .update_refs(&[edit], "fabro: branch job", &pool::identity());
-        }
-        let _ = std::fs::remove_dir_all(&self.run_dir.path);
+        remove_place(ctx, &self.run_dir.path, Some(&self.branch));
     }
+}
+
+/// Where this machine's jobs run.
+fn places(ctx: &Ctx) -> PathBuf {
+    ctx.home.join("branch-jobs")
+}
+
+/// Removes what jobs of this clone that were killed left: their worktrees, branches and run
+/// directories, each one no live process holds.
+pub(super) fn clear_leftovers(ctx: &Ctx) -> Result<()> {
+    let Ok(entries) = std::fs::read_dir(places(ctx)) else {
+        return Ok(());
+    };
+    let branches = ctx.repo.refs_under(JOB_BRANCH_PREFIX)?;
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let held = RunDir::open(&path).map(|dir| dir.live_holder().is_some());
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some((_, nonce)) = name.rsplit_once('-') else {
+            continue;
+        };
+        if held.unwrap_or(false) {
+            continue;
+        }
+        for worktree in ctx.repo.worktrees()? {
+            if worktree.path.starts_with(&path) {
+                ctx.repo.remove_worktree(&worktree.path)?;
+            }
+        }
+        let suffix = format!("-{nonce}");
+        let branch = (branches.iter()).find(|(rest, _)| rest.ends_with(&suffix));
+        let branch = branch.map(|(rest, _)| format!("{JOB_BRANCH_PREFIX}{rest}"));
+        remove_place(ctx, &path, branch.as_deref());
+    }
+    Ok(())
+}
+
+fn remove_place(ctx: &Ctx, run_dir: &std::path::Path, branch: Option<&str>) {
+    if let Some(branch) = branch
+        && let Ok(Some(old)) = ctx.repo.ref_target(branch)
+    {
+        let edit = RefEdit::Delete {
+            name: branch.to_owned(),
+            old,
+        };
+        let _ = (ctx.repo).update_refs(&[edit], "fabro: branch job", &pool::identity());
+    }
+    let _ = std::fs::remove_dir_all(run_dir);
 }
 
 /// A job's stages are reported in its done commit, not on this worker's terminal.

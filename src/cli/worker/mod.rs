@@ -148,6 +148,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
     if let Some(id) = &only {
         decide_here(ctx, &args, id)?;
     }
+    branch_job::clear_leftovers(ctx)?;
     let mut watch = Watch::default();
     // Runs this worker cannot run as they are (a workflow its machine did not approve, a
     // side effect waiting for a decision): a pool worker leaves them queued and goes on.

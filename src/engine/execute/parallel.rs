@@ -39,10 +39,11 @@ use crate::run::{self, RunState};
 mod base;
 mod branches;
 mod elsewhere;
+mod job;
 mod slots;
 
 use branches::BranchResult;
-pub use elsewhere::{JobResult, offered_context, write_done};
+pub use job::{JobResult, offered_context, write_done};
 
 /// A branch's outcome, as `node_outcomes` would hold it, in the parallel node's stage: where
 /// `show` finds why a branch failed.

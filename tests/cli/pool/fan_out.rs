@@ -11,24 +11,47 @@ use super::{Pool, spawn, wait_for};
 use crate::common::run_ok;
 
 /// start -> wait (for `go`) -> fan -> left, right -> join -> exit; each branch writes its
-/// file and where it ran (`<branch>.where`, its working folder) beside the repository. With
-/// `audit`, the fan runs one branch at a time and has a third, a side effect, which stays on
-/// the holder and keeps its one thread busy until the other two started elsewhere.
-fn fan_out(root: &Path, left_waits_for: Option<&Path>, audit: bool) -> String {
+/// file and where it ran (`<branch>.where`, its working folder) beside the repository.
+enum Shape<'p> {
+    Plain,
+    /// `left` waits for the file; the fan runs one branch at a time, and `right`, which the
+    /// holder takes first, keeps its one thread busy until `left` started elsewhere.
+    LeftWaitsFor(&'p Path),
+    /// The fan runs one branch at a time and has a third branch, a side effect, which stays on
+    /// the holder and keeps its one thread busy until the other two started elsewhere.
+    Audit,
+}
+
+fn fan_out(root: &Path, shape: Shape) -> String {
     let (started, go) = (root.join("wait-started"), root.join("go"));
-    let left_wait = left_waits_for.map_or(String::new(), |file| {
-        format!("while [ ! -e {} ]; do sleep 0.02; done; ", file.display())
-    });
-    let audit = match audit {
-        false => String::new(),
-        true => format!(
-            r#"  fan [max_parallel=1]
-  audit [shape=parallelogram, side_effect=true, script="pwd > {root}/audit.where; for i in $(seq 500); do [ -e {root}/left.where ] && [ -e {root}/right.where ] && break; sleep 0.02; done; echo audit > audit.txt"]
-  fan -> audit -> join
-"#,
-            root = root.display()
-        ),
+    let until = |files: &[&str]| {
+        let all: Vec<String> = (files.iter())
+            .map(|f| format!("[ -e {}/{f}.where ]", root.display()))
+            .collect();
+        format!(
+            "for i in $(seq 500); do {} && break; sleep 0.02; done; ",
+            all.join(" && ")
+        )
     };
+    let (mut left_wait, mut right_wait, mut more) = (String::new(), String::new(), String::new());
+    match shape {
+        Shape::Plain => {}
+        Shape::LeftWaitsFor(file) => {
+            left_wait = format!("while [ ! -e {} ]; do sleep 0.02; done; ", file.display());
+            right_wait = until(&["left"]);
+            more = "  fan [max_parallel=1]\n".into();
+        }
+        Shape::Audit => {
+            let audit = format!(
+                "pwd > {}/audit.where; {}",
+                root.display(),
+                until(&["left", "right"])
+            );
+            more = format!(
+                "  fan [max_parallel=1]\n  audit [shape=parallelogram, side_effect=true, script=\"{audit}echo audit > audit.txt\"]\n  fan -> audit -> join\n"
+            );
+        }
+    }
     format!(
         r#"digraph fan {{
   start [shape=Mdiamond]
@@ -36,12 +59,12 @@ fn fan_out(root: &Path, left_waits_for: Option<&Path>, audit: bool) -> String {
   wait [shape=parallelogram, script="touch {started}; while [ ! -e {go} ]; do sleep 0.02; done"]
   fan [shape=component]
   left [shape=parallelogram, script="pwd > {root}/left.where; {left_wait}echo left > left.txt"]
-  right [shape=parallelogram, script="pwd > {root}/right.where; echo right > right.txt"]
+  right [shape=parallelogram, script="pwd > {root}/right.where; {right_wait}echo right > right.txt"]
   join [shape=tripleoctagon]
   start -> wait -> fan
   fan -> left -> join
   fan -> right -> join
-{audit}  join -> exit
+{more}  join -> exit
 }}"#,
         started = started.display(),
         go = go.display(),
@@ -83,7 +106,7 @@ fn ran_at(root: &Path, branch: &str) -> String {
 fn a_fan_outs_branches_run_on_idle_workers_of_other_machines_and_the_holder_joins_them() {
     let pool = Pool::new();
     let root = pool.repo.root.clone();
-    let id = pool.submit(&fan_out(&root, None, true));
+    let id = pool.submit(&fan_out(&root, Shape::Audit));
     // A 20 s lease: branches stay on offer for 3 s before the holder runs them itself, and its
     // one thread runs the side effect meanwhile.
     let holder = holder(&pool, &id, "20s");
@@ -169,7 +192,7 @@ fn a_fan_outs_branches_run_on_idle_workers_of_other_machines_and_the_holder_join
 fn left_taken_back_from(pool: &Pool, signal: &str, ttl: &str) -> (String, Child, Duration) {
     let root = pool.repo.root.clone();
     let go_left = root.join("go-left");
-    let id = pool.submit(&fan_out(&root, Some(&go_left), false));
+    let id = pool.submit(&fan_out(&root, Shape::LeftWaitsFor(&go_left)));
     let holder = holder(pool, &id, ttl);
     let mut helper = helper(pool, "worker-2", ttl);
     std::thread::sleep(std::time::Duration::from_millis(300));
@@ -205,6 +228,32 @@ fn a_branch_whose_worker_was_killed_is_taken_back_and_run_by_the_holder() {
     // A 4 s lease: a claim unrenewed that long is the holder's to take back.
     let (_, mut killed, _) = left_taken_back_from(&pool, "-KILL", "4s");
     killed.wait().unwrap();
+    // The killed worker's machine, when a worker starts there again, removes what the job
+    // left: its worktree, its branch and its run directory.
+    let machine = pool.repo.root.join("worker-2");
+    assert!(
+        pool.repo
+            .git_in(&machine, &["worktree", "list"])
+            .contains("branch-jobs")
+    );
+    let args = [
+        "worker",
+        "--remote",
+        "origin",
+        "--exit-when-idle",
+        "--trust",
+    ];
+    run_ok(&mut pool.fabro_on(&machine, &args));
+    let worktrees = pool
+        .repo
+        .git_in(&machine, &["worktree", "list", "--porcelain"]);
+    assert_eq!(worktrees.matches("worktree ").count(), 1, "{worktrees}");
+    let branches = pool
+        .repo
+        .git_in(&machine, &["for-each-ref", "refs/heads/fabro/job/"]);
+    assert_eq!(branches, "");
+    let places = pool.fabro_home(&machine).join("branch-jobs");
+    assert_eq!(std::fs::read_dir(places).unwrap().count(), 0);
 }
 
 #[test]
@@ -247,7 +296,7 @@ fn a_branch_worker_stopped_with_ctrl_c_gives_its_branch_back_at_once() {
 fn an_offer_not_built_on_the_runs_branch_is_run_by_no_worker_and_goes_with_the_run() {
     let pool = Pool::new();
     let root = pool.repo.root.clone();
-    let id = pool.submit(&fan_out(&root, None, false));
+    let id = pool.submit(&fan_out(&root, Shape::Plain));
     let holder = holder(&pool, &id, "20s");
     // Someone who may push to the remote offers a branch of the run built on work of their
     // own, for a pass the run never reaches.

@@ -13,13 +13,10 @@ use serde_json::{Value, json};
 
 use super::super::stage::{Stage, Staged};
 use super::super::{Engine, Quiet, Stop, side_effect};
-use super::elsewhere::JobResult;
 use super::slots::Slots;
 use crate::engine::graph::{Graph, Node};
-use crate::engine::handler::Handler;
 use crate::engine::outcome::{Outcome, Status};
 use crate::error::{Error, Result};
-use crate::format::branch_job::Job;
 use crate::format::message;
 use crate::format::run_id::RunId;
 use crate::git::{ObjectId, RefEdit, Repo, Worktree};
@@ -137,57 +134,9 @@ impl<'a> Engine<'a> {
         Ok(results.into_iter().map(|(_, r)| r).collect())
     }
 
-    /// Runs the pass's branches that are not done: those another machine may run offered to
-    /// the pool when the run has one, the others here meanwhile, then here whatever the holder
-    /// took back. Each branch whose worktree was made here joins `prepared`.
-    fn run_here_and_elsewhere<'b>(
-        &self,
-        pass: &Pass,
-        node: &Node,
-        to_run: Vec<&'b Branch<'a>>,
-        max_parallel: usize,
-        prepared: &mut Vec<&'b Branch<'a>>,
-    ) -> Result<Vec<(usize, BranchResult)>> {
-        let board = self.fence.and_then(|f| f.jobs());
-        let (mut here, mut elsewhere) = (Vec::new(), Vec::new());
-        for branch in to_run {
-            match board.is_some() && self.may_run_elsewhere(branch, pass.visit)? {
-                true => elsewhere.push(branch),
-                false => here.push(branch),
-            }
-        }
-        let offered = match board {
-            Some(board) if !elsewhere.is_empty() => {
-                self.offer(board, pass, &node.id, &elsewhere)?
-            }
-            _ => Vec::new(),
-        };
-        self.prepare_all(&here, pass.base, prepared)?;
-        let Some(board) = board.filter(|_| !offered.is_empty()) else {
-            let threads = max_parallel.min(here.len());
-            return self
-                .run_branches(pass, &here, threads, None::<fn(&Slots<'_, 'a>)>)
-                .0;
-        };
-        let threads = max_parallel.min(here.len() + offered.len());
-        let mut taken_back = Vec::new();
-        let (ran, awaited) = self.run_branches(
-            pass,
-            &here,
-            threads,
-            Some(|slots: &Slots<'b, 'a>| {
-                self.await_offers(board, pass, &node.id, offered, slots, &mut taken_back)
-            }),
-        );
-        prepared.extend(taken_back);
-        let mut results = ran?;
-        results.extend(awaited.unwrap_or_else(|| Ok(Vec::new()))?);
-        Ok(results)
-    }
-
     /// Prepares each branch in turn, each joining `prepared` first: a worktree an add cut
     /// short is removed with the others.
-    fn prepare_all<'b>(
+    pub(super) fn prepare_all<'b>(
         &self,
         branches: &[&'b Branch<'a>],
         base: ObjectId,
@@ -200,65 +149,14 @@ impl<'a> Engine<'a> {
         Ok(())
     }
 
-    /// Runs the branch job `job` here as its pass would: from `base` with `context`, in a
-    /// worktree of its own on this clone's branch `local`, removed afterwards as a branch's
-    /// worktree is. An interrupt (Ctrl-C, the job's lease lost) ends it with an error.
-    pub fn run_job(
-        &self,
-        job: &Job,
-        base: ObjectId,
-        context: &BTreeMap<String, Value>,
-        local: &str,
-    ) -> Result<JobResult> {
-        let unknown = || {
-            Error::Failed(format!(
-                "run {}'s workflow has no parallel branch {} -> {}",
-                job.run, job.node, job.target
-            ))
-        };
-        let parallel = self.graph.node(&job.node).ok_or_else(unknown)?;
-        if Handler::of(parallel) != Handler::Parallel {
-            return Err(unknown());
-        }
-        let index = (self.graph.outgoing(&job.node))
-            .position(|e| e.to == job.target)
-            .ok_or_else(unknown)?;
-        let mut branch = self
-            .branches(&job.run, parallel, job.visit, &[&job.target])
-            .pop()
-            .ok_or_else(unknown)?;
-        (branch.index, branch.branch) = (index, local.to_owned());
-        let pass = Pass {
-            id: &job.run,
-            base,
-            visit: job.visit,
-            context,
-        };
-        let mut prepared = Vec::new();
-        let ran = self
-            .prepare_all(&[&branch], base, &mut prepared)
-            .and_then(|()| {
-                self.run_branches(&pass, &[&branch], 1, None::<fn(&Slots<'_, 'a>)>)
-                    .0
-            });
-        let removal = self.retire_all(&prepared, base);
-        let (ran, ()) = (ran?, removal?);
-        let result = ran.into_iter().next().map(|(_, r)| r).ok_or_else(unknown)?;
-        if result.stopped.is_some() {
-            return Err(Error::Failed(format!(
-                "parallel branch {} was stopped before its end; its run's holder takes it back",
-                job.target
-            )));
-        }
-        Ok(JobResult {
-            outcome: result.outcome,
-            head: result.head,
-            files: result.files,
-        })
-    }
-
     /// The pass's branches: one per target, on its branch, in its worktree's place.
-    fn branches(&self, id: &RunId, node: &Node, visit: u64, targets: &[&str]) -> Vec<Branch<'a>> {
+    pub(super) fn branches(
+        &self,
+        id: &RunId,
+        node: &Node,
+        visit: u64,
+        targets: &[&str],
+    ) -> Vec<Branch<'a>> {
         let graph: &'a Graph = self.graph;
         let place = self.run_dir.path.join("parallel");
         let place = place.join(format!("{}-pass{visit}", node.id));
@@ -280,7 +178,7 @@ impl<'a> Engine<'a> {
     /// Removes the worktrees of the branches that ran, whatever happened, as a run's is
     /// removed: unless one holds what its branch's commit does not (a branch that could not
     /// commit, ignored files).
-    fn retire_all(&self, ran: &[&Branch], base: ObjectId) -> Result<()> {
+    pub(super) fn retire_all(&self, ran: &[&Branch], base: ObjectId) -> Result<()> {
         let mut removal = Ok(());
         for branch in ran {
             let retired = match self.leftover(branch) {
@@ -395,7 +293,7 @@ impl<'a> Engine<'a> {
     /// handle cannot be shared between threads, so each opens its branch's worktree.
     /// `meanwhile` runs on this thread while they do, and may add branches to their queue;
     /// without it (`None`) they end with the last branch.
-    fn run_branches<'b, R>(
+    pub(super) fn run_branches<'b, R>(
         &self,
         pass: &Pass,
         branches: &[&'b Branch<'a>],

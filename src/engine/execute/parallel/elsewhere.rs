@@ -1,12 +1,12 @@
-//! Parallel branches run by other machines (docs/many-machines.md, "Fan-out"): a pool run's
-//! holder offers each branch that may run anywhere as a branch job on the shared remote
-//! (`format::branch_job`), runs the others itself meanwhile, and takes into the run the work
-//! of each job another worker finished. What nobody claimed within a grace period, and what a
-//! worker claimed and then left unrenewed for its lease's life, the holder takes back and runs
-//! itself. Side effects and human gates never leave the holder: their intent and answers are
-//! fenced under the run's own lease.
+//! Parallel branches run by other machines (docs/many-machines.md, "Fan-out across
+//! machines"), the holder's side: a pool run's holder offers each branch that may run
+//! anywhere as a branch job on the shared remote (`format::branch_job`), runs the others
+//! itself meanwhile, and takes into the run the work of each job another worker finished (`job`
+//! is that worker's side). A job nobody claimed it takes back as its threads free up, and one
+//! a worker claimed and then left unrenewed for its lease's life whether they do or not. Side
+//! effects and human gates never leave the holder: their intent and answers are fenced under
+//! the run's own lease.
 
-use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 use super::super::{Engine, JobBoard, Stop, interrupt, side_effect};
 use super::branches::{Branch, BranchResult, Pass};
 use super::slots::Slots;
+use crate::engine::graph::Node;
 use crate::engine::handler::Handler;
 use crate::engine::outcome::Outcome;
 use crate::error::Result;
@@ -31,14 +32,55 @@ pub(super) struct Offered<'b, 'g> {
     since: Instant,
 }
 
-/// A branch's end as a branch job records it: what its worker's engine came to.
-pub struct JobResult {
-    pub outcome: Outcome,
-    pub head: Option<ObjectId>,
-    pub files: Vec<(String, Attachment)>,
-}
+impl<'a> Engine<'a> {
+    /// Runs the pass's branches that are not done: those another machine may run offered to
+    /// the pool when the run has one, the others here meanwhile, then here whatever the holder
+    /// took back. Each branch whose worktree was made here joins `prepared`.
+    pub(super) fn run_here_and_elsewhere<'b>(
+        &self,
+        pass: &Pass,
+        node: &Node,
+        to_run: Vec<&'b Branch<'a>>,
+        max_parallel: usize,
+        prepared: &mut Vec<&'b Branch<'a>>,
+    ) -> Result<Vec<(usize, BranchResult)>> {
+        let board = self.fence.and_then(|f| f.jobs());
+        let (mut here, mut elsewhere) = (Vec::new(), Vec::new());
+        for branch in to_run {
+            match board.is_some() && self.may_run_elsewhere(branch, pass.visit)? {
+                true => elsewhere.push(branch),
+                false => here.push(branch),
+            }
+        }
+        let offered = match board {
+            Some(board) if !elsewhere.is_empty() => {
+                self.offer(board, pass, &node.id, &elsewhere)?
+            }
+            _ => Vec::new(),
+        };
+        self.prepare_all(&here, pass.base, prepared)?;
+        let Some(board) = board.filter(|_| !offered.is_empty()) else {
+            let threads = max_parallel.min(here.len());
+            return self
+                .run_branches(pass, &here, threads, None::<fn(&Slots<'_, 'a>)>)
+                .0;
+        };
+        let threads = max_parallel.min(here.len() + offered.len());
+        let mut taken_back = Vec::new();
+        let (ran, awaited) = self.run_branches(
+            pass,
+            &here,
+            threads,
+            Some(|slots: &Slots<'b, 'a>| {
+                self.await_offers(board, pass, &node.id, offered, slots, &mut taken_back)
+            }),
+        );
+        prepared.extend(taken_back);
+        let mut results = ran?;
+        results.extend(awaited.unwrap_or_else(|| Ok(Vec::new()))?);
+        Ok(results)
+    }
 
-impl Engine<'_> {
     /// Whether another machine may run `branch`: a node that runs an agent or a script, with
     /// no side effect, no decision about it given to this run, and no worktree a killed
     /// attempt here left with its files.
@@ -309,34 +351,4 @@ fn read_files(repo: &Repo, id: ObjectId, under: &str) -> Result<Vec<(String, Att
         }
     }
     Ok(files)
-}
-
-/// Writes the done commit of the branch job `job` that a worker ran, on its chain's tip
-/// `claim`: the branch's work its second parent, its outcome and stage files in its tree.
-pub fn write_done(repo: &Repo, job: &Job, claim: ObjectId, done: &JobResult) -> Result<ObjectId> {
-    let mut tree = repo.edit_tree(repo.empty_tree())?;
-    let outcome = super::super::record::outcome_json(&done.outcome, None);
-    tree.put_file(OUTCOME_FILE, &pretty(&outcome))?;
-    for (name, data) in &done.files {
-        let path = format!("{FILES_DIR}/{name}");
-        match data {
-            Attachment::Bytes(bytes) => tree.put_file(&path, bytes)?,
-            Attachment::File(file) => tree.put_file_from(&path, file)?,
-        }
-    }
-    let tree = tree.write()?;
-    let parents: Vec<ObjectId> = std::iter::once(claim).chain(done.head).collect();
-    let message = job.done_message(done.outcome.status.as_str());
-    Ok(repo.write_commit(tree, &parents, &message, &crate::ops::pool::identity())?)
-}
-
-/// The context an offer hands its branch.
-pub fn offered_context(repo: &Repo, offer: ObjectId) -> Result<BTreeMap<String, Value>> {
-    let tree = repo.commit_tree(offer)?;
-    let text = repo.blob_at(tree, CONTEXT_FILE)?.unwrap_or_default();
-    serde_json::from_slice(&text).map_err(|err| {
-        crate::error::Error::Corrupt(format!(
-            "the offer {offer} holds no readable context: {err}"
-        ))
-    })
 }
