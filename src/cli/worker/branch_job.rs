@@ -4,7 +4,7 @@
 //! worktree of its own, and ended with a done commit that the holder takes into the run. The
 //! worker never writes the run's refs, here or on the remote: only the run's holder does.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -26,33 +26,46 @@ use crate::ops::pool::listing::PoolRefs;
 use crate::ops::pool::{self, lease::Held};
 use crate::run::{self, RunState};
 
-/// Takes the first branch job on offer that this worker may run, and runs it; false when
-/// there was none. `passed` keeps the job tips this worker looked at and will not take (not
-/// an offer, not approved here), so that it does not fetch them again.
+/// Takes a branch job on offer that this worker may run, and runs it; false when there was
+/// none. Workers start at different jobs of the listing (by their owner names), so that idle
+/// ones racing for one pass mostly claim different branches. `passed` keeps the job tips this
+/// worker looked at and will not take (not an offer, not approved here), so that it does not
+/// fetch them again.
 pub(super) fn take_one(
     ctx: &Ctx,
     args: &Worker,
     remote: &PoolRefs,
     passed: &mut HashSet<ObjectId>,
 ) -> Result<bool> {
-    for (name, &tip) in &remote.jobs {
-        if passed.contains(&tip) {
+    let jobs: Vec<(&String, &ObjectId)> = remote.jobs.iter().collect();
+    let start = args.owner.bytes().map(usize::from).sum::<usize>() % jobs.len().max(1);
+    let mut runs: HashMap<RunId, Option<Run>> = HashMap::new();
+    for &(name, &tip) in jobs[start..].iter().chain(&jobs[..start]) {
+        if !passed.insert(tip) {
             continue;
         }
-        passed.insert(tip);
         let Some(job) = Job::parse_ref(name) else {
             continue;
         };
         let Some(&queued) = remote.queued.get(&job.run) else {
             continue;
         };
-        let Some(offer) = checked_offer(ctx, args, &job, tip, queued)? else {
+        let run = match runs.get(&job.run) {
+            Some(run) => run,
+            None => {
+                let checked = checked_run(ctx, args, &job.run, queued)?;
+                runs.entry(job.run.clone()).or_insert(checked)
+            }
+        };
+        let Some(run) = run else { continue };
+        let Some(base) = checked_offer(ctx, args, run, &job, tip)? else {
             continue;
         };
         let owner = args.owner.clone();
         let claim = Held::claim_job(&ctx.repo, &args.remote, &job, owner, args.ttl, tip)?;
         let Some(held) = claim else { continue };
-        match run_claimed_job(ctx, &held, &job, &offer, args.agent.as_deref()) {
+        let offer = Offer { offer: tip, base };
+        match run_claimed_job(ctx, &held, &job, run, &offer, args.agent.as_deref()) {
             // Lost as a run's lease is: the worker stops, for the same reasons.
             Err(err) if super::is_lease_lost(&err) => return Err(err),
             // Given back at once, the branch is its run's worker's to run at its next look.
@@ -77,26 +90,22 @@ pub(super) fn take_one(
     Ok(false)
 }
 
+/// A run whose branch jobs this worker may take: as the remote holds it, and approved here.
+struct Run {
+    state: RunState,
+    directions: Directions,
+}
+
 /// An offer this worker checked and may take.
 struct Offer {
     /// The offer commit, which the claim is built on.
     offer: ObjectId,
-    state: RunState,
-    directions: Directions,
     base: ObjectId,
 }
 
-/// The offer at `tip`, when it is one this worker may run: an offer of a run whose workflow
-/// this machine approved (or accepts from the run's submission), built on the run branch the
-/// remote holds. Anything else is passed over with a note.
-fn checked_offer(
-    ctx: &Ctx,
-    args: &Worker,
-    job: &Job,
-    tip: ObjectId,
-    queued: ObjectId,
-) -> Result<Option<Offer>> {
-    let id = &job.run;
+/// Run `id` as the remote holds it, when its workflow may run on this machine (approved here,
+/// or by a submission it accepts); `None`, with a note, when it may not.
+fn checked_run(ctx: &Ctx, args: &Worker, id: &RunId, queued: ObjectId) -> Result<Option<Run>> {
     let (meta, branch) = (run::meta_branch(id), run::run_branch(id));
     let listed = ctx
         .repo
@@ -105,26 +114,8 @@ fn checked_offer(
     let (Some(meta_tip), Some(run_tip)) = (tip_of(&meta), tip_of(&branch)) else {
         return Ok(None);
     };
-    let names = [
-        job.ref_name(),
-        meta,
-        branch,
-        crate::format::pool_ref::PoolRef::Queue.of(id),
-    ];
-    let fetched = ctx.repo.fetch(&args.remote, &names, false)?;
-    if !fetched.ok {
-        return Ok(None);
-    }
-    let offer = ctx.repo.commit_info(tip)?;
-    let (Some(Step::Offer), Some(base)) = (Step::parse(&offer.message, id), offer.first_parent)
-    else {
-        return Ok(None);
-    };
-    if base != run_tip && !ctx.repo.is_ancestor(base, run_tip) {
-        output::note(format!(
-            "branch job {} is not built on run {id}'s branch; this worker leaves it",
-            job.ref_name()
-        ));
+    let names = [meta, branch, crate::format::pool_ref::PoolRef::Queue.of(id)];
+    if !ctx.repo.fetch(&args.remote, &names, false)?.ok {
         return Ok(None);
     }
     let state = RunState::at(&ctx.repo, id, meta_tip, run_tip)?;
@@ -137,17 +128,41 @@ fn checked_offer(
     let trusted = crate::cli::trust_review::gate(&ctx.repo, &ctx.home, &state, false, args.trust);
     if let Err(err) = trusted {
         output::note(format!(
-            "branch {} of run {id} is not run here: {err:#}",
-            job.target
+            "the branches of run {id} are not run here: {err:#}"
         ));
         return Ok(None);
     }
-    Ok(Some(Offer {
-        offer: tip,
-        state,
-        directions,
-        base,
-    }))
+    Ok(Some(Run { state, directions }))
+}
+
+/// The base of the job at `tip`, when it is an offer built on the run branch the remote
+/// holds; anything else is passed over, a forged offer with a note.
+fn checked_offer(
+    ctx: &Ctx,
+    args: &Worker,
+    run: &Run,
+    job: &Job,
+    tip: ObjectId,
+) -> Result<Option<ObjectId>> {
+    if !ctx.repo.fetch(&args.remote, &[job.ref_name()], false)?.ok {
+        return Ok(None);
+    }
+    let offer = ctx.repo.commit_info(tip)?;
+    let (Some(Step::Offer), Some(base)) =
+        (Step::parse(&offer.message, &job.run), offer.first_parent)
+    else {
+        return Ok(None);
+    };
+    let run_tip = run.state.run_tip;
+    if base != run_tip && !ctx.repo.is_ancestor(base, run_tip) {
+        output::note(format!(
+            "branch job {} is not built on run {}'s branch; this worker leaves it",
+            job.ref_name(),
+            job.run
+        ));
+        return Ok(None);
+    }
+    Ok(Some(base))
 }
 
 /// Runs the claimed job under its lease, renewed meanwhile, and ends it with its done commit;
@@ -156,6 +171,7 @@ fn run_claimed_job(
     ctx: &Ctx,
     held: &Held,
     job: &Job,
+    run: &Run,
     offer: &Offer,
     agent: Option<&str>,
 ) -> Result<()> {
@@ -172,7 +188,7 @@ fn run_claimed_job(
     let done = AtomicBool::new(false);
     let ran = std::thread::scope(|scope| {
         scope.spawn(|| keep_renewed(held, &done));
-        let ran = run_job(ctx, job, offer, &place, agent);
+        let ran = run_job(ctx, job, run, offer, &place, agent);
         done.store(true, Ordering::Relaxed);
         ran
     });
@@ -202,11 +218,12 @@ fn run_claimed_job(
 fn run_job(
     ctx: &Ctx,
     job: &Job,
+    run: &Run,
     offer: &Offer,
     place: &Place,
     agent: Option<&str>,
 ) -> Result<crate::engine::execute::JobResult> {
-    let state = &offer.state;
+    let state = &run.state;
     let context = offered_context(&ctx.repo, offer.offer)?;
     let mut config = ctx.config(state, None)?;
     if let Some(agent) = agent {
@@ -226,7 +243,7 @@ fn run_job(
         env: std::env::vars_os().collect(),
         observer: &mut silent,
         seed: None,
-        directions: &offer.directions,
+        directions: &run.directions,
         interviewer: None,
         warnings: &warnings,
         fence: None,

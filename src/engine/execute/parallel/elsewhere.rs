@@ -1,9 +1,10 @@
 //! Parallel branches run by other machines (docs/many-machines.md, "Fan-out across
 //! machines"), the holder's side: a pool run's holder offers each branch that may run
-//! anywhere as a branch job on the shared remote (`format::branch_job`), runs the others
-//! itself meanwhile, and takes into the run the work of each job another worker finished (`job`
-//! is that worker's side). A job nobody claimed it takes back as its threads free up, and one
-//! a worker claimed and then left unrenewed for its lease's life whether they do or not. Side
+//! anywhere and that its own threads cannot start at once as a branch job on the shared remote
+//! (`format::branch_job`), runs the others meanwhile, and takes into the run the work of each
+//! job another worker finished (`job` is that worker's side). A job nobody claimed it takes
+//! back as its threads free up, and one a worker claimed and then left unrenewed for its
+//! lease's life whether they do or not. Side
 //! effects and human gates never leave the holder: their intent and answers are fenced under
 //! the run's own lease.
 
@@ -52,6 +53,10 @@ impl<'a> Engine<'a> {
                 false => here.push(branch),
             }
         }
+        // The holder's threads start on what they can run at once, the last of the branches
+        // that may go elsewhere among them; only the rest is offered.
+        let kept = max_parallel.saturating_sub(here.len()).min(elsewhere.len());
+        here.extend(elsewhere.split_off(elsewhere.len() - kept));
         let offered = match board {
             Some(board) if !elsewhere.is_empty() => {
                 self.offer(board, pass, &node.id, &elsewhere)?
@@ -168,12 +173,12 @@ impl<'a> Engine<'a> {
         None
     }
 
-    /// Waits until every offered branch is done elsewhere or taken back. A branch nobody claimed is taken back when one
-    /// of the pass's threads here is free, at once when none runs anything, else once it was
-    /// on offer for the grace: the last on offer first, since workers take the first. A claim
-    /// left unchanged for its lease's life is taken back whether a thread is free or not. Each
-    /// branch taken back joins `taken_back`, is prepared and goes to `slots`. An interrupt
-    /// leaves the jobs as they stand, for the run's next attempt.
+    /// Waits until every offered branch is done elsewhere or taken back. A branch nobody
+    /// claimed is taken back as soon as one of the pass's threads here is free, the last on
+    /// offer first, since workers take the first; a claim left unchanged for its lease's life
+    /// is taken back whether a thread is free or not. Each branch taken back joins
+    /// `taken_back`, is prepared and goes to `slots`. An interrupt leaves the jobs as they
+    /// stand, for the run's next attempt.
     pub(super) fn await_offers<'b, 'g>(
         &self,
         board: &dyn JobBoard,
@@ -186,7 +191,6 @@ impl<'a> Engine<'a> {
         // An idle worker looks every eighth of the lease's life (at most every second); the
         // holder, which waits on these jobs alone, four times as often.
         let ms = Duration::from_millis;
-        let grace = (board.ttl() / 8).clamp(ms(50), ms(1000)) * 3;
         let poll = (board.ttl() / 32).clamp(ms(50), ms(250));
         let prefix = Job::pass_prefix(pass.id, node, pass.visit);
         pending.sort_by(|a, b| b.name.cmp(&a.name));
@@ -226,9 +230,7 @@ impl<'a> Engine<'a> {
                         board.settle(&offered.name, tip);
                         continue;
                     }
-                    (Some(Step::Offer), _) => {
-                        slots.free() > 0 && (slots.all_free() || waited > grace)
-                    }
+                    (Some(Step::Offer), _) => slots.free() > 0,
                     (Some(Step::Claim(lease)), _) => waited > lease.ttl,
                     _ => true,
                 };

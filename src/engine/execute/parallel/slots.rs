@@ -71,11 +71,6 @@ impl<'b, 'g> Slots<'b, 'g> {
             .saturating_sub(state.running + state.queue.len())
     }
 
-    /// Whether no thread runs or waits to run anything.
-    pub fn all_free(&self) -> bool {
-        self.free() == self.threads
-    }
-
     fn lock(&self) -> MutexGuard<'_, State<'b, 'g>> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
