@@ -65,7 +65,7 @@ digraph flow {
   exit [shape=Msquare]
   prep [shape=parallelogram, script="echo prep > prep.txt"]
   pay [shape=parallelogram, side_effect=true, script="echo once >> $S/counters/\$FABRO_RUN_ID; sleep 2"]
-  fork [shape=component]
+  fork [shape=component, max_parallel=1]
   a [shape=parallelogram, script="echo a > a.txt; sleep 1"]
   b [shape=parallelogram, script="echo b > b.txt"]
   merge [shape=tripleoctagon]

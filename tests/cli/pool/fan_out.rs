@@ -349,3 +349,88 @@ fn an_offer_not_built_on_the_runs_branch_is_run_by_no_worker_and_goes_with_the_r
     pool.repo.ok(&["gc", "--remote", "origin"]);
     assert_eq!(pool.pool_refs(), "");
 }
+
+#[test]
+fn a_done_job_whose_work_is_not_built_on_the_pass_is_not_taken_and_the_branch_runs_on_the_holder() {
+    let pool = Pool::new();
+    let root = pool.repo.root.clone();
+    let go_left = root.join("go-left");
+    std::fs::write(&go_left, "").unwrap();
+    let id = pool.submit(&fan_out(&root, Shape::LeftWaitsFor(&go_left)));
+    let holder = holder(&pool, &id, "20s");
+    std::fs::write(root.join("go"), "").unwrap();
+    // `left` is on offer while the holder's one thread runs `right`; someone who may push to
+    // the remote ends the job with work of their own.
+    let job = format!("refs/fabro/branch/{id}/fan/pass1/left");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let offer = loop {
+        let tip = pool.remote_git(&["for-each-ref", "--format=%(objectname)", &job]);
+        if !tip.trim().is_empty() {
+            break tip.trim().to_owned();
+        }
+        assert!(Instant::now() < deadline, "left was never offered");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let git = |args: &[&str]| {
+        let who = ["-c", "user.name=someone", "-c", "user.email=someone@example.invalid"];
+        pool.remote_git(&[&who[..], args].concat()).trim().to_owned()
+    };
+    let tree_of = |name: &str, data: &[u8]| {
+        let blob = pipe_git(&pool, &["hash-object", "-w", "--stdin"], data);
+        let entry = format!("100644 blob {blob}\t{name}\n");
+        pipe_git(&pool, &["mktree"], entry.as_bytes())
+    };
+    let theirs = git(&[
+        "commit-tree",
+        &tree_of("left.txt", b"evil\n"),
+        "-m",
+        "their work",
+    ]);
+    let outcome_tree = tree_of("outcome.json", b"{\"status\": \"succeeded\"}");
+    let trailers = format!("Fabro-Run: {id}\nFabro-Branch-Job: done");
+    let done = git(&[
+        "commit-tree",
+        &outcome_tree,
+        "-p",
+        &offer,
+        "-p",
+        &theirs,
+        "-m",
+        "branch left done",
+        "-m",
+        &trailers,
+    ]);
+    git(&["update-ref", &job, &done, &offer]);
+    std::fs::write(root.join("left.where"), "").unwrap();
+
+    let held = holder.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&held.stderr);
+    assert!(held.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(
+            "the branch job of parallel branch left ended with work not built on the pass's base"
+        ),
+        "{stderr}"
+    );
+    let branch = format!("fabro/run/parallel/{id}/fan/pass1/left:left.txt");
+    assert_eq!(pool.remote_git(&["show", &branch]), "left\n");
+    assert!(!ran_at(&root, "left").contains("branch-jobs"));
+    assert_eq!(pool.pool_refs(), "");
+    pool.remote_git(&["fsck", "--strict"]);
+}
+
+/// `git ARGS` in the remote with `input` on its stdin; its output, trimmed.
+fn pipe_git(pool: &Pool, args: &[&str], input: &[u8]) -> String {
+    use std::io::Write;
+    let mut child = std::process::Command::new("git")
+        .args(args)
+        .current_dir(&pool.bare)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    String::from_utf8(out.stdout).unwrap().trim().to_owned()
+}

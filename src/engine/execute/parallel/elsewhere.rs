@@ -223,12 +223,14 @@ impl<'a> Engine<'a> {
                 let waited = offered.since.elapsed();
                 let take_back = match (&step, tip) {
                     (Some(Step::Done), Some(tip)) => {
-                        results.push((
-                            offered.branch.index,
-                            self.take_done(pass, offered.branch, tip)?,
-                        ));
-                        board.settle(&offered.name, tip);
-                        continue;
+                        match self.take_done(pass, offered.branch, tip)? {
+                            Some(result) => {
+                                results.push((offered.branch.index, result));
+                                board.settle(&offered.name, tip);
+                                continue;
+                            }
+                            None => true,
+                        }
                     }
                     (Some(Step::Offer), _) => slots.free() > 0,
                     (Some(Step::Claim(lease)), _) => waited > lease.ttl,
@@ -263,23 +265,32 @@ impl<'a> Engine<'a> {
     }
 
     /// The branch a worker finished at the job's done commit `done`: its work put on the
-    /// branch's ref here, its outcome and stage files read from the commit's tree. Work not
-    /// built on the pass's base is refused as the branch's failure.
-    fn take_done(&self, pass: &Pass, branch: &Branch, done: ObjectId) -> Result<BranchResult> {
+    /// branch's ref here, its outcome and stage files read from the commit's tree. `None`, with
+    /// a warning, for a done commit whose work is not built on the pass's base or whose
+    /// outcome cannot be read (written by someone else than a worker): the branch then runs
+    /// here.
+    fn take_done(
+        &self,
+        pass: &Pass,
+        branch: &Branch,
+        done: ObjectId,
+    ) -> Result<Option<BranchResult>> {
         let parents = self.repo.commit_parents(done)?;
         let head = parents.get(1).copied();
         let node = branch.node;
-        if let Some(head) = head
-            && self.repo.commit_info(head)?.first_parent != Some(pass.base)
-        {
-            let reason = format!(
-                "the work a worker recorded for parallel branch {} is not built on the pass's base",
-                node.id
-            );
-            return Ok(BranchResult::failed(node, &reason));
-        }
         let tree = self.repo.commit_tree(done)?;
-        let outcome = read_outcome(self.repo, tree, &node.id)?;
+        let built_on_base = match head {
+            Some(head) => self.repo.commit_info(head)?.first_parent == Some(pass.base),
+            None => true,
+        };
+        let outcome = read_outcome(self.repo, tree);
+        let Some(outcome) = outcome.filter(|_| built_on_base) else {
+            self.warn(format!(
+                "the branch job of parallel branch {} ended with work not built on the pass's base or an outcome that cannot be read, which no worker writes; the branch ran on this machine instead",
+                node.id
+            ));
+            return Ok(None);
+        };
         let files = match self.repo.entry_at(tree, FILES_DIR)? {
             Some(files) => read_files(self.repo, files, "")?,
             None => Vec::new(),
@@ -311,33 +322,26 @@ impl<'a> Engine<'a> {
                 "elsewhere": true,
             }),
         );
-        Ok(BranchResult {
+        Ok(Some(BranchResult {
             id: node.id.clone(),
             outcome,
             head,
             files,
             stopped: None,
-        })
+        }))
     }
 }
 
 /// A done commit's outcome: its status and notes (a branch's other fields are dropped at the
-/// join). One that cannot be read fails the branch, saying so.
-fn read_outcome(repo: &Repo, tree: ObjectId, node: &str) -> Result<Outcome> {
-    let text = repo.blob_at(tree, OUTCOME_FILE)?.unwrap_or_default();
-    let json: Value = serde_json::from_slice(&text).unwrap_or(Value::Null);
-    let status = json["status"]
-        .as_str()
-        .and_then(super::super::record::status_of);
+/// join); `None` when it cannot be read.
+fn read_outcome(repo: &Repo, tree: ObjectId) -> Option<Outcome> {
+    let text = repo.blob_at(tree, OUTCOME_FILE).ok()??;
+    let json: Value = serde_json::from_slice(&text).ok()?;
+    let status = super::super::record::status_of(json["status"].as_str()?)?;
     let notes = json["notes"].as_str().unwrap_or_default().to_owned();
-    Ok(match status {
-        Some(status) => Outcome {
-            status,
-            ..Outcome::succeeded(notes)
-        },
-        None => Outcome::failed(&format!(
-            "the outcome a worker recorded for parallel branch {node} cannot be read"
-        )),
+    Some(Outcome {
+        status,
+        ..Outcome::succeeded(notes)
     })
 }
 
