@@ -1,7 +1,9 @@
 //! A pool run's fan-out across machines: the run's holder offers its parallel branches as
 //! branch jobs, idle workers on other clones run them, and the holder joins their work; a
-//! branch whose worker dies is taken back and run by the holder; an offer not built on the
-//! run's branch is run by no one. Checked with plain git on the remote.
+//! branch whose worker dies, stops or is interrupted is taken back and run by the holder, and
+//! what that worker writes afterwards never lands; an offer not built on the run's branch is
+//! run by no one, and work someone else recorded for a branch is not taken. Checked with plain
+//! git on the remote.
 
 use std::path::Path;
 use std::process::Child;
