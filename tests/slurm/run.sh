@@ -65,7 +65,7 @@ digraph flow {
   exit [shape=Msquare]
   prep [shape=parallelogram, script="echo prep > prep.txt"]
   pay [shape=parallelogram, side_effect=true, script="echo once >> $S/counters/\$FABRO_RUN_ID; sleep 2"]
-  fork [shape=component, max_parallel=1]
+  fork [shape=component]
   a [shape=parallelogram, script="echo a > a.txt; sleep 1"]
   b [shape=parallelogram, script="echo b > b.txt"]
   merge [shape=tripleoctagon]
@@ -194,8 +194,6 @@ for round in 1 2 3; do
 done
 [ "$(left)" = 0 ] || { git fabro ps --remote origin; fail "runs still waiting after three rounds"; }
 say "every run ended"
-# How many fan-out branches a worker other than their run's ran: as many as found one idle.
-say "$(cat "$S"/job-*.out | grep -c '^worker .*: running branch ' || true) branches ran on another run's worker"
 
 # Checks, on a clone of the remote.
 git clone -q "$REMOTE" "$S/check"
@@ -234,4 +232,42 @@ git fabro gc --remote origin > "$S/gc-remote.log"
 left=$(git --git-dir="$S/git/runs.git" for-each-ref refs/heads/fabro/ refs/fabro/ | wc -l)
 [ "$left" = 0 ] || fail "gc --remote left $left refs on the remote"
 git fabro fsck
+
+# A fan-out across the cluster: one run whose parallel node keeps one branch on the worker that
+# holds the run (max_parallel=1) and offers the other two, and three workers, so that the two
+# that hold no run take them.
+cat > "$S/submit/fan.fabro" <<'FLOW'
+digraph fan {
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  fan [shape=component, max_parallel=1]
+  a [shape=parallelogram, script="echo a > a.txt; sleep 3"]
+  b [shape=parallelogram, script="echo b > b.txt; sleep 3"]
+  c [shape=parallelogram, script="echo c > c.txt; sleep 3"]
+  join [shape=tripleoctagon]
+  start -> fan
+  fan -> a -> join
+  fan -> b -> join
+  fan -> c -> join
+  join -> exit
+}
+FLOW
+before=$(cat "$S"/job-*.out | grep -c '^worker .*: running branch ' || true)
+fan=$(cd "$S/submit/repo" && git fabro submit "$S/submit/fan.fabro" --remote origin 2> /dev/null)
+workers 3
+drain
+elsewhere=$(($(cat "$S"/job-*.out | grep -c '^worker .*: running branch ' || true) - before))
+say "fan-out: $elsewhere of 3 branches ran on a worker that did not hold the run"
+[ "$elsewhere" -ge 1 ] || fail "no branch of the fan-out ran on another worker"
+git fabro fetch origin "$fan" > /dev/null
+[ "$(git fabro ps --json | python3 -c 'import json,sys; print({r["run_id"]: r["status"] for r in json.load(sys.stdin)}[sys.argv[1]])' "$fan")" = succeeded ] ||
+  fail "the fan-out run did not succeed"
+for branch in a b c; do
+  [ "$(git --git-dir="$S/git/runs.git" show "fabro/run/parallel/$fan/fan/pass1/$branch:$branch.txt")" = "$branch" ] ||
+    fail "branch $branch lost its work"
+done
+git --git-dir="$S/git/runs.git" fsck --strict --no-dangling
+git fabro gc --remote origin > /dev/null
+left=$(git --git-dir="$S/git/runs.git" for-each-ref refs/heads/fabro/ refs/fabro/ | wc -l)
+[ "$left" = 0 ] || fail "gc --remote left $left refs on the remote after the fan-out"
 say "all checks passed"
