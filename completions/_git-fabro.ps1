@@ -148,7 +148,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
         'git-fabro;ps' {
             [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'Only runs with this status (repeatable: any of them)')
             [CompletionResult]::new('--label', '--label', [CompletionResultType]::ParameterName, 'Only runs started with this label (repeatable: all of them)')
-            [CompletionResult]::new('--remote', '--remote', [CompletionResultType]::ParameterName, 'List the runs a shared remote holds instead: queued, running (on which worker, lease age), stale, needs-answer or needs-decision (at which nodes); REMOTE defaults to `[remote] pool` of settings.toml, else the remote `push` uses')
+            [CompletionResult]::new('--remote', '--remote', [CompletionResultType]::ParameterName, 'List the runs a shared remote holds instead: queued, running (on which worker, lease age), stale, needs-answer or needs-decision (at which nodes), a running run''s branches on other workers under it; REMOTE defaults to `[remote] pool` of settings.toml, else the remote `push` uses')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
             [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Include archived runs')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print a JSON array')

@@ -139,7 +139,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
         &'git-fabro;ps'= {
             cand --status 'Only runs with this status (repeatable: any of them)'
             cand --label 'Only runs started with this label (repeatable: all of them)'
-            cand --remote 'List the runs a shared remote holds instead: queued, running (on which worker, lease age), stale, needs-answer or needs-decision (at which nodes); REMOTE defaults to `[remote] pool` of settings.toml, else the remote `push` uses'
+            cand --remote 'List the runs a shared remote holds instead: queued, running (on which worker, lease age), stale, needs-answer or needs-decision (at which nodes), a running run''s branches on other workers under it; REMOTE defaults to `[remote] pool` of settings.toml, else the remote `push` uses'
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
             cand --all 'Include archived runs'
             cand --json 'Print a JSON array'

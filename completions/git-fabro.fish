@@ -124,7 +124,7 @@ failed\t''
 dead\t''
 archived\t''"
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand ps" -l label -d 'Only runs started with this label (repeatable: all of them)' -r
-complete -c git-fabro -n "__fish_git_fabro_using_subcommand ps" -l remote -d 'List the runs a shared remote holds instead: queued, running (on which worker, lease age), stale, needs-answer or needs-decision (at which nodes); REMOTE defaults to `[remote] pool` of settings.toml, else the remote `push` uses' -r
+complete -c git-fabro -n "__fish_git_fabro_using_subcommand ps" -l remote -d 'List the runs a shared remote holds instead: queued, running (on which worker, lease age), stale, needs-answer or needs-decision (at which nodes), a running run\'s branches on other workers under it; REMOTE defaults to `[remote] pool` of settings.toml, else the remote `push` uses' -r
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand ps" -s C -d 'Run as if git-fabro was started in DIR instead of the current directory' -r -F
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand ps" -l all -d 'Include archived runs'
 complete -c git-fabro -n "__fish_git_fabro_using_subcommand ps" -l json -d 'Print a JSON array'

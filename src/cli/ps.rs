@@ -33,8 +33,9 @@ pub struct Args {
     #[arg(long)]
     json: bool,
     /// List the runs a shared remote holds instead: queued, running (on which worker, lease
-    /// age), stale, needs-answer or needs-decision (at which nodes); REMOTE defaults to
-    /// `[remote] pool` of settings.toml, else the remote `push` uses
+    /// age), stale, needs-answer or needs-decision (at which nodes), a running run's branches
+    /// on other workers under it; REMOTE defaults to `[remote] pool` of settings.toml, else
+    /// the remote `push` uses
     #[arg(long, value_name = "REMOTE", num_args = 0..=1, conflicts_with_all = ["all", "statuses", "labels"])]
     remote: Option<Option<String>>,
 }

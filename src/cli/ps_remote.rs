@@ -17,18 +17,29 @@ pub fn run(ctx: &Ctx, remote: &str, json: bool) -> Result<()> {
         ));
         return Ok(());
     }
+    // A run's branch jobs follow it, indented: where its fan-out runs.
     let rows: Vec<Vec<String>> = runs
         .iter()
-        .map(|r| {
-            vec![
+        .flat_map(|r| {
+            let run = vec![
                 r.run_id.clone(),
                 r.state.to_owned(),
                 dash_if_empty(r.waits_at.join(",")),
                 r.owner.clone().unwrap_or_else(|| "-".into()),
                 r.epoch.map_or_else(|| "-".into(), |e| e.to_string()),
-                r.lease_age_ms
-                    .map_or_else(|| "-".into(), |ms| format!("{}s", ms / 1000)),
-            ]
+                age(r.lease_age_ms),
+            ];
+            let branches = r.branches.iter().map(|b| {
+                vec![
+                    format!("  {}", b.branch),
+                    b.state.to_owned(),
+                    "-".into(),
+                    b.owner.clone().unwrap_or_else(|| "-".into()),
+                    "-".into(),
+                    age(b.lease_age_ms),
+                ]
+            });
+            std::iter::once(run).chain(branches)
         })
         .collect();
     output::table(
@@ -42,6 +53,10 @@ pub fn run(ctx: &Ctx, remote: &str, json: bool) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+fn age(ms: Option<u64>) -> String {
+    ms.map_or_else(|| "-".into(), |ms| format!("{}s", ms / 1000))
 }
 
 fn dash_if_empty(text: String) -> String {

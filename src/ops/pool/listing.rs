@@ -8,6 +8,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::error::Result;
+use crate::format::branch_job::{Job, Step};
 use crate::format::lease::Lease;
 use crate::format::pool_ref::PoolRef;
 use crate::format::queue::Wait;
@@ -33,6 +34,24 @@ pub struct RemoteRun {
     pub epoch: Option<u64>,
     /// Since the lease's last renewal, by the clock of the machine that wrote it: shown, never
     /// used to decide.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lease_age_ms: Option<u64>,
+    /// The run's parallel branches on offer to other workers or run by them (branch jobs).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub branches: Vec<RemoteBranch>,
+}
+
+/// One branch job of a run, as `ps --remote --json` prints it.
+#[derive(Clone, Debug, Serialize)]
+pub struct RemoteBranch {
+    /// `<node>@<visit>/<target>`.
+    pub branch: String,
+    /// `offered` (no worker claimed it), `running` (its worker renewed its claim within the
+    /// claim's life), `stale` (it did not: the run's holder takes it back), `done` (the holder
+    /// takes its work into the run at its next look).
+    pub state: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub owner: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lease_age_ms: Option<u64>,
 }
@@ -82,11 +101,12 @@ pub fn list(repo: &Repo, remote: &str) -> Result<Vec<RemoteRun>> {
         queued,
         leases,
         waiting,
-        ..
+        jobs,
     } = PoolRefs::read(repo, remote)?;
-    // The lease and wait commits' objects only: no ref of this clone moves.
+    // The lease, wait and branch job commits' objects only: no ref of this clone moves.
     let names: Vec<String> = (leases.keys().map(|id| PoolRef::Lease.of(id)))
         .chain(waiting.keys().map(|id| PoolRef::Wait.of(id)))
+        .chain(jobs.keys().cloned())
         .collect();
     if !names.is_empty() {
         repo.fetch(remote, &names, false)?;
@@ -100,11 +120,54 @@ pub fn list(repo: &Repo, remote: &str) -> Result<Vec<RemoteRun>> {
     Ok(ids
         .into_iter()
         .map(|id| match (leases.get(id), waiting.get(id)) {
-            (Some(&tip), _) => leased(repo, id, tip, now),
+            (Some(&tip), _) => RemoteRun {
+                branches: branches_of(repo, id, &jobs, now),
+                ..leased(repo, id, tip, now)
+            },
             (None, Some(&tip)) => waits(repo, id, tip),
             (None, None) => RemoteRun::unheld(id, "queued", Vec::new()),
         })
         .collect())
+}
+
+/// The branch jobs of run `id` among the remote's `jobs`, by job ref name.
+fn branches_of(
+    repo: &Repo,
+    id: &RunId,
+    jobs: &BTreeMap<String, ObjectId>,
+    now: i64,
+) -> Vec<RemoteBranch> {
+    jobs.iter()
+        .filter_map(|(name, &tip)| Some((Job::parse_ref(name).filter(|j| j.run == *id)?, tip)))
+        .map(|(job, tip)| {
+            let commit = repo.commit_info(tip).ok();
+            let age = commit.as_ref().map(|c| age_of(c.time, now));
+            let step = commit.and_then(|c| Step::parse(&c.message, id));
+            let (state, owner) = match step {
+                Some(Step::Offer) => ("offered", None),
+                Some(Step::Done) => ("done", None),
+                Some(Step::Claim(lease)) if age.is_some_and(|age| age <= lease.ttl) => {
+                    ("running", Some(lease.owner))
+                }
+                Some(Step::Claim(lease)) => ("stale", Some(lease.owner)),
+                None => ("stale", None),
+            };
+            RemoteBranch {
+                branch: format!("{}@{}/{}", job.node, job.visit, job.target),
+                state,
+                lease_age_ms: owner.as_ref().and(age).map(millis),
+                owner,
+            }
+        })
+        .collect()
+}
+
+fn age_of(time: i64, now: i64) -> Duration {
+    Duration::from_secs(u64::try_from(now - time).unwrap_or(0))
+}
+
+fn millis(age: Duration) -> u64 {
+    u64::try_from(age.as_millis()).unwrap_or(u64::MAX)
 }
 
 impl RemoteRun {
@@ -116,6 +179,7 @@ impl RemoteRun {
             owner: None,
             epoch: None,
             lease_age_ms: None,
+            branches: Vec::new(),
         }
     }
 }
@@ -140,7 +204,7 @@ fn waits(repo: &Repo, id: &RunId, tip: ObjectId) -> RemoteRun {
 fn leased(repo: &Repo, id: &RunId, tip: ObjectId, now: i64) -> RemoteRun {
     let commit = repo.commit_info(tip).ok();
     let lease = commit.as_ref().and_then(|c| Lease::parse(&c.message));
-    let age = commit.map(|c| Duration::from_secs(u64::try_from(now - c.time).unwrap_or(0)));
+    let age = commit.map(|c| age_of(c.time, now));
     let stale = match (&lease, age) {
         (Some(lease), Some(age)) => age > lease.ttl,
         // A lease no worker could have written: the next worker takes it over as stale.
@@ -152,6 +216,7 @@ fn leased(repo: &Repo, id: &RunId, tip: ObjectId, now: i64) -> RemoteRun {
         waits_at: Vec::new(),
         owner: lease.as_ref().map(|l| l.owner.clone()),
         epoch: lease.as_ref().map(|l| l.epoch),
-        lease_age_ms: age.map(|a| u64::try_from(a.as_millis()).unwrap_or(u64::MAX)),
+        lease_age_ms: age.map(millis),
+        branches: Vec::new(),
     }
 }

@@ -203,6 +203,24 @@ fn left_taken_back_from(pool: &Pool, signal: &str, ttl: &str) -> (String, Child,
     // `right`, which nobody else claimed, the holder runs itself meanwhile.
     wait_for(&root.join("left.where"), &mut helper);
     assert!(ran_at(&root, "left").contains("worker-2-fabro-home/branch-jobs/"));
+    // `ps --remote` shows where the run's branch runs, under the run.
+    let listed = pool.repo.ok(&["ps", "--remote", "origin", "--json"]);
+    let listed: serde_json::Value = serde_json::from_str(&listed).unwrap();
+    let branches = &listed[0]["branches"];
+    assert_eq!(branches[0]["branch"], "fan@1/left", "{listed}");
+    assert_eq!(branches[0]["state"], "running", "{listed}");
+    assert_ne!(branches[0]["owner"], listed[0]["owner"], "{listed}");
+    assert_eq!(branches.as_array().unwrap().len(), 1, "{listed}");
+    let shown = pool.repo.ok(&["ps", "--remote", "origin"]);
+    let row = shown.lines().nth(2).unwrap_or_default();
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    let owner = branches[0]["owner"].as_str().unwrap();
+    assert!(row.starts_with("  fan@1/left "), "{shown}");
+    assert_eq!(
+        cells[..5],
+        ["fan@1/left", "running", "-", owner, "-"],
+        "{shown}"
+    );
     super::signal(&helper, signal);
     let signalled = Instant::now();
     std::fs::remove_file(root.join("left.where")).unwrap();
@@ -374,8 +392,15 @@ fn a_done_job_whose_work_is_not_built_on_the_pass_is_not_taken_and_the_branch_ru
         std::thread::sleep(Duration::from_millis(20));
     };
     let git = |args: &[&str]| {
-        let who = ["-c", "user.name=someone", "-c", "user.email=someone@example.invalid"];
-        pool.remote_git(&[&who[..], args].concat()).trim().to_owned()
+        let who = [
+            "-c",
+            "user.name=someone",
+            "-c",
+            "user.email=someone@example.invalid",
+        ];
+        pool.remote_git(&[&who[..], args].concat())
+            .trim()
+            .to_owned()
     };
     let tree_of = |name: &str, data: &[u8]| {
         let blob = pipe_git(&pool, &["hash-object", "-w", "--stdin"], data);
