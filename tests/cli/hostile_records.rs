@@ -19,32 +19,17 @@ const NO_RUN_JSON: &str = "01M00000000000000000000006";
 const META_IS_A_BLOB: &str = "01M00000000000000000000007";
 const NO_RUN_BRANCH: &str = "01M00000000000000000000008";
 
-fn git_stdin(repo: &TestRepo, args: &[&str], input: &[u8]) -> String {
-    use std::io::Write;
-    let mut child = repo
-        .command("git")
-        .args(args)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(input).unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "git {args:?}");
-    String::from_utf8(out.stdout).unwrap().trim().to_owned()
-}
-
 /// A metadata branch whose root commit holds `run_json` (when given), and a run branch at
 /// `HEAD` (when `with_run_branch`).
 fn plant(repo: &TestRepo, id: &str, run_json: Option<&[u8]>, with_run_branch: bool) {
     let listing = match run_json {
         Some(bytes) => {
-            let blob = git_stdin(repo, &["hash-object", "-w", "--stdin"], bytes);
+            let blob = repo.git_stdin_in(&repo.path, &["hash-object", "-w", "--stdin"], bytes);
             format!("100644 blob {blob}\trun.json\n")
         }
         None => String::new(),
     };
-    let tree = git_stdin(repo, &["mktree"], listing.as_bytes());
+    let tree = repo.git_stdin_in(&repo.path, &["mktree"], listing.as_bytes());
     let commit = repo.git(&["commit-tree", &tree, "-m", "init run"]);
     repo.git(&[
         "update-ref",
@@ -89,7 +74,11 @@ fn hostile_repository() -> (TestRepo, String) {
     huge.extend_from_slice(b"\"}");
     plant(&repo, OVERSIZED, Some(&huge), true);
     plant(&repo, NO_RUN_JSON, None, true);
-    let blob = git_stdin(&repo, &["hash-object", "-w", "--stdin"], b"not a commit");
+    let blob = repo.git_stdin_in(
+        &repo.path,
+        &["hash-object", "-w", "--stdin"],
+        b"not a commit",
+    );
     // git refuses to point a branch at a blob; a damaged clone has no such scruples.
     crate::common::write_file(
         &repo
@@ -306,10 +295,10 @@ fn an_oversized_run_toml_on_a_fetched_run_is_refused_unread() {
     let mut toml = b"# ".to_vec();
     toml.resize(17 << 20, b'a');
     toml.push(b'\n');
-    let blob = git_stdin(&repo, &["hash-object", "-w", "--stdin"], &toml);
+    let blob = repo.git_stdin_in(&repo.path, &["hash-object", "-w", "--stdin"], &toml);
     let mut listing = repo.git(&["ls-tree", &meta]);
     listing.push_str(&format!("100644 blob {blob}\trun.toml\n"));
-    let tree = git_stdin(&repo, &["mktree"], listing.as_bytes());
+    let tree = repo.git_stdin_in(&repo.path, &["mktree"], listing.as_bytes());
     let commit = repo.git(&["commit-tree", &tree, "-p", &meta, "-m", "planted"]);
     repo.git(&["update-ref", &meta, commit.trim()]);
     let before = around(&repo);

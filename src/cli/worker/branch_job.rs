@@ -301,6 +301,7 @@ pub(super) fn clear_leftovers(ctx: &Ctx) -> Result<()> {
         return Ok(());
     };
     let branches = ctx.repo.refs_under(JOB_BRANCH_PREFIX)?;
+    let worktrees = ctx.repo.worktrees()?;
     for entry in entries.flatten() {
         let path = entry.path();
         let held = RunDir::open(&path).map(|dir| dir.live_holder().is_some());
@@ -311,10 +312,8 @@ pub(super) fn clear_leftovers(ctx: &Ctx) -> Result<()> {
         if held.unwrap_or(false) {
             continue;
         }
-        for worktree in ctx.repo.worktrees()? {
-            if worktree.path.starts_with(&path) {
-                ctx.repo.remove_worktree(&worktree.path)?;
-            }
+        for worktree in worktrees.iter().filter(|w| w.path.starts_with(&path)) {
+            ctx.repo.remove_worktree(&worktree.path)?;
         }
         let suffix = format!("-{nonce}");
         let branch = (branches.iter()).find(|(rest, _)| rest.ends_with(&suffix));

@@ -1,7 +1,6 @@
 //! One claimed run, run to its end under its lease: brought from the remote, continued through
 //! the engine with every write pushed under the lease, and let go where it then stands.
 
-use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -252,28 +251,8 @@ impl Published<'_> {
 
 /// The run's branch jobs, on the remote the lease is held on.
 impl JobBoard for Published<'_> {
-    fn list(&self, prefix: &str) -> crate::error::Result<BTreeMap<String, ObjectId>> {
-        let listed = self
-            .0
-            .with_repo(|repo| repo.ls_remote(self.0.remote(), prefix))?;
-        Ok(listed.into_iter().collect())
-    }
-
-    fn bring(&self, names: &[String]) -> crate::error::Result<()> {
-        if names.is_empty() {
-            return Ok(());
-        }
-        let fetched = self
-            .0
-            .with_repo(|repo| repo.fetch(self.0.remote(), names, false))?;
-        match fetched.ok {
-            true => Ok(()),
-            false => Err(Error::Refused(format!(
-                "cannot fetch the run's branch jobs from {}: {}",
-                self.0.remote(),
-                fetched.messages.trim()
-            ))),
-        }
+    fn remote(&self) -> &str {
+        self.0.remote()
     }
 
     fn offer(&self, offers: &[(String, ObjectId, Option<ObjectId>)]) -> crate::error::Result<()> {

@@ -180,10 +180,8 @@ pub trait Fence: Sync {
 /// The shared remote's branch jobs (`format::branch_job`) as the run's lease holder reads and
 /// writes them, every write fenced under its lease.
 pub trait JobBoard: Sync {
-    /// The job refs under `prefix` and their tips.
-    fn list(&self, prefix: &str) -> Result<BTreeMap<String, ObjectId>>;
-    /// Brings the commits of the job refs `names` here; no ref of this clone moves.
-    fn bring(&self, names: &[String]) -> Result<()>;
+    /// The shared remote the jobs are on, which the engine reads with its own repository.
+    fn remote(&self) -> &str;
     /// Publishes the run with each `(job ref, offer, expected)` offered.
     fn offer(&self, offers: &[(String, ObjectId, Option<ObjectId>)]) -> Result<()>;
     /// Takes the job at `name` back from its tip `tip`; `None` when it moved meanwhile.

@@ -216,11 +216,6 @@ impl Held {
         self.push(false, Next::Finish(done), &Leaving::Queued, &[])
     }
 
-    /// Runs `read` with the holder's repository: for what the holder only reads meanwhile.
-    pub fn with_repo<T>(&self, read: impl FnOnce(&Repo) -> T) -> T {
-        read(&self.state.lock().unwrap_or_else(|e| e.into_inner()).repo)
-    }
-
     /// Gives a branch job back unfinished: a last claim commit of zero life, which the run's
     /// holder takes back at its next look instead of waiting the lease out.
     pub fn give_back(&self) -> Result<()> {
@@ -278,22 +273,19 @@ impl Held {
             specs.push(spec.clone());
             fences.push((job.clone(), *expected));
         }
+        let renewal = |ttl| {
+            let lease = Lease {
+                children: state.children.clone(),
+                ttl,
+                ..self.lease.clone()
+            };
+            super::write_commit(&state.repo, &[state.tip], &self.chain.message(&lease))
+        };
         let next = match next {
             Next::Delete => None,
             Next::Finish(done) => Some(done),
-            Next::Renew | Next::Expire => {
-                let ttl = match next {
-                    Next::Expire => Duration::ZERO,
-                    _ => self.lease.ttl,
-                };
-                let lease = Lease {
-                    children: state.children.clone(),
-                    ttl,
-                    ..self.lease.clone()
-                };
-                let message = self.chain.message(&lease);
-                Some(super::write_commit(&state.repo, &[state.tip], &message)?)
-            }
+            Next::Renew => Some(renewal(self.lease.ttl)?),
+            Next::Expire => Some(renewal(Duration::ZERO)?),
         };
         specs.push(match next {
             Some(next) => format!("{next}:{name}"),

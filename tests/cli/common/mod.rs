@@ -201,6 +201,23 @@ impl TestRepo {
     }
 
     /// Any program, in the repository, with the isolated environment.
+    /// `git ARGS` in `dir` with `input` on its stdin; its stdout, trimmed.
+    pub fn git_stdin_in(&self, dir: &Path, args: &[&str], input: &[u8]) -> String {
+        use std::io::Write;
+        let mut child = self
+            .command("git")
+            .current_dir(dir)
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(input).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "git {args:?}");
+        String::from_utf8(out.stdout).unwrap().trim().to_owned()
+    }
+
     pub fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
         let mut cmd = Command::new(program);
         isolate(&mut cmd, &self.root);

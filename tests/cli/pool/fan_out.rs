@@ -403,9 +403,12 @@ fn a_done_job_whose_work_is_not_built_on_the_pass_is_not_taken_and_the_branch_ru
             .to_owned()
     };
     let tree_of = |name: &str, data: &[u8]| {
-        let blob = pipe_git(&pool, &["hash-object", "-w", "--stdin"], data);
+        let blob = pool
+            .repo
+            .git_stdin_in(&pool.bare, &["hash-object", "-w", "--stdin"], data);
         let entry = format!("100644 blob {blob}\t{name}\n");
-        pipe_git(&pool, &["mktree"], entry.as_bytes())
+        pool.repo
+            .git_stdin_in(&pool.bare, &["mktree"], entry.as_bytes())
     };
     let theirs = git(&[
         "commit-tree",
@@ -444,20 +447,4 @@ fn a_done_job_whose_work_is_not_built_on_the_pass_is_not_taken_and_the_branch_ru
     assert!(!ran_at(&root, "left").contains("branch-jobs"));
     assert_eq!(pool.pool_refs(), "");
     pool.remote_git(&["fsck", "--strict"]);
-}
-
-/// `git ARGS` in the remote with `input` on its stdin; its output, trimmed.
-fn pipe_git(pool: &Pool, args: &[&str], input: &[u8]) -> String {
-    use std::io::Write;
-    let mut child = std::process::Command::new("git")
-        .args(args)
-        .current_dir(&pool.bare)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(input).unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success());
-    String::from_utf8(out.stdout).unwrap().trim().to_owned()
 }

@@ -4,10 +4,10 @@
 //! (`format::branch_job`), runs the others meanwhile, and takes into the run the work of each
 //! job another worker finished (`job` is that worker's side). A job nobody claimed it takes
 //! back as its threads free up, and one a worker claimed and then left unrenewed for its
-//! lease's life whether they do or not. Side
-//! effects and human gates never leave the holder: their intent and answers are fenced under
-//! the run's own lease.
+//! lease's life whether they do or not. Side effects and human gates never leave the holder:
+//! their intent and answers are fenced under the run's own lease.
 
+use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -18,7 +18,7 @@ use super::slots::Slots;
 use crate::engine::graph::Node;
 use crate::engine::handler::Handler;
 use crate::engine::outcome::Outcome;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::format::branch_job::{CONTEXT_FILE, FILES_DIR, Job, OUTCOME_FILE, Step};
 use crate::format::record::pretty;
 use crate::git::{ObjectId, RefEdit, Repo};
@@ -121,8 +121,8 @@ impl<'a> Engine<'a> {
             visit: pass.visit,
             target: branch.node.id.clone(),
         };
-        let standing = board.list(&Job::pass_prefix(pass.id, node, pass.visit))?;
-        board.bring(&standing.keys().cloned().collect::<Vec<_>>())?;
+        let standing = self.job_tips(board, &Job::pass_prefix(pass.id, node, pass.visit))?;
+        self.bring_jobs(board, &standing.keys().cloned().collect::<Vec<_>>())?;
         let (mut offered, mut pushes) = (Vec::new(), Vec::new());
         for &branch in branches {
             let job = job(branch);
@@ -148,6 +148,31 @@ impl<'a> Engine<'a> {
             board.offer(&pushes)?;
         }
         Ok(offered)
+    }
+
+    /// The job refs under `prefix` on the board's remote, and their tips.
+    fn job_tips(&self, board: &dyn JobBoard, prefix: &str) -> Result<BTreeMap<String, ObjectId>> {
+        Ok(self
+            .repo
+            .ls_remote(board.remote(), prefix)?
+            .into_iter()
+            .collect())
+    }
+
+    /// Brings the commits of the job refs `names` here; no ref of this clone moves.
+    fn bring_jobs(&self, board: &dyn JobBoard, names: &[String]) -> Result<()> {
+        if names.is_empty() {
+            return Ok(());
+        }
+        let fetched = self.repo.fetch(board.remote(), names, false)?;
+        match fetched.ok {
+            true => Ok(()),
+            false => Err(Error::Refused(format!(
+                "cannot fetch the run's branch jobs from {}: {}",
+                board.remote(),
+                fetched.messages.trim()
+            ))),
+        }
     }
 
     /// The offer: the pass's context in its tree, the parallel base its parent.
@@ -205,13 +230,13 @@ impl<'a> Engine<'a> {
                 }
                 break;
             }
-            let tips = board.list(&prefix)?;
+            let tips = self.job_tips(board, &prefix)?;
             let moved: Vec<String> = pending
                 .iter()
                 .filter(|o| tips.get(&o.name).is_some_and(|t| *t != o.seen))
                 .map(|o| o.name.clone())
                 .collect();
-            board.bring(&moved)?;
+            self.bring_jobs(board, &moved)?;
             let mut still = Vec::new();
             for mut offered in pending {
                 let tip = tips.get(&offered.name).copied();

@@ -107,7 +107,7 @@ pub fn offered_context(repo: &Repo, offer: ObjectId) -> Result<BTreeMap<String, 
     let tree = repo.commit_tree(offer)?;
     let text = repo.blob_at(tree, CONTEXT_FILE)?.unwrap_or_default();
     serde_json::from_slice(&text).map_err(|err| {
-        crate::error::Error::Corrupt(format!(
+        Error::Corrupt(format!(
             "the offer {offer} holds no readable context: {err}"
         ))
     })
