@@ -26,12 +26,14 @@ enum Shape<'p> {
 
 fn fan_out(root: &Path, shape: Shape) -> String {
     let (started, go) = (root.join("wait-started"), root.join("go"));
+    // Waits up to a minute: on a loaded machine a helper's first look at the remote can take
+    // seconds, and a branch that stops waiting lets the holder take the other one back.
     let until = |files: &[&str]| {
         let all: Vec<String> = (files.iter())
             .map(|f| format!("[ -e {}/{f}.where ]", root.display()))
             .collect();
         format!(
-            "for i in $(seq 500); do {} && break; sleep 0.02; done; ",
+            "for i in $(seq 3000); do {} && break; sleep 0.02; done; ",
             all.join(" && ")
         )
     };
