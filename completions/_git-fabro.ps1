@@ -55,6 +55,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             [CompletionResult]::new('fetch', 'fetch', [CompletionResultType]::ParameterValue, 'Fetch runs (both branches of each) from a remote, never forcing')
             [CompletionResult]::new('submit', 'submit', [CompletionResultType]::ParameterValue, 'Queue a workflow''s run on a shared remote, for a worker to run: start it here without executing it, push it, print its id')
             [CompletionResult]::new('worker', 'worker', [CompletionResultType]::ParameterValue, 'Take queued runs from a shared remote and run them, each under a lease that fences every write')
+            [CompletionResult]::new('store', 'store', [CompletionResultType]::ParameterValue, 'Keep an agent framework''s checkpoints in git, over stdin and stdout')
             [CompletionResult]::new('hooks', 'hooks', [CompletionResultType]::ParameterValue, 'Install, remove or inspect git-fabro''s git hooks and coding agents'' hooks')
             [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Check a Fabro workflow as `fabro validate` does')
             [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Run a Fabro workflow: start a run, execute it node by node, checkpoint every node, finish')
@@ -436,6 +437,17 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'git-fabro;store' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
+            [CompletionResult]::new('--track-files', '--track-files', [CompletionResultType]::ParameterName, 'Record the directory''s files with each root checkpoint, and put them back when an older checkpoint is read (LangGraph''s time travel)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
+            [CompletionResult]::new('-P', '-P ', [CompletionResultType]::ParameterName, 'Do not send the output of log, diff and show through a pager')
+            [CompletionResult]::new('--no-pager', '--no-pager', [CompletionResultType]::ParameterName, 'Do not send the output of log, diff and show through a pager')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'git-fabro;hooks' {
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-fabro was started in DIR instead of the current directory')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no messages for people on stderr (data, warnings and errors still appear)')
@@ -608,6 +620,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             [CompletionResult]::new('fetch', 'fetch', [CompletionResultType]::ParameterValue, 'Fetch runs (both branches of each) from a remote, never forcing')
             [CompletionResult]::new('submit', 'submit', [CompletionResultType]::ParameterValue, 'Queue a workflow''s run on a shared remote, for a worker to run: start it here without executing it, push it, print its id')
             [CompletionResult]::new('worker', 'worker', [CompletionResultType]::ParameterValue, 'Take queued runs from a shared remote and run them, each under a lease that fences every write')
+            [CompletionResult]::new('store', 'store', [CompletionResultType]::ParameterValue, 'Keep an agent framework''s checkpoints in git, over stdin and stdout')
             [CompletionResult]::new('hooks', 'hooks', [CompletionResultType]::ParameterValue, 'Install, remove or inspect git-fabro''s git hooks and coding agents'' hooks')
             [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Check a Fabro workflow as `fabro validate` does')
             [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Run a Fabro workflow: start a run, execute it node by node, checkpoint every node, finish')
@@ -689,6 +702,9 @@ Register-ArgumentCompleter -Native -CommandName 'git-fabro' -ScriptBlock {
             break
         }
         'git-fabro;help;worker' {
+            break
+        }
+        'git-fabro;help;store' {
             break
         }
         'git-fabro;help;hooks' {

@@ -94,6 +94,9 @@ _git__fabro() {
             git__fabro,status)
                 cmd="git__fabro__subcmd__status"
                 ;;
+            git__fabro,store)
+                cmd="git__fabro__subcmd__store"
+                ;;
             git__fabro,submit)
                 cmd="git__fabro__subcmd__submit"
                 ;;
@@ -187,6 +190,9 @@ _git__fabro() {
             git__fabro__subcmd__help,status)
                 cmd="git__fabro__subcmd__help__subcmd__status"
                 ;;
+            git__fabro__subcmd__help,store)
+                cmd="git__fabro__subcmd__help__subcmd__store"
+                ;;
             git__fabro__subcmd__help,submit)
                 cmd="git__fabro__subcmd__help__subcmd__submit"
                 ;;
@@ -251,7 +257,7 @@ _git__fabro() {
 
     case "${cmd}" in
         git__fabro)
-            opts="-C -q -P -h -V --quiet --no-pager --help --version start checkpoint snapshot finish log ps status show diff graph land path fork rewind resume restore undo archive unarchive gc fsck push fetch submit worker hooks validate run agents completions help"
+            opts="-C -q -P -h -V --quiet --no-pager --help --version start checkpoint snapshot finish log ps status show diff graph land path fork rewind resume restore undo archive unarchive gc fsck push fetch submit worker store hooks validate run agents completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -547,7 +553,7 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__help)
-            opts="start checkpoint snapshot finish log ps status show diff graph land path fork rewind resume restore undo archive unarchive gc fsck push fetch submit worker hooks validate run agents completions help"
+            opts="start checkpoint snapshot finish log ps status show diff graph land path fork rewind resume restore undo archive unarchive gc fsck push fetch submit worker store hooks validate run agents completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -967,6 +973,20 @@ _git__fabro() {
             return 0
             ;;
         git__fabro__subcmd__help__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__fabro__subcmd__help__subcmd__store)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1591,6 +1611,24 @@ _git__fabro() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__fabro__subcmd__store)
+            opts="-C -q -P -h --track-files --quiet --no-pager --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 -C)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

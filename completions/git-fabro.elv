@@ -52,6 +52,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand fetch 'Fetch runs (both branches of each) from a remote, never forcing'
             cand submit 'Queue a workflow''s run on a shared remote, for a worker to run: start it here without executing it, push it, print its id'
             cand worker 'Take queued runs from a shared remote and run them, each under a lease that fences every write'
+            cand store 'Keep an agent framework''s checkpoints in git, over stdin and stdout'
             cand hooks 'Install, remove or inspect git-fabro''s git hooks and coding agents'' hooks'
             cand validate 'Check a Fabro workflow as `fabro validate` does'
             cand run 'Run a Fabro workflow: start a run, execute it node by node, checkpoint every node, finish'
@@ -407,6 +408,16 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'git-fabro;store'= {
+            cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
+            cand --track-files 'Record the directory''s files with each root checkpoint, and put them back when an older checkpoint is read (LangGraph''s time travel)'
+            cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand --quiet 'Print no messages for people on stderr (data, warnings and errors still appear)'
+            cand -P 'Do not send the output of log, diff and show through a pager'
+            cand --no-pager 'Do not send the output of log, diff and show through a pager'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'git-fabro;hooks'= {
             cand -C 'Run as if git-fabro was started in DIR instead of the current directory'
             cand -q 'Print no messages for people on stderr (data, warnings and errors still appear)'
@@ -564,6 +575,7 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
             cand fetch 'Fetch runs (both branches of each) from a remote, never forcing'
             cand submit 'Queue a workflow''s run on a shared remote, for a worker to run: start it here without executing it, push it, print its id'
             cand worker 'Take queued runs from a shared remote and run them, each under a lease that fences every write'
+            cand store 'Keep an agent framework''s checkpoints in git, over stdin and stdout'
             cand hooks 'Install, remove or inspect git-fabro''s git hooks and coding agents'' hooks'
             cand validate 'Check a Fabro workflow as `fabro validate` does'
             cand run 'Run a Fabro workflow: start a run, execute it node by node, checkpoint every node, finish'
@@ -620,6 +632,8 @@ set edit:completion:arg-completer[git-fabro] = {|@words|
         &'git-fabro;help;submit'= {
         }
         &'git-fabro;help;worker'= {
+        }
+        &'git-fabro;help;store'= {
         }
         &'git-fabro;help;hooks'= {
             cand install 'Install the hooks (both unless one is named)'

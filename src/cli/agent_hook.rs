@@ -236,7 +236,7 @@ fn record(ctx: &Ctx, run: &OpenRun, request: &CheckpointRequest) -> Result<Vec<S
         let done = retrying_vanished(|| {
             checkpoint(
                 &ctx.repo,
-                workspace,
+                Some(workspace),
                 &run.state,
                 &run.config,
                 request,

@@ -97,7 +97,7 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
             refuse_ended(&run.state)?;
             Ok(checkpoint(
                 &ctx.repo,
-                run.workspace()?,
+                Some(run.workspace()?),
                 &run.state,
                 &run.config,
                 &request,

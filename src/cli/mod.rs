@@ -53,6 +53,7 @@ mod snapshot;
 mod stage_progress;
 mod start;
 mod status;
+mod store;
 mod submit;
 mod trust_review;
 mod undo;
@@ -127,6 +128,7 @@ pub enum Command {
     Fetch(Deferred<fetch::Args>),
     Submit(Deferred<submit::Args>),
     Worker(Deferred<worker::Args>),
+    Store(Deferred<store::Args>),
     Hooks(Deferred<hooks::Args>),
     Validate(Deferred<validate::Args>),
     Run(Deferred<run::Args>),
@@ -247,6 +249,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Fetch(Deferred(args)) => fetch::run(&ctx()?, args),
         Command::Submit(Deferred(args)) => submit::run(args),
         Command::Worker(Deferred(args)) => worker::run(&ctx()?, args),
+        Command::Store(Deferred(args)) => store::run(&Ctx::open(true)?, args),
         Command::Hooks(Deferred(args)) => hooks::run(ctx, args),
         // A workflow is checked or simulated from its file alone: no repository is opened.
         Command::Validate(Deferred(args)) => validate::run(args),

@@ -17,7 +17,9 @@ pub mod run_id;
 pub(crate) mod shell;
 pub(crate) mod stages;
 pub(crate) mod store;
+pub mod store_protocol;
 pub(crate) mod suggest;
+pub(crate) mod thread;
 pub mod time;
 pub(crate) mod usage;
 

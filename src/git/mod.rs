@@ -53,6 +53,7 @@ pub(crate) use restore::{PathAction, PathChange};
 pub(crate) use restore_plan::LeftAlone;
 pub(crate) use snapshot::{SkippedFile, Snapshot, SnapshotSpec};
 pub(crate) use transport::{RefReport, Transfer};
+pub(crate) use tree::TreeEdit;
 pub(crate) use unrecorded::UnrecordedFile;
 pub(crate) use worktree::Worktree;
 

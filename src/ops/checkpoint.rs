@@ -69,6 +69,11 @@ pub struct CheckpointRequest {
     pub usage: Option<Usage>,
     /// What the engine's walk records beyond this node; nothing for a checkpoint by hand.
     pub walk: WalkUpdate,
+    /// The run commit keeps the files of the one before: a run whose files nobody tracks
+    /// (a store's thread without `--track-files`) has no worktree to snapshot.
+    pub unchanged_files: bool,
+    /// Folders put into the metadata commit beside the stage (a store's `thread/`).
+    pub meta_trees: Vec<(String, ObjectId)>,
 }
 
 impl CheckpointRequest {
@@ -94,6 +99,8 @@ impl CheckpointRequest {
             duration_ms: None,
             usage: None,
             walk: WalkUpdate::default(),
+            unchanged_files: false,
+            meta_trees: Vec::new(),
         }
     }
 }
@@ -188,9 +195,11 @@ pub fn refuse_ended(state: &RunState) -> Result<()> {
     super::lifecycle::ensure_active(state, "only a running run takes checkpoints")
 }
 
+/// Records one completed node. `workspace` is where the run's files are; `None` only for a
+/// request with [`CheckpointRequest::unchanged_files`] or without a run commit.
 pub fn checkpoint(
     repo: &Repo,
-    workspace: &Workspace,
+    workspace: Option<&Workspace>,
     state: &RunState,
     config: &Config,
     request: &CheckpointRequest,
@@ -224,13 +233,19 @@ pub fn checkpoint(
     let stage_dir = stages::dir(completed, node, visit);
     let subject = format!("checkpoint {stage} ({})", request.status);
     let message = message::meta_commit(&subject, &state.id, Some(&stage));
-    let (meta_tree, meta_commit) = write_meta_commit(
-        repo, state, config, &run_json, &stage_dir, stage_tree, &message,
-    )?;
-    let run_commit = match snapshot {
-        Some(_) => write_run_commit(repo, state, config, request, tree, completed, meta_commit)?,
+    let mut folders = vec![(stage_dir.as_str(), stage_tree)];
+    folders.extend(
+        request
+            .meta_trees
+            .iter()
+            .map(|(path, id)| (path.as_str(), *id)),
+    );
+    let (meta_tree, meta_commit) =
+        write_meta_commit(repo, state, config, &run_json, &folders, &message)?;
+    let run_commit = match request.run_commit {
+        true => write_run_commit(repo, state, config, request, tree, completed, meta_commit)?,
         // A node recorded without a run commit: the run branch stays where it is.
-        None => state.run_tip,
+        false => state.run_tip,
     };
     // Both branches move in one ref transaction: git-fabro has no boundary between the two
     // refs (the transaction orders them, metadata first), so the points are around it.
@@ -262,7 +277,9 @@ pub fn checkpoint(
             record: run_json,
         },
     };
-    if let Some(Err(err)) = snapshot.map(|s| workspace.write_index(s)) {
+    if let (Some(snapshot), Some(workspace)) = (snapshot, workspace)
+        && let Err(err) = workspace.write_index(snapshot)
+    {
         outcome.warnings.push(format!(
             "{err}; `git status` in the worktree may show stale entries"
         ));
@@ -283,14 +300,15 @@ pub fn checkpoint(
 /// tree as it is.
 fn work_tree(
     repo: &Repo,
-    workspace: &Workspace,
+    workspace: Option<&Workspace>,
     state: &RunState,
     config: &Config,
     request: &CheckpointRequest,
 ) -> Result<(Option<Snapshot>, ObjectId)> {
-    if !request.run_commit {
+    if !request.run_commit || request.unchanged_files {
         return Ok((None, repo.commit_tree(state.run_tip)?));
     }
+    let workspace = workspace.ok_or_else(|| state.no_workspace())?;
     let snapshot = workspace.snapshot(Some(state.run_tip), config, &[])?;
     let tree = snapshot.tree;
     Ok((Some(snapshot), tree))
@@ -341,19 +359,20 @@ fn redacted_record(mut record: Checkpoint, node: &str, redactor: &Redactor) -> C
 }
 
 /// The metadata commit on top of the run's: the new `run.json` and the stage's folder (its
-/// tree, and itself).
+/// tree, and itself), with any other folders the request brings.
 fn write_meta_commit(
     repo: &Repo,
     state: &RunState,
     config: &Config,
     run_json: &RunRecord,
-    stage_dir: &str,
-    stage_tree: ObjectId,
+    folders: &[(&str, ObjectId)],
     message: &str,
 ) -> Result<(ObjectId, ObjectId)> {
     let mut tree = repo.edit_tree(state.meta_tree)?;
     tree.put_file(RUN_JSON, &run_json.to_json()?)?;
-    tree.put_tree(stage_dir, stage_tree)?;
+    for (path, id) in folders {
+        tree.put_tree(path, *id)?;
+    }
     let tree = tree.write()?;
     let commit = repo.write_commit(tree, &[state.meta_tip], message, &config.identity)?;
     Ok((tree, commit))

@@ -212,6 +212,15 @@ fn finish_interrupted(
     Ok(())
 }
 
+/// Deletes the archived run `state` now, whatever its age (a store's deleted thread), or says
+/// in `kept` why it stays.
+pub fn collect_one(repo: &Repo, state: &RunState, config: &Config) -> Result<Collected> {
+    let mut collected = Collected::default();
+    let archived_at = repo.commit_info(state.meta_tip)?.time;
+    collect_run(repo, state, archived_at, config, &mut collected)?;
+    Ok(collected)
+}
+
 /// Deletes one archived run, or says why it stays.
 fn collect_run(
     repo: &Repo,

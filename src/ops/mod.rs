@@ -30,6 +30,7 @@ pub mod run_pid;
 pub mod snapshot;
 pub mod start;
 pub mod sync;
+pub mod threads;
 pub mod trust;
 pub mod turn_prompts;
 pub mod undo;

@@ -112,6 +112,7 @@ mod snapshot;
 mod stage_pipeline;
 mod start;
 mod status;
+mod store;
 mod sync;
 mod terminal;
 mod torture;

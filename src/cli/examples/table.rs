@@ -325,6 +325,19 @@ pub(super) const EXAMPLES: &[(&str, &[Example])] = &[
         ],
     ),
     (
+        "store",
+        &[
+            ex(
+                "echo '{\"op\": \"hello\"}' | git fabro store",
+                "Ask a store which protocol it speaks",
+            ),
+            ex(
+                "git -C ~/app fabro store --track-files",
+                "Keep threads with the files of ~/app (started by a client)",
+            ),
+        ],
+    ),
+    (
         "worker",
         &[
             ex(

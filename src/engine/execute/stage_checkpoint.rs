@@ -63,6 +63,8 @@ impl Engine<'_> {
                     walk.breaker.restart_signatures.clone(),
                 )),
             },
+            unchanged_files: false,
+            meta_trees: Vec::new(),
         };
         // A branch of the run that something other than git-fabro moved meanwhile (a
         // fetch, git by hand) is not built on: the run stops here, resumable.
@@ -77,7 +79,7 @@ impl Engine<'_> {
             };
             checkpoint(
                 self.repo,
-                workspace,
+                Some(workspace),
                 &state,
                 self.config,
                 &request,

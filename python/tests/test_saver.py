@@ -1,0 +1,69 @@
+"""The saver's own behaviour: writes that overtake their checkpoint, the async saver under
+`ainvoke`, and channel versions that sort."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+
+import pytest
+from approval_app import build
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import empty_checkpoint
+from langgraph.types import Command
+
+from langgraph.checkpoint.gitfabro import AsyncGitFabroSaver, GitFabroSaver
+
+
+def test_writes_that_come_before_their_checkpoint_are_stored_with_it(
+    repo: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    checkpoint = empty_checkpoint()
+    config: RunnableConfig = {"configurable": {"thread_id": "t", "checkpoint_ns": ""}}
+    at_it: RunnableConfig = {
+        "configurable": {**config["configurable"], "checkpoint_id": checkpoint["id"]}
+    }
+    with GitFabroSaver(repo) as saver:
+        saver.put_writes(at_it, [("x", 1), ("y", 2)], "task-1")
+        assert saver.get_tuple(at_it) is None
+        saver.put(config, checkpoint, {"source": "input", "step": -1}, {})
+        found = saver.get_tuple(at_it)
+        assert found is not None
+        assert found.pending_writes == [("task-1", "x", 1), ("task-1", "y", 2)]
+
+        never: RunnableConfig = {
+            "configurable": {**config["configurable"], "checkpoint_id": "never"}
+        }
+        saver.put_writes(never, [("x", 1)], "task-2")
+    assert "checkpoint never of thread t" in caplog.text
+    assert [r.levelno for r in caplog.records] == [logging.WARNING]
+
+
+def test_the_async_saver_runs_a_graph_through_an_interrupt(repo: Path) -> None:
+    config: RunnableConfig = {"configurable": {"thread_id": "t-async"}}
+
+    async def run() -> dict[str, object]:
+        async with AsyncGitFabroSaver(repo) as saver:
+            graph = build(saver)
+            await graph.ainvoke({"request": "rename the module", "steps": []}, config)
+            assert (await graph.aget_state(config)).next == ("approve",)
+            result: dict[str, object] = await graph.ainvoke(Command(resume="yes"), config)
+            history = [s async for s in graph.aget_state_history(config)]
+            assert history[0].values == result
+            return result
+
+    assert asyncio.run(run())["result"] == "draft of rename the module: applied"
+    with GitFabroSaver(repo) as saver:
+        assert build(saver).get_state(config).values["steps"] == ["draft", "approve", "apply"]
+
+
+def test_channel_versions_sort_as_strings(repo: Path) -> None:
+    saver = GitFabroSaver(repo)
+    versions = [saver.get_next_version(None, None)]
+    for _ in range(12):
+        versions.append(saver.get_next_version(versions[-1], None))
+    assert sorted(versions) == versions
+    assert len(set(versions)) == len(versions)
+    assert int(versions[-1].split(".")[0]) == 13
+    assert saver.get_next_version(41, None).startswith("0" * 30 + "42.")  # type: ignore[arg-type]

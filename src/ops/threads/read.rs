@@ -1,0 +1,216 @@
+//! Reading a thread: one checkpoint with the channel values and pending writes it needs
+//! (`get`), and checkpoints newest first, across threads and namespaces (`list`).
+
+use serde_json::{Map, Value};
+
+use super::ThreadStore;
+use crate::error::{Error, Result};
+use crate::format::store_protocol::{Blob, PendingWrite, Query, Tuple, Typed};
+use crate::format::thread::{
+    self, CHECKPOINT_FILE, CheckpointRecord, NAMESPACES_DIR, RECORD_FILE, WRITES_DIR,
+};
+use crate::git::ObjectId;
+use crate::run::RunState;
+
+impl ThreadStore<'_> {
+    /// The checkpoint `id` of a namespace, or its newest; `None` when there is none. With
+    /// `--track-files`, naming a root checkpoint other than the newest puts its files back.
+    pub fn get(&mut self, thread: &str, ns: &str, id: Option<&str>) -> Result<Option<Tuple>> {
+        let Some(state) = self.find(thread)? else {
+            return Ok(None);
+        };
+        let tree = self.thread_tree(&state)?;
+        let ids = checkpoint_ids(self, tree, ns)?;
+        let newest = ids.first().cloned();
+        let Some(id) = id.map(str::to_owned).or(newest.clone()) else {
+            return Ok(None);
+        };
+        let Some(tuple) = self.tuple(tree, thread, ns, &id)? else {
+            return Ok(None);
+        };
+        if self.track_files && ns.is_empty() && newest.as_deref() != Some(id.as_str()) {
+            self.restore_files(&state, &id)?;
+        }
+        Ok(Some(tuple))
+    }
+
+    /// Every checkpoint `query` asks for, newest first in each namespace, handed to `found`
+    /// one at a time; returns how many.
+    pub fn list(
+        &mut self,
+        query: &Query,
+        mut found: impl FnMut(Tuple) -> Result<()>,
+    ) -> Result<usize> {
+        let threads: Vec<String> = match &query.thread {
+            Some(thread) => vec![thread.clone()],
+            None => {
+                self.refresh()?;
+                self.runs.threads.keys().cloned().collect()
+            }
+        };
+        let mut count = 0;
+        for thread in threads {
+            let Some(state) = self.find(&thread)? else {
+                continue;
+            };
+            let tree = self.thread_tree(&state)?;
+            let namespaces = match &query.ns {
+                Some(ns) => vec![ns.clone()],
+                None => namespaces(self, tree)?,
+            };
+            for ns in namespaces {
+                for id in checkpoint_ids(self, tree, &ns)? {
+                    if query.limit.is_some_and(|limit| count >= limit) {
+                        return Ok(count);
+                    }
+                    let wanted = query.checkpoint_id.as_ref().is_none_or(|want| *want == id)
+                        && query.before.as_ref().is_none_or(|before| id < *before);
+                    if !wanted {
+                        continue;
+                    }
+                    let record = self.record(tree, &ns, &id)?;
+                    if !matches(&record.metadata, &query.filter) {
+                        continue;
+                    }
+                    if let Some(tuple) = self.tuple(tree, &thread, &ns, &id)? {
+                        found(tuple)?;
+                        count += 1;
+                    }
+                }
+            }
+        }
+        Ok(count)
+    }
+
+    fn record(&self, tree: ObjectId, ns: &str, id: &str) -> Result<CheckpointRecord> {
+        let path = format!("{}/{RECORD_FILE}", thread::checkpoint_dir(ns, id));
+        let bytes = self
+            .repo
+            .blob_at(tree, &path)?
+            .ok_or_else(|| Error::Corrupt(format!("{path} is missing from a thread")))?;
+        thread::parse_record(&bytes, &path)
+    }
+
+    /// The checkpoint `id` with the channel values at its versions and its pending writes.
+    fn tuple(&self, tree: ObjectId, thread: &str, ns: &str, id: &str) -> Result<Option<Tuple>> {
+        let dir = thread::checkpoint_dir(ns, id);
+        if self.repo.entry_at(tree, &dir)?.is_none() {
+            return Ok(None);
+        }
+        let record = self.record(tree, ns, id)?;
+        let checkpoint = self
+            .value(tree, &format!("{dir}/{CHECKPOINT_FILE}"))?
+            .ok_or_else(|| Error::Corrupt(format!("{dir} holds no {CHECKPOINT_FILE}")))?
+            .1;
+        let mut blobs = Vec::new();
+        for (channel, version) in &record.channel_versions {
+            if let Some((_, value)) =
+                self.value(tree, &thread::channel_path(ns, channel, version))?
+            {
+                blobs.push(Blob {
+                    channel: channel.clone(),
+                    version: version.clone(),
+                    value,
+                });
+            }
+        }
+        Ok(Some(Tuple {
+            thread: thread.to_owned(),
+            ns: ns.to_owned(),
+            checkpoint_id: record.checkpoint_id,
+            parent_id: record.parent_id,
+            checkpoint,
+            metadata: record.metadata,
+            blobs,
+            writes: self.writes(tree, &dir)?,
+        }))
+    }
+
+    fn writes(&self, tree: ObjectId, dir: &str) -> Result<Vec<PendingWrite>> {
+        let writes_dir = format!("{dir}/{WRITES_DIR}");
+        let Some(folder) = self.repo.entry_at(tree, &writes_dir)? else {
+            return Ok(Vec::new());
+        };
+        let mut writes = Vec::new();
+        for entry in self.repo.list_tree(folder)? {
+            let path = format!("{writes_dir}/{}", entry.name);
+            let bytes = self.repo.read_blob(entry.id)?;
+            let (header, data) = thread::parse_value_file(&bytes, &path)?;
+            let corrupt = || Error::Corrupt(format!("{path} in a thread is not a pending write"));
+            writes.push(PendingWrite {
+                task_id: header.task_id.ok_or_else(corrupt)?,
+                task_path: header.task_path.unwrap_or_default(),
+                idx: header.idx.ok_or_else(corrupt)?,
+                channel: header.channel.ok_or_else(corrupt)?,
+                value: Typed {
+                    kind: header.kind,
+                    data,
+                },
+            });
+        }
+        writes.sort_by(|a, b| {
+            (&a.task_path, &a.task_id, a.idx).cmp(&(&b.task_path, &b.task_id, b.idx))
+        });
+        Ok(writes)
+    }
+
+    fn value(&self, tree: ObjectId, path: &str) -> Result<Option<(thread::ValueHeader, Typed)>> {
+        let Some(bytes) = self.repo.blob_at(tree, path)? else {
+            return Ok(None);
+        };
+        let (header, data) = thread::parse_value_file(&bytes, path)?;
+        let value = Typed {
+            kind: header.kind.clone(),
+            data,
+        };
+        Ok(Some((header, value)))
+    }
+
+    /// Puts back the directory's files as they were at the root checkpoint `id`: the run
+    /// commit of the first timeline entry whose metadata holds it.
+    fn restore_files(&mut self, state: &RunState, id: &str) -> Result<()> {
+        let Some(commit) = super::files::run_commit_of(self.repo, state, id)? else {
+            return Ok(());
+        };
+        super::files::restore(self.repo, state, &self.config, commit, id)?;
+        self.runs.states.remove(&state.id);
+        Ok(())
+    }
+}
+
+/// The checkpoint ids of a namespace, newest (greatest) first.
+pub(super) fn checkpoint_ids(store: &ThreadStore, tree: ObjectId, ns: &str) -> Result<Vec<String>> {
+    let Some(folder) = store.repo.entry_at(tree, &thread::checkpoints_dir(ns))? else {
+        return Ok(Vec::new());
+    };
+    let mut ids: Vec<String> = store
+        .repo
+        .list_tree(folder)?
+        .into_iter()
+        .filter_map(|entry| thread::decode(&entry.name))
+        .collect();
+    ids.sort_unstable_by(|a, b| b.cmp(a));
+    Ok(ids)
+}
+
+/// The thread's namespaces, in order.
+pub(super) fn namespaces(store: &ThreadStore, tree: ObjectId) -> Result<Vec<String>> {
+    let Some(folder) = store.repo.entry_at(tree, NAMESPACES_DIR)? else {
+        return Ok(Vec::new());
+    };
+    let mut names: Vec<String> = store
+        .repo
+        .list_tree(folder)?
+        .into_iter()
+        .filter_map(|entry| thread::decode(&entry.name))
+        .collect();
+    names.sort();
+    Ok(names)
+}
+
+/// Whether each key of `filter` has the same value in `metadata`.
+fn matches(metadata: &Map<String, Value>, filter: &Map<String, Value>) -> bool {
+    filter
+        .iter()
+        .all(|(key, want)| metadata.get(key).unwrap_or(&Value::Null) == want)
+}
