@@ -17,7 +17,7 @@
 mod apply;
 mod check;
 mod edit;
-mod ops;
+pub mod ops;
 mod remote;
 mod state;
 mod world;

@@ -3,6 +3,7 @@
 
 mod clients;
 mod files;
+mod model;
 mod protocol;
 mod threads;
 
