@@ -64,19 +64,6 @@ def test_bad_requests_get_error_replies_and_the_store_goes_on(repo: Path) -> Non
         reply = store.send(bad)
         assert reply["ok"] is False and reply["code"] == "usage", (bad, reply)
         assert reply["error"]
-    reply = store.send(
-        json.dumps(
-            {
-                "op": "put_writes",
-                "thread": "t",
-                "ns": "",
-                "checkpoint_id": "1",
-                "task_id": "a",
-                "writes": [],
-            }
-        )
-    )
-    assert reply["ok"] is False and reply["code"] == "not_found", reply
 
     assert store.send(json.dumps({"op": "hello"}))["protocol"] == 1
     assert store.send(json.dumps(put)) == {"ok": True}

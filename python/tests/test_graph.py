@@ -1,5 +1,7 @@
-"""Real LangGraph graphs on the saver: an interrupt survives a killed process, time travel
-forks, and with `track_files` going back to a checkpoint gives back its files."""
+"""Real LangGraph graphs on the saver: an interrupt survives a killed process, the history
+matches the in-memory saver's, time travel branches off an older checkpoint, and with
+`track_files` going back to a checkpoint gives back its files (and rebuilding a delta
+channel from the ancestors moves none)."""
 
 from __future__ import annotations
 
@@ -7,11 +9,13 @@ import json
 import operator
 import os
 import signal
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any, TypedDict
 
 from approval_app import build
 from langchain_core.runnables import RunnableConfig
+from langgraph.channels.delta import DeltaChannel
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import START, StateGraph
@@ -29,7 +33,7 @@ def test_an_interrupted_graph_resumes_in_a_new_process_after_a_kill(repo: Path) 
         reached = json.loads(read_line(first, timeout=120))
     finally:
         os.kill(first.pid, signal.SIGKILL)
-        first.wait()
+        first.communicate()
     assert reached["interrupted"] == ["approve"]
 
     with GitFabroSaver(repo) as saver:
@@ -219,3 +223,50 @@ def test_track_files_gives_back_the_files_of_an_older_checkpoint(repo: Path) -> 
     assert len(rows) == len(root) == run["completed"]
     assert all(" succeeded " in row for row in rows), rows
     git(repo, "fsck", "--strict")
+
+
+def extend(items: list[int] | None, batches: Sequence[list[int]]) -> list[int]:
+    return [*(items or []), *(item for batch in batches for item in batch)]
+
+
+class Counted(TypedDict):
+    # Stored as the writes of each step, rebuilt from the ancestors' writes when read.
+    items: Annotated[list[int], DeltaChannel(extend, list)]
+
+
+def counting(
+    saver: BaseCheckpointSaver[Any], marker: Path
+) -> CompiledStateGraph[Counted, None, Counted, Counted]:
+    """Four steps, each adding its number to a delta channel and writing it to `marker`."""
+    builder = StateGraph(Counted)
+    previous = START
+    for step in range(4):
+
+        def add(state: Counted, step: int = step) -> dict[str, Any]:
+            marker.write_text(f"step {step}\n")
+            return {"items": [step]}
+
+        builder.add_node(f"n{step}", add)
+        builder.add_edge(previous, f"n{step}")
+        previous = f"n{step}"
+    return builder.compile(checkpointer=saver)
+
+
+def test_delta_channels_are_rebuilt_without_moving_tracked_files(
+    tmp_path: Path, repo: Path
+) -> None:
+    config: RunnableConfig = {"configurable": {"thread_id": "t-delta"}}
+
+    def run(saver: BaseCheckpointSaver[Any], marker: Path) -> list[Any]:
+        graph = counting(saver, marker)
+        graph.invoke({"items": []}, config, durability="sync")
+        seen = [graph.get_state(config).values, marker.read_text()]
+        middle = next(s for s in graph.get_state_history(config) if s.next == ("n2",))
+        seen.append(middle.values)
+        seen.append(graph.invoke(None, middle.config, durability="sync"))
+        return seen
+
+    expected = run(InMemorySaver(), tmp_path / "marker.txt")
+    assert expected[:2] == [{"items": [0, 1, 2, 3]}, "step 3\n"]
+    with GitFabroSaver(repo, track_files=True) as saver:
+        assert run(saver, repo / "marker.txt") == expected

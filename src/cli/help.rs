@@ -35,6 +35,11 @@ pub(super) const GROUPS: &[(&str, &[&str], &str)] = &[
         "git fabro worker --remote runs",
     ),
     (
+        "Keep an agent framework's checkpoints",
+        &["store"],
+        "git fabro store --track-files",
+    ),
+    (
         "Maintain",
         &["archive", "unarchive", "gc", "fsck", "hooks", "completions"],
         "git fabro hooks install --claude",

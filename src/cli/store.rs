@@ -144,7 +144,6 @@ fn list_line(output: &mut impl Write, tuple: &Tuple) -> crate::error::Result<()>
 fn failure(err: &Error) -> Value {
     let code = match err {
         Error::Conflict(_) | Error::Busy(_) => "conflict",
-        Error::TargetNotFound { .. } => "not_found",
         Error::Corrupt(_) => "corrupt",
         err if err.exit_code() == exit::USAGE => "usage",
         _ => "failed",

@@ -18,6 +18,7 @@ fn help_groups_the_commands_with_one_example_each() {
             "Travel in time:",
             "Share the result:",
             "Run on many machines:",
+            "Keep an agent framework's checkpoints:",
             "Maintain:",
         ] {
             let found = help[at..]
@@ -25,7 +26,7 @@ fn help_groups_the_commands_with_one_example_each() {
                 .unwrap_or_else(|| panic!("{group} in order in {help}"));
             at += found + group.len();
         }
-        assert_eq!(help.matches("  e.g. git fabro ").count(), 6, "{help}");
+        assert_eq!(help.matches("  e.g. git fabro ").count(), 7, "{help}");
         assert!(
             help.contains("  checkpoint   Record a completed node"),
             "{help}"

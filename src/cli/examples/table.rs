@@ -328,12 +328,12 @@ pub(super) const EXAMPLES: &[(&str, &[Example])] = &[
         "store",
         &[
             ex(
-                "echo '{\"op\": \"hello\"}' | git fabro store",
-                "Ask a store which protocol it speaks",
+                "git fabro store",
+                "Serve this repository's threads on stdin and stdout",
             ),
             ex(
-                "git -C ~/app fabro store --track-files",
-                "Keep threads with the files of ~/app (started by a client)",
+                "git fabro -C ~/app store --track-files",
+                "Serve threads that keep the files of ~/app with each checkpoint",
             ),
         ],
     ),

@@ -20,8 +20,7 @@ impl ThreadStore<'_> {
             return Ok(None);
         };
         let tree = self.thread_tree(&state)?;
-        let ids = checkpoint_ids(self, tree, ns)?;
-        let newest = ids.first().cloned();
+        let newest = newest_checkpoint(self, tree, ns)?;
         let Some(id) = id.map(str::to_owned).or(newest.clone()) else {
             return Ok(None);
         };
@@ -68,7 +67,10 @@ impl ThreadStore<'_> {
                     if !wanted {
                         continue;
                     }
-                    let record = self.record(tree, &ns, &id)?;
+                    // A folder of pending writes whose checkpoint has not come is none.
+                    let Some(record) = self.record(tree, &ns, &id)? else {
+                        continue;
+                    };
                     if !matches(&record.metadata, &query.filter) {
                         continue;
                     }
@@ -82,22 +84,26 @@ impl ThreadStore<'_> {
         Ok(count)
     }
 
-    fn record(&self, tree: ObjectId, ns: &str, id: &str) -> Result<CheckpointRecord> {
+    /// A checkpoint's record; `None` for an id that has only pending writes so far.
+    pub(super) fn record(
+        &self,
+        tree: ObjectId,
+        ns: &str,
+        id: &str,
+    ) -> Result<Option<CheckpointRecord>> {
         let path = format!("{}/{RECORD_FILE}", thread::checkpoint_dir(ns, id));
-        let bytes = self
-            .repo
-            .blob_at(tree, &path)?
-            .ok_or_else(|| Error::Corrupt(format!("{path} is missing from a thread")))?;
-        thread::parse_record(&bytes, &path)
+        match self.repo.blob_at(tree, &path)? {
+            Some(bytes) => thread::parse_record(&bytes, &path).map(Some),
+            None => Ok(None),
+        }
     }
 
     /// The checkpoint `id` with the channel values at its versions and its pending writes.
     fn tuple(&self, tree: ObjectId, thread: &str, ns: &str, id: &str) -> Result<Option<Tuple>> {
         let dir = thread::checkpoint_dir(ns, id);
-        if self.repo.entry_at(tree, &dir)?.is_none() {
+        let Some(record) = self.record(tree, ns, id)? else {
             return Ok(None);
-        }
-        let record = self.record(tree, ns, id)?;
+        };
         let checkpoint = self
             .value(tree, &format!("{dir}/{CHECKPOINT_FILE}"))?
             .ok_or_else(|| Error::Corrupt(format!("{dir} holds no {CHECKPOINT_FILE}")))?
@@ -178,7 +184,8 @@ impl ThreadStore<'_> {
     }
 }
 
-/// The checkpoint ids of a namespace, newest (greatest) first.
+/// The checkpoint ids of a namespace, newest (greatest) first, with those that have only
+/// pending writes so far.
 pub(super) fn checkpoint_ids(store: &ThreadStore, tree: ObjectId, ns: &str) -> Result<Vec<String>> {
     let Some(folder) = store.repo.entry_at(tree, &thread::checkpoints_dir(ns))? else {
         return Ok(Vec::new());
@@ -191,6 +198,20 @@ pub(super) fn checkpoint_ids(store: &ThreadStore, tree: ObjectId, ns: &str) -> R
         .collect();
     ids.sort_unstable_by(|a, b| b.cmp(a));
     Ok(ids)
+}
+
+/// The newest checkpoint of a namespace: the greatest id that has a record.
+pub(super) fn newest_checkpoint(
+    store: &ThreadStore,
+    tree: ObjectId,
+    ns: &str,
+) -> Result<Option<String>> {
+    for id in checkpoint_ids(store, tree, ns)? {
+        if store.record(tree, ns, &id)?.is_some() {
+            return Ok(Some(id));
+        }
+    }
+    Ok(None)
 }
 
 /// The thread's namespaces, in order.

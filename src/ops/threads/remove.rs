@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 
 use super::ThreadStore;
-use super::read::{checkpoint_ids, namespaces};
+use super::read::{checkpoint_ids, namespaces, newest_checkpoint};
 use crate::error::{Error, Result};
 use crate::format::message;
 use crate::format::run_id::RunId;
@@ -157,7 +157,7 @@ impl ThreadStore<'_> {
         let tree = self.thread_tree(state)?;
         let mut newest = BTreeSet::new();
         for ns in namespaces(self, tree)? {
-            if let Some(id) = checkpoint_ids(self, tree, &ns)?.into_iter().next() {
+            if let Some(id) = newest_checkpoint(self, tree, &ns)? {
                 newest.insert((ns, id));
             }
         }

@@ -22,7 +22,9 @@ impl ThreadStore<'_> {
         self.writing(&put.thread, true, |store, state| store.put_once(state, put))
     }
 
-    /// Stores a task's pending writes at a checkpoint the thread holds.
+    /// Stores a task's pending writes at a checkpoint. LangGraph may send them before the
+    /// checkpoint itself (its "async" durability), so the thread and the checkpoint need not
+    /// exist yet: the writes wait in the checkpoint's folder.
     pub fn put_writes(&mut self, writes: &PutWrites) -> Result<()> {
         for (what, name) in [
             ("thread", &writes.thread),
@@ -37,19 +39,9 @@ impl ThreadStore<'_> {
             thread::check_name("channel", &write.channel)?;
             thread::check_type(&write.value.kind)?;
         }
-        let mut found = false;
-        self.writing(&writes.thread, false, |store, state| {
-            found = true;
+        self.writing(&writes.thread, true, |store, state| {
             store.put_writes_once(state, writes)
-        })?;
-        match found {
-            true => Ok(()),
-            false => Err(no_checkpoint(
-                &writes.thread,
-                &writes.ns,
-                &writes.checkpoint_id,
-            )),
-        }
+        })
     }
 
     fn put_once(&mut self, state: &RunState, put: &Put) -> Result<()> {
@@ -118,17 +110,6 @@ impl ThreadStore<'_> {
     fn put_writes_once(&mut self, state: &RunState, writes: &PutWrites) -> Result<()> {
         let thread_tree = self.thread_tree(state)?;
         let dir = thread::checkpoint_dir(&writes.ns, &writes.checkpoint_id);
-        if self
-            .repo
-            .entry_at(thread_tree, &format!("{dir}/{RECORD_FILE}"))?
-            .is_none()
-        {
-            return Err(no_checkpoint(
-                &writes.thread,
-                &writes.ns,
-                &writes.checkpoint_id,
-            ));
-        }
         let mut tree = self.repo.edit_tree(thread_tree)?;
         for write in &writes.writes {
             let path = format!(
@@ -210,15 +191,4 @@ fn stage_node(metadata: &Map<String, Value>) -> NodeId {
         None => "checkpoint".into(),
     };
     NodeId::parse(&name).unwrap_or_else(|_| NodeId::parse("checkpoint").expect("a valid node id"))
-}
-
-fn no_checkpoint(thread: &str, ns: &str, id: &str) -> Error {
-    let place = match ns {
-        "" => String::new(),
-        ns => format!(" in namespace {ns}"),
-    };
-    Error::TargetNotFound {
-        run: thread.to_owned(),
-        message: format!("thread {thread} holds no checkpoint {id}{place}"),
-    }
 }

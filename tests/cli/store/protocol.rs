@@ -24,12 +24,6 @@ fn bad_requests_get_an_error_reply_and_the_store_answers_the_next() {
         json!({"op": "put", "thread": "t", "checkpoint_id": "c2",
             "checkpoint": typed(&long_type, "")})
         .to_string(),
-        json!({"op": "put_writes", "thread": "t", "checkpoint_id": "nope", "task_id": "a",
-            "writes": []})
-        .to_string(),
-        json!({"op": "put_writes", "thread": "nobody", "checkpoint_id": "c1", "task_id": "a",
-            "writes": []})
-        .to_string(),
     ];
     let mut replies = String::new();
     for line in &lines {
@@ -47,6 +41,24 @@ fn bad_requests_get_an_error_reply_and_the_store_answers_the_next() {
     let hello = store.ok(json!({"op": "hello"}));
     assert_eq!(hello["protocol"], 1);
     assert_eq!(store.list(json!({})).len(), 1);
+    store.close();
+}
+
+#[test]
+fn writes_sent_before_their_checkpoint_wait_for_it() {
+    let repo = TestRepo::new();
+    let mut store = Store::open(&repo, &[]);
+    let early = json!({"op": "put_writes", "thread": "new", "checkpoint_id": "c1", "task_id": "a",
+        "writes": [{"idx": 0, "channel": "y", "value": typed("json", "1")}]});
+    store.ok(early);
+    assert!(store.list(json!({})).is_empty(), "no checkpoint yet");
+    assert_eq!(
+        store.ok(json!({"op": "get", "thread": "new"}))["checkpoint"],
+        json!(null)
+    );
+    store.ok(put("new", "", "c1", None, 0, "1"));
+    let got = store.ok(json!({"op": "get", "thread": "new"}))["checkpoint"].clone();
+    assert_eq!(got["writes"][0]["channel"], "y", "{got}");
     store.close();
 }
 

@@ -1,20 +1,18 @@
 """LangGraph checkpointers that keep every checkpoint in git, through `git fabro store`.
 
-A thread is a git-fabro run: each checkpoint is a commit of the run's metadata branch, a
-fork in LangGraph's history (invoking from an older checkpoint) is a fork in git, and with
-`track_files=True` each checkpoint also records the files of the directory, so going back
-to a checkpoint gives back the files as they were then. See git-fabro's docs/langgraph.md.
+A thread is a git-fabro run and each checkpoint a commit, so `git fabro log`, `diff`,
+`push` and `fetch` work on threads as on any run. With `track_files=True` each checkpoint
+also records the files of the directory, and going back to a checkpoint (time travel)
+gives back the files as they were then. See git-fabro's docs/langgraph.md.
 """
 
 from __future__ import annotations
 
 import asyncio
 import builtins
-import logging
 import os
 import random
-import threading
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from types import TracebackType
 from typing import Any, TypeVar, cast
@@ -27,6 +25,8 @@ from langgraph.checkpoint.base import (
     Checkpoint,
     CheckpointMetadata,
     CheckpointTuple,
+    DeltaChannelHistory,
+    PendingWrite,
     get_checkpoint_id,
     get_checkpoint_metadata,
 )
@@ -38,8 +38,6 @@ from ._wire import EMPTY, StoredTuple, parse_tuple, typed_json
 __all__ = ["AsyncGitFabroSaver", "GitFabroSaver", "GitFabroStoreError", "GitFabroStoreExited"]
 
 _Saver = TypeVar("_Saver", bound="GitFabroSaver")
-
-logger = logging.getLogger("langgraph.checkpoint.gitfabro")
 
 
 class GitFabroSaver(
@@ -82,11 +80,6 @@ class GitFabroSaver(
         self.directory = os.path.abspath(os.fspath(directory))
         self.track_files = track_files
         self._store = StoreProcess(self.directory, track_files=track_files, binary=binary)
-        # Writes that came before their checkpoint (see `put_writes`), by thread, namespace
-        # and checkpoint id, and the lock that makes "refused, so kept" and "put, so sent"
-        # one step each.
-        self._early_writes: dict[tuple[str, str, str], builtins.list[JSONObject]] = {}
-        self._writes_lock = threading.Lock()
 
     # -- lifetime ---------------------------------------------------------------------------
 
@@ -95,17 +88,6 @@ class GitFabroSaver(
 
         The saver stays usable: its next request starts a new process.
         """
-        with self._writes_lock:
-            for (thread, ns, checkpoint_id), requests in self._early_writes.items():
-                logger.warning(
-                    "dropping the writes of %d task(s) at checkpoint %s of thread %s "
-                    "(namespace %r): that checkpoint was never put",
-                    len(requests),
-                    checkpoint_id,
-                    thread,
-                    ns,
-                )
-            self._early_writes.clear()
         self._store.close()
 
     def __enter__(self: _Saver) -> _Saver:
@@ -223,11 +205,7 @@ class GitFabroSaver(
                 for channel, version in new_versions.items()
             ],
         }
-        with self._writes_lock:
-            self._store.request(request)
-            key = (str(thread_id), checkpoint_ns, checkpoint["id"])
-            for early in self._early_writes.pop(key, []):
-                self._store.request(early)
+        self._store.request(request)
         return {
             "configurable": {
                 "thread_id": thread_id,
@@ -251,9 +229,7 @@ class GitFabroSaver(
 
         LangGraph saves a checkpoint in the background while the next step runs (its
         default, "async" durability), so a task's writes can come before the checkpoint
-        they belong to. The store refuses those (`not_found`); the saver keeps them and
-        sends them right after that checkpoint's `put`, as other savers would have stored
-        them. Writes whose checkpoint never comes are dropped, with a warning, at `close()`.
+        they belong to: the store keeps them, and gives them back once it comes.
         """
         configurable = config["configurable"]
         request: JSONObject = {
@@ -272,14 +248,7 @@ class GitFabroSaver(
                 for idx, (channel, value) in enumerate(writes)
             ],
         }
-        with self._writes_lock:
-            try:
-                self._store.request(request)
-            except GitFabroStoreError as error:
-                if error.code != "not_found":
-                    raise
-                key = (request["thread"], request["ns"], request["checkpoint_id"])
-                self._early_writes.setdefault(key, []).append(request)
+        self._store.request(request)
 
     def delete_thread(self, thread_id: str) -> None:
         """Delete the thread: its run is archived and collected, no ref of it is left."""
@@ -304,6 +273,41 @@ class GitFabroSaver(
             {"op": "prune", "threads": [str(t) for t in thread_ids], "strategy": strategy}
         )
 
+    def get_delta_channel_history(
+        self, *, config: RunnableConfig, channels: Sequence[str]
+    ) -> Mapping[str, DeltaChannelHistory]:
+        """For each of `channels` (LangGraph's `DeltaChannel`s), the writes stored at the
+        ancestors of `config`'s checkpoint back to the nearest one that holds a value of
+        the channel, its seed.
+
+        It reads the ancestors with `list`, not `get_tuple`, so that with `track_files`
+        rebuilding a channel never puts an ancestor's files back in the directory.
+        """
+        open_channels = set(channels)
+        newest_first: dict[str, builtins.list[PendingWrite]] = {c: [] for c in channels}
+        seeds: dict[str, Any] = {}
+        target = self._peek(config)
+        parent = target.parent_config if target is not None else None
+        while parent is not None and open_channels:
+            ancestor = self._peek(parent)
+            if ancestor is None:
+                break
+            for write in reversed(ancestor.pending_writes or []):
+                if write[1] in open_channels:
+                    newest_first[write[1]].append(write)
+            values = ancestor.checkpoint["channel_values"]
+            for channel in open_channels & values.keys():
+                seeds[channel] = values[channel]
+                open_channels.discard(channel)
+            parent = ancestor.parent_config
+        histories: dict[str, DeltaChannelHistory] = {}
+        for channel in channels:
+            history: DeltaChannelHistory = {"writes": newest_first[channel][::-1]}
+            if channel in seeds:
+                history["seed"] = seeds[channel]
+            histories[channel] = history
+        return histories
+
     def get_next_version(self, current: str | None, channel: None) -> str:
         """A version that sorts after `current` as a string: a zero-padded counter, then a
         random fraction so that two writers never make the same version."""
@@ -316,6 +320,14 @@ class GitFabroSaver(
         return f"{counter + 1:032}.{random.random():016}"
 
     # -- async interface --------------------------------------------------------------------
+
+    async def aget_delta_channel_history(
+        self, *, config: RunnableConfig, channels: Sequence[str]
+    ) -> Mapping[str, DeltaChannelHistory]:
+        """`get_delta_channel_history`, waiting in a worker thread."""
+        return await asyncio.to_thread(
+            lambda: self.get_delta_channel_history(config=config, channels=channels)
+        )
 
     async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         """`get_tuple`, waiting in a worker thread."""
@@ -373,6 +385,18 @@ class GitFabroSaver(
         await asyncio.to_thread(self.prune, thread_ids, strategy=strategy)
 
     # -- reading replies --------------------------------------------------------------------
+
+    def _peek(self, config: RunnableConfig) -> CheckpointTuple | None:
+        """The checkpoint `get_tuple` would give, read with `list`, which puts no files back."""
+        configurable = config["configurable"]
+        exact: RunnableConfig = {
+            "configurable": {
+                "thread_id": configurable["thread_id"],
+                "checkpoint_ns": configurable.get("checkpoint_ns", ""),
+                "checkpoint_id": get_checkpoint_id(config),
+            }
+        }
+        return next(self.list(exact, limit=1), None)
 
     def _load(self, stored: StoredTuple) -> CheckpointTuple:
         """A stored tuple deserialized: the checkpoint with its channel values put back."""

@@ -8,6 +8,7 @@ the async saver's worker threads) can share a saver without their lines interlea
 from __future__ import annotations
 
 import collections
+import contextlib
 import json
 import logging
 import os
@@ -32,7 +33,7 @@ _STDERR_GRACE = 5.0
 class GitFabroStoreError(Exception):
     """A request that `git fabro store` refused or could not carry out.
 
-    `code` is the error reply's code (`usage`, `conflict`, `not_found`, `corrupt`, `failed`),
+    `code` is the error reply's code (`usage`, `conflict`, `corrupt`, `failed`),
     or one of the client's own: `exited` when the process ended or could not be started
     (see `GitFabroStoreExited`), `protocol` when a reply is not what the protocol says.
     """
@@ -150,10 +151,8 @@ class StoreProcess:
             if proc is None:
                 return
             assert proc.stdin is not None and proc.stdout is not None
-            try:
+            with contextlib.suppress(BrokenPipeError):
                 proc.stdin.close()
-            except BrokenPipeError:
-                pass
             returncode = proc.wait()
             proc.stdout.close()
             text = stderr.text() if stderr is not None else ""
@@ -192,9 +191,10 @@ class StoreProcess:
             raise
         closing = lines[-1]
         if closing["ok"] is not True:
-            raise GitFabroStoreError(
-                str(closing.get("code", "failed")), str(closing.get("error", closing))
-            )
+            detail = str(closing.get("error", closing))
+            if hint := closing.get("hint"):
+                detail += f" (hint: {hint})"
+            raise GitFabroStoreError(str(closing.get("code", "failed")), detail)
         return lines
 
     def _read(self, proc: subprocess.Popen[bytes]) -> JSONObject:
@@ -266,10 +266,8 @@ class StoreProcess:
         proc.wait()
         for pipe in (proc.stdin, proc.stdout):
             if pipe is not None:
-                try:
+                with contextlib.suppress(BrokenPipeError):
                     pipe.close()
-                except BrokenPipeError:
-                    pass
 
 
 def _encode(message: JSONObject) -> bytes:
