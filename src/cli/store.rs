@@ -48,6 +48,9 @@ pub fn run(ctx: &Ctx, args: Args) -> Result<()> {
         if send(&mut output, &reply).is_err() {
             return Ok(()); // the client went away: nobody is left to answer
         }
+        // A store lives as long as its client: it keeps house as a command does at its end,
+        // so that its loose objects are packed while it runs (the gc is detached).
+        ctx.repo.start_auto_gc_if_due();
     }
 }
 

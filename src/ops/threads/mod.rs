@@ -170,7 +170,8 @@ impl<'r> ThreadStore<'r> {
                 (None, false) => return Ok(()),
             };
             match write(self, &state) {
-                Err(err) if err.exit_code() == exit::CONFLICT => {
+                // Another writer moved the thread, or a `git gc` packed an object being read.
+                Err(err) if err.exit_code() == exit::CONFLICT || err.is_vanished_object() => {
                     self.runs.states.remove(&state.id);
                 }
                 done => return done,

@@ -16,6 +16,11 @@ impl ThreadStore<'_> {
     /// The checkpoint `id` of a namespace, or its newest; `None` when there is none. With
     /// `--track-files`, naming a root checkpoint other than the newest puts its files back.
     pub fn get(&mut self, thread: &str, ns: &str, id: Option<&str>) -> Result<Option<Tuple>> {
+        // A `git gc` beside the store may pack an object between two reads of it.
+        crate::ops::checkpoint::retrying_vanished(|| self.get_once(thread, ns, id))
+    }
+
+    fn get_once(&mut self, thread: &str, ns: &str, id: Option<&str>) -> Result<Option<Tuple>> {
         let Some(state) = self.find(thread)? else {
             return Ok(None);
         };

@@ -51,17 +51,19 @@ impl ThreadStore<'_> {
     /// `keep_latest`: each namespace of each thread keeps only its newest checkpoint;
     /// `delete`: the threads are deleted.
     pub fn prune(&mut self, threads: &[String], strategy: &str) -> Result<()> {
+        let keep_latest = match strategy {
+            "keep_latest" => true,
+            "delete" => false,
+            other => {
+                return Err(Error::Usage(format!(
+                    "unknown prune strategy {other:?}; the strategies are keep_latest and delete"
+                )));
+            }
+        };
         for thread in threads {
-            match strategy {
-                "keep_latest" => {
-                    self.writing(thread, false, |store, state| store.keep_latest(state))?
-                }
-                "delete" => self.delete_thread(thread)?,
-                other => {
-                    return Err(Error::Usage(format!(
-                        "unknown prune strategy {other:?}; the strategies are keep_latest and delete"
-                    )));
-                }
+            match keep_latest {
+                true => self.writing(thread, false, |store, state| store.keep_latest(state))?,
+                false => self.delete_thread(thread)?,
             }
         }
         Ok(())
