@@ -242,8 +242,26 @@ impl Repo {
     }
 }
 
+/// `path` made absolute, with the `..` that discovery from a subdirectory leaves
+/// (`/repo/sub/..`) taken out: the path is recorded (an in-place run's registration, its
+/// manifest) and compared with others. Relative paths here are relative to the current
+/// directory, which the system gives without symlinks, so dropping a component for each `..`
+/// names the same directory.
 fn absolute(path: &Path) -> PathBuf {
-    std::path::absolute(path).unwrap_or_else(|_| path.to_owned())
+    let Ok(path) = std::path::absolute(path) else {
+        return path.to_owned();
+    };
+    let mut clean = PathBuf::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::ParentDir => {
+                clean.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => clean.push(other),
+        }
+    }
+    clean
 }
 
 /// A tree's path (bytes) as the file system names it. Every byte string is a path on Unix;

@@ -238,3 +238,24 @@ fn a_directory_whose_path_is_not_utf8_is_refused_in_place_without_a_panic() {
         "no run was created"
     );
 }
+
+#[test]
+fn a_run_started_in_place_from_a_subdirectory_is_registered_at_the_checkouts_root() {
+    let repo = TestRepo::new();
+    let sub = repo.path.join("src");
+    let out = repo
+        .fabro_in(&sub)
+        .args(["start", "--in-place", "--json"])
+        .output()
+        .unwrap();
+    assert_success(&out);
+    let started: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        started["worktree"],
+        repo.path.to_str().unwrap(),
+        "{started}"
+    );
+    // fsck finds its run directory and its registration agree, with no `src/..` in either.
+    let fsck = repo.output(&["fsck"]);
+    assert_success(&fsck);
+}

@@ -40,3 +40,23 @@ fn with_track_files_reading_an_older_checkpoint_puts_its_files_back_and_keeps_th
     assert!(diff.contains("extra.md"), "{diff}");
     assert_success(&repo.git_output(&repo.path, &["fsck", "--strict"]));
 }
+
+#[test]
+fn a_store_started_in_a_subdirectory_keeps_the_whole_checkouts_files() {
+    let repo = TestRepo::new();
+    let mut store = Store::open_in(&repo, &repo.path.join("src"), &["--track-files"]);
+    repo.write("src/lib.rs", "pub fn g() {}\n");
+    store.ok(put("t", "", "c1", None, 0, "1"));
+    store.close();
+    let run = run_of(&repo, "t");
+    let branch = format!("fabro/run/{run}");
+    assert_eq!(
+        repo.git(&["show", &format!("{branch}:src/lib.rs")]),
+        "pub fn g() {}\n"
+    );
+    assert_eq!(
+        repo.git(&["show", &format!("{branch}:README.md")]),
+        "hello\n"
+    );
+    assert_success(&repo.output(&["fsck"]));
+}
