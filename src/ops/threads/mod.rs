@@ -5,7 +5,7 @@
 //! other write is a metadata commit. Every write is a compare-and-swap, tried again on the
 //! thread as it then stands when another writer moved it first.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -98,7 +98,7 @@ impl<'r> ThreadStore<'r> {
     fn refresh(&mut self) -> Result<()> {
         let listed = run::list(self.repo)?;
         let mut threads = BTreeMap::new();
-        let mut present = HashMap::new();
+        let mut present = HashSet::new();
         for (id, tip) in listed {
             let thread = match self.runs.labels.get(&id) {
                 Some(thread) => thread.clone(),
@@ -114,10 +114,10 @@ impl<'r> ThreadStore<'r> {
             if let Some(thread) = thread {
                 threads.entry(thread).or_insert_with(|| id.clone());
             }
-            present.insert(id, ());
+            present.insert(id);
         }
-        self.runs.labels.retain(|id, _| present.contains_key(id));
-        self.runs.states.retain(|id, _| present.contains_key(id));
+        self.runs.labels.retain(|id, _| present.contains(id));
+        self.runs.states.retain(|id, _| present.contains(id));
         self.runs.threads = threads;
         Ok(())
     }
