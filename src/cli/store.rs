@@ -97,6 +97,7 @@ fn read_line(input: &mut impl BufRead, line: &mut Vec<u8>) -> Result<Line> {
 
 /// Does one request; a `list` writes its checkpoints on `output` before the reply.
 fn answer(store: &mut ThreadStore, request: Request, output: &mut impl Write) -> Value {
+    let ok = |()| json!({ "ok": true });
     let done = match request {
         Request::Hello => {
             return json!({
@@ -106,8 +107,8 @@ fn answer(store: &mut ThreadStore, request: Request, output: &mut impl Write) ->
                 "track_files": store.track_files(),
             });
         }
-        Request::Put(put) => store.put(&put).map(|()| json!({ "ok": true })),
-        Request::PutWrites(writes) => store.put_writes(&writes).map(|()| json!({ "ok": true })),
+        Request::Put(put) => store.put(&put).map(ok),
+        Request::PutWrites(writes) => store.put_writes(&writes).map(ok),
         Request::Get {
             thread,
             ns,
@@ -118,18 +119,10 @@ fn answer(store: &mut ThreadStore, request: Request, output: &mut impl Write) ->
         Request::List(query) => store
             .list(&query, |tuple| list_line(output, &tuple))
             .map(|count| json!({ "ok": true, "count": count })),
-        Request::DeleteThread { thread } => {
-            store.delete_thread(&thread).map(|()| json!({ "ok": true }))
-        }
-        Request::DeleteForRuns { run_ids } => store
-            .delete_for_runs(&run_ids)
-            .map(|()| json!({ "ok": true })),
-        Request::CopyThread { source, target } => store
-            .copy_thread(&source, &target)
-            .map(|()| json!({ "ok": true })),
-        Request::Prune { threads, strategy } => store
-            .prune(&threads, &strategy)
-            .map(|()| json!({ "ok": true })),
+        Request::DeleteThread { thread } => store.delete_thread(&thread).map(ok),
+        Request::DeleteForRuns { run_ids } => store.delete_for_runs(&run_ids).map(ok),
+        Request::CopyThread { source, target } => store.copy_thread(&source, &target).map(ok),
+        Request::Prune { threads, strategy } => store.prune(&threads, &strategy).map(ok),
     };
     done.unwrap_or_else(|err| failure(&err))
 }

@@ -25,15 +25,23 @@ impl ThreadStore<'_> {
             return Ok(None);
         };
         let tree = self.thread_tree(&state)?;
-        let newest = newest_checkpoint(self, tree, ns)?;
-        let Some(id) = id.map(str::to_owned).or(newest.clone()) else {
+        let found = match id {
+            Some(id) => self
+                .record(tree, ns, id)?
+                .map(|record| (id.to_owned(), record)),
+            None => newest_checkpoint(self, tree, ns)?,
+        };
+        let Some((found_id, record)) = found else {
             return Ok(None);
         };
-        let Some(tuple) = self.tuple(tree, thread, ns, &id)? else {
-            return Ok(None);
-        };
-        if self.track_files && ns.is_empty() && newest.as_deref() != Some(id.as_str()) {
-            self.restore_files(&state, &id)?;
+        // Only a named checkpoint can be an older one, and only a root one has files.
+        let going_back = self.track_files
+            && ns.is_empty()
+            && id.is_some()
+            && newest_checkpoint(self, tree, ns)?.is_some_and(|(newest, _)| newest != found_id);
+        let tuple = self.tuple(tree, thread, ns, &found_id, record)?;
+        if going_back {
+            self.restore_files(&state, &found_id)?;
         }
         Ok(Some(tuple))
     }
@@ -79,10 +87,8 @@ impl ThreadStore<'_> {
                     if !matches(&record.metadata, &query.filter) {
                         continue;
                     }
-                    if let Some(tuple) = self.tuple(tree, &thread, &ns, &id)? {
-                        found(tuple)?;
-                        count += 1;
-                    }
+                    found(self.tuple(tree, &thread, &ns, &id, record)?)?;
+                    count += 1;
                 }
             }
         }
@@ -103,12 +109,17 @@ impl ThreadStore<'_> {
         }
     }
 
-    /// The checkpoint `id` with the channel values at its versions and its pending writes.
-    fn tuple(&self, tree: ObjectId, thread: &str, ns: &str, id: &str) -> Result<Option<Tuple>> {
+    /// The checkpoint `id`, whose record is `record`, with the channel values at its versions
+    /// and its pending writes.
+    fn tuple(
+        &self,
+        tree: ObjectId,
+        thread: &str,
+        ns: &str,
+        id: &str,
+        record: CheckpointRecord,
+    ) -> Result<Tuple> {
         let dir = thread::checkpoint_dir(ns, id);
-        let Some(record) = self.record(tree, ns, id)? else {
-            return Ok(None);
-        };
         let checkpoint = self
             .value(tree, &format!("{dir}/{CHECKPOINT_FILE}"))?
             .ok_or_else(|| Error::Corrupt(format!("{dir} holds no {CHECKPOINT_FILE}")))?
@@ -125,7 +136,7 @@ impl ThreadStore<'_> {
                 });
             }
         }
-        Ok(Some(Tuple {
+        Ok(Tuple {
             thread: thread.to_owned(),
             ns: ns.to_owned(),
             checkpoint_id: record.checkpoint_id,
@@ -134,7 +145,7 @@ impl ThreadStore<'_> {
             metadata: record.metadata,
             blobs,
             writes: self.writes(tree, &dir)?,
-        }))
+        })
     }
 
     fn writes(&self, tree: ObjectId, dir: &str) -> Result<Vec<PendingWrite>> {
@@ -192,28 +203,20 @@ impl ThreadStore<'_> {
 /// The checkpoint ids of a namespace, newest (greatest) first, with those that have only
 /// pending writes so far.
 pub(super) fn checkpoint_ids(store: &ThreadStore, tree: ObjectId, ns: &str) -> Result<Vec<String>> {
-    let Some(folder) = store.repo.entry_at(tree, &thread::checkpoints_dir(ns))? else {
-        return Ok(Vec::new());
-    };
-    let mut ids: Vec<String> = store
-        .repo
-        .list_tree(folder)?
-        .into_iter()
-        .filter_map(|entry| thread::decode(&entry.name))
-        .collect();
-    ids.sort_unstable_by(|a, b| b.cmp(a));
+    let mut ids = decoded_names(store, tree, &thread::checkpoints_dir(ns))?;
+    ids.reverse();
     Ok(ids)
 }
 
-/// The newest checkpoint of a namespace: the greatest id that has a record.
+/// The newest checkpoint of a namespace, the greatest id that has a record, with its record.
 pub(super) fn newest_checkpoint(
     store: &ThreadStore,
     tree: ObjectId,
     ns: &str,
-) -> Result<Option<String>> {
+) -> Result<Option<(String, CheckpointRecord)>> {
     for id in checkpoint_ids(store, tree, ns)? {
-        if store.record(tree, ns, &id)?.is_some() {
-            return Ok(Some(id));
+        if let Some(record) = store.record(tree, ns, &id)? {
+            return Ok(Some((id, record)));
         }
     }
     Ok(None)
@@ -221,7 +224,13 @@ pub(super) fn newest_checkpoint(
 
 /// The thread's namespaces, in order.
 pub(super) fn namespaces(store: &ThreadStore, tree: ObjectId) -> Result<Vec<String>> {
-    let Some(folder) = store.repo.entry_at(tree, NAMESPACES_DIR)? else {
+    decoded_names(store, tree, NAMESPACES_DIR)
+}
+
+/// The names [`thread::encode`] made the entries of the folder `path`, in order (none when
+/// there is no such folder).
+fn decoded_names(store: &ThreadStore, tree: ObjectId, path: &str) -> Result<Vec<String>> {
+    let Some(folder) = store.repo.entry_at(tree, path)? else {
         return Ok(Vec::new());
     };
     let mut names: Vec<String> = store

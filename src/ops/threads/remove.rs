@@ -159,7 +159,7 @@ impl ThreadStore<'_> {
         let tree = self.thread_tree(state)?;
         let mut newest = BTreeSet::new();
         for ns in namespaces(self, tree)? {
-            if let Some(id) = newest_checkpoint(self, tree, &ns)? {
+            if let Some((id, _)) = newest_checkpoint(self, tree, &ns)? {
                 newest.insert((ns, id));
             }
         }
@@ -181,13 +181,11 @@ impl ThreadStore<'_> {
         let mut edit = self.repo.edit_tree(tree)?;
         for ns in namespaces(self, tree)? {
             for id in checkpoint_ids(self, tree, &ns)? {
-                let dir = thread::checkpoint_dir(&ns, &id);
-                let path = format!("{dir}/{}", thread::RECORD_FILE);
-                let Some(bytes) = self.repo.blob_at(tree, &path)? else {
-                    continue;
+                let Some(record) = self.record(tree, &ns, &id)? else {
+                    continue; // pending writes waiting for their checkpoint
                 };
-                if doomed(&ns, &id, &thread::parse_record(&bytes, &path)?) {
-                    edit.remove(&dir)?;
+                if doomed(&ns, &id, &record) {
+                    edit.remove(thread::checkpoint_dir(&ns, &id))?;
                 }
             }
         }
