@@ -130,7 +130,7 @@ impl<'r> ThreadStore<'r> {
             false => Checkout::Elsewhere,
         };
         let request = StartRequest {
-            goal: Some(format!("checkpoints of thread {thread}")),
+            goal: Some(goal(thread)),
             labels: vec![(THREAD_LABEL.into(), thread.into())],
             checkout,
             ..StartRequest::default()
@@ -211,6 +211,11 @@ impl<'r> ThreadStore<'r> {
             .entry_at(state.meta_tree, THREAD_DIR)?
             .unwrap_or_else(|| self.repo.empty_tree()))
     }
+}
+
+/// What `ps` says a thread's run is for.
+fn goal(thread: &str) -> String {
+    format!("checkpoints of thread {thread}")
 }
 
 /// The thread a run at metadata tip `tip` holds, `Some(None)` for a run that is no thread, and

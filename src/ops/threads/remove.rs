@@ -10,9 +10,9 @@ use serde_json::Value;
 use super::ThreadStore;
 use super::read::{checkpoint_ids, namespaces, newest_checkpoint};
 use crate::error::{Error, Result};
-use crate::format::message;
 use crate::format::run_id::RunId;
 use crate::format::thread::{self, THREAD_DIR, THREAD_LABEL};
+use crate::format::{fabro, message};
 use crate::git::{ObjectId, RefEdit};
 use crate::ops::{fork, gc, lifecycle};
 use crate::run::workspace::{self, Workspace};
@@ -107,8 +107,8 @@ impl ThreadStore<'_> {
         self.refresh()
     }
 
-    /// The commit on the fork's `root` that makes it the copy: the source's whole thread and
-    /// the target's label.
+    /// The commit on the fork's `root` that makes it the copy: the source's whole thread, and
+    /// the target's label and goal (the fork took the source's).
     fn copied_root(
         &self,
         source: &RunState,
@@ -119,10 +119,11 @@ impl ThreadStore<'_> {
     ) -> Result<ObjectId> {
         let tree = self.repo.commit_tree(root)?;
         let mut record = run::read_record(self.repo, tree, &root.to_string())?;
-        record
-            .spec
-            .labels
-            .insert(THREAD_LABEL.into(), target.into());
+        let spec = &mut record.spec;
+        spec.labels.insert(THREAD_LABEL.into(), target.into());
+        let goal = super::goal(target);
+        spec.graph = fabro::empty_graph("", Some(&goal));
+        spec.goal = Some(goal);
         let mut edit = self.repo.edit_tree(tree)?;
         edit.put_file(RUN_JSON, &record.to_json()?)?;
         edit.put_tree(THREAD_DIR, self.thread_tree(source)?)?;

@@ -132,6 +132,11 @@ fn a_copied_thread_is_a_fork_holding_everything_and_a_deleted_thread_leaves_no_r
     let record: Value = serde_json::from_str(&record).unwrap();
     assert_eq!(record["spec"]["fork_source"]["run_id"], source.as_str());
     assert_eq!(record["spec"]["labels"]["thread_id"], "dst");
+    assert_eq!(record["spec"]["goal"], "checkpoints of thread dst");
+    assert_eq!(
+        record["spec"]["graph"]["attrs"]["goal"]["String"],
+        "checkpoints of thread dst"
+    );
 
     store.ok(
         json!({"op": "put", "thread": "dst", "checkpoint_id": "c3", "parent_id": "c2",
